@@ -1,0 +1,3 @@
+module github.com/quadrants-go/qd
+
+go 1.26

@@ -1,0 +1,122 @@
+package backend
+
+import (
+	"errors"
+	"time"
+	"unsafe"
+
+	"github.com/quadrants-go/qd/internal/lower"
+)
+
+// ErrUnsupported is returned (wrapped) for an operation a backend does not
+// offer.
+var ErrUnsupported = errors.New("not supported by this backend")
+
+// Device is one device of a backend.
+type Device interface {
+	// Arch names the backend: "cpu", "cuda", "amdgpu".
+	Arch() string
+	// Describe says what the device is, for messages and `qd devices`.
+	Describe() string
+	// PriorityRange gives the stream priorities the device accepts: least
+	// (lowest priority, the default) and greatest, where a lower number is a
+	// higher priority as in CUDA. Backends without priorities return 0, 0.
+	PriorityRange() (least, greatest int)
+	// NewStream makes a non-blocking stream of the given priority, already
+	// clamped into PriorityRange.
+	NewStream(priority int) (Stream, error)
+	// WrapStream wraps a stream made outside qd; the result's Close must not
+	// destroy it.
+	WrapStream(handle uintptr) (Stream, error)
+	// NewEvent makes an event; timing events can measure Elapsed.
+	NewEvent(timing bool) (Event, error)
+	// Alloc allocates device memory of the given size in bytes (at least 1).
+	Alloc(bytes int) (Buffer, error)
+	// Compile compiles a lowered kernel for the device.
+	Compile(plan *lower.Plan) (Module, error)
+	// Close releases the device. Every handle it made is closed first by
+	// package qd.
+	Close() error
+}
+
+// Stream is an in-order queue of work.
+type Stream interface {
+	// Handle is the native handle (a CUstream on CUDA), or an identifier.
+	Handle() uintptr
+	// Synchronize blocks until all work enqueued so far is done and returns
+	// the first error that work reported since the last call, if any.
+	Synchronize() error
+	// Query reports whether all enqueued work is done, without blocking.
+	Query() (bool, error)
+	// WaitEvent makes work enqueued later on the stream wait for the most
+	// recent Record of e, without blocking the host.
+	WaitEvent(e Event) error
+	// Close waits for the enqueued work, then releases the stream.
+	Close() error
+}
+
+// Event marks a point in a stream.
+type Event interface {
+	// Record captures the work enqueued on s so far; the event completes when
+	// that work is done. Recording again replaces the captured point.
+	Record(s Stream) error
+	// Synchronize blocks until the last recorded point is reached. An event
+	// never recorded is complete.
+	Synchronize() error
+	// Query reports whether the last recorded point is reached.
+	Query() (bool, error)
+	// Elapsed is the time from this event to end; both must be timing events
+	// whose recorded points are reached.
+	Elapsed(end Event) (time.Duration, error)
+	Close() error
+}
+
+// Buffer is device memory. Copies are enqueued on a stream; the caller keeps
+// host memory valid until the copy is done (it waits for the stream) and
+// never frees a buffer while enqueued work may use it.
+type Buffer interface {
+	Bytes() int
+	CopyFromHost(s Stream, src unsafe.Pointer, n int) error
+	CopyToHost(s Stream, dst unsafe.Pointer, n int) error
+	// Close frees the memory at once.
+	Close() error
+}
+
+// HostWrapper is implemented by devices that can use host memory directly
+// (the CPU): a Go slice passed to a kernel is then wrapped, not copied.
+type HostWrapper interface {
+	WrapHost(p unsafe.Pointer, bytes int) (Buffer, error)
+}
+
+// Module is a compiled kernel.
+type Module interface {
+	// Begin starts one launch of the kernel: it takes the per-launch resources
+	// (argument values, temporaries) in the order of stream s. The Args are
+	// not kept after Begin returns.
+	Begin(s Stream, args *Args) (Launch, error)
+	Close() error
+}
+
+// Launch is one launch of a Module in progress.
+type Launch interface {
+	// Run enqueues task number task of the plan on s.
+	Run(task int, s Stream) error
+	// End releases the launch's resources in the order of s, after every task
+	// enqueued so far on s. Every task must have been ordered before that
+	// point on s (by running on s or by an event s waits for). End is called
+	// exactly once, also after a failed Run.
+	End(s Stream) error
+}
+
+// Args are the arguments of one launch, indexed by parameter position.
+type Args struct {
+	Scalars []uint64   // scalar values as ir.Const bit patterns; unused for arrays
+	Arrays  []ArrayArg // unused for scalars
+}
+
+// ArrayArg is an array argument: its buffer and its shape (unused dimensions
+// are 1).
+type ArrayArg struct {
+	Buf   Buffer
+	Shape [3]int
+}

@@ -1,0 +1,48 @@
+package lower
+
+import "github.com/quadrants-go/qd/internal/ir"
+
+// TaskKind says how a task runs.
+type TaskKind uint8
+
+const (
+	// Serial tasks run their statements once, on one thread.
+	Serial TaskKind = iota + 1
+	// Parallel tasks run the body of a ParallelFor once per point of its range.
+	Parallel
+)
+
+func (k TaskKind) String() string {
+	switch k {
+	case Serial:
+		return "serial"
+	case Parallel:
+		return "parallel"
+	}
+	return "task?"
+}
+
+// Task is one unit of launch: a parallel loop or a run of serial statements.
+type Task struct {
+	Index int      // position in Plan.Tasks
+	Kind  TaskKind //
+	Group int      // stream-parallel group id, 0 when the kernel has no groups
+	Loop  *ir.ParallelFor
+	Body  []ir.Stmt // Serial tasks only
+	Pos   ir.Pos    // position of the task's first statement
+}
+
+// Plan is a lowered kernel.
+type Plan struct {
+	Kernel *ir.Kernel
+	Tasks  []*Task
+	// Temps are the locals that live across tasks, one per-launch slot each,
+	// in slot order; TempSlot maps each to its slot.
+	Temps    []*ir.Var
+	TempSlot map[*ir.Var]int
+	// Groups is the number of stream-parallel groups (0 if none). The tasks
+	// of a group are consecutive in Tasks and groups appear in id order.
+	Groups int
+	// Hash is ir.Hash(Kernel), the compile cache key.
+	Hash ir.Hash
+}
