@@ -41,8 +41,19 @@ type Plan struct {
 	Temps    []*ir.Var
 	TempSlot map[*ir.Var]int
 	// Groups is the number of stream-parallel groups (0 if none). The tasks
-	// of a group are consecutive in Tasks and groups appear in id order.
+	// of a group are consecutive in Tasks and groups appear in id order. An
+	// empty group still takes an id (ids follow the source, as the user
+	// counts them) but has no tasks, so some ids in 1..Groups may have none:
+	// launchers acquire a stream per id that has tasks, not per id.
 	Groups int
-	// Hash is ir.Hash(Kernel), the compile cache key.
+	// Hash is ir.HashKernel(Kernel), the compile cache key.
 	Hash ir.Hash
+}
+
+// Stmts returns the statements a task runs: its Body, or its Loop alone.
+func (t *Task) Stmts() []ir.Stmt {
+	if t.Kind == Parallel {
+		return []ir.Stmt{t.Loop}
+	}
+	return t.Body
 }
