@@ -1,0 +1,64 @@
+// Package ptx compiles a lowered kernel (lower.Plan) to PTX text, which the
+// CUDA driver JIT-compiles; no LLVM or NVRTC is involved.
+//
+// Each task of the plan becomes one .entry named KERNEL_tN. Its .param list
+// holds only what the task reads, in parameter order: a scalar (bool and the
+// 32-bit types as 4 bytes, bool as 0 or 1; the 64-bit types as 8), an array's
+// device address (8 bytes) followed by those of its extents (int64) that the
+// task needs, and last the address of the per-launch temporaries when the
+// task touches any. TaskInfo.Params lists them so the launcher can pass a
+// pointer to each value through cuLaunchKernel's kernelParams.
+//
+// # Parallel tasks
+//
+// A parallel loop over 1 to 3 extents is a grid-stride loop over the
+// row-major flattening of its range: correct for any grid size, and a launch
+// whose total is ≤ 0 exits at once. The extents are evaluated once at kernel
+// start. The flat index and its division into the loop variables are 32-bit
+// when, for this launch, the total and the grid's thread count are both below
+// 2^31, and 64-bit otherwise; the kernel decides this itself from the values
+// (one uniform predicate), so no separate variant or parameter exists and
+// totals of 2^31 and more stay correct. TaskInfo.HostTotal gives the launcher
+// the total when the extents depend only on scalar parameters, array shapes
+// and constants.
+//
+// # Serial tasks
+//
+// A serial task runs on one thread (launched 1×1; any extra thread leaves).
+// Locals that live across tasks are per-launch temporaries: slot s of
+// plan.TempSlot is 8 bytes at offset 8·s of the temporaries buffer, holding
+// the value in its natural width (bools as one byte 0 or 1). A task loads
+// the temporaries it uses at entry; a serial task writes back those it set at
+// its end, a parallel one at each assignment.
+//
+// # Semantics
+//
+// Arithmetic follows Go: integers wrap; / and % truncate, and MinInt / -1 is
+// MinInt with remainder 0; shifts by a count of at least the width give 0 (or
+// the sign for >> of a negative signed value); float operations are IEEE,
+// correctly rounded (add/sub/mul/div .rn, sqrt.rn), never contracted into an
+// fma, and never .approx; float compares are ordered except != (setp.neu);
+// min and max propagate NaN and order -0 before +0; && and || branch so the
+// right operand runs only when needed. Where Go panics the GPU cannot:
+//
+//   - integer division by zero gives an unspecified value (PTX leaves it to
+//     the hardware; no trap);
+//   - array indices are not checked against the extents: an index out of
+//     range reads or writes whatever lies there, or faults the launch;
+//   - float-to-integer conversion out of range saturates and NaN gives 0
+//     (Go leaves both implementation-defined).
+//
+// atom.add.f32 flushes subnormal inputs and results to zero (PTX ISA); the
+// other atomics are exact. Float atomic min and max are compare-and-swap
+// loops.
+//
+// The transcendental functions (exp, sin, pow, ...) are .func subroutines
+// from package ptxmath, emitted once per module before the entries and
+// called with call (call.uni in serial tasks).
+//
+// # Target
+//
+// TargetFor picks .target sm_XY equal to the device's compute capability and
+// the lowest .version that knows that target and every instruction used,
+// checked against what the driver accepts.
+package ptx

@@ -1,0 +1,500 @@
+package ptx
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/quadrants-go/qd/internal/ir"
+	"github.com/quadrants-go/qd/internal/lower"
+)
+
+// Registers are virtual: every value gets a fresh numbered register of its
+// class and every local one register of its own for its whole life. ptxas
+// allocates physical registers, so this stays digestible for large kernels.
+type regClass uint8
+
+const (
+	predReg regClass = iota
+	b32Reg
+	b64Reg
+	f32Reg
+	f64Reg
+	numRegClasses
+)
+
+var (
+	regPrefix = [numRegClasses]string{"%p", "%r", "%rd", "%f", "%fd"}
+	regDecl   = [numRegClasses]string{".pred", ".b32", ".b64", ".f32", ".f64"}
+)
+
+func classOf(t ir.Type) regClass {
+	switch t {
+	case ir.Bool:
+		return predReg
+	case ir.I32, ir.U32:
+		return b32Reg
+	case ir.I64, ir.U64:
+		return b64Reg
+	case ir.F32:
+		return f32Reg
+	case ir.F64:
+		return f64Reg
+	}
+	panic(fmt.Sprintf("ptx: no register class for type %v", t))
+}
+
+// opType is the PTX type suffix of arithmetic on t: s32, u64, f32, ...
+func opType(t ir.Type) string {
+	switch t {
+	case ir.I32:
+		return "s32"
+	case ir.U32:
+		return "u32"
+	case ir.I64:
+		return "s64"
+	case ir.U64:
+		return "u64"
+	case ir.F32:
+		return "f32"
+	case ir.F64:
+		return "f64"
+	case ir.Bool:
+		return "pred"
+	}
+	panic(fmt.Sprintf("ptx: no PTX type for %v", t))
+}
+
+// bitType is the untyped PTX suffix of t's width: b32 or b64 (pred for Bool).
+func bitType(t ir.Type) string {
+	switch t.Size() {
+	case 4:
+		return "b32"
+	case 8:
+		return "b64"
+	}
+	return "pred"
+}
+
+// memType is the PTX type of t in memory: bools are bytes.
+func memType(t ir.Type) string {
+	if t == ir.Bool {
+		return "u8"
+	}
+	return opType(t)
+}
+
+// literal writes the constant bits of type t as a PTX literal: floats as
+// their exact bit patterns (0f/0d), integers as hexadecimal of their width.
+func literal(t ir.Type, bits uint64) string {
+	switch t {
+	case ir.F32:
+		return fmt.Sprintf("0f%08X", uint32(bits))
+	case ir.F64:
+		return fmt.Sprintf("0d%016X", bits)
+	case ir.Bool:
+		if bits != 0 {
+			return "1"
+		}
+		return "0"
+	}
+	if t.Size() == 4 {
+		return fmt.Sprintf("0x%08X", uint32(bits))
+	}
+	return fmt.Sprintf("0x%016X", bits)
+}
+
+func f32Bits(v float32) uint64 { return uint64(math.Float32bits(v)) }
+
+// bailout carries a compile error out of the recursive emitter, as go/parser
+// does; compile recovers it.
+type bailout struct{ err error }
+
+// fnWriter writes the .entry of one task.
+type fnWriter struct {
+	m      *modWriter
+	task   *lower.Task
+	k      *ir.Kernel
+	entry  string
+	serial bool
+
+	body   *strings.Builder
+	nreg   [numRegClasses]int
+	nlabel int
+	pos    ir.Pos // of the statement being written, for errors
+
+	vars    map[*ir.Var]string // register of each local
+	scalars map[int]string     // scalar parameter → register
+	arrays  map[int]string     // array parameter → global address register
+	dims    map[[2]int]string  // (parameter, dim) → int64 register
+	temps   string             // global address of the temporaries, once used
+	tempIn  []*ir.Var          // temporaries read or written, in first-use order
+	tempOut map[*ir.Var]bool   // temporaries a serial task writes back at its end
+
+	loops   []loopLabels
+	parNext string // label of the next parallel iteration (continue), "" outside
+}
+
+type loopLabels struct {
+	loop      *ir.For
+	cont, brk string
+}
+
+func newFunc(m *modWriter, task *lower.Task) *fnWriter {
+	return &fnWriter{
+		m:       m,
+		task:    task,
+		k:       m.plan.Kernel,
+		entry:   fmt.Sprintf("%s_t%d", sanitize(m.plan.Kernel.Name), task.Index),
+		serial:  task.Kind == lower.Serial,
+		body:    new(strings.Builder),
+		vars:    map[*ir.Var]string{},
+		scalars: map[int]string{},
+		arrays:  map[int]string{},
+		dims:    map[[2]int]string{},
+		tempOut: map[*ir.Var]bool{},
+	}
+}
+
+// fail stops compilation of the kernel with a positioned error.
+func (f *fnWriter) fail(format string, args ...any) {
+	panic(bailout{f.m.errorf(f.pos, format, args...)})
+}
+
+func (f *fnWriter) reg(t ir.Type) string {
+	c := classOf(t)
+	f.nreg[c]++
+	return fmt.Sprintf("%s%d", regPrefix[c], f.nreg[c])
+}
+
+func (f *fnWriter) label() string {
+	f.nlabel++
+	return fmt.Sprintf("$L%d", f.nlabel)
+}
+
+// emit writes one instruction; the format has no trailing semicolon.
+func (f *fnWriter) emit(format string, args ...any) {
+	f.body.WriteByte('\t')
+	fmt.Fprintf(f.body, format, args...)
+	f.body.WriteString(";\n")
+}
+
+func (f *fnWriter) place(label string) { f.body.WriteString(label + ":\n") }
+
+func (f *fnWriter) bra(label string) { f.emit("bra.uni %s", label) }
+
+// braIf branches to label when p holds (or, with neg, when it does not).
+func (f *fnWriter) braIf(p string, neg bool, label string) {
+	if neg {
+		f.emit("@!%s bra %s", p, label)
+	} else {
+		f.emit("@%s bra %s", p, label)
+	}
+}
+
+// mov copies src into dst, both of type t.
+func (f *fnWriter) mov(t ir.Type, dst, src string) {
+	if dst != src {
+		f.emit("mov.%s %s, %s", movType(t), dst, src)
+	}
+}
+
+func movType(t ir.Type) string {
+	if t.IsFloat() || t == ir.Bool {
+		return opType(t)
+	}
+	return bitType(t)
+}
+
+// constant materialises a constant in a fresh register; ptxas folds it.
+func (f *fnWriter) constant(t ir.Type, bits uint64) string {
+	r := f.reg(t)
+	f.emit("mov.%s %s, %s", movType(t), r, literal(t, bits))
+	return r
+}
+
+// Parameters are loaded lazily: the first use of a parameter allocates its
+// register and compile writes the loads at the top of the entry, so the
+// entry's .param list holds exactly what the task reads.
+
+func (f *fnWriter) scalar(p *ir.Param) string {
+	if r, ok := f.scalars[p.Index]; ok {
+		return r
+	}
+	r := f.reg(p.Elem)
+	f.scalars[p.Index] = r
+	return r
+}
+
+func (f *fnWriter) array(p *ir.Param) string {
+	if r, ok := f.arrays[p.Index]; ok {
+		return r
+	}
+	r := f.reg(ir.I64)
+	f.arrays[p.Index] = r
+	return r
+}
+
+func (f *fnWriter) dim(p *ir.Param, d int) string {
+	if d < 0 || d >= p.Dims {
+		f.fail("dimension %d of %s, which has %d", d, p.Name, p.Dims)
+	}
+	key := [2]int{p.Index, d}
+	if r, ok := f.dims[key]; ok {
+		return r
+	}
+	r := f.reg(ir.I64)
+	f.dims[key] = r
+	return r
+}
+
+// Locals that live across tasks (plan.TempSlot) are kept in registers too:
+// loaded from the temporaries buffer at entry, and written back at the end
+// of a serial task, or at each assignment in a parallel one (where they are
+// read-only in any race-free program).
+
+func (f *fnWriter) tempSlot(v *ir.Var) (int, bool) {
+	s, ok := f.m.plan.TempSlot[v]
+	return s, ok
+}
+
+// varReg is the register of local v.
+func (f *fnWriter) varReg(v *ir.Var) string {
+	if r, ok := f.vars[v]; ok {
+		return r
+	}
+	if _, ok := f.tempSlot(v); ok {
+		r := f.reg(v.Type)
+		f.vars[v] = r
+		f.tempIn = append(f.tempIn, v)
+		if f.temps == "" {
+			f.temps = f.reg(ir.I64)
+		}
+		return r
+	}
+	f.fail("local %s is used before its declaration in this task and is not a per-launch temporary", v.Name)
+	return ""
+}
+
+// declare gives local v a register, or the one it has: a declaration inside
+// a loop runs once per iteration on the same register.
+func (f *fnWriter) declare(v *ir.Var) string {
+	if !v.Type.Valid() {
+		f.fail("local %s has invalid type %v", v.Name, v.Type)
+	}
+	if r, ok := f.vars[v]; ok {
+		return r
+	}
+	if _, ok := f.tempSlot(v); ok {
+		return f.varReg(v)
+	}
+	r := f.reg(v.Type)
+	f.vars[v] = r
+	return r
+}
+
+// wrote notes that local v was just set.
+func (f *fnWriter) wrote(v *ir.Var) {
+	slot, ok := f.tempSlot(v)
+	if !ok {
+		return
+	}
+	if f.serial {
+		f.tempOut[v] = true
+		return
+	}
+	f.storeTemp(v, slot)
+}
+
+func (f *fnWriter) storeTemp(v *ir.Var, slot int) {
+	f.store(v.Type, fmt.Sprintf("[%s+%d]", f.temps, 8*slot), f.vars[v])
+}
+
+// store writes value (a register of type t) to the address operand addr.
+func (f *fnWriter) store(t ir.Type, addr, value string) {
+	if t == ir.Bool {
+		b := f.reg(ir.U32)
+		f.emit("selp.u32 %s, 1, 0, %s", b, value)
+		value = b
+	}
+	f.emit("st.global.%s %s, %s", memType(t), addr, value)
+}
+
+// loadInto reads a value of type t from the address operand addr into dst.
+func (f *fnWriter) loadInto(t ir.Type, dst, addr string) {
+	if t == ir.Bool {
+		b := f.reg(ir.U32)
+		f.emit("ld.global.u8 %s, %s", b, addr)
+		f.emit("setp.ne.u32 %s, %s, 0", dst, b)
+		return
+	}
+	f.emit("ld.global.%s %s, %s", memType(t), dst, addr)
+}
+
+// compile writes the entry and describes it.
+func (f *fnWriter) compile() (text string, info TaskInfo, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			b, ok := r.(bailout)
+			if !ok {
+				panic(r)
+			}
+			err = b.err
+		}
+	}()
+	info = TaskInfo{Entry: f.entry, Kind: f.task.Kind, Group: f.task.Group, BlockDim: 1}
+	f.pos = f.task.Pos
+	exit := "$Lexit"
+	switch f.task.Kind {
+	case lower.Serial:
+		f.serialBody(exit)
+	case lower.Parallel:
+		if f.task.Loop == nil {
+			f.fail("parallel task %d has no loop", f.task.Index)
+		}
+		info.BlockDim = f.task.Loop.BlockDim
+		if info.BlockDim == 0 {
+			info.BlockDim = DefaultBlockDim
+		}
+		if info.BlockDim < 0 || info.BlockDim > maxBlockDim {
+			f.fail("block size %d is outside 1..%d", info.BlockDim, maxBlockDim)
+		}
+		f.parallelLoop(f.task.Loop, exit)
+		info.HostTotal = hostTotal(f.task.Loop.Extents)
+	default:
+		f.fail("task %d has unknown kind %v", f.task.Index, f.task.Kind)
+	}
+	params, prologue := f.prologue(&info)
+	info.Params = params
+
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "// task %d: %s", f.task.Index, f.task.Kind)
+	if f.task.Pos.IsKnown() {
+		fmt.Fprintf(&sb, " at %s", f.task.Pos)
+	}
+	fmt.Fprintf(&sb, "\n.visible .entry %s(", f.entry)
+	for i, p := range prologue.decls {
+		if i > 0 {
+			sb.WriteString(",")
+		}
+		sb.WriteString("\n\t" + p)
+	}
+	sb.WriteString("\n)\n")
+	fmt.Fprintf(&sb, ".maxntid %d, 1, 1\n{\n", info.BlockDim)
+	for c := range numRegClasses {
+		if f.nreg[c] > 0 {
+			fmt.Fprintf(&sb, "\t.reg %s %s<%d>;\n", regDecl[c], regPrefix[c], f.nreg[c]+1)
+		}
+	}
+	sb.WriteString("\n")
+	sb.WriteString(prologue.code)
+	sb.WriteString(f.body.String())
+	sb.WriteString(exit + ":\n\tret;\n}\n")
+	return sb.String(), info, nil
+}
+
+type prologue struct {
+	decls []string // .param declarations
+	code  string   // loads of the parameters and temporaries
+}
+
+// prologue lays out the parameters the body used, in parameter order (an
+// array's address before its extents, the temporaries last), and the code
+// that loads them.
+func (f *fnWriter) prologue(info *TaskInfo) ([]Slot, prologue) {
+	var slots []Slot
+	var pr prologue
+	var code strings.Builder
+	ld := func(format string, args ...any) {
+		code.WriteByte('\t')
+		fmt.Fprintf(&code, format, args...)
+		code.WriteString(";\n")
+	}
+	for _, p := range f.k.Params {
+		if p.Dims == 0 {
+			r, ok := f.scalars[p.Index]
+			if !ok {
+				continue
+			}
+			name := fmt.Sprintf("s%d", p.Index)
+			size := max(p.Elem.Size(), 4)
+			slots = append(slots, Slot{Kind: ScalarSlot, Param: p.Index, Size: size})
+			if p.Elem == ir.Bool {
+				pr.decls = append(pr.decls, ".param .u32 "+name)
+				b := f.reg(ir.U32)
+				ld("ld.param.u32 %s, [%s]", b, name)
+				ld("setp.ne.u32 %s, %s, 0", r, b)
+				continue
+			}
+			pr.decls = append(pr.decls, fmt.Sprintf(".param .%s %s", opType(p.Elem), name))
+			ld("ld.param.%s %s, [%s]", opType(p.Elem), r, name)
+			continue
+		}
+		if r, ok := f.arrays[p.Index]; ok {
+			name := fmt.Sprintf("a%d", p.Index)
+			slots = append(slots, Slot{Kind: ArraySlot, Param: p.Index, Size: 8})
+			pr.decls = append(pr.decls, ".param .u64 "+name)
+			g := f.reg(ir.U64)
+			ld("ld.param.u64 %s, [%s]", g, name)
+			ld("cvta.to.global.u64 %s, %s", r, g)
+		}
+		for d := range p.Dims {
+			r, ok := f.dims[[2]int{p.Index, d}]
+			if !ok {
+				continue
+			}
+			name := fmt.Sprintf("a%d_d%d", p.Index, d)
+			slots = append(slots, Slot{Kind: DimSlot, Param: p.Index, Dim: d, Size: 8})
+			pr.decls = append(pr.decls, ".param .s64 "+name)
+			ld("ld.param.s64 %s, [%s]", r, name)
+		}
+	}
+	if f.temps != "" {
+		slots = append(slots, Slot{Kind: TempsSlot, Size: 8})
+		pr.decls = append(pr.decls, ".param .u64 temps")
+		g := f.reg(ir.U64)
+		ld("ld.param.u64 %s, [temps]", g)
+		ld("cvta.to.global.u64 %s, %s", f.temps, g)
+		// Load every temporary the task touches; for one the task declares
+		// first the load is dead and ptxas drops it.
+		saved := f.body
+		f.body = new(strings.Builder)
+		for _, v := range f.tempIn {
+			slot, _ := f.tempSlot(v)
+			f.loadInto(v.Type, f.vars[v], fmt.Sprintf("[%s+%d]", f.temps, 8*slot))
+		}
+		code.WriteString(f.body.String())
+		f.body = saved
+	}
+	pr.code = code.String()
+	return slots, pr
+}
+
+// serialBody writes a serial task: one thread runs the statements, then
+// writes back the temporaries it set. Extra threads, should the launch have
+// any, leave at once.
+func (f *fnWriter) serialBody(exit string) {
+	tid, ctaid := f.reg(ir.U32), f.reg(ir.U32)
+	f.emit("mov.u32 %s, %%tid.x", tid)
+	f.emit("mov.u32 %s, %%ctaid.x", ctaid)
+	f.emit("or.b32 %s, %s, %s", tid, tid, ctaid)
+	extra := f.reg(ir.Bool)
+	f.emit("setp.ne.u32 %s, %s, 0", extra, tid)
+	f.braIf(extra, false, exit)
+	f.stmts(f.task.Body)
+	f.pos = f.task.Pos
+	vars := make([]*ir.Var, 0, len(f.tempOut))
+	for v := range f.tempOut {
+		vars = append(vars, v)
+	}
+	slices.SortFunc(vars, func(a, b *ir.Var) int {
+		sa, _ := f.tempSlot(a)
+		sb, _ := f.tempSlot(b)
+		return sa - sb
+	})
+	for _, v := range vars {
+		slot, _ := f.tempSlot(v)
+		f.storeTemp(v, slot)
+	}
+}

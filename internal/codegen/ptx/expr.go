@@ -1,0 +1,381 @@
+package ptx
+
+import "github.com/quadrants-go/qd/internal/ir"
+
+// expr writes the code of e and returns the register holding its value.
+// Reading a local or a parameter returns its own register without a copy:
+// expressions never assign locals, so the register cannot change under them.
+func (f *fnWriter) expr(e ir.Expr) string {
+	switch e := e.(type) {
+	case *ir.Const:
+		if !e.T.Valid() {
+			f.fail("constant of invalid type %v", e.T)
+		}
+		return f.constant(e.T, e.Bits)
+	case *ir.ParamRef:
+		if e.Param.IsArray() {
+			f.fail("array %s used as a scalar", e.Param.Name)
+		}
+		return f.scalar(e.Param)
+	case *ir.VarRef:
+		return f.varReg(e.Var)
+	case *ir.Len:
+		return f.dim(e.Array, e.Dim)
+	case *ir.Unary:
+		return f.unary(e)
+	case *ir.Binary:
+		return f.binary(e)
+	case *ir.Convert:
+		return f.convert(e.To, e.X.Type(), f.expr(e.X))
+	case *ir.Select:
+		return f.sel(e)
+	case *ir.Call:
+		return f.call(e)
+	case *ir.Load:
+		t := e.Array.Elem
+		addr := f.address(e.Array, e.Index)
+		r := f.reg(t)
+		f.loadInto(t, r, "["+addr+"]")
+		return r
+	case *ir.Atomic:
+		return f.atomic(e, true)
+	case nil:
+		f.fail("missing expression")
+	}
+	f.fail("unknown expression %T", e)
+	return ""
+}
+
+func (f *fnWriter) unary(e *ir.Unary) string {
+	t := e.X.Type()
+	x := f.expr(e.X)
+	r := f.reg(t)
+	switch {
+	case e.Op == ir.Not && t == ir.Bool:
+		f.emit("not.pred %s, %s", r, x)
+	case e.Op == ir.Neg && t.IsFloat():
+		f.emit("neg.%s %s, %s", opType(t), r, x) // flips the sign bit: -0, NaN as Go
+	case e.Op == ir.Neg && t.IsInteger():
+		// neg.s* is two's complement negation, which wraps as Go does for
+		// signed and unsigned operands alike.
+		f.emit("neg.s%d %s, %s", t.Bits(), r, x)
+	case e.Op == ir.BitNot && t.IsInteger():
+		f.emit("not.%s %s, %s", bitType(t), r, x)
+	default:
+		f.fail("unary operator %d on %v", e.Op, t)
+	}
+	return r
+}
+
+func (f *fnWriter) binary(e *ir.Binary) string {
+	if e.Op.IsLogical() {
+		return f.logical(e)
+	}
+	t := e.X.Type()
+	x := f.expr(e.X)
+	y := f.expr(e.Y)
+	switch {
+	case e.Op.IsShift():
+		return f.shift(e.Op, t, x, e.Y.Type(), y)
+	case e.Op.IsComparison():
+		return f.compare(e.Op, t, x, y)
+	case t == ir.Bool:
+		return f.boolOp(e.Op, x, y)
+	case t.IsFloat():
+		return f.floatOp(e.Op, t, x, y)
+	case t.IsInteger():
+		return f.intOp(e.Op, t, x, y)
+	}
+	f.fail("binary operator %d on %v", e.Op, t)
+	return ""
+}
+
+// logical writes && and || with a branch, so Y (which may hold an atomic)
+// runs only when Go would run it.
+func (f *fnWriter) logical(e *ir.Binary) string {
+	if e.X.Type() != ir.Bool || e.Y.Type() != ir.Bool {
+		f.fail("logical operator on %v and %v", e.X.Type(), e.Y.Type())
+	}
+	r := f.reg(ir.Bool)
+	f.mov(ir.Bool, r, f.expr(e.X))
+	done := f.label()
+	f.braIf(r, e.Op == ir.LAnd, done)
+	f.mov(ir.Bool, r, f.expr(e.Y))
+	f.place(done)
+	return r
+}
+
+func (f *fnWriter) boolOp(op ir.BinOp, x, y string) string {
+	r := f.reg(ir.Bool)
+	switch op {
+	case ir.And:
+		f.emit("and.pred %s, %s, %s", r, x, y)
+	case ir.Or:
+		f.emit("or.pred %s, %s, %s", r, x, y)
+	case ir.Xor:
+		f.emit("xor.pred %s, %s, %s", r, x, y)
+	default:
+		f.fail("operator %d on bool", op)
+	}
+	return r
+}
+
+var cmpName = map[ir.BinOp]string{ir.Eq: "eq", ir.Ne: "ne", ir.Lt: "lt", ir.Le: "le", ir.Gt: "gt", ir.Ge: "ge"}
+
+func (f *fnWriter) compare(op ir.BinOp, t ir.Type, x, y string) string {
+	r := f.reg(ir.Bool)
+	switch {
+	case t == ir.Bool && (op == ir.Eq || op == ir.Ne):
+		f.emit("xor.pred %s, %s, %s", r, x, y)
+		if op == ir.Eq {
+			f.emit("not.pred %s, %s", r, r)
+		}
+	case t.IsFloat() && op == ir.Ne:
+		// Go's != is true when either operand is NaN: the unordered compare.
+		f.emit("setp.neu.%s %s, %s, %s", opType(t), r, x, y)
+	case t.IsNumeric():
+		// The ordered compares are false on NaN, as Go's ==, <, <=, >, >=.
+		f.emit("setp.%s.%s %s, %s, %s", cmpName[op], opType(t), r, x, y)
+	default:
+		f.fail("comparison %d on %v", op, t)
+	}
+	return r
+}
+
+func (f *fnWriter) floatOp(op ir.BinOp, t ir.Type, x, y string) string {
+	r := f.reg(t)
+	ty := opType(t)
+	switch op {
+	// The explicit .rn keeps ptxas from contracting a*b+c into an fma, so
+	// results match the CPU backend's bit for bit.
+	case ir.Add:
+		f.emit("add.rn.%s %s, %s, %s", ty, r, x, y)
+	case ir.Sub:
+		f.emit("sub.rn.%s %s, %s, %s", ty, r, x, y)
+	case ir.Mul:
+		f.emit("mul.rn.%s %s, %s, %s", ty, r, x, y)
+	case ir.Div:
+		f.emit("div.rn.%s %s, %s, %s", ty, r, x, y) // IEEE, correctly rounded
+	case ir.Min, ir.Max:
+		return f.floatMinMax(op, t, x, y)
+	default:
+		f.fail("operator %d on %v", op, t)
+	}
+	return r
+}
+
+// floatMinMax is Go's min and max: NaN if either operand is NaN, and
+// min(-0, +0) = -0, max(-0, +0) = +0. PTX min/max return the non-NaN operand,
+// and their choice between zeros of opposite sign is not Go's, so both cases
+// are patched: equal operands combine their bits (OR keeps a minus sign, AND
+// drops it), and a NaN operand makes the result x+y, which is NaN.
+func (f *fnWriter) floatMinMax(op ir.BinOp, t ir.Type, x, y string) string {
+	ty, bt := opType(t), bitType(t)
+	name, zero := "min", "or"
+	if op == ir.Max {
+		name, zero = "max", "and"
+	}
+	r := f.reg(t)
+	f.emit("%s.%s %s, %s, %s", name, ty, r, x, y)
+	eq, z := f.reg(ir.Bool), f.reg(t)
+	f.emit("setp.eq.%s %s, %s, %s", ty, eq, x, y)
+	f.emit("%s.%s %s, %s, %s", zero, bt, z, x, y)
+	f.emit("selp.%s %s, %s, %s, %s", ty, r, z, r, eq)
+	nan, s := f.reg(ir.Bool), f.reg(t)
+	f.emit("setp.nan.%s %s, %s, %s", ty, nan, x, y)
+	f.emit("add.rn.%s %s, %s, %s", ty, s, x, y)
+	f.emit("selp.%s %s, %s, %s, %s", ty, r, s, r, nan)
+	return r
+}
+
+func (f *fnWriter) intOp(op ir.BinOp, t ir.Type, x, y string) string {
+	r := f.reg(t)
+	ty, bt := opType(t), bitType(t)
+	// Two's complement add, sub and mul.lo wrap like Go's integer arithmetic;
+	// the signedness of the suffix does not change the bits.
+	switch op {
+	case ir.Add:
+		f.emit("add.%s %s, %s, %s", ty, r, x, y)
+	case ir.Sub:
+		f.emit("sub.%s %s, %s, %s", ty, r, x, y)
+	case ir.Mul:
+		f.emit("mul.lo.%s %s, %s, %s", ty, r, x, y)
+	case ir.Div, ir.Rem:
+		f.intDivRem(op, t, r, x, y)
+	case ir.And:
+		f.emit("and.%s %s, %s, %s", bt, r, x, y)
+	case ir.Or:
+		f.emit("or.%s %s, %s, %s", bt, r, x, y)
+	case ir.Xor:
+		f.emit("xor.%s %s, %s, %s", bt, r, x, y)
+	case ir.AndNot:
+		ny := f.reg(t)
+		f.emit("not.%s %s, %s", bt, ny, y)
+		f.emit("and.%s %s, %s, %s", bt, r, x, ny)
+	case ir.Min, ir.Max:
+		f.emit("%s.%s %s, %s, %s", map[ir.BinOp]string{ir.Min: "min", ir.Max: "max"}[op], ty, r, x, y)
+	default:
+		f.fail("operator %d on %v", op, t)
+	}
+	return r
+}
+
+// intDivRem writes truncating division or remainder, as Go's / and %. PTX
+// leaves x/0 unspecified (no trap; the hardware sequence gives all ones for
+// the quotient today), and qd does not check it on the GPU. The signed case
+// MinInt / -1 is made Go's (MinInt, remainder 0) explicitly rather than left
+// to the division routine.
+func (f *fnWriter) intDivRem(op ir.BinOp, t ir.Type, r, x, y string) {
+	ty, bt := opType(t), bitType(t)
+	name := "div"
+	if op == ir.Rem {
+		name = "rem"
+	}
+	f.emit("%s.%s %s, %s, %s", name, ty, r, x, y)
+	if !t.IsSigned() {
+		return
+	}
+	m1 := f.reg(ir.Bool)
+	f.emit("setp.eq.%s %s, %s, -1", ty, m1, y)
+	fix := f.reg(t)
+	if op == ir.Div {
+		f.emit("neg.%s %s, %s", ty, fix, x)
+	} else {
+		f.emit("mov.%s %s, 0", bt, fix)
+	}
+	f.emit("selp.%s %s, %s, %s, %s", bt, r, fix, r, m1)
+}
+
+// shift writes Go's << and >>: the count is unsigned (a negative signed
+// count, which panics in Go, counts as huge), a count of at least the width
+// gives 0, or all sign bits for >> of a negative signed value. PTX shl/shr
+// clamp a .u32 count to the width, which is exactly that, so only a 64-bit
+// count needs narrowing: it is clamped to 64 first so the truncation cannot
+// wrap a huge count to a small one.
+func (f *fnWriter) shift(op ir.BinOp, t ir.Type, x string, ct ir.Type, y string) string {
+	if !t.IsInteger() || !ct.IsInteger() {
+		f.fail("shift of %v by %v", t, ct)
+	}
+	count := y
+	if ct.Size() == 8 {
+		c64, c32 := f.reg(ir.U64), f.reg(ir.U32)
+		f.emit("min.u64 %s, %s, 64", c64, y)
+		f.emit("cvt.u32.u64 %s, %s", c32, c64)
+		count = c32
+	}
+	r := f.reg(t)
+	switch {
+	case op == ir.Shl:
+		f.emit("shl.%s %s, %s, %s", bitType(t), r, x, count)
+	case t.IsSigned():
+		f.emit("shr.s%d %s, %s, %s", t.Bits(), r, x, count)
+	default:
+		f.emit("shr.u%d %s, %s, %s", t.Bits(), r, x, count)
+	}
+	return r
+}
+
+// convert writes Go's conversion of x (of type from) to type to.
+func (f *fnWriter) convert(to, from ir.Type, x string) string {
+	if to == from {
+		return x
+	}
+	if to == ir.Bool || from == ir.Bool || !to.Valid() || !from.Valid() {
+		f.fail("conversion from %v to %v", from, to)
+	}
+	r := f.reg(to)
+	switch {
+	case to.IsInteger() && from.IsInteger():
+		switch {
+		case to.Size() == from.Size():
+			f.mov(to, r, x) // same bits, reinterpreted
+		case to.Size() > from.Size():
+			// Widening extends by the source's signedness.
+			f.emit("cvt.%s.%s %s, %s", opType(widen(from)), opType(from), r, x)
+		default:
+			f.emit("cvt.u32.u64 %s, %s", r, x) // narrowing keeps the low bits
+		}
+	case to.IsFloat() && from.IsInteger():
+		f.emit("cvt.rn.%s.%s %s, %s", opType(to), opType(from), r, x)
+	case to.IsInteger() && from.IsFloat():
+		// Truncation toward zero. Out-of-range values saturate and NaN
+		// gives 0 (Go leaves both implementation-defined).
+		f.emit("cvt.rzi.%s.%s %s, %s", opType(to), opType(from), r, x)
+	case to == ir.F64:
+		f.emit("cvt.f64.f32 %s, %s", r, x) // exact
+	default:
+		f.emit("cvt.rn.f32.f64 %s, %s", r, x)
+	}
+	return r
+}
+
+// widen is the 64-bit integer type of t's signedness.
+func widen(t ir.Type) ir.Type {
+	if t.IsSigned() {
+		return ir.I64
+	}
+	return ir.U64
+}
+
+// sel is cond ? x : y with both evaluated (the IR's Select).
+func (f *fnWriter) sel(e *ir.Select) string {
+	t := e.X.Type()
+	if e.Cond.Type() != ir.Bool || e.Y.Type() != t {
+		f.fail("select of %v and %v on %v", t, e.Y.Type(), e.Cond.Type())
+	}
+	c := f.expr(e.Cond)
+	x := f.expr(e.X)
+	y := f.expr(e.Y)
+	r := f.reg(t)
+	if t == ir.Bool {
+		// selp has no .pred form: (c && x) || (!c && y).
+		a, nc := f.reg(ir.Bool), f.reg(ir.Bool)
+		f.emit("and.pred %s, %s, %s", a, c, x)
+		f.emit("not.pred %s, %s", nc, c)
+		f.emit("and.pred %s, %s, %s", nc, nc, y)
+		f.emit("or.pred %s, %s, %s", r, a, nc)
+		return r
+	}
+	f.emit("selp.%s %s, %s, %s, %s", movType(t), r, x, y, c)
+	return r
+}
+
+// index64 is an index expression as a signed 64-bit register.
+func (f *fnWriter) index64(e ir.Expr) string {
+	t := e.Type()
+	if !t.IsInteger() {
+		f.fail("index of type %v", t)
+	}
+	x := f.expr(e)
+	if t.Size() == 8 {
+		return x
+	}
+	return f.convert(widen(t), t, x)
+}
+
+// address is the global address of a[index...], row-major, from the array's
+// extents. Indices are not checked against the extents on the GPU: an out
+// of range index reads or writes whatever lies there, or faults.
+func (f *fnWriter) address(a *ir.Param, index []ir.Expr) string {
+	if !a.IsArray() || len(index) != a.Dims {
+		f.fail("array %s (%d dims) indexed with %d indices", a.Name, a.Dims, len(index))
+	}
+	size := a.Elem.Size()
+	if len(index) == 1 && index[0].Type().Size() == 4 {
+		// A 32-bit index widens and scales in one instruction.
+		i := f.expr(index[0])
+		off, addr := f.reg(ir.I64), f.reg(ir.I64)
+		f.emit("mul.wide.%s %s, %s, %d", opType(index[0].Type()), off, i, size)
+		f.emit("add.s64 %s, %s, %s", addr, f.array(a), off)
+		return addr
+	}
+	off := f.index64(index[0])
+	for d := 1; d < len(index); d++ {
+		n := f.reg(ir.I64)
+		f.emit("mad.lo.s64 %s, %s, %s, %s", n, off, f.dim(a, d), f.index64(index[d]))
+		off = n
+	}
+	addr := f.reg(ir.I64)
+	f.emit("mad.lo.s64 %s, %s, %d, %s", addr, off, size, f.array(a))
+	return addr
+}

@@ -1,0 +1,122 @@
+package ptx
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Target is what the PTX is written for.
+type Target struct {
+	SM      int    // compute capability ×10, e.g. 90 for sm_90
+	Version string // PTX ISA version, e.g. "7.8"
+}
+
+// minSM is the oldest compute capability qd generates code for: atom.add.f64
+// needs sm_60, and the driver still JITs for it (driver branch 580 is the
+// last that supports anything below 7.5).
+const minSM = 60
+
+// featureISA is the PTX ISA the emitted instructions need. Everything the
+// generator writes (atom.add.f64, min/max on 64-bit integers, .reg function
+// parameters, cvt.rzi/.rmi/.rpi between floats) exists since ISA 5.0.
+const featureISA = 50
+
+// targetISA is the minimum PTX ISA (×10) that knows each .target, from the
+// PTX ISA release notes (and LLVM's NVPTX.td, which encodes the same table).
+var targetISA = map[int]int{
+	60: 50, 61: 50, 62: 50,
+	70: 60, 72: 61, 75: 63,
+	80: 70, 86: 71, 87: 74, 89: 78,
+	90:  78,
+	100: 86, 101: 86, 103: 88,
+	110: 90,
+	120: 87, 121: 88,
+}
+
+// cudaISA maps a CUDA release (cuDriverGetVersion: 1000×major + 10×minor) to
+// the newest PTX ISA its driver accepts.
+var cudaISA = []struct{ cuda, isa int }{
+	{9000, 60}, {9010, 61}, {9020, 62},
+	{10000, 63}, {10010, 64}, {10020, 65},
+	{11000, 70}, {11010, 71}, {11020, 72}, {11030, 73}, {11040, 74},
+	{11050, 75}, {11060, 76}, {11070, 77}, {11080, 78},
+	{12000, 80}, {12010, 81}, {12020, 82}, {12030, 83}, {12040, 84},
+	{12050, 85}, {12060, 85}, {12070, 86}, {12080, 87}, {12090, 88},
+	{13000, 90}, {13010, 91},
+}
+
+// driverISA is the newest PTX ISA (×10) a driver of the given
+// cuDriverGetVersion value accepts, or 0 if it is older than CUDA 9.0. A
+// driver newer than the table accepts at least the table's newest ISA.
+func driverISA(driverVersion int) int {
+	isa := 0
+	for _, e := range cudaISA {
+		if driverVersion >= e.cuda {
+			isa = e.isa
+		}
+	}
+	return isa
+}
+
+// minISAForSM is the minimum PTX ISA (×10) that knows .target sm_<sm>. For a
+// compute capability missing from the table it takes the entry of the
+// closest older one, or, past the table's end, maxISA (the newest the driver
+// takes: a driver that knows a new GPU knows its target).
+func minISAForSM(sm, maxISA int) int {
+	if isa, ok := targetISA[sm]; ok {
+		return isa
+	}
+	best, bestSM := 0, 0
+	newest := 0
+	for s, isa := range targetISA {
+		newest = max(newest, s)
+		if s < sm && s > bestSM {
+			best, bestSM = isa, s
+		}
+	}
+	if sm > newest {
+		return max(best, maxISA)
+	}
+	return best
+}
+
+// TargetFor picks .target sm_XY equal to the device's compute capability sm
+// and the lowest .version that knows that target and every instruction qd
+// emits. driverVersion is cuDriverGetVersion's value (13000 for CUDA 13.0).
+// It fails when the driver cannot take any PTX for that SM.
+func TargetFor(sm, driverVersion int) (Target, error) {
+	if sm < minSM {
+		return Target{}, fmt.Errorf("ptx: compute capability %d.%d is older than %d.%d, the oldest qd supports", sm/10, sm%10, minSM/10, minSM%10)
+	}
+	maxISA := driverISA(driverVersion)
+	if maxISA == 0 {
+		return Target{}, fmt.Errorf("ptx: CUDA driver version %d is older than CUDA 9.0, the oldest qd supports", driverVersion)
+	}
+	need := max(minISAForSM(sm, maxISA), featureISA)
+	if need > maxISA {
+		return Target{}, fmt.Errorf("ptx: sm_%d needs PTX ISA %s but the CUDA %d.%d driver accepts at most %s; update the driver",
+			sm, isaString(need), driverVersion/1000, driverVersion%1000/10, isaString(maxISA))
+	}
+	return Target{SM: sm, Version: isaString(need)}, nil
+}
+
+func isaString(isa int) string { return fmt.Sprintf("%d.%d", isa/10, isa%10) }
+
+// check reports whether t can head a module.
+func (t Target) check() error {
+	major, minor, ok := strings.Cut(t.Version, ".")
+	_, err1 := strconv.Atoi(major)
+	_, err2 := strconv.Atoi(minor)
+	if !ok || err1 != nil || err2 != nil || len(minor) != 1 {
+		return fmt.Errorf("ptx: target version %q is not of the form MAJOR.MINOR", t.Version)
+	}
+	if t.SM < minSM {
+		return fmt.Errorf("ptx: target sm_%d is older than sm_%d, the oldest qd supports", t.SM, minSM)
+	}
+	return nil
+}
+
+func (t Target) header() string {
+	return fmt.Sprintf(".version %s\n.target sm_%d\n.address_size 64\n", t.Version, t.SM)
+}
