@@ -1,0 +1,345 @@
+package cuda
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"testing"
+	"unsafe"
+
+	"github.com/quadrants-go/qd/internal/backend"
+	"github.com/quadrants-go/qd/internal/lower"
+)
+
+// These tests exercise argument packing and grid sizing on a device value
+// that has no driver behind it: Begin without temporaries, and End, make no
+// driver calls.
+
+func fakeDevice() *device {
+	return &device{drv: &driver{}, smCount: 132, maxThreadsSM: 2048, maxBlockDim: 1024}
+}
+
+// fakeBuffer stands for device memory at a fixed address.
+type fakeBuffer struct {
+	d    *device
+	addr uint64
+}
+
+func (b *fakeBuffer) Bytes() int { return 1 << 20 }
+func (b *fakeBuffer) CopyFromHost(backend.Stream, unsafe.Pointer, int) error {
+	return nil
+}
+func (b *fakeBuffer) CopyToHost(backend.Stream, unsafe.Pointer, int) error { return nil }
+func (b *fakeBuffer) Close() error                                         { return nil }
+func (b *fakeBuffer) devPtrFor(d *device) (uint64, error) {
+	if d != b.d {
+		return 0, errors.New("buffer belongs to another device")
+	}
+	return b.addr, nil
+}
+
+// saxpyLike is a module of two tasks: a parallel saxpy(a f32, x, y []f32)
+// with a host-computed extent, then a serial task that reads a 64-bit
+// scalar n and the temporaries.
+func saxpyLike(t *testing.T, d *device, numTemps int) *loadedModule {
+	t.Helper()
+	m := &loadedModule{d: d, nparams: 4, numTemps: numTemps, tasks: []task{
+		{
+			entry: "saxpy_t0", kind: lower.Parallel, blockDim: 256,
+			params: []slot{
+				{kind: scalarSlot, param: 0, size: 4},
+				{kind: arraySlot, param: 1, size: 8},
+				{kind: dimSlot, param: 1, dim: 0, size: 8},
+				{kind: arraySlot, param: 2, size: 8},
+				{kind: dimSlot, param: 2, dim: 0, size: 8},
+			},
+			hostTotal: func(_ []uint64, shapes [][3]int) int64 { return int64(shapes[1][0]) },
+			fn:        0x1000,
+		},
+		{
+			entry: "saxpy_t1", kind: lower.Serial, blockDim: 7, // serial: forced to 1
+			params: []slot{
+				{kind: scalarSlot, param: 3, size: 8},
+				{kind: tempsSlot, size: 8},
+				{kind: scalarSlot, param: 0, size: 4},
+			},
+			fn: 0x2000,
+		},
+	}}
+	if err := m.layout(d); err != nil {
+		t.Fatal(err)
+	}
+	m.launches.New = func() any { return m.newLaunch() }
+	return m
+}
+
+func TestLayout(t *testing.T) {
+	d := fakeDevice()
+	m := saxpyLike(t, d, 2)
+	if m.nslots != 8 {
+		t.Errorf("nslots = %d, want 8", m.nslots)
+	}
+	if m.tasks[0].slotOff != 0 || m.tasks[1].slotOff != 5 {
+		t.Errorf("slot offsets %d, %d", m.tasks[0].slotOff, m.tasks[1].slotOff)
+	}
+	if len(m.tempSlots) != 1 || m.tempSlots[0] != 6 {
+		t.Errorf("temp slots %v, want [6]", m.tempSlots)
+	}
+	if m.tasks[1].blockDim != 1 {
+		t.Errorf("serial block %d, want 1", m.tasks[1].blockDim)
+	}
+	if got, want := m.tasks[0].maxBlocks, 132*8; got != want {
+		t.Errorf("maxBlocks = %d, want %d", got, want)
+	}
+
+	bad := []task{
+		{entry: "big", kind: lower.Parallel, blockDim: 2048},
+		{entry: "zero", kind: lower.Parallel, blockDim: 0},
+		{entry: "size", kind: lower.Parallel, blockDim: 32, params: []slot{{kind: scalarSlot, size: 2}}},
+		{entry: "param", kind: lower.Parallel, blockDim: 32, params: []slot{{kind: arraySlot, param: 9, size: 8}}},
+		{entry: "dim", kind: lower.Parallel, blockDim: 32, params: []slot{{kind: dimSlot, dim: 3, size: 8}}},
+		{entry: "kind", kind: lower.Parallel, blockDim: 32, params: []slot{{kind: 0, size: 8}}},
+	}
+	for _, bt := range bad {
+		m := &loadedModule{d: d, nparams: 1, tasks: []task{bt}}
+		if err := m.layout(d); err == nil || !strings.Contains(err.Error(), bt.entry) {
+			t.Errorf("layout of bad task %q: %v", bt.entry, err)
+		}
+	}
+}
+
+func TestPackParams(t *testing.T) {
+	d := fakeDevice()
+	m := saxpyLike(t, d, 0)
+	s := d.newStream(0xabc, false)
+	x, y := &fakeBuffer{d, 0x7f0000001000}, &fakeBuffer{d, 0x7f0000002000}
+	a := float32(2.5)
+	args := &backend.Args{
+		Scalars: []uint64{uint64(math.Float32bits(a)) | 0xdead_0000_0000_0000, 0, 0, 1<<40 + 3},
+		Arrays:  []backend.ArrayArg{{}, {Buf: x, Shape: [3]int{1000, 1, 1}}, {Buf: y, Shape: [3]int{1000, 1, 1}}, {}},
+	}
+	bl, err := (&moduleHandle{m: m}).Begin(s, args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := bl.(*launch)
+	want := []uint64{
+		uint64(math.Float32bits(a)), // 4-byte slot: high half cleared
+		x.addr, 1000, y.addr, 1000,
+		1<<40 + 3, 0, uint64(math.Float32bits(a)),
+	}
+	for i, w := range want {
+		if l.vals[i] != w {
+			t.Errorf("vals[%d] = %#x, want %#x", i, l.vals[i], w)
+		}
+		if l.ptrs[i] != uintptr(unsafe.Pointer(&l.vals[i])) {
+			t.Errorf("ptrs[%d] does not point at vals[%d]", i, i)
+		}
+	}
+	// The driver reads 4 bytes through the pointer of a 4-byte slot: on a
+	// little-endian machine those are the value's low half.
+	if got := *(*float32)(unsafe.Pointer(&l.vals[0])); got != a {
+		t.Errorf("4-byte view of slot 0 = %v, want %v", got, a)
+	}
+	for ti, tk := range m.tasks {
+		ka := l.kargs[ti]
+		if ka[0] != tk.fn || ka[4] != uintptr(tk.blockDim) || ka[2] != 1 || ka[5] != 1 || ka[10] != 0 {
+			t.Errorf("task %d: kernel args %v", ti, ka)
+		}
+		if ka[9] != uintptr(unsafe.Pointer(&l.ptrs[tk.slotOff])) {
+			t.Errorf("task %d: kernelParams does not point at its slots", ti)
+		}
+	}
+	if l.grids[0] != 4 || l.grids[1] != 1 {
+		t.Errorf("grids %v, want [4 1]", l.grids)
+	}
+	if err := l.End(s); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestPackErrors(t *testing.T) {
+	d := fakeDevice()
+	m := saxpyLike(t, d, 0)
+	h := &moduleHandle{m: m}
+	s := d.newStream(0xabc, false)
+	other := fakeDevice()
+	good := func() *backend.Args {
+		return &backend.Args{
+			Scalars: make([]uint64, 4),
+			Arrays:  []backend.ArrayArg{{}, {Buf: &fakeBuffer{d, 1}, Shape: [3]int{8, 1, 1}}, {Buf: &fakeBuffer{d, 2}, Shape: [3]int{8, 1, 1}}, {}},
+		}
+	}
+	cases := map[string]func(a *backend.Args){
+		"parameter 1":            func(a *backend.Args) { a.Arrays[1].Buf = nil },
+		"not a CUDA buffer":      func(a *backend.Args) { a.Arrays[2].Buf = struct{ backend.Buffer }{} },
+		"parameter 2: buffer":    func(a *backend.Args) { a.Arrays[2].Buf = &fakeBuffer{other, 2} },
+		"parameter 3: no scalar": func(a *backend.Args) { a.Scalars = a.Scalars[:2] },
+		"no array":               func(a *backend.Args) { a.Arrays = a.Arrays[:1] },
+	}
+	for want, edit := range cases {
+		a := good()
+		edit(a)
+		if _, err := h.Begin(s, a); err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "saxpy_t") {
+			t.Errorf("%s: Begin error %v", want, err)
+		}
+	}
+	if _, err := h.Begin(other.newStream(1, false), good()); err == nil {
+		t.Error("Begin on another device's stream succeeded")
+	}
+	closed := d.newStream(5, false)
+	closed.closed.Store(true)
+	if _, err := h.Begin(closed, good()); err == nil {
+		t.Error("Begin on a closed stream succeeded")
+	}
+	h.Close()
+	if _, err := h.Begin(s, good()); err == nil {
+		t.Error("Begin on a closed module succeeded")
+	}
+}
+
+// An empty range launches nothing, so Run makes no driver call; a bad task
+// index is an error.
+func TestRunEmptyAndBadTask(t *testing.T) {
+	d := fakeDevice()
+	m := saxpyLike(t, d, 0)
+	s := d.newStream(0xabc, false)
+	args := &backend.Args{
+		Scalars: make([]uint64, 4),
+		Arrays:  []backend.ArrayArg{{}, {Buf: &fakeBuffer{d, 1}, Shape: [3]int{0, 1, 1}}, {Buf: &fakeBuffer{d, 2}, Shape: [3]int{0, 1, 1}}, {}},
+	}
+	bl, err := (&moduleHandle{m: m}).Begin(s, args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := bl.Run(0, s); err != nil {
+		t.Errorf("Run of an empty range: %v", err)
+	}
+	for _, bad := range []int{-1, 2} {
+		if err := bl.Run(bad, s); err == nil {
+			t.Errorf("Run(%d) succeeded", bad)
+		}
+	}
+	if err := bl.End(s); err != nil {
+		t.Error(err)
+	}
+}
+
+// Launches in flight at once get separate blocks; a steady stream of
+// Begin/End allocates nothing.
+func TestLaunchBlocksPerCall(t *testing.T) {
+	d := fakeDevice()
+	m := saxpyLike(t, d, 0)
+	h := &moduleHandle{m: m}
+	s := d.newStream(0xabc, false)
+	mk := func(n int) *backend.Args {
+		return &backend.Args{
+			Scalars: make([]uint64, 4),
+			Arrays:  []backend.ArrayArg{{}, {Buf: &fakeBuffer{d, 1}, Shape: [3]int{n, 1, 1}}, {Buf: &fakeBuffer{d, 2}, Shape: [3]int{n, 1, 1}}, {}},
+		}
+	}
+	l1, _ := h.Begin(s, mk(10))
+	l2, _ := h.Begin(s, mk(20))
+	if l1 == l2 || &l1.(*launch).vals[0] == &l2.(*launch).vals[0] {
+		t.Fatal("two launches in flight share a block")
+	}
+	if l1.(*launch).vals[2] != 10 || l2.(*launch).vals[2] != 20 {
+		t.Error("one launch's arguments overwrote the other's")
+	}
+	l1.End(s)
+	l2.End(s)
+
+	if raceEnabled {
+		return // sync.Pool drops items at random under -race
+	}
+	args := mk(1 << 20)
+	if n := testing.AllocsPerRun(200, func() {
+		l, err := h.Begin(s, args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.End(s)
+	}); n != 0 {
+		t.Errorf("Begin/End: %v allocations per launch", n)
+	}
+}
+
+func TestGridFor(t *testing.T) {
+	cases := []struct {
+		total     int64
+		block     int
+		maxBlocks int
+		want      uint32
+	}{
+		{0, 256, 1056, 0},
+		{-5, 256, 1056, 0},
+		{1, 256, 1056, 1},
+		{256, 256, 1056, 1},
+		{257, 256, 1056, 2},
+		{1 << 20, 256, 1056, 1056}, // capped: the kernel strides
+		{1000, 128, 1 << 20, 8},
+		{math.MaxInt64, 1, math.MaxInt, math.MaxInt32},
+		{10, 0, 0, 1}, // degenerate inputs stay launchable
+	}
+	for _, c := range cases {
+		if got := gridFor(c.total, c.block, c.maxBlocks); got != c.want {
+			t.Errorf("gridFor(%d, %d, %d) = %d, want %d", c.total, c.block, c.maxBlocks, got, c.want)
+		}
+	}
+}
+
+func TestMaxBlocks(t *testing.T) {
+	cases := []struct{ sms, perSM, block, want int }{
+		{132, 2048, 256, 132 * 8},  // H100 SXM
+		{132, 2048, 1024, 132 * 2}, //
+		{132, 2048, 1, 132 * 2048}, // serial-sized blocks
+		{80, 1536, 1024, 80},       // at least one block per SM
+		{0, 0, 0, 1},
+	}
+	for _, c := range cases {
+		if got := maxBlocks(c.sms, c.perSM, c.block); got != c.want {
+			t.Errorf("maxBlocks(%d, %d, %d) = %d, want %d", c.sms, c.perSM, c.block, got, c.want)
+		}
+	}
+}
+
+func TestWrapStreamRejectsDefaults(t *testing.T) {
+	d := fakeDevice()
+	for _, h := range []uintptr{0, 1, 2} {
+		if _, err := d.WrapStream(h); err == nil || !strings.Contains(err.Error(), "default stream") {
+			t.Errorf("WrapStream(%d): %v", h, err)
+		}
+	}
+	s, err := d.WrapStream(0x5555)
+	if err != nil || s.Handle() != 0x5555 || s.(*stream).owned {
+		t.Errorf("WrapStream(0x5555) = %v, %v", s, err)
+	}
+}
+
+// Events never recorded are complete; Elapsed checks its inputs before
+// asking the driver. None of this reaches the driver.
+func TestEventChecksWithoutDriver(t *testing.T) {
+	d := fakeDevice()
+	e := &event{d: d, h: 1}
+	if err := e.Synchronize(); err != nil {
+		t.Errorf("Synchronize of a never-recorded event: %v", err)
+	}
+	if done, err := e.Query(); !done || err != nil {
+		t.Errorf("Query of a never-recorded event: %v, %v", done, err)
+	}
+	end := &event{d: d, h: 2, timing: true}
+	if _, err := e.Elapsed(end); err == nil || !strings.Contains(err.Error(), "timing") {
+		t.Errorf("Elapsed of a non-timing event: %v", err)
+	}
+	e.timing = true
+	if _, err := e.Elapsed(end); err == nil || !strings.Contains(err.Error(), "recorded") {
+		t.Errorf("Elapsed of unrecorded events: %v", err)
+	}
+	if _, err := e.Elapsed(&event{d: fakeDevice(), timing: true}); err == nil {
+		t.Error("Elapsed across devices succeeded")
+	}
+	s := d.newStream(0x10, false)
+	if err := s.WaitEvent(e); err != nil {
+		t.Errorf("waiting for a never-recorded event: %v", err)
+	}
+}
