@@ -1,0 +1,41 @@
+// Package cpu compiles a lowered kernel (*lower.Plan) into Go closures that
+// the CPU backend runs.
+//
+// Compilation happens once per plan; running never walks the IR and never
+// uses reflection. To keep closure-call overhead away from the per-element
+// cost, a parallel task runs a batch of up to Batch consecutive iterations
+// ("lanes") through each closure: an expression closure fills a lane vector
+// with one tight Go loop, so one indirect call is paid per batch, not per
+// element.
+//
+// Values are either uniform (the same for every lane of a batch: constants,
+// scalar parameters, array lengths, temporaries, the outer indices of a
+// row-aligned batch, and operations over those), computed by a scalar closure,
+// or varying, computed into a lane vector. The innermost parallel index is
+// also known to be contiguous (lane k holds base+k), so loads and stores
+// indexed by it (plus a uniform offset) become a bounds check on the two end
+// lanes and a copy, or no copy at all.
+//
+// Control flow runs SIMT style. The active lanes are a mask, kept as a sorted
+// list of lane numbers plus an "all lanes" flag so the straight-line body of
+// a kernel pays nothing for masking. If runs each branch on the lanes that
+// take it and skips a branch no lane takes; a serial loop runs while any lane
+// is still in it; break and continue record, per lane, which loop the lane is
+// leaving, and every block drops such lanes after the statement that made
+// them leave. && and || evaluate their right operand only on the lanes that
+// need it. Loads, stores, atomics, integer division and shifts by a signed
+// count touch only active lanes, because inactive lanes may hold garbage;
+// pure arithmetic runs over the whole vector, which is cheaper than testing
+// the mask.
+//
+// Serial tasks run as a single lane through the same machinery. They hold
+// little work in practice (set-up code between parallel loops), and one code
+// path means one set of semantics to test; the per-statement overhead is a
+// few closure calls.
+//
+// Runtime errors (index out of range, integer division by zero, negative
+// shift counts) are recorded in the frame and returned by Task.Run as
+// *ir.Error values positioned at the statement; nothing panics out of Run.
+// Frames (lane registers and mask storage) are pooled per task, so Run does
+// not allocate in steady state.
+package cpu

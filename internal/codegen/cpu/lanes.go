@@ -1,0 +1,227 @@
+package cpu
+
+import (
+	"math"
+	"unsafe"
+
+	"github.com/quadrants-go/qd/internal/ir"
+)
+
+// Batch is the largest number of lanes a parallel task runs through one
+// closure call. Large enough to amortise an indirect call over many
+// elements, small enough that a kernel's lane registers stay in L1/L2.
+const Batch = 512
+
+// Type sets of the generic lane operations.
+type (
+	scalar interface {
+		~bool | ~int32 | ~int64 | ~uint32 | ~uint64 | ~float32 | ~float64
+	}
+	number interface {
+		~int32 | ~int64 | ~uint32 | ~uint64 | ~float32 | ~float64
+	}
+	integer interface {
+		~int32 | ~int64 | ~uint32 | ~uint64
+	}
+	float interface{ ~float32 | ~float64 }
+)
+
+// mask is the set of active lanes of a batch: a sorted list of lane numbers.
+// all says the list is 0..n-1, so code that can do better than walking the
+// list (copies, stores) takes a fast path.
+type mask struct {
+	idx []int32
+	all bool
+}
+
+func (m mask) empty() bool { return len(m.idx) == 0 }
+
+// frame is the per-call scratch of a running task: lane registers, mask
+// storage, the batch position and the first error. Frames are pooled.
+type frame struct {
+	a   *Args
+	n   int   // lanes in this batch
+	m   mask  // active lanes
+	err error // first runtime error
+
+	regs []uint64 // lane registers, Batch words each, viewed as []T
+	mk   []int32  // mask slots, Batch entries each
+	iota []int32  // 0..Batch-1, the list of an all-lanes mask
+
+	// ix is the index of lane 0 in every dimension of the iteration space
+	// ext and dims describe.
+	ix   [3]int64
+	ext  [3]int64
+	dims int
+}
+
+func newFrame(nregs, nmasks int) *frame {
+	f := &frame{
+		regs: make([]uint64, max(nregs, 1)*Batch),
+		mk:   make([]int32, max(nmasks, 1)*Batch),
+		iota: make([]int32, Batch),
+	}
+	for i := range f.iota {
+		f.iota[i] = int32(i)
+	}
+	return f
+}
+
+// allMask activates every lane of the batch.
+func (f *frame) allMask() mask { return mask{idx: f.iota[:f.n], all: true} }
+
+// fail records the first runtime error of the call.
+func (f *frame) fail(err error) {
+	if f.err == nil {
+		f.err = err
+	}
+}
+
+// reg views lane register r as n values of T. Registers are uint64 aligned,
+// so every element type fits.
+func reg[T scalar](f *frame, r int) []T {
+	return unsafe.Slice((*T)(unsafe.Pointer(&f.regs[r*Batch])), f.n)
+}
+
+// slot is mask slot s.
+func (f *frame) slot(s int) []int32 { return f.mk[s*Batch : s*Batch+Batch] }
+
+// narrow keeps the lanes of m whose cond equals want, writing the list to
+// dst (which may be m's own storage: entries move only backwards).
+func narrow(dst []int32, m mask, cond []bool, want bool) mask {
+	c := 0
+	if m.all {
+		cond = cond[:len(m.idx)]
+		dst = dst[:len(cond)]
+		for k, b := range cond {
+			dst[c] = int32(k)
+			if b == want {
+				c++
+			}
+		}
+		if c == len(cond) {
+			return m
+		}
+		return mask{idx: dst[:c]}
+	}
+	for _, k := range m.idx {
+		dst[c] = k
+		if cond[k] == want {
+			c++
+		}
+	}
+	return mask{idx: dst[:c]}
+}
+
+// dropExited keeps the lanes of m that are not leaving a loop.
+func dropExited(dst []int32, m mask, exit []int32) mask {
+	c := 0
+	for _, k := range m.idx {
+		dst[c] = k
+		if exit[k] == 0 {
+			c++
+		}
+	}
+	if c == len(m.idx) {
+		return m
+	}
+	return mask{idx: dst[:c]}
+}
+
+// assignVec writes s to the active lanes of d.
+func assignVec[T scalar](d, s []T, m mask) {
+	if m.all {
+		copy(d, s)
+		return
+	}
+	for _, k := range m.idx {
+		d[k] = s[k]
+	}
+}
+
+// assignUni writes v to the active lanes of d.
+func assignUni[T scalar](d []T, v T, m mask) {
+	if m.all {
+		for i := range d {
+			d[i] = v
+		}
+		return
+	}
+	for _, k := range m.idx {
+		d[k] = v
+	}
+}
+
+func fill[T scalar](d []T, v T) {
+	for i := range d {
+		d[i] = v
+	}
+}
+
+// fromBits decodes an ir.Const-style bit pattern.
+func fromBits[T scalar](b uint64) T {
+	var z T
+	switch p := any(&z).(type) {
+	case *bool:
+		*p = b != 0
+	case *int32:
+		*p = int32(b)
+	case *int64:
+		*p = int64(b)
+	case *uint32:
+		*p = uint32(b)
+	case *uint64:
+		*p = b
+	case *float32:
+		*p = math.Float32frombits(uint32(b))
+	case *float64:
+		*p = math.Float64frombits(b)
+	}
+	return z
+}
+
+// toBits encodes v as an ir.Const-style bit pattern.
+func toBits[T scalar](v T) uint64 {
+	switch p := any(&v).(type) {
+	case *bool:
+		if *p {
+			return 1
+		}
+		return 0
+	case *int32:
+		return uint64(int64(*p))
+	case *int64:
+		return uint64(*p)
+	case *uint32:
+		return uint64(*p)
+	case *uint64:
+		return *p
+	case *float32:
+		return uint64(math.Float32bits(*p))
+	case *float64:
+		return math.Float64bits(*p)
+	}
+	return 0
+}
+
+// irType is the IR type of T.
+func irType[T scalar]() ir.Type {
+	var z T
+	switch any(&z).(type) {
+	case *bool:
+		return ir.Bool
+	case *int32:
+		return ir.I32
+	case *int64:
+		return ir.I64
+	case *uint32:
+		return ir.U32
+	case *uint64:
+		return ir.U64
+	case *float32:
+		return ir.F32
+	case *float64:
+		return ir.F64
+	}
+	return ir.Invalid
+}
