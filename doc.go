@@ -1,0 +1,42 @@
+// Package qd is a GPU compute framework for Go: kernels written in Go syntax
+// are compiled at run time for NVIDIA GPUs (PTX through the CUDA driver),
+// AMD GPUs (HIP) or the CPU, and run on streams, ordered by events, so that
+// independent work overlaps.
+//
+// A Program owns one device and everything made on it:
+//
+//	p, err := qd.Init(qd.WithArch(qd.Auto)) // CUDA, else AMDGPU, else the CPU
+//	defer p.Close()
+//	x, err := qd.NewNdarray[float32](p, 1024)
+//	s, err := p.NewStream()
+//	err = k.LaunchOn(s, float32(2), x, y)   // enqueue on s; returns at once
+//	err = s.Synchronize()
+//
+// # Streams and events
+//
+// Every launch names its stream (LaunchOn) or uses the Program's default
+// stream (Launch); there is no hidden "current stream". Work on one stream
+// runs in order; work on different streams may overlap. Streams are ordered
+// with each other only by events: e.Record(s1); s2.WaitEvent(e) makes later
+// work on s2 wait for the work recorded on s1, without blocking the host.
+// Program.Sync waits for everything.
+//
+// Host access is safe without extra calls: CopyToHost and ToSlice return
+// data that includes every write enqueued before them on any stream, and
+// Ndarray.Close frees memory only after the work that uses it.
+//
+// # Stream-parallel kernels
+//
+// A kernel whose top-level statements are all qd.StreamParallel blocks runs
+// each block on its own stream: the first on the launch stream, the others
+// on streams borrowed from the Program's pool, forked from and joined back
+// into the launch stream with events, so the host never waits.
+//
+// # Errors and resources
+//
+// Every call that can fail returns an error; sentinel errors (ErrClosed,
+// ErrUnsupported, ErrInvalidArgument, ErrForeign) work with errors.Is, and
+// bad kernel arguments are *ArgumentError values naming the kernel and the
+// parameter. Every object has an idempotent Close; objects dropped without
+// Close are released by a cleanup once unreachable.
+package qd

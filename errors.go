@@ -1,0 +1,51 @@
+package qd
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/quadrants-go/qd/internal/backend"
+)
+
+var (
+	// ErrClosed is returned when a closed Program, Stream, Event, Ndarray or
+	// Kernel is used.
+	ErrClosed = errors.New("qd: use of a closed object")
+	// ErrUnsupported is returned for what the chosen backend cannot do, such
+	// as an architecture whose backend has not landed or a foreign stream
+	// handle on the CPU.
+	ErrUnsupported = backend.ErrUnsupported
+	// ErrInvalidArgument is matched (errors.Is) by every *ArgumentError and
+	// by other bad-input errors.
+	ErrInvalidArgument = errors.New("qd: invalid argument")
+	// ErrForeign is returned when an object of one Program is used with
+	// another.
+	ErrForeign = errors.New("qd: object belongs to another Program")
+)
+
+// ArgumentError describes a bad kernel argument: which kernel, which
+// parameter, what was expected and what was given. It matches
+// ErrInvalidArgument with errors.Is, and also ErrClosed or ErrForeign when
+// the argument was a closed or foreign Ndarray.
+type ArgumentError struct {
+	Kernel string // kernel name
+	Param  string // parameter name, empty for a count mismatch
+	Index  int    // parameter position, -1 for a count mismatch
+	Msg    string // what was wrong
+	Err    error  // ErrClosed or ErrForeign when that is the cause
+}
+
+func (e *ArgumentError) Error() string {
+	if e.Index < 0 {
+		return fmt.Sprintf("qd: kernel %s: %s", e.Kernel, e.Msg)
+	}
+	return fmt.Sprintf("qd: kernel %s: parameter %d (%s): %s", e.Kernel, e.Index+1, e.Param, e.Msg)
+}
+
+// Is makes every ArgumentError match ErrInvalidArgument.
+func (e *ArgumentError) Is(target error) bool { return target == ErrInvalidArgument }
+
+// Unwrap gives the underlying cause (ErrClosed, ErrForeign), if any.
+func (e *ArgumentError) Unwrap() error { return e.Err }
+
+func closedErr(what string) error { return fmt.Errorf("%w: %s", ErrClosed, what) }

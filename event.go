@@ -1,0 +1,164 @@
+package qd
+
+import (
+	"fmt"
+	"runtime"
+	"sync/atomic"
+	"time"
+
+	"github.com/quadrants-go/qd/internal/backend"
+)
+
+// Event marks a point in a stream. Record captures the work enqueued on a
+// stream so far; the event is reached when that work is done. Streams wait
+// for events without blocking the host (Stream.WaitEvent); the host waits
+// with Synchronize. Every method is safe for concurrent use.
+type Event struct {
+	c *eventCore
+}
+
+type eventCore struct {
+	p      *Program
+	b      backend.Event
+	timing bool
+	closed atomic.Bool
+}
+
+// NewEvent makes an event; WithTiming makes it usable with Elapsed.
+func (p *Program) NewEvent(opts ...EventOption) (*Event, error) {
+	var cfg eventConfig
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
+	}
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
+	defer p.exit()
+	be, err := p.dev.NewEvent(cfg.timing)
+	if err != nil {
+		return nil, fmt.Errorf("qd: NewEvent: %w", err)
+	}
+	c := &eventCore{p: p, b: be, timing: cfg.timing}
+	p.mu.Lock()
+	p.events[c] = struct{}{}
+	p.mu.Unlock()
+	e := &Event{c: c}
+	runtime.AddCleanup(e, func(c *eventCore) { go c.p.releaseLeaked(c) }, c)
+	return e, nil
+}
+
+// check validates e for use with p; the caller holds p's lifetime lock.
+func (e *Event) check(p *Program) error {
+	if e == nil || e.c == nil {
+		return fmt.Errorf("%w: nil event", ErrInvalidArgument)
+	}
+	if e.c.p != p {
+		return fmt.Errorf("%w: event", ErrForeign)
+	}
+	if e.c.closed.Load() {
+		return closedErr("event")
+	}
+	return nil
+}
+
+// use checks e and takes its Program's lifetime lock; call exit when done.
+func (e *Event) use() error {
+	if e == nil || e.c == nil {
+		return fmt.Errorf("%w: nil event", ErrInvalidArgument)
+	}
+	if err := e.c.p.enter(); err != nil {
+		return err
+	}
+	if e.c.closed.Load() {
+		e.c.p.exit()
+		return closedErr("event")
+	}
+	return nil
+}
+
+// Record captures the work enqueued on s so far. Recording again moves the
+// event to the new point; waits enqueued before keep the point they saw.
+func (e *Event) Record(s *Stream) error {
+	if err := e.use(); err != nil {
+		return err
+	}
+	defer e.c.p.exit()
+	if s == nil || s.c == nil {
+		return fmt.Errorf("%w: nil stream", ErrInvalidArgument)
+	}
+	if s.c.p != e.c.p {
+		return fmt.Errorf("%w: stream", ErrForeign)
+	}
+	if s.c.closed.Load() {
+		return closedErr("stream")
+	}
+	return e.c.b.Record(s.c.b)
+}
+
+// Synchronize blocks until the event's last recorded point is reached (at
+// once for an event never recorded).
+func (e *Event) Synchronize() error {
+	if err := e.use(); err != nil {
+		return err
+	}
+	defer e.c.p.exit()
+	return e.c.b.Synchronize()
+}
+
+// Query reports whether the event's last recorded point is reached.
+func (e *Event) Query() (bool, error) {
+	if err := e.use(); err != nil {
+		return false, err
+	}
+	defer e.c.p.exit()
+	return e.c.b.Query()
+}
+
+// Close releases the event. It is idempotent.
+func (e *Event) Close() error {
+	if e == nil || e.c == nil {
+		return nil
+	}
+	p := e.c.p
+	p.life.RLock()
+	defer p.life.RUnlock()
+	if p.closed.Load() {
+		return nil
+	}
+	return e.c.leakClose()
+}
+
+func (c *eventCore) leakClose() error {
+	if !c.closed.CompareAndSwap(false, true) {
+		return nil
+	}
+	c.p.mu.Lock()
+	delete(c.p.events, c)
+	c.p.mu.Unlock()
+	return c.b.Close()
+}
+
+func (c *eventCore) release() error {
+	if !c.closed.CompareAndSwap(false, true) {
+		return nil
+	}
+	return c.b.Close()
+}
+
+// Elapsed is the time between two reached timing events (WithTiming) of
+// one Program, measured on the device.
+func Elapsed(start, end *Event) (time.Duration, error) {
+	if err := start.use(); err != nil {
+		return 0, err
+	}
+	defer start.c.p.exit()
+	if err := end.check(start.c.p); err != nil {
+		return 0, err
+	}
+	if !start.c.timing || !end.c.timing {
+		return 0, fmt.Errorf("%w: Elapsed needs two events made WithTiming()", ErrInvalidArgument)
+	}
+	return start.c.b.Elapsed(end.c.b)
+}

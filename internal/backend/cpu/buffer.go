@@ -1,0 +1,57 @@
+package cpu
+
+import (
+	"fmt"
+	"unsafe"
+
+	"github.com/quadrants-go/qd/internal/backend"
+)
+
+// buffer is host memory. Allocated buffers are backed by []uint64 so that
+// every element type is aligned; wrapped buffers point at a caller's slice.
+type buffer struct {
+	mem   []uint64 // keeps allocated memory alive; nil when wrapped
+	ptr   unsafe.Pointer
+	bytes int
+}
+
+func (b *buffer) Bytes() int { return b.bytes }
+
+// HostPointer gives package qd direct access: on the CPU, host copies are
+// plain memory moves once the streams that use the buffer are waited for.
+func (b *buffer) HostPointer() unsafe.Pointer { return b.ptr }
+
+func (b *buffer) bytesView() []byte { return unsafe.Slice((*byte)(b.ptr), b.bytes) }
+
+func (b *buffer) CopyFromHost(bs backend.Stream, src unsafe.Pointer, n int) error {
+	if n > b.bytes || n < 0 {
+		return fmt.Errorf("cpu backend: copy of %d bytes into a buffer of %d", n, b.bytes)
+	}
+	s, ok := bs.(*stream)
+	if !ok {
+		return fmt.Errorf("cpu backend: copy on a %T", bs)
+	}
+	return s.enqueue(op{kind: opFunc, fn: func() error {
+		copy(b.bytesView(), unsafe.Slice((*byte)(src), n))
+		return nil
+	}})
+}
+
+func (b *buffer) CopyToHost(bs backend.Stream, dst unsafe.Pointer, n int) error {
+	if n > b.bytes || n < 0 {
+		return fmt.Errorf("cpu backend: copy of %d bytes out of a buffer of %d", n, b.bytes)
+	}
+	s, ok := bs.(*stream)
+	if !ok {
+		return fmt.Errorf("cpu backend: copy on a %T", bs)
+	}
+	return s.enqueue(op{kind: opFunc, fn: func() error {
+		copy(unsafe.Slice((*byte)(dst), n), b.bytesView())
+		return nil
+	}})
+}
+
+func (b *buffer) Close() error {
+	b.mem = nil
+	return nil
+}

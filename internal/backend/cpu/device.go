@@ -1,0 +1,67 @@
+package cpu
+
+import (
+	"fmt"
+	"runtime"
+	"unsafe"
+
+	"github.com/quadrants-go/qd/internal/backend"
+	cg "github.com/quadrants-go/qd/internal/codegen/cpu"
+	"github.com/quadrants-go/qd/internal/lower"
+)
+
+// Device is the CPU as a backend.Device.
+type Device struct{}
+
+// New returns the CPU device.
+func New() *Device { return &Device{} }
+
+var _ backend.Device = (*Device)(nil)
+var _ backend.HostWrapper = (*Device)(nil)
+
+func (d *Device) Arch() string { return "cpu" }
+
+func (d *Device) Describe() string {
+	return fmt.Sprintf("CPU (%s/%s, %d threads)", runtime.GOOS, runtime.GOARCH, runtime.GOMAXPROCS(0))
+}
+
+func (d *Device) PriorityRange() (least, greatest int) { return 0, 0 }
+
+func (d *Device) NewStream(priority int) (backend.Stream, error) { return newStream(d), nil }
+
+func (d *Device) WrapStream(handle uintptr) (backend.Stream, error) {
+	return nil, fmt.Errorf("cpu backend: wrapping a foreign stream handle: %w", backend.ErrUnsupported)
+}
+
+func (d *Device) NewEvent(timing bool) (backend.Event, error) { return &event{timing: timing}, nil }
+
+func (d *Device) event(e backend.Event) (*event, error) {
+	ev, ok := e.(*event)
+	if !ok {
+		return nil, fmt.Errorf("cpu backend: not a CPU event: %T", e)
+	}
+	return ev, nil
+}
+
+func (d *Device) Alloc(bytes int) (backend.Buffer, error) {
+	if bytes < 0 {
+		return nil, fmt.Errorf("cpu backend: allocation of %d bytes", bytes)
+	}
+	mem := make([]uint64, (bytes+7)/8+1) // +1: a valid pointer even for 0 bytes
+	return &buffer{mem: mem, ptr: unsafe.Pointer(&mem[0]), bytes: bytes}, nil
+}
+
+// WrapHost uses host memory directly as a buffer.
+func (d *Device) WrapHost(p unsafe.Pointer, bytes int) (backend.Buffer, error) {
+	return &buffer{ptr: p, bytes: bytes}, nil
+}
+
+func (d *Device) Compile(plan *lower.Plan) (backend.Module, error) {
+	prog, err := cg.Compile(plan)
+	if err != nil {
+		return nil, err
+	}
+	return &module{prog: prog}, nil
+}
+
+func (d *Device) Close() error { return nil }

@@ -1,0 +1,139 @@
+package cpu
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/quadrants-go/qd/internal/backend"
+	cg "github.com/quadrants-go/qd/internal/codegen/cpu"
+)
+
+type module struct {
+	prog *cg.Program
+	pool sync.Pool // *launch
+}
+
+// launch holds one call's arguments and temporaries: per call, so the same
+// kernel can run on several streams at once with different arguments.
+type launch struct {
+	m    *module
+	args cg.Args
+}
+
+func (m *module) Begin(bs backend.Stream, a *backend.Args) (backend.Launch, error) {
+	l, _ := m.pool.Get().(*launch)
+	if l == nil {
+		l = &launch{m: m}
+	}
+	n := len(a.Scalars)
+	l.args.Scalars = append(l.args.Scalars[:0], a.Scalars...)
+	if cap(l.args.Arrays) < n {
+		l.args.Arrays = make([]cg.Array, n)
+	}
+	l.args.Arrays = l.args.Arrays[:n]
+	for i, arr := range a.Arrays {
+		if arr.Buf == nil {
+			l.args.Arrays[i] = cg.Array{}
+			continue
+		}
+		b, ok := arr.Buf.(*buffer)
+		if !ok {
+			m.pool.Put(l)
+			return nil, fmt.Errorf("cpu backend: argument %d is a %T, not a CPU buffer", i, arr.Buf)
+		}
+		l.args.Arrays[i] = cg.Array{Data: b.ptr, Shape: arr.Shape}
+	}
+	nt := m.prog.NumTemps
+	if cap(l.args.Temps) < nt {
+		l.args.Temps = make([]uint64, nt)
+	}
+	l.args.Temps = l.args.Temps[:nt]
+	clear(l.args.Temps)
+	return l, nil
+}
+
+func (l *launch) Run(task int, bs backend.Stream) error {
+	s, ok := bs.(*stream)
+	if !ok {
+		return fmt.Errorf("cpu backend: launch on a %T", bs)
+	}
+	if task < 0 || task >= len(l.m.prog.Tasks) {
+		return fmt.Errorf("cpu backend: no task %d", task)
+	}
+	return s.enqueue(op{kind: opRun, l: l, task: task})
+}
+
+func (l *launch) End(bs backend.Stream) error {
+	s, ok := bs.(*stream)
+	if !ok {
+		return fmt.Errorf("cpu backend: launch end on a %T", bs)
+	}
+	return s.enqueue(op{kind: opEnd, l: l})
+}
+
+func (l *launch) release() {
+	clear(l.args.Arrays) // drop references to user memory
+	l.m.pool.Put(l)
+}
+
+func (m *module) Close() error { return nil }
+
+// minChunk is the fewest iterations worth handing to another goroutine:
+// below it, starting the goroutine costs more than the work.
+const minChunk = 2048
+
+// run runs one task of the launch on the calling (stream) goroutine, with
+// helper goroutines for large parallel tasks.
+func (l *launch) run(task int) error {
+	t := l.m.prog.Tasks[task]
+	r, err := t.Prepare(&l.args)
+	if err != nil || r.Total <= 0 {
+		return err
+	}
+	workers := runtime.GOMAXPROCS(0)
+	if r.Total < 2*minChunk || workers == 1 {
+		return t.Run(&l.args, r, 0, r.Total)
+	}
+	// Several chunks per worker balance uneven iterations; the counter hands
+	// them out in order so neighbouring iterations stay on one core.
+	chunks := min(int64(workers*4), r.Total/minChunk)
+	size := (r.Total + chunks - 1) / chunks
+	var next atomic.Int64
+	var firstErr atomic.Pointer[error]
+	work := func() {
+		defer func() {
+			if p := recover(); p != nil {
+				e := fmt.Errorf("cpu backend: internal error in a parallel task: %v", p)
+				firstErr.CompareAndSwap(nil, &e)
+			}
+		}()
+		for firstErr.Load() == nil {
+			c := next.Add(1) - 1
+			lo := c * size
+			if lo >= r.Total {
+				return
+			}
+			if err := t.Run(&l.args, r, lo, min(lo+size, r.Total)); err != nil {
+				firstErr.CompareAndSwap(nil, &err)
+				return
+			}
+		}
+	}
+	helpers := min(workers, int(chunks)) - 1
+	var wg sync.WaitGroup
+	wg.Add(helpers)
+	for range helpers {
+		go func() {
+			defer wg.Done()
+			work()
+		}()
+	}
+	work()
+	wg.Wait()
+	if p := firstErr.Load(); p != nil {
+		return *p
+	}
+	return nil
+}

@@ -1,0 +1,265 @@
+package frontend
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+	"math"
+
+	"github.com/quadrants-go/qd/internal/ir"
+)
+
+// call translates a call: a conversion, a builtin, a kernel API or math
+// function, or a helper of the file (inlined). It returns the call's values.
+func (b *builder) call(x *ast.CallExpr) []ir.Expr {
+	if tv, ok := b.info.Types[x.Fun]; ok && tv.IsType() {
+		return []ir.Expr{b.conversion(x, tv.Type)}
+	}
+	if x.Ellipsis.IsValid() {
+		b.errorf(x.Ellipsis, "variadic calls (f(xs...)) are not supported in kernels")
+		return nil
+	}
+	fun := ast.Unparen(x.Fun)
+	if id, ok := fun.(*ast.Ident); ok {
+		if bi, ok := b.info.Uses[id].(*types.Builtin); ok {
+			return b.builtin(x, bi.Name())
+		}
+	}
+	if sel, ok := fun.(*ast.SelectorExpr); ok {
+		if s, ok := b.info.Selections[sel]; ok {
+			if s.Kind() == types.MethodVal || s.Kind() == types.MethodExpr {
+				b.errorf(x.Pos(), "method calls are not supported in kernels; use a plain function")
+			} else {
+				b.errorf(x.Pos(), "calling function values is not supported in kernels")
+			}
+			return nil
+		}
+	}
+	fn := b.funcOf(fun)
+	if fn == nil {
+		b.errorf(x.Pos(), "calling %s is not supported in kernels: only functions of the kernel's file, qd and math functions can be called", shortExpr(x.Fun))
+		return nil
+	}
+	if a, ok := b.std.funcs[fn.Origin()]; ok {
+		return b.apiCall(x, fn, a)
+	}
+	if decl := b.fc.decls[fn]; decl != nil {
+		return b.inline(x, fn, decl)
+	}
+	switch {
+	case fn.Pkg() == b.std.qd:
+		b.errorf(x.Pos(), "qd.%s cannot be used in kernels; kernels may call qd.StreamParallel, qd.LoopConfig, qd.NDRange, qd.NDRange3, the qd atomics and qd math (%s)", fn.Name(), supportedMath())
+	case fn.Pkg() == b.std.math:
+		b.errorf(x.Pos(), "math.%s is not supported in kernels; supported: %s", fn.Name(), supportedMath())
+	case fn.Pkg() != nil && fn.Pkg() != b.fc.pkg:
+		b.errorf(x.Pos(), "%s.%s cannot be called in kernels; kernels may use only qd and math", fn.Pkg().Name(), fn.Name())
+	default:
+		b.errorf(x.Pos(), "calling %s is not supported in kernels", fn.Name())
+	}
+	return nil
+}
+
+// conversion translates T(x).
+func (b *builder) conversion(x *ast.CallExpr, t types.Type) ir.Expr {
+	to, ok := b.scalarType(t, x.Fun.Pos(), "conversion to "+types.TypeString(t, nil))
+	if !ok || len(x.Args) != 1 {
+		return bad()
+	}
+	v := b.expr(x.Args[0])
+	if v.Type() == ir.Invalid || v.Type() == to {
+		return v
+	}
+	if c, ok := v.(*ir.Const); ok && !c.T.IsFloat() {
+		return convertConst(c, to)
+	}
+	if to == ir.Bool || v.Type() == ir.Bool {
+		b.errorf(x.Pos(), "cannot convert between bool and numbers")
+		return bad()
+	}
+	return &ir.Convert{To: to, X: v}
+}
+
+// builtin translates len, min and max.
+func (b *builder) builtin(x *ast.CallExpr, name string) []ir.Expr {
+	switch name {
+	case "len":
+		if len(x.Args) != 1 {
+			return nil
+		}
+		p, idx, ok := b.arrayIndexBase(x.Args[0])
+		if !ok {
+			return nil
+		}
+		if len(idx) >= p.Dims {
+			b.errorf(x.Pos(), "len of an element of %s: %s has %d dimensions", p.Name, p.Name, p.Dims)
+			return nil
+		}
+		// Rows are uniform (arrays are row-major), so len(x[i]) is the
+		// extent of dimension 1 whatever i is; i is still evaluated for
+		// its effects.
+		for _, v := range b.exprList(idx) {
+			b.discard(v)
+		}
+		return []ir.Expr{&ir.Len{Array: p, Dim: len(idx)}}
+	case "min", "max":
+		op := ir.Min
+		if name == "max" {
+			op = ir.Max
+		}
+		t, ok := b.typeOf(x)
+		if !ok {
+			return nil
+		}
+		vals := b.exprList(x.Args)
+		if len(vals) == 0 {
+			return nil
+		}
+		acc := b.convertTo(t, vals[0])
+		for _, v := range vals[1:] {
+			acc = &ir.Binary{Op: op, X: acc, Y: b.convertTo(t, v)}
+		}
+		return []ir.Expr{acc}
+	}
+	b.errorf(x.Pos(), "builtin %s is not supported in kernels; kernels may use len, min and max", name)
+	return nil
+}
+
+// apiCall translates a call of a qd or math function.
+func (b *builder) apiCall(x *ast.CallExpr, fn *types.Func, a apiFunc) []ir.Expr {
+	qual := fn.Pkg().Name() + "." + fn.Name()
+	switch a.kind {
+	case apiStreamParallel:
+		b.errorf(x.Pos(), "qd.StreamParallel must be called as a statement at the top level of a kernel")
+	case apiLoopConfig:
+		b.errorf(x.Pos(), "qd.LoopConfig must be a statement at the top level of the kernel, immediately before a parallel loop")
+	case apiBlockDim:
+		b.errorf(x.Pos(), "qd.BlockDim can only be used as an argument of qd.LoopConfig")
+	case apiNDRange, apiNDRange3:
+		b.errorf(x.Pos(), "%s can only be the range of a for loop (for i, j := range qd.NDRange(n, m))", qual)
+	case apiAtomic:
+		return b.atomic(x, a.atomic, qual)
+	case apiIntrinsic:
+		t, ok := b.typeOf(x)
+		if !ok {
+			return nil
+		}
+		if !t.IsFloat() {
+			b.errorf(x.Pos(), "%s needs float32 or float64 arguments", qual)
+			return nil
+		}
+		args := b.exprList(x.Args)
+		if len(args) != a.intrinsic.Arity() {
+			return nil
+		}
+		for i := range args {
+			args[i] = b.convertTo(t, args[i])
+		}
+		return []ir.Expr{&ir.Call{Fn: a.intrinsic, Args: args}}
+	case apiMathMinMax:
+		args := b.exprList(x.Args)
+		if len(args) != 2 {
+			return nil
+		}
+		return []ir.Expr{&ir.Binary{Op: a.minmax, X: b.convertTo(ir.F64, args[0]), Y: b.convertTo(ir.F64, args[1])}}
+	case apiMathNaN:
+		return []ir.Expr{ir.F64c(math.NaN())}
+	case apiMathInf:
+		args := b.exprList(x.Args)
+		if len(args) != 1 {
+			return nil
+		}
+		if c, ok := args[0].(*ir.Const); ok {
+			if c.Int() >= 0 {
+				return []ir.Expr{ir.F64c(math.Inf(1))}
+			}
+			return []ir.Expr{ir.F64c(math.Inf(-1))}
+		}
+		return []ir.Expr{&ir.Select{Cond: &ir.Binary{Op: ir.Ge, X: args[0], Y: ir.Zero(args[0].Type())},
+			X: ir.F64c(math.Inf(1)), Y: ir.F64c(math.Inf(-1))}}
+	case apiMathIsNaN:
+		args := b.exprList(x.Args)
+		if len(args) != 1 {
+			return nil
+		}
+		v := args[0]
+		if !isSimple(v) {
+			v = b.spill(v)
+		}
+		return []ir.Expr{&ir.Binary{Op: ir.Ne, X: v, Y: v}}
+	case apiMathIsInf:
+		args := b.exprList(x.Args)
+		if len(args) != 2 {
+			return nil
+		}
+		v, sign := args[0], args[1]
+		if !isSimple(v) {
+			v = b.spill(v)
+		}
+		pos := &ir.Binary{Op: ir.Eq, X: v, Y: ir.F64c(math.Inf(1))}
+		neg := &ir.Binary{Op: ir.Eq, X: v, Y: ir.F64c(math.Inf(-1))}
+		if c, ok := sign.(*ir.Const); ok {
+			switch {
+			case c.Int() > 0:
+				return []ir.Expr{pos}
+			case c.Int() < 0:
+				return []ir.Expr{neg}
+			}
+			return []ir.Expr{&ir.Binary{Op: ir.LOr, X: pos, Y: neg}}
+		}
+		if !isSimple(sign) {
+			sign = b.spill(sign)
+		}
+		zero := ir.Zero(sign.Type())
+		return []ir.Expr{&ir.Binary{Op: ir.LOr,
+			X: &ir.Binary{Op: ir.LAnd, X: &ir.Binary{Op: ir.Ge, X: sign, Y: zero}, Y: pos},
+			Y: &ir.Binary{Op: ir.LAnd, X: &ir.Binary{Op: ir.Le, X: sign, Y: zero}, Y: neg}}}
+	}
+	return nil
+}
+
+// atomic translates qd.AtomicOp(&x[i...], v) and qd.AtomicCAS(&x[i], old, new).
+func (b *builder) atomic(x *ast.CallExpr, op ir.AtomicOp, qual string) []ir.Expr {
+	want := 2
+	if op == ir.AtomicCAS {
+		want = 3
+	}
+	if len(x.Args) != want {
+		return nil
+	}
+	addr, ok := ast.Unparen(x.Args[0]).(*ast.UnaryExpr)
+	var ix *ast.IndexExpr
+	if ok && addr.Op == token.AND {
+		ix, ok = ast.Unparen(addr.X).(*ast.IndexExpr)
+	}
+	if !ok || ix == nil {
+		b.errorf(x.Args[0].Pos(), "the first argument of %s must be the address of an array element: &x[i]", qual)
+		return nil
+	}
+	p, idx, ok := b.arrayIndex(ix)
+	if !ok {
+		return nil
+	}
+	if len(idx) != p.Dims {
+		b.errorf(x.Args[0].Pos(), "the first argument of %s must be the address of an element: index all %d dimensions of %s", qual, p.Dims, p.Name)
+		return nil
+	}
+	vals := b.exprList(append(append([]ast.Expr(nil), idx...), x.Args[1:]...))
+	if len(vals) != len(idx)+want-1 {
+		return nil
+	}
+	n := len(idx)
+	if (op == ir.AtomicAnd || op == ir.AtomicOr || op == ir.AtomicXor) && !p.Elem.IsInteger() {
+		b.errorf(x.Pos(), "%s needs an integer array", qual)
+		return nil
+	}
+	if !p.Elem.IsNumeric() {
+		b.errorf(x.Pos(), "%s needs a numeric array", qual)
+		return nil
+	}
+	a := &ir.Atomic{Op: op, Array: p, Index: vals[:n], Value: b.convertTo(p.Elem, vals[n])}
+	if op == ir.AtomicCAS {
+		a.Compare = b.convertTo(p.Elem, vals[n])
+		a.Value = b.convertTo(p.Elem, vals[n+1])
+	}
+	return []ir.Expr{a}
+}

@@ -1,0 +1,504 @@
+package frontend
+
+import (
+	"go/ast"
+	"go/constant"
+	"go/token"
+	"go/types"
+	"math"
+
+	"github.com/quadrants-go/qd/internal/ir"
+)
+
+// bad is the placeholder for an expression that could not be translated: an
+// error has been reported and the kernel will be dropped.
+func bad() ir.Expr { return &ir.Const{T: ir.Invalid} }
+
+// expr translates an expression that yields one value. Statements it needs
+// (inlined calls) are emitted first.
+func (b *builder) expr(e ast.Expr) ir.Expr {
+	if tv, ok := b.info.Types[e]; ok && tv.Value != nil {
+		return b.constant(tv, e.Pos())
+	}
+	switch x := e.(type) {
+	case *ast.ParenExpr:
+		return b.expr(x.X)
+	case *ast.Ident:
+		return b.ident(x)
+	case *ast.BasicLit:
+		return b.constant(b.info.Types[e], e.Pos())
+	case *ast.BinaryExpr:
+		return b.binary(x)
+	case *ast.UnaryExpr:
+		return b.unary(x)
+	case *ast.IndexExpr:
+		return b.load(x)
+	case *ast.CallExpr:
+		vals := b.call(x)
+		if len(vals) != 1 {
+			if len(vals) > 1 {
+				b.errorf(x.Pos(), "%s returns %d values where one is needed", shortExpr(x.Fun), len(vals))
+			} else if b.nerrs == 0 {
+				b.errorf(x.Pos(), "%s returns no value", shortExpr(x.Fun))
+			}
+			return bad()
+		}
+		return vals[0]
+	case *ast.SelectorExpr:
+		return b.selector(x)
+	case *ast.StarExpr:
+		b.errorf(x.Pos(), "pointers are not supported in kernels")
+	case *ast.FuncLit:
+		b.errorf(x.Pos(), "function literals (closures) are not supported in kernels, except as the argument of qd.StreamParallel")
+	case *ast.CompositeLit:
+		b.errorf(x.Pos(), "composite literals are not supported in kernels (no structs, arrays or maps); use scalar locals")
+	case *ast.SliceExpr:
+		b.errorf(x.Pos(), "slicing is not supported in kernels; pass the whole array and index it")
+	case *ast.TypeAssertExpr:
+		b.errorf(x.Pos(), "type assertions are not supported in kernels (interfaces are not supported)")
+	case *ast.IndexListExpr:
+		b.errorf(x.Pos(), "generic instantiation is not supported in kernels")
+	default:
+		b.errorf(e.Pos(), "this expression is not supported in kernels")
+	}
+	return bad()
+}
+
+// exprIn translates e with the statements it needs going to a separate list.
+func (b *builder) exprIn(e ast.Expr) (ir.Expr, []ir.Stmt) {
+	var pre []ir.Stmt
+	var v ir.Expr
+	b.into(&pre, func() { v = b.expr(e) })
+	return v, pre
+}
+
+// exprList translates operands evaluated in order. Go evaluates the calls of
+// an expression left to right; inlined calls emit statements, so an earlier
+// operand that holds an atomic (a call in Go) is spilled to a temporary
+// before a later operand's statements run.
+func (b *builder) exprList(es []ast.Expr) []ir.Expr {
+	vals := make([]ir.Expr, len(es))
+	pres := make([][]ir.Stmt, len(es))
+	last := -1
+	for i, e := range es {
+		vals[i], pres[i] = b.exprIn(e)
+		if len(pres[i]) > 0 {
+			last = i
+		}
+	}
+	for i := range es {
+		*b.block = append(*b.block, pres[i]...)
+		if i < last && hasAtomic(vals[i]) {
+			vals[i] = b.spill(vals[i])
+		}
+	}
+	return vals
+}
+
+// logical builds x && y or x || y, where f translates y. When y needs
+// statements they run only when Go would evaluate y: the result goes
+// through a temporary set under an if.
+func (b *builder) logical(op ir.BinOp, x ir.Expr, f func() ir.Expr) ir.Expr {
+	var pre []ir.Stmt
+	var y ir.Expr
+	b.nested(&pre, func() { y = f() })
+	if len(pre) == 0 {
+		return &ir.Binary{Op: op, X: x, Y: y}
+	}
+	t := b.decl("cond", x)
+	var c ir.Expr = &ir.VarRef{Var: t}
+	if op == ir.LOr {
+		c = &ir.Unary{Op: ir.Not, X: c}
+	}
+	b.emit(&ir.If{Pos: b.pos, Cond: c, Then: append(pre, &ir.Assign{Pos: b.pos, Var: t, Value: y})})
+	return &ir.VarRef{Var: t}
+}
+
+var binOps = map[token.Token]ir.BinOp{
+	token.ADD: ir.Add, token.SUB: ir.Sub, token.MUL: ir.Mul, token.QUO: ir.Div, token.REM: ir.Rem,
+	token.AND: ir.And, token.OR: ir.Or, token.XOR: ir.Xor, token.AND_NOT: ir.AndNot,
+	token.SHL: ir.Shl, token.SHR: ir.Shr,
+	token.EQL: ir.Eq, token.NEQ: ir.Ne, token.LSS: ir.Lt, token.LEQ: ir.Le, token.GTR: ir.Gt, token.GEQ: ir.Ge,
+	token.LAND: ir.LAnd, token.LOR: ir.LOr,
+}
+
+func (b *builder) binary(x *ast.BinaryExpr) ir.Expr {
+	op, ok := binOps[x.Op]
+	if !ok {
+		b.errorf(x.OpPos, "operator %s is not supported in kernels", x.Op)
+		return bad()
+	}
+	if op.IsLogical() {
+		l := b.expr(x.X)
+		return b.logical(op, l, func() ir.Expr { return b.expr(x.Y) })
+	}
+	if _, ok := b.typeOf(x); !ok {
+		return bad()
+	}
+	vals := b.exprList([]ast.Expr{x.X, x.Y})
+	l, r := vals[0], vals[1]
+	if !op.IsShift() {
+		// Untyped constant operands take the other operand's type.
+		if _, c := l.(*ir.Const); c {
+			l = b.convertTo(r.Type(), l)
+		} else {
+			r = b.convertTo(l.Type(), r)
+		}
+	}
+	if !b.checkOperands(op, l.Type(), r.Type(), x.OpPos) {
+		return bad()
+	}
+	return &ir.Binary{Op: op, X: l, Y: r}
+}
+
+// checkOperands rejects operand types the IR does not define op for; Go's
+// type checker has already rejected most.
+func (b *builder) checkOperands(op ir.BinOp, x, y ir.Type, p token.Pos) bool {
+	if x == ir.Invalid || y == ir.Invalid {
+		return false
+	}
+	switch {
+	case op.IsShift():
+		if !x.IsInteger() || !y.IsInteger() {
+			b.errorf(p, "shifts need integer operands")
+			return false
+		}
+	case op == ir.Rem || op == ir.And || op == ir.Or || op == ir.Xor || op == ir.AndNot:
+		if !x.IsInteger() {
+			b.errorf(p, "operator needs integer operands")
+			return false
+		}
+	case op == ir.Add || op == ir.Sub || op == ir.Mul || op == ir.Div || op == ir.Lt || op == ir.Le || op == ir.Gt || op == ir.Ge:
+		if !x.IsNumeric() {
+			b.errorf(p, "operator needs numeric operands")
+			return false
+		}
+	}
+	return true
+}
+
+func (b *builder) unary(x *ast.UnaryExpr) ir.Expr {
+	switch x.Op {
+	case token.AND:
+		b.errorf(x.Pos(), "& is only supported as &x[i], the first argument of a qd atomic (qd.AtomicAdd(&x[i], v))")
+		return bad()
+	case token.ARROW:
+		b.errorf(x.Pos(), "channel receives are not supported in kernels")
+		return bad()
+	}
+	v := b.expr(x.X)
+	t := v.Type()
+	switch x.Op {
+	case token.ADD:
+		return v
+	case token.SUB:
+		if t.IsNumeric() {
+			return &ir.Unary{Op: ir.Neg, X: v}
+		}
+	case token.NOT:
+		if t == ir.Bool {
+			return &ir.Unary{Op: ir.Not, X: v}
+		}
+	case token.XOR:
+		if t.IsInteger() {
+			return &ir.Unary{Op: ir.BitNot, X: v}
+		}
+	}
+	if t != ir.Invalid {
+		b.errorf(x.Pos(), "operator %s is not supported on %s in kernels", x.Op, t)
+	}
+	return bad()
+}
+
+// ident reads a variable or parameter.
+func (b *builder) ident(x *ast.Ident) ir.Expr {
+	obj := b.info.Uses[x]
+	if bd := b.lookup(obj); bd != nil {
+		switch {
+		case bd.bad:
+		case bd.v != nil:
+			return &ir.VarRef{Var: bd.v}
+		case bd.val != nil:
+			return bd.val
+		case bd.idx3 != nil:
+			b.errorf(x.Pos(), "%s is a qd.NDRange3 index; use its fields %s.I, %s.J and %s.K", x.Name, x.Name, x.Name, x.Name)
+		case bd.param != nil:
+			b.errorf(x.Pos(), "array %s can only be indexed (%s[i]), measured (len(%s)) or passed to a helper function", x.Name, x.Name, x.Name)
+		}
+		return bad()
+	}
+	switch o := obj.(type) {
+	case *types.Var:
+		if o.Pkg() != nil && o.Parent() == o.Pkg().Scope() {
+			b.errorf(x.Pos(), "package-level variable %s cannot be used in kernels; pass it as a parameter or declare it const", x.Name)
+		} else {
+			b.errorf(x.Pos(), "%s cannot be used here", x.Name)
+		}
+	case *types.Func:
+		b.errorf(x.Pos(), "function values are not supported in kernels; call %s directly", x.Name)
+	case *types.Nil:
+		b.errorf(x.Pos(), "nil is not supported in kernels")
+	case *types.Const:
+		b.errorf(x.Pos(), "constant %s has an invalid value", x.Name)
+	default:
+		b.errorf(x.Pos(), "%s cannot be used as a value in kernels", x.Name)
+	}
+	return bad()
+}
+
+// selector translates p.I of a qd.NDRange3 index; qualified constants have
+// been folded already.
+func (b *builder) selector(x *ast.SelectorExpr) ir.Expr {
+	if sel, ok := b.info.Selections[x]; ok {
+		if f, ok := sel.Obj().(*types.Var); ok {
+			if d, ok := b.std.index3Fields[f]; ok {
+				if id, ok := ast.Unparen(x.X).(*ast.Ident); ok {
+					if bd := b.lookup(b.info.Uses[id]); bd != nil && bd.idx3 != nil && d < len(bd.idx3) {
+						return &ir.VarRef{Var: bd.idx3[d]}
+					}
+				}
+				b.errorf(x.Pos(), "qd.Index3 values are only supported as the variable of a qd.NDRange3 loop")
+				return bad()
+			}
+		}
+		if sel.Kind() == types.FieldVal {
+			b.errorf(x.Pos(), "struct fields are not supported in kernels")
+		} else {
+			b.errorf(x.Pos(), "methods are not supported in kernels")
+		}
+		return bad()
+	}
+	if fn, ok := b.info.Uses[x.Sel].(*types.Func); ok {
+		b.errorf(x.Pos(), "function values are not supported in kernels; call %s directly", shortExpr(x))
+		_ = fn
+		return bad()
+	}
+	b.errorf(x.Pos(), "%s cannot be used in kernels", shortExpr(x))
+	return bad()
+}
+
+// arrayIndexBase resolves an array parameter, possibly partly indexed
+// (x, x[i], x[i][j]), returning the index operands.
+func (b *builder) arrayIndexBase(e ast.Expr) (*ir.Param, []ast.Expr, bool) {
+	var idx []ast.Expr
+	e = ast.Unparen(e)
+	for {
+		ix, ok := e.(*ast.IndexExpr)
+		if !ok {
+			break
+		}
+		idx = append([]ast.Expr{ix.Index}, idx...)
+		e = ast.Unparen(ix.X)
+	}
+	id, ok := e.(*ast.Ident)
+	if !ok {
+		if n := b.nerrs; b.expr(e) != nil && b.nerrs == n {
+			b.errorf(e.Pos(), "only array parameters can be indexed in kernels")
+		}
+		return nil, nil, false
+	}
+	bd := b.lookup(b.info.Uses[id])
+	if bd != nil && bd.bad {
+		return nil, nil, false
+	}
+	if bd == nil || bd.param == nil || bd.param.Dims == 0 {
+		if t := b.info.TypeOf(id); t != nil {
+			switch t.Underlying().(type) {
+			case *types.Map:
+				b.errorf(id.Pos(), "maps are not supported in kernels")
+				return nil, nil, false
+			case *types.Basic:
+				if isString(t) {
+					b.errorf(id.Pos(), "strings are not supported in kernels")
+					return nil, nil, false
+				}
+			}
+		}
+		b.errorf(id.Pos(), "%s is not an array parameter; only array parameters ([]T, [][]T, [][][]T) can be indexed in kernels", id.Name)
+		return nil, nil, false
+	}
+	if len(idx) > bd.param.Dims {
+		b.errorf(e.Pos(), "%s has %d dimensions but is indexed %d times", id.Name, bd.param.Dims, len(idx))
+		return nil, nil, false
+	}
+	return bd.param, idx, true
+}
+
+func isString(t types.Type) bool {
+	bt, ok := t.Underlying().(*types.Basic)
+	return ok && bt.Info()&types.IsString != 0
+}
+
+// arrayIndex resolves an indexed array element or row.
+func (b *builder) arrayIndex(x *ast.IndexExpr) (*ir.Param, []ast.Expr, bool) {
+	return b.arrayIndexBase(x)
+}
+
+// load reads an array element.
+func (b *builder) load(x *ast.IndexExpr) ir.Expr {
+	if tv, ok := b.info.Types[x.X]; ok && tv.IsType() {
+		b.errorf(x.Pos(), "generic instantiation is not supported in kernels")
+		return bad()
+	}
+	p, idx, ok := b.arrayIndex(x)
+	if !ok {
+		return bad()
+	}
+	if len(idx) != p.Dims {
+		b.errorf(x.Pos(), "%s is a row of the %d-dimensional array %s; index all %d dimensions to read an element",
+			shortExpr(x), p.Dims, p.Name, p.Dims)
+		return bad()
+	}
+	vals := b.exprList(idx)
+	for i, v := range vals {
+		if !v.Type().IsInteger() && v.Type() != ir.Invalid {
+			b.errorf(idx[i].Pos(), "array index must be an integer")
+			return bad()
+		}
+	}
+	return &ir.Load{Array: p, Index: vals}
+}
+
+// constant turns a constant of go/types into an ir.Const of its type
+// (untyped constants take their default type).
+func (b *builder) constant(tv types.TypeAndValue, p token.Pos) ir.Expr {
+	if tv.Type == nil || tv.Value == nil {
+		b.errorf(p, "invalid constant")
+		return bad()
+	}
+	t, ok := b.scalarType(types.Default(tv.Type), p, "constant "+tv.Value.ExactString())
+	if !ok {
+		return bad()
+	}
+	c, ok := constValue(tv.Value, t)
+	if !ok {
+		b.errorf(p, "constant %s does not fit in %s", tv.Value.ExactString(), t)
+		return bad()
+	}
+	return c
+}
+
+// constValue encodes v as a constant of type t.
+func constValue(v constant.Value, t ir.Type) (*ir.Const, bool) {
+	switch t {
+	case ir.Bool:
+		if v.Kind() != constant.Bool {
+			return nil, false
+		}
+		return ir.BoolC(constant.BoolVal(v)).(*ir.Const), true
+	case ir.F32, ir.F64:
+		f, _ := constant.Float64Val(constant.ToFloat(v))
+		if t == ir.F32 {
+			return ir.F32c(float32(f)).(*ir.Const), true
+		}
+		return ir.F64c(f).(*ir.Const), true
+	}
+	iv := constant.ToInt(v)
+	if iv.Kind() != constant.Int {
+		return nil, false
+	}
+	if t.IsUnsigned() {
+		u, exact := constant.Uint64Val(iv)
+		if !exact || t == ir.U32 && u > math.MaxUint32 {
+			return nil, false
+		}
+		return &ir.Const{T: t, Bits: u}, true
+	}
+	i, exact := constant.Int64Val(iv)
+	if !exact || t == ir.I32 && (i < math.MinInt32 || i > math.MaxInt32) {
+		return nil, false
+	}
+	return &ir.Const{T: t, Bits: uint64(i)}, true
+}
+
+// convertConst re-encodes a constant as type t (an untyped constant meeting
+// a typed operand), with Go's conversion semantics.
+func convertConst(c *ir.Const, t ir.Type) ir.Expr {
+	switch {
+	case c.T == t:
+		return c
+	case t == ir.Bool || c.T == ir.Bool:
+		return c
+	case t.IsFloat() && c.T.IsFloat():
+		if t == ir.F32 {
+			return ir.F32c(float32(c.Float()))
+		}
+		return ir.F64c(c.Float())
+	case t.IsFloat():
+		f := float64(c.Int())
+		if c.T.IsUnsigned() {
+			f = float64(c.Bits)
+		}
+		if t == ir.F32 {
+			return ir.F32c(float32(f))
+		}
+		return ir.F64c(f)
+	case c.T.IsFloat():
+		return &ir.Convert{To: t, X: c}
+	}
+	bits := c.Bits
+	switch t {
+	case ir.I32:
+		bits = uint64(int64(int32(bits)))
+	case ir.U32:
+		bits = uint64(uint32(bits))
+	}
+	return &ir.Const{T: t, Bits: bits}
+}
+
+// intConst returns the value of an integer constant expression.
+func (b *builder) intConst(e ast.Expr) (int64, bool) {
+	tv, ok := b.info.Types[e]
+	if !ok || tv.Value == nil {
+		return 0, false
+	}
+	v := constant.ToInt(tv.Value)
+	if v.Kind() != constant.Int {
+		return 0, false
+	}
+	return constant.Int64Val(v)
+}
+
+// isPure reports whether e reads nothing a helper or a store could change:
+// it may be evaluated later, or twice.
+func isPure(e ir.Expr) bool {
+	switch e := e.(type) {
+	case *ir.Const, *ir.ParamRef, *ir.Len:
+		return true
+	case *ir.Convert:
+		return isPure(e.X)
+	case *ir.Unary:
+		return isPure(e.X)
+	case *ir.Binary:
+		return isPure(e.X) && isPure(e.Y)
+	}
+	return false
+}
+
+// isSimple reports whether e is cheap and free of effects to evaluate twice
+// at the same point: no loads, atomics or calls.
+func isSimple(e ir.Expr) bool {
+	switch e := e.(type) {
+	case *ir.Const, *ir.ParamRef, *ir.Len, *ir.VarRef:
+		return true
+	case *ir.Convert:
+		return isSimple(e.X)
+	case *ir.Unary:
+		return isSimple(e.X)
+	case *ir.Binary:
+		return isSimple(e.X) && isSimple(e.Y)
+	}
+	return false
+}
+
+// hasAtomic reports whether e contains an atomic operation.
+func hasAtomic(e ir.Expr) bool {
+	found := false
+	ir.InspectExpr(e, func(n ir.Node) bool {
+		if _, ok := n.(*ir.Atomic); ok {
+			found = true
+		}
+		return !found
+	})
+	return found
+}

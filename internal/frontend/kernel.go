@@ -1,0 +1,367 @@
+package frontend
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+
+	"github.com/quadrants-go/qd/internal/ir"
+)
+
+// maxInlines bounds the helper calls inlined into one kernel: helpers that
+// call each other several times each grow exponentially once inlined.
+const maxInlines = 5000
+
+// maxStmts bounds the statements translated for one kernel: fallthrough and
+// inlining duplicate code, and nesting them grows it exponentially.
+const maxStmts = 200000
+
+// binding is what a Go variable stands for in the IR.
+type binding struct {
+	v     *ir.Var   // a local: reads are VarRefs, assignments Assigns
+	val   ir.Expr   // a read-only value (kernel scalar parameter, bound helper argument)
+	param *ir.Param // an array (Dims > 0), or the kernel scalar parameter behind val
+	idx3  []*ir.Var // a qd.NDRange3 index: p.I, p.J, p.K
+	bad   bool      // a variable whose declaration failed: uses are not reported again
+}
+
+// target is a statement that break or continue may leave.
+type target struct {
+	label    *types.Label
+	loop     bool    // continue is allowed
+	parallel bool    // a ParallelFor: break is an error, continue leaves brk
+	brk      *ir.For // what break leaves
+	cont     *ir.For // what continue continues
+	// contBrk, when set, is a one-trip loop around the body that continue
+	// leaves instead (the body of a ParallelFor, which is not an ir.For, or
+	// of a loop whose Post cannot live in ir.For.Post).
+	contBrk *ir.For
+	used    bool // a break of brk, or of contBrk, was emitted
+}
+
+// frame is one function being translated: the kernel, or an inlined helper.
+type frame struct {
+	fn       *types.Func // nil for the kernel
+	name     string
+	parent   *frame
+	vars     map[types.Object]*binding
+	results  []*ir.Var
+	retFor   *ir.For // one-trip wrapper a non-tail return breaks out of
+	retUsed  bool
+	targets  []*target
+	callPos  token.Pos
+	isKernel bool
+}
+
+// builder translates one kernel.
+type builder struct {
+	fc      *fileCtx
+	std     *stdlib
+	info    *types.Info
+	k       *ir.Kernel
+	nvars   int
+	block   *[]ir.Stmt
+	fr      *frame
+	pos     ir.Pos // position of the statements emitted next
+	top     bool   // at the top level of the kernel or of a StreamParallel block
+	inPar   bool   // inside a parallel loop
+	inSP    bool   // inside a StreamParallel block
+	inlines int
+	nstmts  int
+	nerrs   int
+	// blockDim is the pending qd.LoopConfig(qd.BlockDim(n)) value and the
+	// position of that call, consumed by the next parallel loop.
+	blockDim    int
+	blockDimPos token.Pos
+}
+
+func (b *builder) errorf(p token.Pos, format string, args ...any) {
+	b.nerrs++
+	b.fc.errorf(p, b.k.Name, format, args...)
+}
+
+func (b *builder) emit(s ir.Stmt) { *b.block = append(*b.block, s) }
+
+// into runs f with statements going to *dst.
+func (b *builder) into(dst *[]ir.Stmt, f func()) {
+	saved := b.block
+	b.block = dst
+	f()
+	b.block = saved
+}
+
+// nested runs f for statements that are not at the top level (inside an if,
+// a loop, a lazily evaluated operand): range loops there are serial.
+func (b *builder) nested(dst *[]ir.Stmt, f func()) {
+	saved := b.top
+	b.top = false
+	b.into(dst, f)
+	b.top = saved
+}
+
+func (b *builder) newVar(name string, t ir.Type) *ir.Var {
+	b.nvars++
+	return &ir.Var{Name: name, Type: t, ID: b.nvars}
+}
+
+// decl emits a declaration of a fresh local set to init.
+func (b *builder) decl(name string, init ir.Expr) *ir.Var {
+	v := b.newVar(name, init.Type())
+	b.emit(&ir.Decl{Pos: b.pos, Var: v, Init: init})
+	return v
+}
+
+// spill evaluates e into a temporary now, so that later statements cannot
+// change or repeat its effect.
+func (b *builder) spill(e ir.Expr) ir.Expr {
+	return &ir.VarRef{Var: b.decl("tmp", e)}
+}
+
+// lookup finds the binding of obj in the current frame.
+func (b *builder) lookup(obj types.Object) *binding {
+	if obj == nil {
+		return nil
+	}
+	return b.fr.vars[obj]
+}
+
+// buildKernel translates the kernel fd, or reports why it cannot.
+func (fc *fileCtx) buildKernel(fd *ast.FuncDecl) *ir.Kernel {
+	fn, _ := fc.info.Defs[fd.Name].(*types.Func)
+	if fn == nil {
+		return nil
+	}
+	b := &builder{fc: fc, std: fc.std, info: fc.info, top: true}
+	b.k = &ir.Kernel{Name: fd.Name.Name, Pos: fc.pos(fd.Pos())}
+	b.block = &b.k.Body
+	b.fr = &frame{fn: fn, name: fd.Name.Name, vars: map[types.Object]*binding{}, isKernel: true}
+	sig := fn.Type().(*types.Signature)
+	if fd.Type.TypeParams != nil && fd.Type.TypeParams.NumFields() > 0 {
+		b.errorf(fd.Type.TypeParams.Pos(), "kernel %s cannot be generic; write one kernel per element type", fd.Name.Name)
+	}
+	if sig.Results().Len() > 0 {
+		b.errorf(fd.Type.Results.Pos(), "kernel %s cannot return values; write results to an array parameter", fd.Name.Name)
+	}
+	b.params(fd)
+	b.checkStreamParallelPlacement(fd.Body.List)
+	b.pos = fc.pos(fd.Body.Pos())
+	b.kernelBody(fd.Body.List)
+	if b.nerrs > 0 {
+		return nil
+	}
+	return b.k
+}
+
+// params declares the kernel's parameters.
+func (b *builder) params(fd *ast.FuncDecl) {
+	for _, field := range fd.Type.Params.List {
+		names := field.Names
+		if len(names) == 0 {
+			names = []*ast.Ident{nil}
+		}
+		for _, id := range names {
+			p := field.Type.Pos()
+			name := fmt.Sprintf("_%d", len(b.k.Params))
+			var obj types.Object
+			if id != nil {
+				p, name, obj = id.Pos(), id.Name, b.info.Defs[id]
+			}
+			t := b.info.TypeOf(field.Type)
+			if _, ok := field.Type.(*ast.Ellipsis); ok {
+				b.errorf(p, "variadic parameter %s is not supported; use an array parameter []T", name)
+				continue
+			}
+			elem, dims, ok := b.arrayOrScalar(t, p, "parameter "+name)
+			if !ok {
+				continue
+			}
+			prm := &ir.Param{Name: name, Elem: elem, Dims: dims, Index: len(b.k.Params), Pos: b.fc.pos(p)}
+			b.k.Params = append(b.k.Params, prm)
+			if obj == nil {
+				continue
+			}
+			if dims > 0 {
+				b.fr.vars[obj] = &binding{param: prm}
+			} else {
+				b.fr.vars[obj] = &binding{val: &ir.ParamRef{Param: prm}, param: prm}
+			}
+		}
+	}
+}
+
+// arrayOrScalar classifies a parameter type: a scalar (dims 0) or a slice of
+// 1 to 3 dimensions of a scalar element.
+func (b *builder) arrayOrScalar(t types.Type, p token.Pos, what string) (ir.Type, int, bool) {
+	dims := 0
+	for {
+		s, ok := types.Unalias(t).(*types.Slice)
+		if !ok {
+			break
+		}
+		dims++
+		t = s.Elem()
+	}
+	if dims > 3 {
+		b.errorf(p, "%s has %d dimensions; arrays have 1 to 3 ([]T, [][]T, [][][]T)", what, dims)
+		return ir.Invalid, 0, false
+	}
+	et, ok := b.scalarType(t, p, what)
+	return et, dims, ok
+}
+
+// kernelBody translates the top level of the kernel.
+func (b *builder) kernelBody(list []ast.Stmt) {
+	b.stmtList(list, false)
+}
+
+// checkStreamParallelPlacement reports top-level statements mixed with
+// qd.StreamParallel blocks. Nesting and use under if/for or in helpers are
+// reported where the call is translated.
+func (b *builder) checkStreamParallelPlacement(list []ast.Stmt) {
+	var sp []ast.Stmt
+	for _, s := range list {
+		if b.isStreamParallelStmt(s) {
+			sp = append(sp, s)
+		}
+	}
+	if len(sp) == 0 {
+		return
+	}
+	for i, s := range list {
+		if b.isStreamParallelStmt(s) {
+			continue
+		}
+		if _, ok := s.(*ast.EmptyStmt); ok {
+			continue
+		}
+		if r, ok := s.(*ast.ReturnStmt); ok && i == len(list)-1 && len(r.Results) == 0 {
+			continue
+		}
+		b.errorf(s.Pos(), "when a kernel uses qd.StreamParallel, every top-level statement must be a qd.StreamParallel block (first block at %s); move this statement into a block, or into a separate kernel",
+			b.fc.pos(sp[0].Pos()))
+	}
+}
+
+// isStreamParallelStmt reports whether s is a call of qd.StreamParallel.
+func (b *builder) isStreamParallelStmt(s ast.Stmt) bool {
+	es, ok := s.(*ast.ExprStmt)
+	if !ok {
+		return false
+	}
+	call, ok := ast.Unparen(es.X).(*ast.CallExpr)
+	return ok && b.apiOf(call.Fun).kind == apiStreamParallel
+}
+
+// apiOf returns what the function named by fun is in the kernel API
+// (apiNone for anything else), by its resolved object.
+func (b *builder) apiOf(fun ast.Expr) apiFunc {
+	fn := b.funcOf(fun)
+	if fn == nil {
+		return apiFunc{}
+	}
+	return b.std.funcs[fn.Origin()]
+}
+
+// funcOf returns the function that fun names (an identifier or a qualified
+// identifier, possibly instantiated), or nil.
+func (b *builder) funcOf(fun ast.Expr) *types.Func {
+	fun = ast.Unparen(fun)
+	switch f := fun.(type) {
+	case *ast.IndexExpr:
+		fun = f.X
+	case *ast.IndexListExpr:
+		fun = f.X
+	}
+	var id *ast.Ident
+	switch f := ast.Unparen(fun).(type) {
+	case *ast.Ident:
+		id = f
+	case *ast.SelectorExpr:
+		if _, isSel := b.info.Selections[f]; isSel {
+			return nil // a method or field
+		}
+		id = f.Sel
+	default:
+		return nil
+	}
+	fn, _ := b.info.Uses[id].(*types.Func)
+	return fn
+}
+
+// scalarType maps a Go type to an IR scalar type, reporting unsupported ones
+// with what kernels support instead.
+func (b *builder) scalarType(t types.Type, p token.Pos, what string) (ir.Type, bool) {
+	if t == nil {
+		b.errorf(p, "%s has no type", what)
+		return ir.Invalid, false
+	}
+	if tp, ok := t.(*types.TypeParam); ok {
+		b.errorf(p, "%s has type parameter type %s; generic functions are not supported in kernels", what, tp)
+		return ir.Invalid, false
+	}
+	switch u := t.Underlying().(type) {
+	case *types.Basic:
+		switch u.Kind() {
+		case types.Bool, types.UntypedBool:
+			return ir.Bool, true
+		case types.Int, types.Int64, types.UntypedInt:
+			return ir.I64, true
+		case types.Int32, types.UntypedRune:
+			return ir.I32, true
+		case types.Uint, types.Uint64:
+			return ir.U64, true
+		case types.Uint32:
+			return ir.U32, true
+		case types.Float32:
+			return ir.F32, true
+		case types.Float64, types.UntypedFloat:
+			return ir.F64, true
+		case types.Int8, types.Int16, types.Uint8, types.Uint16:
+			b.errorf(p, "%s has type %s; 8- and 16-bit integers are not supported in kernels: use int32, uint32, int or uint64", what, t)
+		case types.String, types.UntypedString:
+			b.errorf(p, "%s has type %s; strings are not supported in kernels", what, t)
+		case types.Complex64, types.Complex128, types.UntypedComplex:
+			b.errorf(p, "%s has type %s; complex numbers are not supported in kernels: use two float arrays", what, t)
+		case types.UntypedNil:
+			b.errorf(p, "nil is not supported in kernels")
+		case types.Invalid:
+			b.errorf(p, "%s has an invalid type", what)
+		default:
+			b.errorf(p, "%s has type %s, which kernels do not support; use bool, int, int32, int64, uint, uint32, uint64, float32 or float64", what, t)
+		}
+	case *types.Slice:
+		b.errorf(p, "%s has array type %s; arrays are only supported as parameters ([]T, [][]T, [][][]T), not as locals or results", what, t)
+	case *types.Array:
+		b.errorf(p, "%s has fixed-size array type %s, which kernels do not support; use an array parameter []T", what, t)
+	case *types.Pointer:
+		b.errorf(p, "%s has pointer type %s; pointers are not supported in kernels (only &x[i] as the first argument of a qd atomic)", what, t)
+	case *types.Map:
+		b.errorf(p, "%s has map type %s; maps are not supported in kernels", what, t)
+	case *types.Chan:
+		b.errorf(p, "%s has channel type %s; channels are not supported in kernels", what, t)
+	case *types.Struct:
+		b.errorf(p, "%s has struct type %s; structs are not supported in kernels: pass each field as its own parameter", what, t)
+	case *types.Interface:
+		b.errorf(p, "%s has interface type %s; interfaces are not supported in kernels", what, t)
+	case *types.Signature:
+		b.errorf(p, "%s has function type %s; function values are not supported in kernels: call the function directly", what, t)
+	default:
+		b.errorf(p, "%s has type %s, which kernels do not support", what, t)
+	}
+	return ir.Invalid, false
+}
+
+// typeOf maps the type of the expression e.
+func (b *builder) typeOf(e ast.Expr) (ir.Type, bool) {
+	return b.scalarType(b.info.TypeOf(e), e.Pos(), "expression "+shortExpr(e))
+}
+
+// shortExpr renders e for messages, shortened.
+func shortExpr(e ast.Expr) string {
+	s := types.ExprString(e)
+	if len(s) > 40 {
+		s = s[:37] + "..."
+	}
+	return s
+}

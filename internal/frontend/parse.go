@@ -1,0 +1,299 @@
+package frontend
+
+import (
+	"errors"
+	"go/ast"
+	"go/parser"
+	"go/scanner"
+	"go/token"
+	"go/types"
+	"strings"
+
+	"github.com/quadrants-go/qd/internal/ir"
+)
+
+// kernelMarker is the comment line that makes the function below it a kernel.
+const kernelMarker = "//qd:kernel"
+
+// Parse parses and type-checks the Go source src (named filename in
+// positions and messages) and returns one kernel per function marked with a
+// //qd:kernel comment line, in source order. The error, when not nil, is an
+// ErrorList of positioned *ir.Error values.
+func Parse(filename string, src []byte) ([]*ir.Kernel, error) {
+	s := loadStd()
+	if s.err != nil {
+		return nil, s.err
+	}
+	fc := &fileCtx{std: s, fset: token.NewFileSet(), filename: filename, fake: map[*types.Package]bool{}}
+	f, err := parser.ParseFile(fc.fset, filename, src, parser.ParseComments|parser.SkipObjectResolution)
+	if err != nil {
+		var el scanner.ErrorList
+		if errors.As(err, &el) {
+			for _, e := range el {
+				fc.errs.add(&ir.Error{Pos: ir.Pos{File: filename, Line: e.Pos.Line, Col: e.Pos.Column}, Msg: e.Msg})
+			}
+			return nil, fc.errs.result()
+		}
+		return nil, err
+	}
+	fc.file = f
+	kernels := fc.findKernels()
+	if len(kernels) == 0 {
+		return nil, fc.errs.result()
+	}
+	fc.typeCheck()
+	if err := fc.errs.result(); err != nil {
+		return nil, err
+	}
+	out := make([]*ir.Kernel, 0, len(kernels))
+	for _, fd := range kernels {
+		if k := fc.buildKernel(fd); k != nil {
+			out = append(out, k)
+		}
+	}
+	if err := fc.errs.result(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// fileCtx is what every kernel of one file shares.
+type fileCtx struct {
+	std      *stdlib
+	fset     *token.FileSet
+	filename string
+	file     *ast.File
+	pkg      *types.Package
+	info     *types.Info
+	fake     map[*types.Package]bool            // imports served as empty packages
+	decls    map[*types.Func]*ast.FuncDecl      // functions of the file
+	kernels  map[*types.Func]bool               // those marked //qd:kernel
+	assigned map[ast.Node]map[types.Object]bool // cache of assignedIn
+	typeErrs []types.Error
+	errs     errList
+}
+
+func (fc *fileCtx) pos(p token.Pos) ir.Pos {
+	if !p.IsValid() {
+		return ir.Pos{}
+	}
+	q := fc.fset.Position(p)
+	return ir.Pos{File: fc.filename, Line: q.Line, Col: q.Column}
+}
+
+func (fc *fileCtx) errorf(p token.Pos, kernel, format string, args ...any) {
+	fc.errs.add(ir.Errorf(fc.pos(p), kernel, format, args...))
+}
+
+// isMarker reports whether c is the kernel marker line.
+func isMarker(c *ast.Comment) bool {
+	return strings.TrimRight(c.Text, " \t\r") == kernelMarker
+}
+
+// findKernels returns the marked functions and reports markers that mark
+// nothing: a marker separated from its function by a blank line, above a
+// method, or above something that is not a function, would otherwise be
+// silently ignored.
+func (fc *fileCtx) findKernels() []*ast.FuncDecl {
+	var kernels []*ast.FuncDecl
+	used := map[*ast.Comment]bool{}
+	for _, d := range fc.file.Decls {
+		fd, ok := d.(*ast.FuncDecl)
+		if !ok || fd.Doc == nil {
+			continue
+		}
+		marked := false
+		for _, c := range fd.Doc.List {
+			if isMarker(c) {
+				used[c] = true
+				marked = true
+			}
+		}
+		if !marked {
+			continue
+		}
+		if fd.Recv != nil {
+			fc.errorf(fd.Pos(), fd.Name.Name, "a method cannot be a kernel; make %s a plain function", fd.Name.Name)
+			continue
+		}
+		if fd.Body == nil {
+			fc.errorf(fd.Pos(), fd.Name.Name, "kernel %s has no body", fd.Name.Name)
+			continue
+		}
+		kernels = append(kernels, fd)
+	}
+	for _, cg := range fc.file.Comments {
+		for _, c := range cg.List {
+			if isMarker(c) && !used[c] {
+				fc.errorf(c.Pos(), "", "%s must be on the line directly above a func declaration (no blank line in between)", kernelMarker)
+			}
+		}
+	}
+	return kernels
+}
+
+// typeCheck runs go/types over the file and reports the type errors that lie
+// in the kernels, in the functions they call and in the package-level
+// declarations they use; errors elsewhere belong to host code that may rely
+// on the rest of its package, which qd does not see.
+func (fc *fileCtx) typeCheck() {
+	fc.info = &types.Info{
+		Types:      map[ast.Expr]types.TypeAndValue{},
+		Defs:       map[*ast.Ident]types.Object{},
+		Uses:       map[*ast.Ident]types.Object{},
+		Selections: map[*ast.SelectorExpr]*types.Selection{},
+	}
+	conf := types.Config{
+		Importer: importerFunc(func(p string) (*types.Package, error) { return fc.std.imp(p, fc.fake) }),
+		Error: func(err error) {
+			if te, ok := err.(types.Error); ok {
+				fc.typeErrs = append(fc.typeErrs, te)
+			}
+		},
+		Sizes: sizes,
+	}
+	name := fc.file.Name.Name
+	if name == "_" || name == "" {
+		name = "kernels"
+	}
+	fc.pkg, _ = conf.Check(name, fc.fset, []*ast.File{fc.file}, fc.info)
+
+	fc.decls = map[*types.Func]*ast.FuncDecl{}
+	fc.kernels = map[*types.Func]bool{}
+	var roots []*ast.FuncDecl
+	for _, d := range fc.file.Decls {
+		fd, ok := d.(*ast.FuncDecl)
+		if !ok || fd.Recv != nil {
+			continue
+		}
+		fn, ok := fc.info.Defs[fd.Name].(*types.Func)
+		if !ok {
+			continue
+		}
+		fc.decls[fn] = fd
+		if fd.Doc != nil && fd.Body != nil && hasMarker(fd.Doc) {
+			fc.kernels[fn] = true
+			roots = append(roots, fd)
+		}
+	}
+
+	// Collect the source ranges whose type errors matter.
+	type span struct{ lo, hi token.Pos }
+	var spans []span
+	seen := map[ast.Node]bool{}
+	foreign := map[token.Pos]bool{}
+	var visit func(n ast.Node)
+	visit = func(n ast.Node) {
+		if n == nil || seen[n] {
+			return
+		}
+		seen[n] = true
+		spans = append(spans, span{n.Pos(), n.End()})
+		ast.Inspect(n, func(m ast.Node) bool {
+			switch m := m.(type) {
+			case *ast.SelectorExpr:
+				if id, ok := m.X.(*ast.Ident); ok {
+					if pn, ok := fc.info.Uses[id].(*types.PkgName); ok && fc.fake[pn.Imported()] {
+						fc.errorf(m.Pos(), "", "%s.%s: package %s cannot be used in kernels; kernels may use only qd and math",
+							id.Name, m.Sel.Name, pn.Imported().Path())
+						foreign[m.Pos()] = true
+						foreign[m.Sel.Pos()] = true
+						return false
+					}
+				}
+			case *ast.Ident:
+				obj := fc.info.Uses[m]
+				if obj == nil || obj.Pkg() != fc.pkg || obj.Parent() != fc.pkg.Scope() {
+					return true
+				}
+				if fn, ok := obj.(*types.Func); ok {
+					if fd := fc.decls[fn]; fd != nil {
+						visit(fd)
+					}
+					return true
+				}
+				if spec := fc.specOf(obj.Pos()); spec != nil {
+					visit(spec)
+				}
+			}
+			return true
+		})
+	}
+	for _, fd := range roots {
+		visit(fd)
+	}
+	for _, te := range fc.typeErrs {
+		if foreign[te.Pos] {
+			continue
+		}
+		for _, sp := range spans {
+			if te.Pos >= sp.lo && te.Pos < sp.hi {
+				fc.errorf(te.Pos, "", "%s", te.Msg)
+				break
+			}
+		}
+	}
+}
+
+func hasMarker(cg *ast.CommentGroup) bool {
+	for _, c := range cg.List {
+		if isMarker(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// specOf returns the package-level spec declaring the object at p.
+func (fc *fileCtx) specOf(p token.Pos) ast.Node {
+	for _, d := range fc.file.Decls {
+		gd, ok := d.(*ast.GenDecl)
+		if !ok || p < gd.Pos() || p >= gd.End() {
+			continue
+		}
+		for _, s := range gd.Specs {
+			if p >= s.Pos() && p < s.End() {
+				return s
+			}
+		}
+	}
+	return nil
+}
+
+// assignedIn returns the objects that body assigns (=, op=, ++, --, or as
+// the target of a range clause with =): those need a local of their own
+// where a read-only binding would otherwise do.
+func (fc *fileCtx) assignedIn(body ast.Node) map[types.Object]bool {
+	if m, ok := fc.assigned[body]; ok {
+		return m
+	}
+	m := map[types.Object]bool{}
+	mark := func(e ast.Expr) {
+		if id, ok := ast.Unparen(e).(*ast.Ident); ok {
+			if obj := fc.info.Uses[id]; obj != nil {
+				m[obj] = true
+			}
+		}
+	}
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			for _, l := range n.Lhs {
+				mark(l)
+			}
+		case *ast.IncDecStmt:
+			mark(n.X)
+		case *ast.RangeStmt:
+			if n.Tok == token.ASSIGN {
+				mark(n.Key)
+				mark(n.Value)
+			}
+		}
+		return true
+	})
+	if fc.assigned == nil {
+		fc.assigned = map[ast.Node]map[types.Object]bool{}
+	}
+	fc.assigned[body] = m
+	return m
+}

@@ -1,0 +1,17 @@
+// want: 16:2: goto is not supported
+package kernels
+
+import (
+	"math"
+
+	"github.com/quadrants-go/qd"
+)
+
+var _ = math.Pi
+var _ = qd.Sqrt[float32]
+
+//qd:kernel
+func k(x []float32) {
+L:
+	goto L
+}

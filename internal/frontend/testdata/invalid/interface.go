@@ -1,0 +1,15 @@
+// want: 14:21: interface type
+package kernels
+
+import (
+	"math"
+
+	"github.com/quadrants-go/qd"
+)
+
+var _ = math.Pi
+var _ = qd.Sqrt[float32]
+
+//qd:kernel
+func k(x []float32, v any) {
+}

@@ -1,0 +1,17 @@
+// want: 15:7: qd.NDRange can only be the range of a for loop
+package kernels
+
+import (
+	"math"
+
+	"github.com/quadrants-go/qd"
+)
+
+var _ = math.Pi
+var _ = qd.Sqrt[float32]
+
+//qd:kernel
+func k(x []int32) {
+	r := qd.NDRange(1, 2)
+	_ = r
+}

@@ -1,0 +1,18 @@
+// want: 17:9: package-level variable g cannot be used in kernels
+package kernels
+
+import (
+	"math"
+
+	"github.com/quadrants-go/qd"
+)
+
+var _ = math.Pi
+var _ = qd.Sqrt[float32]
+
+var g float32 = 1
+
+//qd:kernel
+func k(x []float32) {
+	x[0] = g
+}

@@ -1,0 +1,24 @@
+// want: 18:9: recursive call f → g → f is not supported: kernels inlin
+package kernels
+
+import (
+	"math"
+
+	"github.com/quadrants-go/qd"
+)
+
+var _ = math.Pi
+var _ = qd.Sqrt[float32]
+
+func f(n int) int {
+	return g(n)
+}
+
+func g(n int) int {
+	return f(n - 1)
+}
+
+//qd:kernel
+func k(x []int) {
+	x[0] = f(3)
+}

@@ -1,0 +1,16 @@
+// want: 15:9: slicing is not supported
+package kernels
+
+import (
+	"math"
+
+	"github.com/quadrants-go/qd"
+)
+
+var _ = math.Pi
+var _ = qd.Sqrt[float32]
+
+//qd:kernel
+func k(x []float32) {
+	x[0] = x[1:][0]
+}

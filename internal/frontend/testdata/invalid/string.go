@@ -1,0 +1,17 @@
+// want: 15:2: strings are not supported
+package kernels
+
+import (
+	"math"
+
+	"github.com/quadrants-go/qd"
+)
+
+var _ = math.Pi
+var _ = qd.Sqrt[float32]
+
+//qd:kernel
+func k(x []float32) {
+	s := "a"
+	_ = s
+}

@@ -1,0 +1,16 @@
+// want: 15:2: undefined: y
+package kernels
+
+import (
+	"math"
+
+	"github.com/quadrants-go/qd"
+)
+
+var _ = math.Pi
+var _ = qd.Sqrt[float32]
+
+//qd:kernel
+func k(x []float32) {
+	y[0] = 1
+}

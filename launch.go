@@ -1,0 +1,222 @@
+package qd
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/quadrants-go/qd/internal/backend"
+)
+
+// testHookRun, when set by a test, runs before each task is enqueued and can
+// fail it, to prove that a failed launch returns every pooled stream.
+var testHookRun func(task int) error
+
+func (k *kernelCore) launch(s *Stream, args []any) error {
+	if s == nil || s.c == nil {
+		return fmt.Errorf("%w: kernel %s: nil stream", ErrInvalidArgument, k.name)
+	}
+	p := k.p
+	if s.c.p != p {
+		return fmt.Errorf("%w: kernel %s: the stream belongs to another Program", ErrForeign, k.name)
+	}
+	if err := p.enter(); err != nil {
+		return err
+	}
+	defer p.exit()
+	if k.closed.Load() {
+		return closedErr("kernel " + k.name)
+	}
+	if s.c.closed.Load() {
+		return closedErr("stream")
+	}
+	c, _ := k.calls.Get().(*call)
+	if c == nil {
+		c = new(call)
+	}
+	defer k.calls.Put(c)
+	if err := k.bind(c, args); err != nil {
+		return err
+	}
+	for _, a := range c.arrays {
+		a.noteUse(s.c)
+	}
+	if len(c.hosts) > 0 {
+		return k.launchWithHostSlices(c, s.c)
+	}
+	return k.enqueue(c, s.c)
+}
+
+// enqueue runs the plan's tasks on s: tasks outside stream-parallel groups,
+// and the first group's, on s itself; every other group on a pooled stream
+// that first waits for an event recorded on s (fork), while s waits for an
+// event recorded after each group (join). The host never blocks.
+func (k *kernelCore) enqueue(c *call, s *streamCore) error {
+	l, err := k.mod.mod.Begin(s.b, &c.b)
+	if err != nil {
+		return fmt.Errorf("qd: kernel %s: %w", k.name, err)
+	}
+	err = k.p.runTasks(k, l, s)
+	return errors.Join(err, l.End(s.b))
+}
+
+func (p *Program) runTasks(k *kernelCore, l backend.Launch, s *streamCore) error {
+	tasks := k.plan.Tasks
+	if k.plan.Groups <= 1 {
+		for _, t := range tasks {
+			if err := runTask(l, t.Index, s); err != nil {
+				return fmt.Errorf("qd: kernel %s: %w", k.name, err)
+			}
+		}
+		return nil
+	}
+	// Group g runs on streams[g-1]; group 1 on the launch stream itself.
+	streams := make([]*streamCore, k.plan.Groups)
+	streams[0] = s
+	fork, err := p.evpool.get()
+	if err != nil {
+		return err
+	}
+	defer p.evpool.put(fork)
+	if err := fork.Record(s.b); err != nil {
+		return err
+	}
+	var runErr error
+	next := groupStarts(k)
+	for g := 1; g < len(streams); g++ {
+		if next[g] >= len(tasks) || tasks[next[g]].Group != g+1 {
+			continue // an empty group needs no stream
+		}
+		ps, err := p.pool.acquire()
+		if err != nil {
+			runErr = err
+			break
+		}
+		streams[g] = ps
+		if err := ps.b.WaitEvent(fork); err != nil {
+			runErr = err
+			break
+		}
+	}
+	if runErr == nil {
+		// Breadth-first: the first task of every group, then the second...,
+		// so that GPU hardware queues see independent work early.
+		for more := true; more && runErr == nil; {
+			more = false
+			for g := range streams {
+				i := next[g]
+				if i >= len(tasks) || tasks[i].Group != g+1 {
+					continue
+				}
+				more = true
+				next[g]++
+				if err := runTask(l, i, streams[g]); err != nil {
+					runErr = fmt.Errorf("qd: kernel %s: %w", k.name, err)
+					break
+				}
+			}
+		}
+	}
+	// Join every borrowed stream, also after an error: the launch's
+	// temporaries are released in the order of s, after the groups.
+	for _, ps := range streams[1:] {
+		if ps == nil {
+			continue
+		}
+		if err := p.join(s, ps); err != nil && runErr == nil {
+			runErr = err
+		}
+		p.pool.release(ps)
+	}
+	return runErr
+}
+
+func runTask(l backend.Launch, task int, s *streamCore) error {
+	if testHookRun != nil {
+		if err := testHookRun(task); err != nil {
+			return err
+		}
+	}
+	return l.Run(task, s.b)
+}
+
+// groupStarts gives the index of the first task of each group (groups are
+// contiguous and in id order).
+func groupStarts(k *kernelCore) []int {
+	starts := make([]int, k.plan.Groups)
+	for i := range starts {
+		starts[i] = len(k.plan.Tasks)
+	}
+	for i := len(k.plan.Tasks) - 1; i >= 0; i-- {
+		if g := k.plan.Tasks[i].Group; g >= 1 && g <= len(starts) {
+			starts[g-1] = i
+		}
+	}
+	return starts
+}
+
+// join makes s wait for the work enqueued so far on o.
+func (p *Program) join(s, o *streamCore) error {
+	e, err := p.evpool.get()
+	if err != nil {
+		return err
+	}
+	defer p.evpool.put(e)
+	if err := e.Record(o.b); err != nil {
+		return err
+	}
+	return s.b.WaitEvent(e)
+}
+
+// launchWithHostSlices surrounds the kernel with the copies of its slice
+// arguments on s and waits for the copies back. On a backend that can use
+// host memory directly, the packed slices are the kernel's memory.
+func (k *kernelCore) launchWithHostSlices(c *call, s *streamCore) error {
+	p := k.p
+	hw, direct := p.dev.(backend.HostWrapper)
+	var errs []error
+	bufs := 0
+	defer func() {
+		for i := range c.hosts[:bufs] {
+			if !direct {
+				c.hosts[i].buf.Close()
+			}
+			c.hosts[i] = hostCopy{}
+		}
+	}()
+	for i := range c.hosts {
+		h := &c.hosts[i]
+		var err error
+		if direct {
+			h.buf, err = hw.WrapHost(h.packed, h.bytes)
+		} else {
+			h.buf, err = p.dev.Alloc(h.bytes)
+		}
+		if err != nil {
+			return fmt.Errorf("qd: kernel %s: memory for a slice argument: %w", k.name, err)
+		}
+		bufs++
+		c.b.Arrays[h.param].Buf = h.buf
+		if !direct && h.bytes > 0 {
+			if err := h.buf.CopyFromHost(s.b, h.packed, h.bytes); err != nil {
+				return fmt.Errorf("qd: kernel %s: copying a slice argument in: %w", k.name, err)
+			}
+		}
+	}
+	errs = append(errs, k.enqueue(c, s))
+	if !direct {
+		for _, h := range c.hosts {
+			if h.bytes > 0 {
+				errs = append(errs, h.buf.CopyToHost(s.b, h.packed, h.bytes))
+			}
+		}
+	}
+	// Wait for the kernel and the copies back; Synchronize also reports the
+	// kernel's own errors.
+	errs = append(errs, s.b.Synchronize())
+	for _, h := range c.hosts {
+		if h.unpack != nil {
+			h.unpack()
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,336 @@
+package qd
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/quadrants-go/qd/internal/backend"
+	"github.com/quadrants-go/qd/internal/ir"
+)
+
+// Elem is the set of element types of an Ndarray (and of kernel arrays).
+// int and uint are 64-bit.
+type Elem interface {
+	bool | int | int32 | int64 | uint | uint32 | uint64 | float32 | float64
+}
+
+// elemType maps a Go element type to its IR type.
+func elemType[T Elem]() ir.Type {
+	var zero T
+	switch any(zero).(type) {
+	case bool:
+		return ir.Bool
+	case int32:
+		return ir.I32
+	case int, int64:
+		return ir.I64
+	case uint32:
+		return ir.U32
+	case uint, uint64:
+		return ir.U64
+	case float32:
+		return ir.F32
+	case float64:
+		return ir.F64
+	}
+	panic("unreachable: Elem covers every case")
+}
+
+// Ndarray is a row-major array of 1 to 3 dimensions in device memory (host
+// memory on the CPU backend). Host access (CopyFromHost, CopyToHost,
+// ToSlice) is safe against work in flight: it first waits for the work
+// enqueued before it, on any stream, that uses the array. Every method is
+// safe for concurrent use.
+type Ndarray[T Elem] struct {
+	c *ndCore
+}
+
+// ndCore is the part of an Ndarray the Program's registry, kernel launches
+// and the leak cleanup hold.
+type ndCore struct {
+	p      *Program
+	buf    backend.Buffer
+	elem   ir.Type
+	shape  [3]int // unused dimensions are 1
+	dims   int
+	n      int // elements
+	closed atomic.Bool
+
+	// users lists the streams that launched kernels using the array since
+	// the host last waited for them. A launch only notes its stream here
+	// (no driver call); host access and Close wait for just these streams.
+	mu    sync.Mutex
+	users []use
+}
+
+type use struct {
+	s   *streamCore
+	seq uint64 // bumped by every note, so a wait removes only what it saw
+}
+
+// NewNdarray makes a zero-filled array of the given shape (1 to 3
+// dimensions, each ≥ 0).
+func NewNdarray[T Elem](p *Program, shape ...int) (*Ndarray[T], error) {
+	if p == nil {
+		return nil, fmt.Errorf("%w: NewNdarray: nil Program", ErrInvalidArgument)
+	}
+	if len(shape) < 1 || len(shape) > 3 {
+		return nil, fmt.Errorf("%w: NewNdarray: %d dimensions; want 1 to 3", ErrInvalidArgument, len(shape))
+	}
+	et := elemType[T]()
+	c := &ndCore{p: p, elem: et, dims: len(shape), shape: [3]int{1, 1, 1}, n: 1}
+	for i, d := range shape {
+		if d < 0 {
+			return nil, fmt.Errorf("%w: NewNdarray: dimension %d is %d", ErrInvalidArgument, i, d)
+		}
+		if d > 0 && c.n > math.MaxInt/et.Size()/d {
+			return nil, fmt.Errorf("%w: NewNdarray: shape %v is too large", ErrInvalidArgument, shape)
+		}
+		c.shape[i] = d
+		c.n *= d
+	}
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
+	defer p.exit()
+	buf, err := p.dev.Alloc(c.n * et.Size())
+	if err != nil {
+		return nil, fmt.Errorf("qd: NewNdarray%v: %w", shape, err)
+	}
+	c.buf = buf
+	if err := c.zero(); err != nil {
+		buf.Close()
+		return nil, err
+	}
+	p.mu.Lock()
+	p.arrays[c] = struct{}{}
+	p.mu.Unlock()
+	a := &Ndarray[T]{c: c}
+	runtime.AddCleanup(a, func(c *ndCore) { go c.p.releaseLeaked(c) }, c)
+	return a, nil
+}
+
+// zero fills a new buffer with zeros; CPU memory is born zeroed.
+func (c *ndCore) zero() error {
+	if _, ok := c.buf.(hostPointer); ok || c.n == 0 {
+		return nil
+	}
+	zeros := make([]byte, c.n*c.elem.Size())
+	return c.p.hostTransfer(c, func(s backend.Stream) error {
+		return c.buf.CopyFromHost(s, unsafe.Pointer(&zeros[0]), len(zeros))
+	})
+}
+
+// Shape is the array's shape, one entry per dimension.
+func (a *Ndarray[T]) Shape() []int {
+	if a == nil || a.c == nil {
+		return nil
+	}
+	return append([]int(nil), a.c.shape[:a.c.dims]...)
+}
+
+// Len is the number of elements.
+func (a *Ndarray[T]) Len() int {
+	if a == nil || a.c == nil {
+		return 0
+	}
+	return a.c.n
+}
+
+// use checks the array and takes its Program's lifetime lock.
+func (a *Ndarray[T]) use() error {
+	if a == nil || a.c == nil {
+		return fmt.Errorf("%w: nil Ndarray", ErrInvalidArgument)
+	}
+	if err := a.c.p.enter(); err != nil {
+		return err
+	}
+	if a.c.closed.Load() {
+		a.c.p.exit()
+		return closedErr("Ndarray")
+	}
+	return nil
+}
+
+// CopyFromHost copies src, which must have exactly Len elements in
+// row-major order, into the array. It waits for enqueued work that uses the
+// array first, and returns when the copy is done.
+func (a *Ndarray[T]) CopyFromHost(src []T) error {
+	if err := a.use(); err != nil {
+		return err
+	}
+	defer a.c.p.exit()
+	if len(src) != a.c.n {
+		return fmt.Errorf("%w: CopyFromHost: %d elements for an Ndarray of %d", ErrInvalidArgument, len(src), a.c.n)
+	}
+	if a.c.n == 0 {
+		return nil
+	}
+	return a.c.p.hostTransfer(a.c, func(s backend.Stream) error {
+		return a.c.buf.CopyFromHost(s, unsafe.Pointer(&src[0]), len(src)*a.c.elem.Size())
+	}, func(p unsafe.Pointer) {
+		copy(unsafe.Slice((*T)(p), a.c.n), src)
+	})
+}
+
+// CopyToHost copies the array into dst, which must have exactly Len
+// elements. The copy includes every write enqueued before the call, on any
+// stream.
+func (a *Ndarray[T]) CopyToHost(dst []T) error {
+	if err := a.use(); err != nil {
+		return err
+	}
+	defer a.c.p.exit()
+	if len(dst) != a.c.n {
+		return fmt.Errorf("%w: CopyToHost: %d elements for an Ndarray of %d", ErrInvalidArgument, len(dst), a.c.n)
+	}
+	return a.copyOut(dst)
+}
+
+func (a *Ndarray[T]) copyOut(dst []T) error {
+	if a.c.n == 0 {
+		return nil
+	}
+	return a.c.p.hostTransfer(a.c, func(s backend.Stream) error {
+		return a.c.buf.CopyToHost(s, unsafe.Pointer(&dst[0]), len(dst)*a.c.elem.Size())
+	}, func(p unsafe.Pointer) {
+		copy(dst, unsafe.Slice((*T)(p), a.c.n))
+	})
+}
+
+// ToSlice returns a copy of the array's elements in row-major order.
+func (a *Ndarray[T]) ToSlice() ([]T, error) {
+	if err := a.use(); err != nil {
+		return nil, err
+	}
+	defer a.c.p.exit()
+	out := make([]T, a.c.n)
+	return out, a.copyOut(out)
+}
+
+// Close frees the array once the enqueued work that uses it is done. It is
+// idempotent; other methods of a closed array return ErrClosed.
+func (a *Ndarray[T]) Close() error {
+	if a == nil || a.c == nil {
+		return nil
+	}
+	p := a.c.p
+	p.life.RLock()
+	defer p.life.RUnlock()
+	if p.closed.Load() {
+		return nil
+	}
+	return a.c.leakClose()
+}
+
+func (c *ndCore) leakClose() error {
+	if !c.closed.CompareAndSwap(false, true) {
+		return nil
+	}
+	c.p.mu.Lock()
+	delete(c.p.arrays, c)
+	c.p.mu.Unlock()
+	err := c.p.waitUsers(c)
+	return errors.Join(err, c.buf.Close())
+}
+
+// release is Program.Close's path: all work is already done.
+func (c *ndCore) release() error {
+	if !c.closed.CompareAndSwap(false, true) {
+		return nil
+	}
+	return c.buf.Close()
+}
+
+// noteUse records that a launch on s uses the array. It is on the launch
+// path, so it only appends to a short list.
+func (c *ndCore) noteUse(s *streamCore) {
+	c.mu.Lock()
+	for i := range c.users {
+		if c.users[i].s == s {
+			c.users[i].seq++
+			c.mu.Unlock()
+			return
+		}
+	}
+	c.users = append(c.users, use{s: s})
+	c.mu.Unlock()
+}
+
+// hostPointer is implemented by buffers the host can address directly (the
+// CPU backend's).
+type hostPointer interface{ HostPointer() unsafe.Pointer }
+
+// waitUsers blocks until the work enqueued so far on the streams that used
+// c is done, then forgets those uses.
+func (p *Program) waitUsers(c *ndCore) error {
+	c.mu.Lock()
+	seen := append([]use(nil), c.users...)
+	c.mu.Unlock()
+	if len(seen) == 0 {
+		return nil
+	}
+	var errs []error
+	for _, u := range seen {
+		if u.s.closed.Load() {
+			continue // Close waited for its work
+		}
+		e, err := p.evpool.get()
+		if err != nil {
+			return err
+		}
+		if err := e.Record(u.s.b); err != nil {
+			errs = append(errs, err)
+		} else if err := e.Synchronize(); err != nil {
+			errs = append(errs, err)
+		}
+		p.evpool.put(e)
+	}
+	c.mu.Lock()
+	kept := c.users[:0]
+	for _, u := range c.users {
+		if !containsUse(seen, u) {
+			kept = append(kept, u)
+		}
+	}
+	clear(c.users[len(kept):])
+	c.users = kept
+	c.mu.Unlock()
+	return errors.Join(errs...)
+}
+
+func containsUse(list []use, u use) bool {
+	for _, x := range list {
+		if x == u {
+			return true
+		}
+	}
+	return false
+}
+
+// hostTransfer runs one host copy of c after the work that uses it: on a
+// host-addressable buffer directly (direct), otherwise enqueued by enqueue
+// on a pooled stream that is then waited for.
+func (p *Program) hostTransfer(c *ndCore, enqueue func(backend.Stream) error, direct ...func(unsafe.Pointer)) error {
+	if err := p.waitUsers(c); err != nil {
+		return err
+	}
+	if hp, ok := c.buf.(hostPointer); ok && len(direct) > 0 {
+		direct[0](hp.HostPointer())
+		return nil
+	}
+	s, err := p.pool.acquire()
+	if err != nil {
+		return err
+	}
+	defer p.pool.release(s)
+	if err := enqueue(s.b); err != nil {
+		return err
+	}
+	return s.b.Synchronize()
+}

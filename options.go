@@ -1,0 +1,65 @@
+package qd
+
+import "fmt"
+
+// Arch is a backend architecture.
+type Arch int
+
+const (
+	// Auto picks CUDA when a device is present, else AMDGPU, else the CPU.
+	Auto Arch = iota
+	// CPU runs kernels on the host's cores; always available.
+	CPU
+	// CUDA runs kernels on an NVIDIA GPU through the CUDA driver.
+	CUDA
+	// AMDGPU runs kernels on an AMD GPU through HIP.
+	AMDGPU
+)
+
+func (a Arch) String() string {
+	switch a {
+	case Auto:
+		return "auto"
+	case CPU:
+		return "cpu"
+	case CUDA:
+		return "cuda"
+	case AMDGPU:
+		return "amdgpu"
+	}
+	return fmt.Sprintf("Arch(%d)", int(a))
+}
+
+// InitOption configures Init.
+type InitOption func(*initConfig)
+
+type initConfig struct {
+	arch Arch
+}
+
+// WithArch chooses the backend (default Auto).
+func WithArch(a Arch) InitOption { return func(c *initConfig) { c.arch = a } }
+
+// StreamOption configures Program.NewStream.
+type StreamOption func(*streamConfig)
+
+type streamConfig struct {
+	priority    int
+	hasPriority bool
+}
+
+// WithPriority sets a stream's priority. As in CUDA, a lower number is a
+// higher priority; 0 is the default and the lowest. Values beyond what the
+// device offers are clamped to its range (the CPU has a single priority).
+func WithPriority(p int) StreamOption {
+	return func(c *streamConfig) { c.priority, c.hasPriority = p, true }
+}
+
+// EventOption configures Program.NewEvent.
+type EventOption func(*eventConfig)
+
+type eventConfig struct{ timing bool }
+
+// WithTiming makes an event usable with Elapsed. Timing is off by default
+// because it makes recording slower on GPUs.
+func WithTiming() EventOption { return func(c *eventConfig) { c.timing = true } }

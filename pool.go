@@ -1,0 +1,97 @@
+package qd
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/quadrants-go/qd/internal/backend"
+)
+
+// streamPool lends streams to stream-parallel launches. It is LIFO so the
+// most recently used (warm) stream goes out first, and grows to the largest
+// number of streams out at once. Streams go back while their work may still
+// be in flight: stream order serialises any later use, and every launch
+// makes a borrowed stream wait for its fork event first.
+type streamPool struct {
+	p    *Program
+	mu   sync.Mutex
+	free []*streamCore
+	out  int // streams lent and not returned; tests check it returns to 0
+}
+
+func (sp *streamPool) acquire() (*streamCore, error) {
+	sp.mu.Lock()
+	if n := len(sp.free); n > 0 {
+		s := sp.free[n-1]
+		sp.free = sp.free[:n-1]
+		sp.out++
+		sp.mu.Unlock()
+		return s, nil
+	}
+	sp.out++
+	sp.mu.Unlock()
+	least, _ := sp.p.dev.PriorityRange()
+	bs, err := sp.p.dev.NewStream(least)
+	if err != nil {
+		sp.mu.Lock()
+		sp.out--
+		sp.mu.Unlock()
+		return nil, fmt.Errorf("qd: creating a pooled stream: %w", err)
+	}
+	return sp.p.registerStream(bs, streamPooled), nil
+}
+
+func (sp *streamPool) release(s *streamCore) {
+	sp.mu.Lock()
+	sp.free = append(sp.free, s)
+	sp.out--
+	sp.mu.Unlock()
+}
+
+// eventPool recycles untimed events for fork/join and host waits. An event
+// goes back as soon as the wait on it is enqueued: a wait keeps the point
+// recorded at the time it was enqueued, so recording the event again later
+// does not disturb it.
+type eventPool struct {
+	p    *Program
+	mu   sync.Mutex
+	free []backend.Event
+	all  []backend.Event // for Program.Close
+}
+
+func (ep *eventPool) get() (backend.Event, error) {
+	ep.mu.Lock()
+	if n := len(ep.free); n > 0 {
+		e := ep.free[n-1]
+		ep.free = ep.free[:n-1]
+		ep.mu.Unlock()
+		return e, nil
+	}
+	ep.mu.Unlock()
+	e, err := ep.p.dev.NewEvent(false)
+	if err != nil {
+		return nil, fmt.Errorf("qd: creating a pooled event: %w", err)
+	}
+	ep.mu.Lock()
+	ep.all = append(ep.all, e)
+	ep.mu.Unlock()
+	return e, nil
+}
+
+func (ep *eventPool) put(e backend.Event) {
+	ep.mu.Lock()
+	ep.free = append(ep.free, e)
+	ep.mu.Unlock()
+}
+
+func (ep *eventPool) closeAll() error {
+	ep.mu.Lock()
+	defer ep.mu.Unlock()
+	var errs []error
+	for _, e := range ep.all {
+		errs = append(errs, e.Close())
+	}
+	ep.all, ep.free = nil, nil
+	return errors.Join(errs...)
+}

@@ -1,0 +1,187 @@
+package qd
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/quadrants-go/qd/internal/backend"
+	cpubackend "github.com/quadrants-go/qd/internal/backend/cpu"
+)
+
+// Program is one backend device with everything made on it: streams,
+// events, arrays and kernels. Every method is safe for concurrent use.
+// Close releases everything the Program made.
+type Program struct {
+	arch Arch
+	dev  backend.Device
+
+	// life guards the Program's lifetime: every operation holds it shared
+	// while it talks to the backend, and Close holds it exclusively, so an
+	// operation never runs on a released backend object.
+	life   sync.RWMutex
+	closed atomic.Bool
+
+	mu      sync.Mutex // guards the registries below
+	streams map[*streamCore]struct{}
+	events  map[*eventCore]struct{}
+	arrays  map[*ndCore]struct{}
+	kernels map[*kernelCore]struct{}
+
+	def     *Stream // the default stream
+	pool    streamPool
+	evpool  eventPool
+	modules moduleCache
+}
+
+// Init starts a Program on the chosen backend (WithArch; Auto by default).
+// Auto takes CUDA when a device is present, then AMDGPU, then the CPU, which
+// always works; an explicit GPU arch without a usable device is an error.
+func Init(opts ...InitOption) (*Program, error) {
+	cfg := initConfig{arch: Auto}
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
+	}
+	dev, arch, err := openDevice(cfg.arch)
+	if err != nil {
+		return nil, err
+	}
+	p := &Program{
+		arch:    arch,
+		dev:     dev,
+		streams: make(map[*streamCore]struct{}),
+		events:  make(map[*eventCore]struct{}),
+		arrays:  make(map[*ndCore]struct{}),
+		kernels: make(map[*kernelCore]struct{}),
+	}
+	p.pool.p = p
+	p.evpool.p = p
+	p.modules.init()
+	bs, err := dev.NewStream(0)
+	if err != nil {
+		dev.Close()
+		return nil, fmt.Errorf("qd: creating the default stream: %w", err)
+	}
+	p.def = &Stream{c: p.registerStream(bs, streamDefault)}
+	return p, nil
+}
+
+// openDevice opens the backend for arch; for Auto it falls back in order.
+func openDevice(arch Arch) (backend.Device, Arch, error) {
+	switch arch {
+	case CPU:
+		return cpubackend.New(), CPU, nil
+	case Auto:
+		for _, a := range []Arch{CUDA, AMDGPU} {
+			if open := gpuOpeners[a]; open != nil {
+				if dev, err := open(); err == nil {
+					return dev, a, nil
+				}
+			}
+		}
+		return cpubackend.New(), CPU, nil
+	case CUDA, AMDGPU:
+		open := gpuOpeners[arch]
+		if open == nil {
+			return nil, 0, fmt.Errorf("qd: the %s backend is not built in yet: %w", arch, ErrUnsupported)
+		}
+		dev, err := open()
+		if err != nil {
+			return nil, 0, fmt.Errorf("qd: %s backend unavailable: %w", arch, err)
+		}
+		return dev, arch, nil
+	}
+	return nil, 0, fmt.Errorf("qd: unknown arch %v: %w", arch, ErrInvalidArgument)
+}
+
+// gpuOpeners holds the GPU backends compiled in, by arch.
+var gpuOpeners = map[Arch]func() (backend.Device, error){}
+
+// Arch is the backend the Program runs on (never Auto).
+func (p *Program) Arch() Arch { return p.arch }
+
+// Device describes the device, e.g. "NVIDIA H100 80GB HBM3 (sm_90, ...)".
+func (p *Program) Device() string { return p.dev.Describe() }
+
+// DefaultStream is the Program's own stream, used by Kernel.Launch. It is
+// non-blocking like every qd stream: work on other streams is not ordered
+// with it unless events say so.
+func (p *Program) DefaultStream() *Stream { return p.def }
+
+// enter takes the Program's lifetime lock for one operation; exit releases
+// it. An operation on a closed Program gets ErrClosed.
+func (p *Program) enter() error {
+	p.life.RLock()
+	if p.closed.Load() {
+		p.life.RUnlock()
+		return closedErr("program")
+	}
+	return nil
+}
+
+func (p *Program) exit() { p.life.RUnlock() }
+
+// Sync waits for all work of the Program on all its streams, and returns
+// the errors that work reported.
+func (p *Program) Sync() error {
+	if err := p.enter(); err != nil {
+		return err
+	}
+	defer p.exit()
+	return p.syncAll()
+}
+
+func (p *Program) syncAll() error {
+	p.mu.Lock()
+	streams := make([]*streamCore, 0, len(p.streams))
+	for s := range p.streams {
+		streams = append(streams, s)
+	}
+	p.mu.Unlock()
+	var errs []error
+	for _, s := range streams {
+		if s.closed.Load() {
+			continue
+		}
+		if err := s.b.Synchronize(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Close waits for all work, then releases every stream, event, array and
+// kernel of the Program and the device. Close is idempotent; afterwards
+// every method of the Program and of its objects returns ErrClosed.
+func (p *Program) Close() error {
+	p.life.Lock()
+	defer p.life.Unlock()
+	if p.closed.Load() {
+		return nil
+	}
+	errs := []error{p.syncAll()}
+	p.closed.Store(true)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for k := range p.kernels {
+		errs = append(errs, k.release())
+	}
+	for e := range p.events {
+		errs = append(errs, e.release())
+	}
+	for a := range p.arrays {
+		errs = append(errs, a.release())
+	}
+	for s := range p.streams {
+		errs = append(errs, s.release())
+	}
+	clear(p.kernels)
+	clear(p.events)
+	clear(p.arrays)
+	clear(p.streams)
+	errs = append(errs, p.evpool.closeAll(), p.modules.closeAll(), p.dev.Close())
+	return errors.Join(errs...)
+}

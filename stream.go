@@ -1,0 +1,273 @@
+package qd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync/atomic"
+
+	"github.com/quadrants-go/qd/internal/backend"
+)
+
+// Stream is an in-order queue of work on a device. Work on one stream runs
+// in the order it was enqueued; work on different streams may overlap.
+// Streams are non-blocking: they are ordered with each other only by events
+// (WaitEvent, WaitStream). Every method is safe for concurrent use.
+type Stream struct {
+	c *streamCore
+}
+
+type streamKind uint8
+
+const (
+	streamUser    streamKind = iota // made by NewStream; destroyed by Close
+	streamDefault                   // the Program's; destroyed by Program.Close
+	streamPooled                    // the stream pool's; destroyed by Program.Close
+	streamWrapped                   // a foreign handle; never destroyed by qd
+)
+
+// streamCore is the part of a Stream that the Program's registry and the
+// leak cleanup hold, so the Stream itself can become unreachable.
+type streamCore struct {
+	p      *Program
+	b      backend.Stream
+	kind   streamKind
+	closed atomic.Bool
+}
+
+func (p *Program) registerStream(bs backend.Stream, kind streamKind) *streamCore {
+	c := &streamCore{p: p, b: bs, kind: kind}
+	p.mu.Lock()
+	p.streams[c] = struct{}{}
+	p.mu.Unlock()
+	return c
+}
+
+// NewStream makes a stream. Close it when done; a stream that becomes
+// unreachable without Close is released by a cleanup after its work.
+func (p *Program) NewStream(opts ...StreamOption) (*Stream, error) {
+	var cfg streamConfig
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
+	}
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
+	defer p.exit()
+	least, greatest := p.dev.PriorityRange()
+	prio := least
+	if cfg.hasPriority {
+		// Lower numbers are higher priorities; clamp into [greatest, least].
+		prio = max(min(cfg.priority, least), greatest)
+	}
+	bs, err := p.dev.NewStream(prio)
+	if err != nil {
+		return nil, fmt.Errorf("qd: NewStream: %w", err)
+	}
+	return p.newStreamHandle(bs, streamUser), nil
+}
+
+func (p *Program) newStreamHandle(bs backend.Stream, kind streamKind) *Stream {
+	s := &Stream{c: p.registerStream(bs, kind)}
+	runtime.AddCleanup(s, func(c *streamCore) { go c.p.releaseLeaked(c) }, s.c)
+	return s
+}
+
+// WrapStream wraps a stream made outside qd (a CUstream on CUDA, for
+// example one from another library) so kernels can run on it. qd uses the
+// stream but never destroys it; Close only forgets it.
+func (p *Program) WrapStream(handle uintptr) (*Stream, error) {
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
+	defer p.exit()
+	bs, err := p.dev.WrapStream(handle)
+	if err != nil {
+		return nil, fmt.Errorf("qd: WrapStream(%#x): %w", handle, err)
+	}
+	return p.newStreamHandle(bs, streamWrapped), nil
+}
+
+// use checks that s can be used with p (open, same Program) and takes the
+// Program's lifetime lock; call p.exit when done.
+func (s *Stream) use(p *Program) error {
+	if s == nil || s.c == nil {
+		return fmt.Errorf("%w: nil stream", ErrInvalidArgument)
+	}
+	if p == nil {
+		p = s.c.p
+	} else if s.c.p != p {
+		return fmt.Errorf("%w: stream", ErrForeign)
+	}
+	if err := p.enter(); err != nil {
+		return err
+	}
+	if s.c.closed.Load() {
+		p.exit()
+		return closedErr("stream")
+	}
+	return nil
+}
+
+// Synchronize blocks until all work enqueued on s so far is done, and
+// returns the first error that work reported since the last call.
+func (s *Stream) Synchronize() error {
+	if err := s.use(nil); err != nil {
+		return err
+	}
+	defer s.c.p.exit()
+	return s.c.b.Synchronize()
+}
+
+// Wait is Synchronize that gives up when ctx is done, returning ctx.Err();
+// the work itself goes on.
+func (s *Stream) Wait(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if done, err := s.Query(); err != nil || done {
+		if err == nil {
+			err = s.Synchronize() // reports the work's errors
+		}
+		return err
+	}
+	res := make(chan error, 1)
+	go func() { res <- s.Synchronize() }()
+	select {
+	case err := <-res:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Query reports whether all work enqueued on s is done, without blocking.
+func (s *Stream) Query() (bool, error) {
+	if err := s.use(nil); err != nil {
+		return false, err
+	}
+	defer s.c.p.exit()
+	return s.c.b.Query()
+}
+
+// WaitEvent makes work enqueued on s after this call wait until e's last
+// recorded point is reached. The host does not block. An event never
+// recorded is already reached.
+func (s *Stream) WaitEvent(e *Event) error {
+	if err := s.use(nil); err != nil {
+		return err
+	}
+	defer s.c.p.exit()
+	if err := e.check(s.c.p); err != nil {
+		return err
+	}
+	return s.c.b.WaitEvent(e.c.b)
+}
+
+// WaitStream makes work enqueued on s after this call wait for all work
+// enqueued on o before it, without blocking the host.
+func (s *Stream) WaitStream(o *Stream) error {
+	if err := s.use(nil); err != nil {
+		return err
+	}
+	defer s.c.p.exit()
+	if o == nil || o.c == nil {
+		return fmt.Errorf("%w: nil stream", ErrInvalidArgument)
+	}
+	if o.c.p != s.c.p {
+		return fmt.Errorf("%w: stream", ErrForeign)
+	}
+	if o.c.closed.Load() {
+		return closedErr("stream")
+	}
+	return s.c.p.streamWaitsFor(s.c, o.c)
+}
+
+// streamWaitsFor orders s after the work enqueued so far on o, through a
+// pooled event.
+func (p *Program) streamWaitsFor(s, o *streamCore) error {
+	if s == o {
+		return nil
+	}
+	e, err := p.evpool.get()
+	if err != nil {
+		return err
+	}
+	defer p.evpool.put(e)
+	if err := e.Record(o.b); err != nil {
+		return err
+	}
+	return s.b.WaitEvent(e)
+}
+
+// Handle is the native handle: a CUstream on CUDA; an identifier on the CPU.
+func (s *Stream) Handle() uintptr {
+	if s == nil || s.c == nil {
+		return 0
+	}
+	return s.c.b.Handle()
+}
+
+// Close waits for the work enqueued on s, then destroys it (a wrapped
+// foreign stream is only forgotten). Close is idempotent; other methods of a
+// closed stream return ErrClosed. The default stream belongs to the Program:
+// closing it is an error.
+func (s *Stream) Close() error {
+	if s == nil || s.c == nil {
+		return nil
+	}
+	if s.c.kind == streamDefault {
+		return fmt.Errorf("%w: the default stream is closed by Program.Close", ErrInvalidArgument)
+	}
+	p := s.c.p
+	p.life.RLock()
+	defer p.life.RUnlock()
+	if p.closed.Load() {
+		return nil // Program.Close released it
+	}
+	return p.closeStream(s.c)
+}
+
+func (p *Program) closeStream(c *streamCore) error {
+	if !c.closed.CompareAndSwap(false, true) {
+		return nil
+	}
+	p.mu.Lock()
+	delete(p.streams, c)
+	p.mu.Unlock()
+	return c.destroy()
+}
+
+// release is Program.Close's path: the Program is already synchronized.
+func (c *streamCore) release() error {
+	if !c.closed.CompareAndSwap(false, true) {
+		return nil
+	}
+	return c.destroy()
+}
+
+func (c *streamCore) destroy() error {
+	if c.kind == streamWrapped {
+		// Not ours to destroy; wait for what we enqueued on it.
+		return c.b.Synchronize()
+	}
+	return c.b.Close()
+}
+
+// releaseLeaked is the cleanup of a Stream, Event or Ndarray that became
+// unreachable without Close: the Program releases it, after its work.
+func (p *Program) releaseLeaked(c interface{ leakClose() error }) {
+	p.life.RLock()
+	defer p.life.RUnlock()
+	if p.closed.Load() {
+		return
+	}
+	_ = c.leakClose()
+}
+
+func (c *streamCore) leakClose() error { return c.p.closeStream(c) }
+
+var errNilEvent = errors.New("qd: nil event")

@@ -1,0 +1,364 @@
+package qd
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/quadrants-go/qd/internal/ir"
+)
+
+// twoGroupKernel: group 1 sets a to va, group 2 sets b to vb.
+func twoGroupKernel() *ir.Kernel {
+	b := ir.NewBuilder("two_groups")
+	x := b.Array("a", ir.F32, 1)
+	y := b.Array("b", ir.F32, 1)
+	v := b.Scalar("v", ir.F32)
+	b.Group(func() {
+		b.Parallel(ir.LenOf(x, 0), func(i *ir.Var) { b.Store(x, ir.P(v), ir.Ref(i)) })
+	})
+	b.Group(func() {
+		b.Parallel(ir.LenOf(y, 0), func(i *ir.Var) { b.Store(y, ir.Op(ir.Mul, ir.F32c(2), ir.P(v)), ir.Ref(i)) })
+	})
+	return b.Kernel()
+}
+
+func TestStreamParallelBasic(t *testing.T) {
+	forEachArch(t, func(t *testing.T, p *Program) {
+		k := must[*Kernel](t)(BuildKernel(p, twoGroupKernel()))
+		a := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
+		b := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
+		check(t, k.Launch(a, b, float32(1)))
+		check(t, p.Sync())
+		allEqual(t, "a", must[[]float32](t)(a.ToSlice()), 1)
+		allEqual(t, "b", must[[]float32](t)(b.ToSlice()), 2)
+	})
+}
+
+// TestStreamParallelSeveralLoopsPerGroup: loops of one group run in order
+// on its stream; a later kernel on the launch stream sees every group's
+// writes.
+func TestStreamParallelSeveralLoopsPerGroup(t *testing.T) {
+	forEachArch(t, func(t *testing.T, p *Program) {
+		b := ir.NewBuilder("groups")
+		xa := b.Array("a", ir.F32, 1)
+		xb := b.Array("b", ir.F32, 1)
+		b.Group(func() {
+			b.Parallel(ir.LenOf(xa, 0), func(i *ir.Var) { b.Store(xa, ir.F32c(1), ir.Ref(i)) })
+			b.Parallel(ir.LenOf(xa, 0), func(i *ir.Var) {
+				b.Store(xa, ir.Op(ir.Add, ir.Ld(xa, ir.Ref(i)), ir.F32c(1)), ir.Ref(i))
+			})
+		})
+		b.Group(func() {
+			b.Parallel(ir.LenOf(xb, 0), func(i *ir.Var) { b.Store(xb, ir.F32c(10), ir.Ref(i)) })
+		})
+		k := must[*Kernel](t)(BuildKernel(p, b.Kernel()))
+		add := must[*Kernel](t)(BuildKernel(p, addKernel()))
+		a := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
+		bb := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
+		c := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
+		s := must[*Stream](t)(p.NewStream())
+		for _, on := range []*Stream{p.DefaultStream(), s} {
+			check(t, k.LaunchOn(on, a, bb))
+			check(t, add.LaunchOn(on, a, bb, c))
+			check(t, on.Synchronize())
+			allEqual(t, "a", must[[]float32](t)(a.ToSlice()), 2)
+			allEqual(t, "b", must[[]float32](t)(bb.ToSlice()), 10)
+			allEqual(t, "c", must[[]float32](t)(c.ToSlice()), 12)
+		}
+	})
+}
+
+// TestStreamParallelAfterEarlierWork: a grouped kernel launched with
+// LaunchOn(s) after slow work on s must see that work (the fork event).
+func TestStreamParallelAfterEarlierWork(t *testing.T) {
+	forEachArch(t, func(t *testing.T, p *Program) {
+		slow := must[*Kernel](t)(BuildKernel(p, slowWriteKernel()))
+		b := ir.NewBuilder("copy_groups")
+		src := b.Array("src", ir.F32, 1)
+		d1 := b.Array("d1", ir.F32, 1)
+		d2 := b.Array("d2", ir.F32, 1)
+		for _, d := range []*ir.Param{d1, d2} {
+			b.Group(func() {
+				b.Parallel(ir.LenOf(d, 0), func(i *ir.Var) { b.Store(d, ir.Ld(src, ir.Ref(i)), ir.Ref(i)) })
+			})
+		}
+		k := must[*Kernel](t)(BuildKernel(p, b.Kernel()))
+		state := must[*Ndarray[int64]](t)(NewNdarray[int64](p, 1))
+		s := must[*Stream](t)(p.NewStream())
+		for r := range 3 {
+			x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 64))
+			y1 := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 64))
+			y2 := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 64))
+			check(t, slow.LaunchOn(s, x, float32(r+5), state, int64(200000)))
+			check(t, k.LaunchOn(s, x, y1, y2))
+			check(t, s.Synchronize())
+			allEqual(t, "d1", must[[]float32](t)(y1.ToSlice()), float32(r+5))
+			allEqual(t, "d2", must[[]float32](t)(y2.ToSlice()), float32(r+5))
+		}
+	})
+}
+
+func TestStreamPoolReuse(t *testing.T) {
+	forEachArch(t, func(t *testing.T, p *Program) {
+		k := must[*Kernel](t)(BuildKernel(p, twoGroupKernel()))
+		a := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 128))
+		b := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 128))
+		for v := 1; v <= 5; v++ {
+			check(t, k.Launch(a, b, float32(v)))
+			check(t, p.Sync())
+			allEqual(t, "a", must[[]float32](t)(a.ToSlice()), float32(v))
+			allEqual(t, "b", must[[]float32](t)(b.ToSlice()), float32(2*v))
+		}
+		p.pool.mu.Lock()
+		free, out := len(p.pool.free), p.pool.out
+		p.pool.mu.Unlock()
+		// Two groups need one borrowed stream (the first group runs on the
+		// launch stream); host transfers may have borrowed more.
+		if out != 0 || free < 1 || free > 2 {
+			t.Errorf("pool after 5 launches: %d free, %d out; want 1-2 free, 0 out", free, out)
+		}
+	})
+}
+
+// TestStreamParallelGroupsOverlap: G groups of one kernel, each spinning
+// until all G have raised their flags.
+func TestStreamParallelGroupsOverlap(t *testing.T) {
+	forEachArch(t, func(t *testing.T, p *Program) {
+		for _, G := range []int{2, 4, 8} {
+			t.Run(fmt.Sprint(G), func(t *testing.T) {
+				k := must[*Kernel](t)(BuildKernel(p, rendezvousGroupsKernel(G)))
+				flags := must[*Ndarray[int32]](t)(NewNdarray[int32](p, G))
+				seen := must[*Ndarray[int32]](t)(NewNdarray[int32](p, G))
+				check(t, k.Launch(flags, seen, int64(200_000_000)))
+				check(t, p.Sync())
+				allEqual(t, "seen", must[[]int32](t)(seen.ToSlice()), int32(G))
+			})
+		}
+	})
+}
+
+// TestLaunchFailureReturnsPooledStreams injects a failure into the second
+// group's launch: every borrowed stream must be back in the pool, and the
+// Program must keep working.
+func TestLaunchFailureReturnsPooledStreams(t *testing.T) {
+	forEachArch(t, func(t *testing.T, p *Program) {
+		b := ir.NewBuilder("three_groups")
+		x := b.Array("x", ir.F32, 1)
+		for g := range 3 {
+			b.Group(func() {
+				b.Parallel(ir.I64c(1), func(_ *ir.Var) { b.Store(x, ir.F32c(float32(g+1)), ir.I64c(int64(g))) })
+			})
+		}
+		k := must[*Kernel](t)(BuildKernel(p, b.Kernel()))
+		arr := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 3))
+		injected := errors.New("injected launch failure")
+		testHookRun = func(task int) error {
+			if task == 1 {
+				return injected
+			}
+			return nil
+		}
+		err := k.Launch(arr, nil)
+		wantErr(t, err, ErrInvalidArgument) // argument errors come before any task
+		err = k.Launch(arr)
+		testHookRun = nil
+		wantErr(t, err, injected)
+		p.pool.mu.Lock()
+		out := p.pool.out
+		p.pool.mu.Unlock()
+		if out != 0 {
+			t.Fatalf("%d pooled streams still out after a failed launch", out)
+		}
+		check(t, p.Sync())
+		check(t, k.Launch(arr))
+		check(t, p.Sync())
+		got := must[[]float32](t)(arr.ToSlice())
+		if got[0] != 1 || got[1] != 2 || got[2] != 3 {
+			t.Fatalf("after recovery x = %v, want [1 2 3]", got)
+		}
+	})
+}
+
+// TestStreamParallelValidation: the placement rules of groups, through
+// BuildKernel, each with its position and advice.
+func TestStreamParallelValidation(t *testing.T) {
+	pos := ir.Pos{File: "k.go", Line: 7, Col: 3}
+	cases := []struct {
+		name  string
+		build func(b *ir.Builder, x *ir.Param)
+		want  string
+	}{
+		{"mixed top level", func(b *ir.Builder, x *ir.Param) {
+			b.Group(func() { b.Parallel(ir.I64c(1), func(i *ir.Var) { b.Store(x, ir.F32c(1), ir.Ref(i)) }) })
+			b.At(pos).Parallel(ir.I64c(1), func(i *ir.Var) { b.Store(x, ir.F32c(1), ir.Ref(i)) })
+		}, "all of its top-level statements"},
+		{"nested", func(b *ir.Builder, x *ir.Param) {
+			b.Group(func() {
+				b.At(pos).Group(func() { b.Parallel(ir.I64c(1), func(i *ir.Var) { b.Store(x, ir.F32c(1), ir.Ref(i)) }) })
+			})
+		}, "nested"},
+		{"under if", func(b *ir.Builder, x *ir.Param) {
+			b.If(ir.BoolC(true), func() {
+				b.At(pos).Group(func() { b.Parallel(ir.I64c(1), func(i *ir.Var) { b.Store(x, ir.F32c(1), ir.Ref(i)) }) })
+			}, nil)
+		}, "top-level"},
+		{"parallel loop under if", func(b *ir.Builder, x *ir.Param) {
+			b.If(ir.BoolC(true), func() {
+				b.At(pos).Parallel(ir.I64c(1), func(i *ir.Var) { b.Store(x, ir.F32c(1), ir.Ref(i)) })
+			}, nil)
+		}, "top level"},
+	}
+	forEachArch(t, func(t *testing.T, p *Program) {
+		for _, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				b := ir.NewBuilder("bad")
+				x := b.Array("x", ir.F32, 1)
+				c.build(b, x)
+				_, err := BuildKernel(p, b.Kernel())
+				if err == nil {
+					t.Fatal("BuildKernel accepted an invalid kernel")
+				}
+				if !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "k.go:7:3") {
+					t.Fatalf("error %q: want position k.go:7:3 and %q", err, c.want)
+				}
+			})
+		}
+	})
+}
+
+// TestArgumentErrors: every kind of bad argument gets an *ArgumentError
+// naming the kernel and the parameter.
+func TestArgumentErrors(t *testing.T) {
+	forEachArch(t, func(t *testing.T, p *Program) {
+		b := ir.NewBuilder("saxpy")
+		a := b.Scalar("a", ir.F32)
+		x := b.Array("x", ir.F32, 1)
+		y := b.Array("y", ir.F32, 1)
+		b.Parallel(ir.LenOf(y, 0), func(i *ir.Var) {
+			b.Store(y, ir.Op(ir.Add, ir.Op(ir.Mul, ir.P(a), ir.Ld(x, ir.Ref(i))), ir.Ld(y, ir.Ref(i))), ir.Ref(i))
+		})
+		k := must[*Kernel](t)(BuildKernel(p, b.Kernel()))
+		xs := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 8))
+		ys := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 8))
+		i32 := must[*Ndarray[int32]](t)(NewNdarray[int32](p, 8))
+		two := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 2, 4))
+		closed := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 8))
+		check(t, closed.Close())
+		var nilArr *Ndarray[float32]
+		cases := []struct {
+			name  string
+			args  []any
+			param string
+			want  string
+			is    error
+		}{
+			{"too few", []any{float32(1), xs}, "", "got 2 arguments, want 3", nil},
+			{"too many", []any{float32(1), xs, ys, ys}, "", "got 4 arguments, want 3", nil},
+			{"scalar kind", []any{float64(1), xs, ys}, "a", "want float32, got float64", nil},
+			{"scalar nil", []any{nil, xs, ys}, "a", "got nil", nil},
+			{"array for scalar", []any{xs, xs, ys}, "a", "want float32", nil},
+			{"scalar for array", []any{float32(1), float32(2), ys}, "x", "got float32", nil},
+			{"dtype", []any{float32(1), i32, ys}, "x", "got a 1-dim *Ndarray[int32]", nil},
+			{"dims", []any{float32(1), two, ys}, "x", "got a 2-dim *Ndarray[float32]", nil},
+			{"slice dtype", []any{float32(1), []float64{1}, ys}, "x", "got []float64", nil},
+			{"slice dims", []any{float32(1), [][]float32{{1}}, ys}, "x", "got [][]float32", nil},
+			{"closed", []any{float32(1), closed, ys}, "x", "closed", ErrClosed},
+			{"nil ndarray", []any{float32(1), nilArr, ys}, "x", "nil Ndarray", nil},
+		}
+		for _, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				err := k.Launch(c.args...)
+				var ae *ArgumentError
+				if !errors.As(err, &ae) {
+					t.Fatalf("got %v, want an *ArgumentError", err)
+				}
+				wantErr(t, err, ErrInvalidArgument)
+				if c.is != nil {
+					wantErr(t, err, c.is)
+				}
+				if ae.Kernel != "saxpy" || ae.Param != c.param || !strings.Contains(err.Error(), c.want) {
+					t.Fatalf("got %q (param %q), want kernel saxpy, param %q, and %q", err, ae.Param, c.param, c.want)
+				}
+			})
+		}
+	})
+}
+
+// TestHostSlices: Go slices as array arguments are copied in and back, in
+// 1 to 3 dimensions, and the launch waits for the results.
+func TestHostSlices(t *testing.T) {
+	forEachArch(t, func(t *testing.T, p *Program) {
+		k := must[*Kernel](t)(BuildKernel(p, addKernel()))
+		a := []float32{1, 2, 3, 4}
+		b := []float32{10, 20, 30, 40}
+		c := make([]float32, 4)
+		s := must[*Stream](t)(p.NewStream())
+		check(t, k.LaunchOn(s, a, b, c))
+		for i := range c {
+			if c[i] != a[i]+b[i] {
+				t.Fatalf("c = %v", c)
+			}
+		}
+		// Mixed: an Ndarray and slices.
+		nb := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 4))
+		check(t, nb.CopyFromHost(b))
+		clear(c)
+		check(t, k.Launch(a, nb, c))
+		if c[3] != 44 {
+			t.Fatalf("c = %v", c)
+		}
+		// 2-D and 3-D.
+		b2 := ir.NewBuilder("scale2")
+		m := b2.Array("m", ir.I64, 2)
+		b2.Parallel2(ir.LenOf(m, 0), ir.LenOf(m, 1), func(i, j *ir.Var) {
+			b2.Store(m, ir.Op(ir.Add, ir.Op(ir.Mul, ir.Ref(i), ir.I64c(10)), ir.Ref(j)), ir.Ref(i), ir.Ref(j))
+		})
+		k2 := must[*Kernel](t)(BuildKernel(p, b2.Kernel()))
+		grid := [][]int{make([]int, 3), make([]int, 3)}
+		check(t, k2.Launch(grid))
+		if grid[1][2] != 12 || grid[0][1] != 1 {
+			t.Fatalf("grid = %v", grid)
+		}
+		wantErr(t, k2.Launch([][]int{make([]int, 3), make([]int, 2)}), ErrInvalidArgument)
+		b3 := ir.NewBuilder("fill3")
+		v := b3.Array("v", ir.F64, 3)
+		b3.ParallelN([]ir.Expr{ir.LenOf(v, 0), ir.LenOf(v, 1), ir.LenOf(v, 2)}, func(ix []*ir.Var) {
+			b3.Store(v, ir.Conv(ir.F64, ir.Op(ir.Add, ir.Op(ir.Mul, ir.Ref(ix[0]), ir.I64c(100)), ir.Op(ir.Add, ir.Op(ir.Mul, ir.Ref(ix[1]), ir.I64c(10)), ir.Ref(ix[2])))), ir.Ref(ix[0]), ir.Ref(ix[1]), ir.Ref(ix[2]))
+		})
+		k3 := must[*Kernel](t)(BuildKernel(p, b3.Kernel()))
+		cube := make([][][]float64, 2)
+		for i := range cube {
+			cube[i] = [][]float64{make([]float64, 2), make([]float64, 2)}
+		}
+		check(t, k3.Launch(cube))
+		if cube[1][1][1] != 111 || cube[1][0][1] != 101 {
+			t.Fatalf("cube = %v", cube)
+		}
+		// Empty slices are fine.
+		check(t, k.Launch([]float32{}, []float32{}, []float32{}))
+	})
+}
+
+// TestKernelErrorsReported: an index out of range inside a kernel is an
+// error from Synchronize (CPU only: GPUs do not check bounds).
+func TestKernelErrorsReported(t *testing.T) {
+	p := must[*Program](t)(Init(WithArch(CPU)))
+	defer p.Close()
+	b := ir.NewBuilder("oob")
+	x := b.Array("x", ir.F32, 1)
+	b.At(ir.Pos{File: "oob.go", Line: 3, Col: 2}).Parallel(ir.I64c(10), func(i *ir.Var) { b.Store(x, ir.F32c(1), ir.Ref(i)) })
+	k := must[*Kernel](t)(BuildKernel(p, b.Kernel()))
+	arr := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 4))
+	check(t, k.Launch(arr))
+	err := p.DefaultStream().Synchronize()
+	if err == nil || !strings.Contains(err.Error(), "out of range") {
+		t.Fatalf("Synchronize = %v, want an index-out-of-range error", err)
+	}
+	check(t, p.DefaultStream().Synchronize()) // reported once
+	err = k.Launch(make([]float32, 4))
+	if err == nil || !strings.Contains(err.Error(), "out of range") {
+		t.Fatalf("slice launch = %v, want an index-out-of-range error", err)
+	}
+}

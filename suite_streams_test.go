@@ -1,0 +1,493 @@
+package qd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/quadrants-go/qd/internal/ir"
+)
+
+const n = 1024
+
+func TestStreamLifecycle(t *testing.T) {
+	forEachArch(t, func(t *testing.T, p *Program) {
+		s := must[*Stream](t)(p.NewStream())
+		if s.Handle() == 0 {
+			t.Error("a new stream has handle 0")
+		}
+		done, err := s.Query()
+		if err != nil || !done {
+			t.Errorf("Query of an idle stream = %v, %v; want true, nil", done, err)
+		}
+		check(t, s.Synchronize())
+		check(t, s.Close())
+		check(t, s.Close()) // idempotent
+		wantErr(t, s.Synchronize(), ErrClosed)
+		_, err = s.Query()
+		wantErr(t, err, ErrClosed)
+		wantErr(t, s.Wait(context.Background()), ErrClosed)
+		k := must[*Kernel](t)(BuildKernel(p, fillKernel("fill", ir.F32)))
+		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
+		wantErr(t, k.LaunchOn(s, x, float32(1)), ErrClosed)
+		o := must[*Stream](t)(p.NewStream())
+		wantErr(t, o.WaitStream(s), ErrClosed)
+		wantErr(t, s.WaitStream(o), ErrClosed)
+		e := must[*Event](t)(p.NewEvent())
+		wantErr(t, e.Record(s), ErrClosed)
+		wantErr(t, s.WaitEvent(e), ErrClosed)
+	})
+}
+
+func TestEventLifecycle(t *testing.T) {
+	forEachArch(t, func(t *testing.T, p *Program) {
+		e := must[*Event](t)(p.NewEvent())
+		// An event never recorded is reached.
+		done, err := e.Query()
+		if err != nil || !done {
+			t.Errorf("Query of an unrecorded event = %v, %v; want true, nil", done, err)
+		}
+		check(t, e.Synchronize())
+		check(t, e.Record(p.DefaultStream()))
+		check(t, e.Synchronize())
+		check(t, e.Close())
+		check(t, e.Close())
+		wantErr(t, e.Record(p.DefaultStream()), ErrClosed)
+		wantErr(t, e.Synchronize(), ErrClosed)
+		_, err = e.Query()
+		wantErr(t, err, ErrClosed)
+		wantErr(t, p.DefaultStream().WaitEvent(e), ErrClosed)
+	})
+}
+
+func TestKernelOnStream(t *testing.T) {
+	forEachArch(t, func(t *testing.T, p *Program) {
+		k := must[*Kernel](t)(BuildKernel(p, fillKernel("fill", ir.F32)))
+		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
+		s := must[*Stream](t)(p.NewStream())
+		check(t, k.LaunchOn(s, x, float32(42)))
+		check(t, s.Synchronize())
+		allEqual(t, "x", must[[]float32](t)(x.ToSlice()), 42)
+		check(t, s.Close())
+	})
+}
+
+func TestTwoStreams(t *testing.T) {
+	forEachArch(t, func(t *testing.T, p *Program) {
+		k := must[*Kernel](t)(BuildKernel(p, fillKernel("fill", ir.F32)))
+		a := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
+		b := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
+		s1 := must[*Stream](t)(p.NewStream())
+		s2 := must[*Stream](t)(p.NewStream())
+		check(t, k.LaunchOn(s1, a, float32(1)))
+		check(t, k.LaunchOn(s2, b, float32(2)))
+		check(t, s1.Synchronize())
+		check(t, s2.Synchronize())
+		allEqual(t, "a", must[[]float32](t)(a.ToSlice()), 1)
+		allEqual(t, "b", must[[]float32](t)(b.ToSlice()), 2)
+	})
+}
+
+// TestEventWaits orders work both ways: a stream after the default stream
+// and the default stream after a stream, each through an event, with the
+// producer slowed down so that a missing wait would show.
+func TestEventWaits(t *testing.T) {
+	forEachArch(t, func(t *testing.T, p *Program) {
+		slow := must[*Kernel](t)(BuildKernel(p, slowWriteKernel()))
+		cp := must[*Kernel](t)(BuildKernel(p, copyKernel()))
+		state := must[*Ndarray[int64]](t)(NewNdarray[int64](p, 1))
+		s := must[*Stream](t)(p.NewStream())
+		e := must[*Event](t)(p.NewEvent())
+		for _, dir := range []string{"stream->default", "default->stream"} {
+			t.Run(dir, func(t *testing.T) {
+				x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 64))
+				y := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 64))
+				producer, consumer := s, p.DefaultStream()
+				if dir == "default->stream" {
+					producer, consumer = consumer, producer
+				}
+				check(t, slow.LaunchOn(producer, x, float32(10), state, int64(200000)))
+				check(t, e.Record(producer))
+				check(t, consumer.WaitEvent(e))
+				check(t, cp.LaunchOn(consumer, x, y))
+				check(t, consumer.Synchronize())
+				// Read y straight from the consumer's results: no extra waits.
+				allEqual(t, "y", must[[]float32](t)(y.ToSlice()), 10)
+			})
+		}
+	})
+}
+
+func TestDefaultStreamKernel(t *testing.T) {
+	forEachArch(t, func(t *testing.T, p *Program) {
+		k := must[*Kernel](t)(BuildKernel(p, fillKernel("fill", ir.F32)))
+		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
+		check(t, k.Launch(x, float32(7)))
+		check(t, p.Sync())
+		allEqual(t, "x", must[[]float32](t)(x.ToSlice()), 7)
+		wantErr(t, p.DefaultStream().Close(), ErrInvalidArgument)
+	})
+}
+
+func TestEventSynchronize(t *testing.T) {
+	forEachArch(t, func(t *testing.T, p *Program) {
+		k := must[*Kernel](t)(BuildKernel(p, fillKernel("fill", ir.F32)))
+		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 64))
+		s := must[*Stream](t)(p.NewStream())
+		e := must[*Event](t)(p.NewEvent())
+		check(t, k.LaunchOn(s, x, float32(13)))
+		check(t, e.Record(s))
+		check(t, e.Synchronize())
+		if done, err := e.Query(); err != nil || !done {
+			t.Fatalf("Query after Synchronize = %v, %v", done, err)
+		}
+		allEqual(t, "x", must[[]float32](t)(x.ToSlice()), 13)
+	})
+}
+
+func TestNdarrayOnStream(t *testing.T) {
+	forEachArch(t, func(t *testing.T, p *Program) {
+		k := must[*Kernel](t)(BuildKernel(p, fillKernel("fill", ir.F32)))
+		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
+		s := must[*Stream](t)(p.NewStream())
+		check(t, k.LaunchOn(s, x, float32(99)))
+		// No Synchronize: host access waits for the streams that used x.
+		allEqual(t, "x", must[[]float32](t)(x.ToSlice()), 99)
+	})
+}
+
+func TestElapsed(t *testing.T) {
+	forEachArch(t, func(t *testing.T, p *Program) {
+		slow := must[*Kernel](t)(BuildKernel(p, slowWriteKernel()))
+		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 1))
+		state := must[*Ndarray[int64]](t)(NewNdarray[int64](p, 1))
+		s := must[*Stream](t)(p.NewStream())
+		start := must[*Event](t)(p.NewEvent(WithTiming()))
+		end := must[*Event](t)(p.NewEvent(WithTiming()))
+		plain := must[*Event](t)(p.NewEvent())
+		check(t, start.Record(s))
+		check(t, slow.LaunchOn(s, x, float32(1), state, int64(1000)))
+		check(t, end.Record(s))
+		check(t, plain.Record(s))
+		check(t, end.Synchronize())
+		d, err := Elapsed(start, end)
+		check(t, err)
+		if d < 0 {
+			t.Errorf("Elapsed = %v, want ≥ 0", d)
+		}
+		_, err = Elapsed(start, plain)
+		wantErr(t, err, ErrInvalidArgument)
+	})
+}
+
+// TestStreamCloseWaitsForQueuedWork closes a stream right after enqueuing
+// a slow kernel and checks the kernel's writes are complete when Close
+// returns.
+func TestStreamCloseWaitsForQueuedWork(t *testing.T) {
+	forEachArch(t, func(t *testing.T, p *Program) {
+		slow := must[*Kernel](t)(BuildKernel(p, slowWriteKernel()))
+		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 16))
+		state := must[*Ndarray[int64]](t)(NewNdarray[int64](p, 1))
+		s := must[*Stream](t)(p.NewStream())
+		for i := range 4 {
+			check(t, slow.LaunchOn(s, x, float32(i+1), state, int64(100000)))
+		}
+		check(t, s.Close())
+		wantErr(t, slow.LaunchOn(s, x, float32(0), state, int64(1)), ErrClosed)
+		// Read through a raw buffer copy with no waits: Close already waited.
+		got := make([]float32, 16)
+		check(t, x.CopyToHost(got))
+		allEqual(t, "x", got, 4)
+	})
+}
+
+// TestWaitContext: Wait returns the context's error when it is done first.
+func TestWaitContext(t *testing.T) {
+	forEachArch(t, func(t *testing.T, p *Program) {
+		slow := must[*Kernel](t)(BuildKernel(p, slowWriteKernel()))
+		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 1))
+		state := must[*Ndarray[int64]](t)(NewNdarray[int64](p, 1))
+		s := must[*Stream](t)(p.NewStream())
+		check(t, s.Wait(context.Background()))
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		wantErr(t, s.Wait(ctx), context.Canceled)
+		check(t, slow.LaunchOn(s, x, float32(1), state, int64(1000)))
+		check(t, s.Wait(context.Background()))
+	})
+}
+
+// TestSameKernelTwoStreamsArgs launches one kernel on two streams with
+// different arguments 1000 times: every launch must see its own arguments.
+func TestSameKernelTwoStreamsArgs(t *testing.T) {
+	forEachArch(t, func(t *testing.T, p *Program) {
+		k := must[*Kernel](t)(BuildKernel(p, fillKernel("fill", ir.I32)))
+		const rounds = 1000
+		s1 := must[*Stream](t)(p.NewStream())
+		s2 := must[*Stream](t)(p.NewStream())
+		xs := make([]*Ndarray[int32], 2*rounds)
+		for i := range xs {
+			xs[i] = must[*Ndarray[int32]](t)(NewNdarray[int32](p, 8))
+		}
+		var wg sync.WaitGroup
+		for side, s := range []*Stream{s1, s2} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for r := range rounds {
+					i := 2*r + side
+					if err := k.LaunchOn(s, xs[i], int32(i)); err != nil {
+						t.Error(err)
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		check(t, p.Sync())
+		for i, x := range xs {
+			allEqual(t, fmt.Sprintf("xs[%d]", i), must[[]int32](t)(x.ToSlice()), int32(i))
+		}
+	})
+}
+
+// TestTwoStreamsOverlap is a rendezvous: each kernel raises its flag and
+// spins until it sees the other's. Both can see each other only if the two
+// streams ran them at the same time.
+func TestTwoStreamsOverlap(t *testing.T) {
+	forEachArch(t, func(t *testing.T, p *Program) {
+		k := must[*Kernel](t)(BuildKernel(p, rendezvousKernel()))
+		flags := must[*Ndarray[int32]](t)(NewNdarray[int32](p, 2))
+		seen := must[*Ndarray[int32]](t)(NewNdarray[int32](p, 2))
+		s1 := must[*Stream](t)(p.NewStream())
+		s2 := must[*Stream](t)(p.NewStream())
+		const iters = int64(200_000_000)
+		check(t, k.LaunchOn(s1, flags, seen, int64(0), int64(1), iters))
+		check(t, k.LaunchOn(s2, flags, seen, int64(1), int64(0), iters))
+		check(t, p.Sync())
+		allEqual(t, "seen", must[[]int32](t)(seen.ToSlice()), 1)
+	})
+}
+
+// TestManyStreamsOverlap: K kernels on K streams, each waiting until all K
+// have started.
+func TestManyStreamsOverlap(t *testing.T) {
+	forEachArch(t, func(t *testing.T, p *Program) {
+		for _, K := range []int{2, 8, 32} {
+			t.Run(fmt.Sprint(K), func(t *testing.T) {
+				k := must[*Kernel](t)(BuildKernel(p, rendezvousAllKernel()))
+				flags := must[*Ndarray[int32]](t)(NewNdarray[int32](p, K))
+				seen := must[*Ndarray[int32]](t)(NewNdarray[int32](p, K))
+				for i := range K {
+					s := must[*Stream](t)(p.NewStream())
+					check(t, k.LaunchOn(s, flags, seen, int64(i), int64(200_000_000)))
+					defer s.Close()
+				}
+				check(t, p.Sync())
+				allEqual(t, "seen", must[[]int32](t)(seen.ToSlice()), int32(K))
+			})
+		}
+	})
+}
+
+// rendezvousAllKernel: raise flags[me], spin until every flag is raised,
+// store how many were seen.
+func rendezvousAllKernel() *ir.Kernel {
+	b := ir.NewBuilder("rendezvous_all")
+	flags := b.Array("flags", ir.I32, 1)
+	seen := b.Array("seen", ir.I32, 1)
+	me := b.Scalar("me", ir.I64)
+	iters := b.Scalar("iters", ir.I64)
+	b.Parallel(ir.I64c(1), func(_ *ir.Var) {
+		b.Do(ir.AtomicE(ir.AtomicAdd, flags, ir.I32c(1), ir.P(me)))
+		count := b.Decl("count", ir.I32c(0))
+		b.ForRange("n", ir.P(iters), func(_ *ir.Var) {
+			b.Assign(count, ir.I32c(0))
+			b.ForRange("o", ir.LenOf(flags, 0), func(o *ir.Var) {
+				b.If(ir.Op(ir.Ne, ir.AtomicE(ir.AtomicAdd, flags, ir.I32c(0), ir.Ref(o)), ir.I32c(0)), func() {
+					b.Assign(count, ir.Op(ir.Add, ir.Ref(count), ir.I32c(1)))
+				}, nil)
+			})
+			b.If(ir.Op(ir.Eq, ir.Conv(ir.I64, ir.Ref(count)), ir.LenOf(flags, 0)), func() { b.Break() }, nil)
+		})
+		b.Store(seen, ir.Ref(count), ir.P(me))
+	})
+	return b.Kernel()
+}
+
+// TestOrderingUnderLoad chains slow producers and fast consumers across
+// streams with WaitEvent and WaitStream, many times, while other streams
+// keep the machine busy.
+func TestOrderingUnderLoad(t *testing.T) {
+	forEachArch(t, func(t *testing.T, p *Program) {
+		slow := must[*Kernel](t)(BuildKernel(p, slowWriteKernel()))
+		cp := must[*Kernel](t)(BuildKernel(p, copyKernel()))
+		state := must[*Ndarray[int64]](t)(NewNdarray[int64](p, 1))
+		// Background load on other streams.
+		load := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 1))
+		for range 2 {
+			ls := must[*Stream](t)(p.NewStream())
+			check(t, slow.LaunchOn(ls, load, float32(0), state, int64(2_000_000)))
+		}
+		s1 := must[*Stream](t)(p.NewStream())
+		s2 := must[*Stream](t)(p.NewStream())
+		e := must[*Event](t)(p.NewEvent())
+		const rounds = 20
+		outs := make([]*Ndarray[float32], rounds)
+		for r := range rounds {
+			x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 32))
+			outs[r] = must[*Ndarray[float32]](t)(NewNdarray[float32](p, 32))
+			check(t, slow.LaunchOn(s1, x, float32(r+1), state, int64(20000)))
+			if r%2 == 0 {
+				check(t, e.Record(s1))
+				check(t, s2.WaitEvent(e))
+			} else {
+				check(t, s2.WaitStream(s1))
+			}
+			check(t, cp.LaunchOn(s2, x, outs[r]))
+		}
+		check(t, s2.Synchronize())
+		for r, o := range outs {
+			allEqual(t, fmt.Sprintf("out[%d]", r), must[[]float32](t)(o.ToSlice()), float32(r+1))
+		}
+	})
+}
+
+// TestConcurrentLaunchers: 32 goroutines, each with its own stream and
+// arrays, launching at once (run with -race).
+func TestConcurrentLaunchers(t *testing.T) {
+	forEachArch(t, func(t *testing.T, p *Program) {
+		k := must[*Kernel](t)(BuildKernel(p, fillKernel("fill", ir.I32)))
+		const G, rounds = 32, 20
+		var wg sync.WaitGroup
+		errs := make(chan error, G)
+		for g := range G {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				errs <- func() error {
+					s, err := p.NewStream()
+					if err != nil {
+						return err
+					}
+					defer s.Close()
+					x, err := NewNdarray[int32](p, 256)
+					if err != nil {
+						return err
+					}
+					defer x.Close()
+					for r := range rounds {
+						if err := k.LaunchOn(s, x, int32(g*1000+r)); err != nil {
+							return err
+						}
+					}
+					got, err := x.ToSlice()
+					if err != nil {
+						return err
+					}
+					for _, v := range got {
+						if v != int32(g*1000+rounds-1) {
+							return fmt.Errorf("goroutine %d: got %d", g, v)
+						}
+					}
+					return nil
+				}()
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			if err != nil {
+				t.Error(err)
+			}
+		}
+	})
+}
+
+// TestProgramClose: Close waits for work, releases everything, and every
+// later use reports ErrClosed.
+func TestProgramClose(t *testing.T) {
+	for _, a := range suiteArchs(t) {
+		t.Run(a.String(), func(t *testing.T) {
+			p := must[*Program](t)(Init(WithArch(a)))
+			slow := must[*Kernel](t)(BuildKernel(p, slowWriteKernel()))
+			x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 4))
+			state := must[*Ndarray[int64]](t)(NewNdarray[int64](p, 1))
+			s := must[*Stream](t)(p.NewStream())
+			e := must[*Event](t)(p.NewEvent())
+			check(t, slow.LaunchOn(s, x, float32(1), state, int64(100000)))
+			check(t, p.Close())
+			check(t, p.Close())
+			wantErr(t, p.Sync(), ErrClosed)
+			wantErr(t, slow.LaunchOn(s, x, float32(1), state, int64(1)), ErrClosed)
+			wantErr(t, slow.Launch(x, float32(1), state, int64(1)), ErrClosed)
+			wantErr(t, s.Synchronize(), ErrClosed)
+			wantErr(t, e.Record(s), ErrClosed)
+			_, err := x.ToSlice()
+			wantErr(t, err, ErrClosed)
+			_, err = p.NewStream()
+			wantErr(t, err, ErrClosed)
+			_, err = NewNdarray[float32](p, 1)
+			wantErr(t, err, ErrClosed)
+			_, err = BuildKernel(p, copyKernel())
+			wantErr(t, err, ErrClosed)
+			// Closing objects after their Program is fine.
+			check(t, s.Close())
+			check(t, e.Close())
+			check(t, x.Close())
+			check(t, slow.Close())
+		})
+	}
+}
+
+// TestLeakedObjectsReleased drops streams, events and arrays without Close
+// and checks that their cleanups release them.
+func TestLeakedObjectsReleased(t *testing.T) {
+	forEachArch(t, func(t *testing.T, p *Program) {
+		count := func() int {
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			return len(p.streams) + len(p.events) + len(p.arrays)
+		}
+		before := count()
+		func() {
+			for range 10 {
+				must[*Stream](t)(p.NewStream())
+				must[*Event](t)(p.NewEvent())
+				must[*Ndarray[float32]](t)(NewNdarray[float32](p, 8))
+			}
+		}()
+		deadline := time.Now().Add(10 * time.Second)
+		for count() > before && time.Now().Before(deadline) {
+			runtime.GC()
+			time.Sleep(10 * time.Millisecond)
+		}
+		if got := count(); got != before {
+			t.Fatalf("%d objects still registered after GC, want %d", got, before)
+		}
+	})
+}
+
+func TestForeignObjects(t *testing.T) {
+	forEachArch(t, func(t *testing.T, p *Program) {
+		q := must[*Program](t)(Init(WithArch(p.Arch())))
+		defer q.Close()
+		k := must[*Kernel](t)(BuildKernel(p, fillKernel("fill", ir.F32)))
+		xq := must[*Ndarray[float32]](t)(NewNdarray[float32](q, 4))
+		sq := must[*Stream](t)(q.NewStream())
+		eq := must[*Event](t)(q.NewEvent())
+		wantErr(t, k.Launch(xq, float32(1)), ErrForeign)
+		wantErr(t, k.LaunchOn(sq, must[*Ndarray[float32]](t)(NewNdarray[float32](p, 4)), float32(1)), ErrForeign)
+		wantErr(t, p.DefaultStream().WaitEvent(eq), ErrForeign)
+		wantErr(t, p.DefaultStream().WaitStream(sq), ErrForeign)
+		wantErr(t, eq.Record(p.DefaultStream()), ErrForeign)
+		var ae *ArgumentError
+		if err := k.Launch(xq, float32(1)); !errors.As(err, &ae) || ae.Param != "x" {
+			t.Errorf("foreign Ndarray: %v, want an ArgumentError for parameter x", err)
+		}
+	})
+}
