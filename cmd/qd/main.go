@@ -1,0 +1,51 @@
+// Command qd runs qd's demo: independent simulations on streams.
+//
+//	qd demo [-arch auto|cpu|cuda] [-sims 8] [-size 256] [-steps 50]
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+const usage = `qd: GPU compute for Go
+
+usage:
+  qd demo [flags]    run independent heat simulations, serially and on streams
+  qd trace FILE      render a recorded trace (Chrome JSON) as an SVG timeline
+  qd help            this text
+
+Run 'qd demo -h' for the demo's flags.
+`
+
+// run is main without the process: it returns the exit code (2 for usage
+// errors), so tests can drive every verb.
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	switch args[0] {
+	case "demo":
+		return demo(args[1:], stdout, stderr)
+	case "trace":
+		return traceCmd(args[1:], stdout, stderr)
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
+	fmt.Fprintf(stderr, "qd: unknown command %q\n\n%s", args[0], usage)
+	return 2
+}
+
+func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("qd "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	return fs
+}

@@ -1,0 +1,128 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/quadrants-go/qd/internal/trace"
+)
+
+const traceUsage = `usage: qd trace [-o out.svg] [-width N] [-title TEXT] FILE.json
+
+Render a trace that qd recorded (Chrome trace-event JSON, the file Perfetto
+opens; gzip-compressed too) as an SVG timeline with one lane per stream.
+The SVG goes to FILE with its extension replaced by .svg unless -o says
+otherwise; -o - writes it to standard output.
+
+flags:
+`
+
+// traceCmd is the trace verb: it reads a trace file, checks it and writes
+// its SVG timeline. Usage errors exit 2; a file that cannot be read,
+// parsed or written exits 1.
+func traceCmd(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("trace", stderr)
+	out := fs.String("o", "", "output `file`; - for standard output (default: FILE with extension .svg)")
+	width := fs.Int("width", trace.DefaultSVGWidth, "image width in pixels")
+	title := fs.String("title", "", "image title (default: \"qd trace\" and the device)")
+	printUsage := func(w io.Writer) {
+		fmt.Fprint(w, traceUsage)
+		fs.SetOutput(w)
+		fs.PrintDefaults()
+		fs.SetOutput(stderr)
+	}
+	// The flag package prints its error and then calls Usage; help goes to
+	// stdout (it was asked for), usage after an error to stderr, so Usage
+	// itself prints nothing and the callers below decide.
+	fs.Usage = func() {}
+
+	// Flags may come after the file too (qd trace t.json -o t.svg), which
+	// the flag package alone does not allow: parse, take one positional
+	// argument, parse the rest, until none is left or "--" ends the flags.
+	var files []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				printUsage(stdout)
+				return 0
+			}
+			fmt.Fprintln(stderr)
+			printUsage(stderr)
+			return 2
+		}
+		rest := fs.Args()
+		if consumed := args[:len(args)-len(rest)]; len(consumed) > 0 && consumed[len(consumed)-1] == "--" {
+			files = append(files, rest...)
+			break
+		}
+		if len(rest) == 0 {
+			break
+		}
+		files = append(files, rest[0])
+		args = rest[1:]
+	}
+
+	usageError := func(msg string) int {
+		fmt.Fprintf(stderr, "qd trace: %s\n\n", msg)
+		printUsage(stderr)
+		return 2
+	}
+	switch {
+	case len(files) == 0:
+		return usageError("missing FILE: the trace to render")
+	case len(files) > 1:
+		return usageError(fmt.Sprintf("one FILE at a time, got %d: %s", len(files), strings.Join(files, " ")))
+	case *width < trace.MinSVGWidth || *width > trace.MaxSVGWidth:
+		return usageError(fmt.Sprintf("-width %d is outside [%d, %d]", *width, trace.MinSVGWidth, trace.MaxSVGWidth))
+	}
+	in := files[0]
+	dst := *out
+	if dst == "" {
+		base := strings.TrimSuffix(in, ".gz")
+		dst = strings.TrimSuffix(base, filepath.Ext(base)) + ".svg"
+		if filepath.Clean(dst) == filepath.Clean(in) {
+			return usageError(fmt.Sprintf("the default output %s is the input itself; name one with -o", dst))
+		}
+	}
+
+	f, err := os.Open(in)
+	if err != nil {
+		fmt.Fprintf(stderr, "qd trace: %v\n", err)
+		return 1
+	}
+	t, err := trace.ReadChrome(f)
+	f.Close()
+	if err != nil {
+		fmt.Fprintf(stderr, "qd trace: %s: %v\n", in, strings.TrimPrefix(err.Error(), "trace: "))
+		return 1
+	}
+	// Render in memory first, so a failure never leaves half an SVG.
+	var svg bytes.Buffer
+	if err := trace.RenderSVG(&svg, t, trace.SVGOptions{Width: *width, Title: *title}); err != nil {
+		fmt.Fprintf(stderr, "qd trace: %v\n", err)
+		return 1
+	}
+	if dst == "-" {
+		if _, err := stdout.Write(svg.Bytes()); err != nil {
+			fmt.Fprintf(stderr, "qd trace: writing the SVG: %v\n", err)
+			return 1
+		}
+		return 0
+	}
+	if err := os.WriteFile(dst, svg.Bytes(), 0o666); err != nil {
+		fmt.Fprintf(stderr, "qd trace: %v\n", err)
+		return 1
+	}
+	spans := 0
+	for _, l := range t.Lanes {
+		spans += len(l.Spans)
+	}
+	fmt.Fprintf(stdout, "qd trace: wrote %s: %d lanes, %d spans\n", dst, len(t.Lanes), spans)
+	return 0
+}
