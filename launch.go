@@ -189,7 +189,8 @@ func (k *kernelCore) launchWithHostSlices(c *call, s *streamCore) error {
 		if direct {
 			h.buf, err = hw.WrapHost(h.packed, h.bytes)
 		} else {
-			h.buf, err = p.dev.Alloc(h.bytes)
+			// An empty slice still needs a valid address to pass.
+			h.buf, err = p.dev.Alloc(max(h.bytes, 1))
 		}
 		if err != nil {
 			return fmt.Errorf("qd: kernel %s: memory for a slice argument: %w", k.name, err)

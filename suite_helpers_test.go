@@ -3,6 +3,7 @@ package qd
 import (
 	"errors"
 	"os"
+	"sync"
 	"testing"
 
 	"github.com/quadrants-go/qd/internal/ir"
@@ -12,21 +13,43 @@ import (
 // always, CUDA where a device is found. With QD_GPU_RUN=1 (set by the GPU
 // runner) a missing GPU backend is a failure, not a skip.
 
+var (
+	probeOnce  sync.Once
+	gpuArchs   []Arch
+	gpuMissing error
+	// keepAlive holds one Program per GPU arch open for the whole test
+	// binary: the driver then keeps its context, and every test's Init and
+	// Close cost microseconds instead of most of a second.
+	keepAlive []*Program
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	for _, p := range keepAlive {
+		p.Close()
+	}
+	os.Exit(code)
+}
+
 // suiteArchs lists the archs to run the suite on.
 func suiteArchs(t *testing.T) []Arch {
-	archs := []Arch{CPU}
-	for _, a := range []Arch{CUDA, AMDGPU} {
-		p, err := Init(WithArch(a))
-		if err != nil {
-			if a == CUDA && os.Getenv("QD_GPU_RUN") == "1" {
-				t.Errorf("QD_GPU_RUN=1 but CUDA is unavailable: %v", err)
+	probeOnce.Do(func() {
+		for _, a := range []Arch{CUDA, AMDGPU} {
+			p, err := Init(WithArch(a))
+			if err != nil {
+				if a == CUDA {
+					gpuMissing = err
+				}
+				continue
 			}
-			continue
+			keepAlive = append(keepAlive, p)
+			gpuArchs = append(gpuArchs, a)
 		}
-		p.Close()
-		archs = append(archs, a)
+	})
+	if gpuMissing != nil && os.Getenv("QD_GPU_RUN") == "1" {
+		t.Errorf("QD_GPU_RUN=1 but CUDA is unavailable: %v", gpuMissing)
 	}
-	return archs
+	return append([]Arch{CPU}, gpuArchs...)
 }
 
 // forEachArch runs f as a subtest per arch with a fresh Program, closed
