@@ -183,24 +183,10 @@ func (s *Stream) WaitStream(o *Stream) error {
 	if o.c.closed.Load() {
 		return closedErr("stream")
 	}
-	return s.c.p.streamWaitsFor(s.c, o.c)
-}
-
-// streamWaitsFor orders s after the work enqueued so far on o, through a
-// pooled event.
-func (p *Program) streamWaitsFor(s, o *streamCore) error {
-	if s == o {
-		return nil
+	if s.c == o.c {
+		return nil // a stream is always ordered after itself
 	}
-	e, err := p.evpool.get()
-	if err != nil {
-		return err
-	}
-	defer p.evpool.put(e)
-	if err := e.Record(o.b); err != nil {
-		return err
-	}
-	return s.b.WaitEvent(e)
+	return s.c.p.join(s.c, o.c)
 }
 
 // Handle is the native handle: a CUstream on CUDA; an identifier on the CPU.
