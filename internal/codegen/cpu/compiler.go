@@ -107,7 +107,7 @@ func (c *compiler) failf(format string, args ...any) {
 	panic(compileError{ir.Errorf(c.pos, c.kname, format, args...)})
 }
 
-// errorf makes a runtime error positioned at the current statement.
+// rtError makes a runtime error positioned at the current statement.
 func (c *compiler) rtError(format string, args ...any) *ir.Error {
 	return ir.Errorf(c.pos, c.kname, format, args...)
 }

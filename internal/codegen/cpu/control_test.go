@@ -406,3 +406,101 @@ func handPlan(k *ir.Kernel) *lower.Plan {
 	return &lower.Plan{Kernel: k, TempSlot: map[*ir.Var]int{},
 		Tasks: []*lower.Task{{Kind: lower.Parallel, Loop: loop, Pos: loop.Pos}}}
 }
+
+// TestLaneRanges: conditions comparing the contiguous index with a uniform
+// value take the lane-range path; check every comparison, both operand
+// orders, several index types, && of two ranges, and the else branch.
+func TestLaneRanges(t *testing.T) {
+	ops := []ir.BinOp{ir.Lt, ir.Le, ir.Gt, ir.Ge, ir.Eq, ir.Ne}
+	for _, tt := range []ir.Type{ir.I32, ir.I64, ir.U32} {
+		for _, op := range ops {
+			for _, flip := range []bool{false, true} {
+				b := ir.NewBuilder("rng")
+				out, u, u2, np := b.Array("out", ir.I32, 1), b.Scalar("u", tt), b.Scalar("u2", tt), b.Scalar("n", tt)
+				b.Parallel(ir.P(np), func(i *ir.Var) {
+					lin := ir.Op(ir.Sub, ir.Op(ir.Add, ir.Ref(i), &ir.Const{T: tt, Bits: 5}), &ir.Const{T: tt, Bits: 2})
+					c := ir.Op(op, lin, ir.P(u))
+					if flip {
+						c = ir.Op(op, ir.P(u), lin)
+					}
+					b.If(c, func() {
+						b.Store(out, ir.I32c(1), ir.Ref(i))
+					}, func() {
+						b.Store(out, ir.I32c(2), ir.Ref(i))
+					})
+					b.If(ir.Op(ir.LAnd, c, ir.Op(ir.Lt, ir.Ref(i), ir.P(u2))), func() {
+						b.Store(out, ir.Op(ir.Add, ir.Ld(out, ir.Ref(i)), ir.I32c(10)), ir.Ref(i))
+					}, nil)
+				})
+				p := compileKernel(t, b.Kernel())
+				const n = 700
+				for _, uv := range []int64{0, 1, 3, 255, 256, 258, 300, 511, 699, 702, 703, 1000} {
+					for _, ch := range chunkings {
+						got := make([]int32, n)
+						u2v := uv/2 + 100
+						args := &Args{Scalars: []uint64{0, uint64(uv), uint64(u2v), n}, Arrays: []Array{arr(got)}}
+						if err := launch(p, args, ch.chunk, ch.workers); err != nil {
+							t.Fatal(err)
+						}
+						for i := range int64(n) {
+							l := i + 3
+							var c bool
+							x, y := l, uv
+							if flip {
+								x, y = uv, l
+							}
+							switch op {
+							case ir.Lt:
+								c = x < y
+							case ir.Le:
+								c = x <= y
+							case ir.Gt:
+								c = x > y
+							case ir.Ge:
+								c = x >= y
+							case ir.Eq:
+								c = x == y
+							case ir.Ne:
+								c = x != y
+							}
+							want := int32(2)
+							if c {
+								want = 1
+								if i < u2v {
+									want = 11
+								}
+							}
+							if got[i] != want {
+								t.Fatalf("%v op %d flip %v u=%d chunk %d: out[%d] = %d, want %d", tt, op, flip, uv, ch.chunk, i, got[i], want)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestSaxpyChunks checks the fused multiply-add written straight into the
+// array, over chunks that straddle batches, and a scalar on either side.
+func TestSaxpyChunks(t *testing.T) {
+	p := compileKernel(t, saxpyKernel())
+	for _, n := range []int{1, 3, Batch - 1, Batch, 2*Batch + 7, 5000} {
+		for _, ch := range chunkings {
+			x, y := benchData(n)
+			want := make([]float32, n)
+			for i := range want {
+				want[i] = float32(1.5*x[i]) + y[i]
+			}
+			args := &Args{Scalars: []uint64{bitsOf(float32(1.5)), 0, 0}, Arrays: []Array{{}, arr(x), arr(y)}}
+			if err := launch(p, args, ch.chunk, ch.workers); err != nil {
+				t.Fatal(err)
+			}
+			for i := range y {
+				if y[i] != want[i] {
+					t.Fatalf("n=%d chunk %d: y[%d] = %v, want %v", n, ch.chunk, i, y[i], want[i])
+				}
+			}
+		}
+	}
+}

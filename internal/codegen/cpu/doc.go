@@ -16,6 +16,14 @@
 // indexed by it (plus a uniform offset) become a bounds check on the two end
 // lanes and a copy, or no copy at all.
 //
+// Three fast paths keep common kernels close to hand-written loops: a
+// contiguous store computes its value straight into the array (and an
+// assignment straight into the variable) when every lane is active; x*s + y
+// with s uniform is one loop (rounded like two operations, never fused);
+// and comparing the contiguous index with a uniform value yields a lane
+// range, so an if guard such as j > 0 && j < m-1 narrows the mask by
+// slicing instead of by a per-lane test.
+//
 // Control flow runs SIMT style. The active lanes are a mask, kept as a sorted
 // list of lane numbers plus an "all lanes" flag so the straight-line body of
 // a kernel pays nothing for masking. If runs each branch on the lanes that

@@ -20,6 +20,7 @@ type gen struct {
 	y     *ir.Param // i64 input
 	i     *ir.Var
 	vars  []*ir.Var
+	fixed map[*ir.Var]bool // loop counters: read, never assigned
 	depth int
 }
 
@@ -128,7 +129,15 @@ func (g *gen) expr(t ir.Type, d int) ir.Expr {
 		ops := []ir.BinOp{ir.Add, ir.Sub, ir.Mul, ir.Div, ir.Min, ir.Max}
 		return ir.Op(ops[g.r.IntN(len(ops))], g.expr(t, d), g.expr(t, d))
 	default:
-		switch g.r.IntN(5) {
+		switch g.r.IntN(7) {
+		case 5, 6: // contiguous index against a uniform value: lane ranges
+			cmp := []ir.BinOp{ir.Eq, ir.Ne, ir.Lt, ir.Le, ir.Gt, ir.Ge}[g.r.IntN(6)]
+			lin := ir.Op(ir.Add, ir.Ref(g.i), ir.I64c(int64(g.r.IntN(9)-4)))
+			u := ir.I64c(int64(g.r.IntN(800) - 50))
+			if g.r.IntN(2) == 0 {
+				return ir.Op(cmp, u, lin)
+			}
+			return ir.Op(cmp, lin, u)
 		case 0:
 			return ir.Un(ir.Not, g.expr(ir.Bool, d))
 		case 1:
@@ -151,7 +160,9 @@ func (g *gen) stmts(n int, inLoop bool) {
 			g.vars = append(g.vars, g.b.Decl("v", g.expr(t, 3)))
 		case k < 6:
 			v := g.vars[g.r.IntN(len(g.vars))]
-			g.b.Assign(v, g.expr(v.Type, 3))
+			if !g.fixed[v] {
+				g.b.Assign(v, g.expr(v.Type, 3))
+			}
 		case k == 6 && g.depth < 3:
 			g.depth++
 			saved := len(g.vars)
@@ -164,11 +175,12 @@ func (g *gen) stmts(n int, inLoop bool) {
 			trip := ir.Op(ir.Rem, ir.Op(ir.And, g.expr(ir.I64, 2), ir.I64c(1023)), ir.I64c(6))
 			g.b.ForRange("k", trip, func(k *ir.Var) {
 				g.vars = append(g.vars, k)
+				g.fixed[k] = true
 				g.stmts(1+g.r.IntN(4), true)
 				g.vars = g.vars[:saved]
 			})
 			g.depth--
-		case k == 8 && inLoop:
+		case k >= 8 && inLoop:
 			g.b.If(g.expr(ir.Bool, 2), func() {
 				if g.r.IntN(2) == 0 {
 					g.b.Break()
@@ -183,7 +195,7 @@ func (g *gen) stmts(n int, inLoop bool) {
 func randomKernel(seed uint64) (*ir.Kernel, *ir.Param, []*ir.Var) {
 	r := rand.New(rand.NewPCG(seed, 99))
 	b := ir.NewBuilder("rnd")
-	g := &gen{r: r, b: b}
+	g := &gen{r: r, b: b, fixed: map[*ir.Var]bool{}}
 	g.x, g.y = b.Array("x", ir.F64, 1), b.Array("y", ir.I64, 1)
 	out := b.Array("out", ir.F64, 2)
 	var outs []*ir.Var
@@ -340,6 +352,9 @@ func (in *interp) eval(e ir.Expr) any {
 		return b
 	case *ir.Convert:
 		v := in.eval(e.X)
+		if e.X.Type() == e.To {
+			return v
+		}
 		switch e.To {
 		case ir.I64:
 			switch v := v.(type) {
@@ -356,7 +371,12 @@ func (in *interp) eval(e ir.Expr) any {
 				return int32(v)
 			}
 		case ir.F64:
-			return float64(v.(int64))
+			switch v := v.(type) {
+			case int32:
+				return float64(v)
+			case int64:
+				return float64(v)
+			}
 		}
 	case *ir.Unary:
 		switch v := in.eval(e.X).(type) {
