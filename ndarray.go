@@ -120,6 +120,9 @@ func (c *ndCore) zero() error {
 	if _, ok := c.buf.(hostPointer); ok || c.n == 0 {
 		return nil
 	}
+	if z, ok := c.buf.(backend.Zeroer); ok {
+		return c.p.hostTransfer(c, z.Zero)
+	}
 	zeros := make([]byte, c.n*c.elem.Size())
 	return c.p.hostTransfer(c, func(s backend.Stream) error {
 		return c.buf.CopyFromHost(s, unsafe.Pointer(&zeros[0]), len(zeros))

@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/quadrants-go/qd/internal/lower"
+	"github.com/quadrants-go/qd/internal/trace"
 )
 
 // ErrUnsupported is returned (wrapped) for an operation a backend does not
@@ -88,6 +89,12 @@ type HostWrapper interface {
 	WrapHost(p unsafe.Pointer, bytes int) (Buffer, error)
 }
 
+// Zeroer is implemented by buffers that can fill themselves with zero bytes
+// on the device, in the order of a stream.
+type Zeroer interface {
+	Zero(s Stream) error
+}
+
 // Module is a compiled kernel.
 type Module interface {
 	// Begin starts one launch of the kernel: it takes the per-launch resources
@@ -120,3 +127,36 @@ type ArrayArg struct {
 	Buf   Buffer
 	Shape [3]int
 }
+
+// Tracing is implemented by devices that can time the work on their streams
+// for a runtime trace (qd.WithTrace, Program.StartTrace). It is the only
+// tracing seam: package qd checks one atomic pointer per launch and, only
+// when a trace is on, brackets each task and copy it enqueues with Begin
+// and End on the stream it enqueues it on. A launch with tracing off never
+// reaches this interface, so it costs nothing there.
+type Tracing interface {
+	// NewTraceTimer starts timing for rec: spans go to rec with Start and
+	// End relative to rec.Epoch().
+	NewTraceTimer(rec *trace.Recorder) (TraceTimer, error)
+}
+
+// TraceTimer times work on streams. Its methods are safe for concurrent
+// use.
+type TraceTimer interface {
+	// Begin marks, on s, the start of the work enqueued next on s.
+	Begin(s Stream) (TraceMark, error)
+	// End marks, on s, the end of the work enqueued since Begin returned m,
+	// and records span with Start and End set from the two marks once both
+	// are reached (on the CPU when the end mark runs; on a GPU when Flush
+	// resolves the timing events, or earlier).
+	End(s Stream, m TraceMark, span trace.Span) error
+	// Flush records every span whose marks were enqueued before it, waiting
+	// for their work if it must.
+	Flush() error
+	// Close releases the timer's resources; spans not flushed are lost.
+	Close() error
+}
+
+// TraceMark is a start mark returned by TraceTimer.Begin, opaque to the
+// caller.
+type TraceMark any

@@ -65,6 +65,7 @@ type symbols struct {
 	memcpyHtoDAsync   uintptr
 	memcpyDtoHAsync   uintptr
 	memcpyDtoDAsync   uintptr
+	memsetD8Async     uintptr
 	moduleLoadDataEx  uintptr
 	moduleGetFunction uintptr
 	moduleUnload      uintptr
@@ -124,6 +125,7 @@ func symbolTable(s *symbols) []symbol {
 		req(&s.memcpyHtoDAsync, "cuMemcpyHtoDAsync_v2"),
 		req(&s.memcpyDtoHAsync, "cuMemcpyDtoHAsync_v2"),
 		req(&s.memcpyDtoDAsync, "cuMemcpyDtoDAsync_v2"),
+		req(&s.memsetD8Async, "cuMemsetD8Async"),
 
 		req(&s.moduleLoadDataEx, "cuModuleLoadDataEx"),
 		req(&s.moduleGetFunction, "cuModuleGetFunction"),

@@ -1,0 +1,53 @@
+package qd
+
+import (
+	"testing"
+
+	"github.com/quadrants-go/qd/internal/ir"
+)
+
+// TestNdarrayBasics: shapes, zero filling (also of reused device memory),
+// host copies in and out, and bad inputs.
+func TestNdarrayBasics(t *testing.T) {
+	forEachArch(t, func(t *testing.T, p *Program) {
+		fill := must[*Kernel](t)(BuildKernel(p, fillKernel("fill", ir.F32)))
+		for range 3 {
+			x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 4096))
+			allEqual(t, "new array", must[[]float32](t)(x.ToSlice()), 0)
+			check(t, fill.Launch(x, float32(7)))
+			check(t, x.Close())
+		}
+		m := must[*Ndarray[int64]](t)(NewNdarray[int64](p, 2, 3, 4))
+		if got := m.Shape(); len(got) != 3 || got[0] != 2 || got[1] != 3 || got[2] != 4 || m.Len() != 24 {
+			t.Fatalf("Shape = %v, Len = %d", got, m.Len())
+		}
+		src := make([]int64, 24)
+		for i := range src {
+			src[i] = int64(i * i)
+		}
+		check(t, m.CopyFromHost(src))
+		got := must[[]int64](t)(m.ToSlice())
+		for i := range src {
+			if got[i] != src[i] {
+				t.Fatalf("round trip [%d] = %d, want %d", i, got[i], src[i])
+			}
+		}
+		wantErr(t, m.CopyFromHost(src[:3]), ErrInvalidArgument)
+		wantErr(t, m.CopyToHost(make([]int64, 25)), ErrInvalidArgument)
+		for _, shape := range [][]int{{}, {1, 2, 3, 4}, {-1}, {1 << 40, 1 << 40}} {
+			if _, err := NewNdarray[float64](p, shape...); err == nil {
+				t.Errorf("NewNdarray%v succeeded", shape)
+			}
+		}
+		_, err := NewNdarray[float32](nil, 4)
+		wantErr(t, err, ErrInvalidArgument)
+		empty := must[*Ndarray[bool]](t)(NewNdarray[bool](p, 0))
+		if v := must[[]bool](t)(empty.ToSlice()); len(v) != 0 {
+			t.Fatalf("empty array gave %v", v)
+		}
+		var nilArr *Ndarray[float32]
+		_, err = nilArr.ToSlice()
+		wantErr(t, err, ErrInvalidArgument)
+		check(t, nilArr.Close())
+	})
+}
