@@ -17,6 +17,7 @@ func main() {
 const usage = `qd: GPU compute for Go
 
 usage:
+  qd devices [-json] list backends and devices, and why a backend is unavailable
   qd demo [flags]    run independent heat simulations, serially and on streams
   qd trace FILE      render a recorded trace (Chrome JSON) as an SVG timeline
   qd help            this text
@@ -32,6 +33,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	switch args[0] {
+	case "devices":
+		return devicesCmd(args[1:], stdout, stderr)
 	case "demo":
 		return demo(args[1:], stdout, stderr)
 	case "trace":

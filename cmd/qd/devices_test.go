@@ -1,0 +1,101 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func runDevicesVerb(args ...string) (code int, stdout, stderr string) {
+	var o, e bytes.Buffer
+	code = run(append([]string{"devices"}, args...), &o, &e)
+	return code, o.String(), e.String()
+}
+
+// TestDevicesVerb: a table with the CPU, a row per CUDA device or the
+// reason CUDA is unavailable, AMDGPU not built in, and Auto's choice;
+// exit 0 with or without a GPU.
+func TestDevicesVerb(t *testing.T) {
+	code, out, errs := runDevicesVerb()
+	if code != 0 || errs != "" {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errs)
+	}
+	for _, re := range []string{
+		`(?m)^BACKEND +# +DEVICE +COMPUTE +CORES +MEMORY +DRIVER$`,
+		`(?m)^cpu +0 +.+ +- +\d+ threads +\S+( GiB)? +\w+/\w+$`,
+		`(?m)^cuda +(\d+ +.+ +sm_\d+ +\d+ SMs +[\d.]+ GiB +CUDA \d+\.\d+.*|- +unavailable: .+)$`,
+		`(?m)^amdgpu +- +unavailable: not built in yet$`,
+		`(?m)^qd.Auto picks: (cpu|cuda) .+$`,
+	} {
+		if !regexp.MustCompile(re).MatchString(out) {
+			t.Errorf("output lacks %s\n%s", re, out)
+		}
+	}
+}
+
+func TestDevicesVerbJSON(t *testing.T) {
+	code, out, errs := runDevicesVerb("-json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var list []deviceJSON
+	if err := json.Unmarshal([]byte(out), &list); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	if len(list) < 3 || list[0].Backend != "cpu" || !list[0].Available || list[0].Cores < 1 {
+		t.Fatalf("unexpected list: %+v", list)
+	}
+	for _, d := range list {
+		if d.Available == (d.Reason != "") {
+			t.Errorf("%s: available %v with reason %q", d.Backend, d.Available, d.Reason)
+		}
+		if d.Backend == "cuda" && d.Available && (d.ComputeCapability == "" || d.MemoryBytes == 0) {
+			t.Errorf("CUDA device without properties: %+v", d)
+		}
+	}
+}
+
+func TestDevicesVerbUsage(t *testing.T) {
+	for _, c := range []struct {
+		args         []string
+		code         int
+		stdout, errs string
+	}{
+		{[]string{"--help"}, 0, "usage: qd devices", ""},
+		{[]string{"-h"}, 0, "-json", ""},
+		{[]string{"-bogus"}, 2, "", "flag provided but not defined: -bogus"},
+		{[]string{"gpu"}, 2, "", `unexpected argument "gpu"`},
+	} {
+		code, out, errs := runDevicesVerb(c.args...)
+		if code != c.code || !strings.Contains(out, c.stdout) || !strings.Contains(errs, c.errs) {
+			t.Errorf("%v: exit %d (want %d)\nstdout: %s\nstderr: %s", c.args, code, c.code, out, errs)
+		}
+	}
+}
+
+// TestTopLevelUsage: no verb and unknown verbs are usage errors; help
+// lists every verb.
+func TestTopLevelUsage(t *testing.T) {
+	var o, e bytes.Buffer
+	if code := run(nil, &o, &e); code != 2 || !strings.Contains(e.String(), "usage:") {
+		t.Errorf("no verb: exit %d, stderr %q", code, e.String())
+	}
+	o.Reset()
+	e.Reset()
+	if code := run([]string{"frobnicate"}, &o, &e); code != 2 || !strings.Contains(e.String(), `unknown command "frobnicate"`) {
+		t.Errorf("unknown verb: exit %d, stderr %q", code, e.String())
+	}
+	for _, h := range []string{"help", "-h", "--help"} {
+		o.Reset()
+		if code := run([]string{h}, &o, &e); code != 0 {
+			t.Errorf("%s: exit %d", h, code)
+		}
+		for _, verb := range []string{"qd devices", "qd demo", "qd trace"} {
+			if !strings.Contains(o.String(), verb) {
+				t.Errorf("%s: usage lacks %s:\n%s", h, verb, o.String())
+			}
+		}
+	}
+}
