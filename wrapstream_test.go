@@ -1,0 +1,167 @@
+package qd
+
+import (
+	"context"
+	"testing"
+
+	"github.com/quadrants-go/qd/internal/ir"
+)
+
+// Wrapped foreign streams and stream priorities (issue 4, item 6).
+//
+// A wrapped stream is a second qd handle on a CUstream qd does not own: it
+// must run kernels in the order of that stream, and its Close must only
+// forget it. The handle here comes from a qd stream (of the same Program,
+// and of a second Program, which shares the device's primary context the
+// way another library would), so the test can check afterwards, through
+// the owner's handle, that the CUstream is still alive.
+
+// gpuArchsOnly lists the GPU archs of the suite; without one it skips (or,
+// under QD_GPU_RUN=1, suiteArchs has already failed the test).
+func gpuArchsOnly(t *testing.T) []Arch {
+	t.Helper()
+	archs := suiteArchs(t)[1:]
+	if len(archs) == 0 {
+		t.Skip("no GPU backend: wrapped foreign streams exist only on CUDA (QD_GPU_RUN=1 makes this a failure)")
+	}
+	return archs
+}
+
+func TestWrapStreamCPUUnsupported(t *testing.T) {
+	p := must[*Program](t)(Init(WithArch(CPU)))
+	defer p.Close()
+	s := must[*Stream](t)(p.NewStream())
+	_, err := p.WrapStream(s.Handle())
+	wantErr(t, err, ErrUnsupported)
+	// The refusal leaves the stream alone.
+	check(t, s.Synchronize())
+	check(t, s.Close())
+}
+
+func TestWrapStreamForeign(t *testing.T) {
+	for _, a := range gpuArchsOnly(t) {
+		t.Run(a.String(), func(t *testing.T) {
+			p := must[*Program](t)(Init(WithArch(a)))
+			defer p.Close()
+			t.Run("same program", func(t *testing.T) { wrapStreamCheck(t, p, p) })
+			q := must[*Program](t)(Init(WithArch(a)))
+			defer q.Close()
+			t.Run("other program", func(t *testing.T) { wrapStreamCheck(t, p, q) })
+			t.Run("default streams refused", func(t *testing.T) {
+				// Handle 0 is the legacy default stream, which synchronizes
+				// implicitly with other streams: wrapping it is refused.
+				if _, err := p.WrapStream(0); err == nil {
+					t.Fatal("WrapStream(0) accepted the legacy default stream")
+				}
+			})
+		})
+	}
+}
+
+// wrapStreamCheck wraps a stream of owner in p and checks the wrapped
+// stream's behaviour and that closing it leaves the stream to its owner.
+func wrapStreamCheck(t *testing.T, p, owner *Program) {
+	s := must[*Stream](t)(owner.NewStream())
+	defer s.Close()
+	w := must[*Stream](t)(p.WrapStream(s.Handle()))
+	if w.Handle() != s.Handle() {
+		t.Fatalf("wrapped handle %#x, want %#x", w.Handle(), s.Handle())
+	}
+	slow := must[*Kernel](t)(BuildKernel(p, slowWriteKernel()))
+	cp := must[*Kernel](t)(BuildKernel(p, copyKernel()))
+	fill := must[*Kernel](t)(BuildKernel(owner, fillKernel("fill", ir.F32)))
+	state := must[*Ndarray[int64]](t)(NewNdarray[int64](p, 1))
+	x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 256))
+	y := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 256))
+
+	// w is the same CUstream as s, so work on w runs in order with no event:
+	// a slow writer followed by a copy sees the writer's values.
+	check(t, slow.LaunchOn(w, x, float32(7), state, int64(200000)))
+	check(t, cp.LaunchOn(w, x, y))
+	check(t, w.Synchronize())
+	allEqual(t, "y", must[[]float32](t)(y.ToSlice()), 7)
+
+	// Events and stream waits work with a wrapped stream on either side.
+	e := must[*Event](t)(p.NewEvent())
+	check(t, slow.LaunchOn(w, x, float32(8), state, int64(200000)))
+	check(t, e.Record(w))
+	o := must[*Stream](t)(p.NewStream())
+	defer o.Close()
+	check(t, o.WaitEvent(e))
+	check(t, cp.LaunchOn(o, x, y))
+	check(t, o.Synchronize())
+	allEqual(t, "y after WaitEvent", must[[]float32](t)(y.ToSlice()), 8)
+	check(t, w.WaitStream(o))
+	if err := w.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+
+	// Close waits for qd's work on it and forgets it; it is idempotent.
+	check(t, slow.LaunchOn(w, x, float32(9), state, int64(200000)))
+	check(t, w.Close())
+	if done, err := s.Query(); err != nil || !done {
+		t.Fatalf("after w.Close, the owner's stream: Query = %v, %v; want done (Close waits)", done, err)
+	}
+	allEqual(t, "x after w.Close", must[[]float32](t)(x.ToSlice()), 9)
+	check(t, w.Close())
+
+	// The stream itself lives on: the owner launches on it and synchronizes.
+	z := must[*Ndarray[float32]](t)(NewNdarray[float32](owner, 64))
+	for v := range 3 {
+		check(t, fill.LaunchOn(s, z, float32(v+1)))
+	}
+	check(t, s.Synchronize())
+	allEqual(t, "z on the owner's stream after w.Close", must[[]float32](t)(z.ToSlice()), 3)
+	if p != owner {
+		// A kernel of p on a fresh wrap of the same handle still works too.
+		w2 := must[*Stream](t)(p.WrapStream(s.Handle()))
+		check(t, cp.LaunchOn(w2, x, y))
+		check(t, w2.Close())
+		allEqual(t, "y through a second wrap", must[[]float32](t)(y.ToSlice()), 9)
+	}
+
+	// Every method of the closed wrapper reports ErrClosed.
+	wantErr(t, w.Synchronize(), ErrClosed)
+	_, err := w.Query()
+	wantErr(t, err, ErrClosed)
+	wantErr(t, w.Wait(context.Background()), ErrClosed)
+	wantErr(t, w.WaitEvent(e), ErrClosed)
+	wantErr(t, w.WaitStream(o), ErrClosed)
+	wantErr(t, o.WaitStream(w), ErrClosed)
+	wantErr(t, e.Record(w), ErrClosed)
+	wantErr(t, cp.LaunchOn(w, x, y), ErrClosed)
+	check(t, s.Synchronize())
+}
+
+// TestStreamPriorities: priorities outside the device's range are clamped,
+// not refused, and kernels run on streams of the extreme priorities.
+func TestStreamPriorities(t *testing.T) {
+	forEachArch(t, func(t *testing.T, p *Program) {
+		k := must[*Kernel](t)(BuildKernel(p, fillKernel("fill", ir.F32)))
+		for _, prio := range []int{-100, -1, 0, 100} {
+			s, err := p.NewStream(WithPriority(prio))
+			if err != nil {
+				t.Fatalf("NewStream(WithPriority(%d)): %v", prio, err)
+			}
+			x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
+			check(t, k.LaunchOn(s, x, float32(prio)))
+			check(t, s.Synchronize())
+			allEqual(t, "x", must[[]float32](t)(x.ToSlice()), float32(prio))
+			check(t, s.Close())
+		}
+		// A high-priority stream overlaps an ordinary one (the rendezvous
+		// finishes only if both kernels run at once): priorities reorder the
+		// scheduling of blocks, they do not serialize streams.
+		hi := must[*Stream](t)(p.NewStream(WithPriority(-100)))
+		lo := must[*Stream](t)(p.NewStream())
+		defer hi.Close()
+		defer lo.Close()
+		rv := must[*Kernel](t)(BuildKernel(p, rendezvousKernel()))
+		flags := must[*Ndarray[int32]](t)(NewNdarray[int32](p, 2))
+		seen := must[*Ndarray[int32]](t)(NewNdarray[int32](p, 2))
+		check(t, rv.LaunchOn(lo, flags, seen, int64(0), int64(1), int64(200_000_000)))
+		check(t, rv.LaunchOn(hi, flags, seen, int64(1), int64(0), int64(200_000_000)))
+		check(t, p.Sync())
+		allEqual(t, "seen", must[[]int32](t)(seen.ToSlice()), 1)
+	})
+}
