@@ -16,6 +16,11 @@ type call struct {
 	b      backend.Args
 	arrays []*ndCore  // Ndarray arguments, for use tracking
 	hosts  []hostCopy // slice arguments, copied in and out around the kernel
+
+	// Scratch of stream-parallel launches: the stream of each group and
+	// the next task of each.
+	streams []*streamCore
+	next    []int
 }
 
 // hostCopy is a Go slice argument: packed is its contiguous host memory (the

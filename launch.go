@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/quadrants-go/qd/internal/backend"
+	"github.com/quadrants-go/qd/internal/trace"
 )
 
 // testHookRun, when set by a test, runs before each task is enqueued and can
@@ -40,37 +41,64 @@ func (k *kernelCore) launch(s *Stream, args []any) error {
 	for _, a := range c.arrays {
 		a.noteUse(s.c)
 	}
-	if len(c.hosts) > 0 {
-		return k.launchWithHostSlices(c, s.c)
+	// The only cost of tracing when it is off: one atomic load.
+	var lt launchTrace
+	if tr := p.tracer.Load(); tr != nil {
+		lt = launchTrace{tr: tr, id: tr.launches.Add(1)}
 	}
-	return k.enqueue(c, s.c)
+	if len(c.hosts) > 0 {
+		return k.launchWithHostSlices(c, s.c, lt)
+	}
+	return k.enqueue(c, s.c, lt)
+}
+
+// launchTrace is a launch's trace: the tracer (nil when tracing is off)
+// and the launch's number in the trace.
+type launchTrace struct {
+	tr *tracer
+	id uint64
 }
 
 // enqueue runs the plan's tasks on s: tasks outside stream-parallel groups,
 // and the first group's, on s itself; every other group on a pooled stream
 // that first waits for an event recorded on s (fork), while s waits for an
 // event recorded after each group (join). The host never blocks.
-func (k *kernelCore) enqueue(c *call, s *streamCore) error {
+func (k *kernelCore) enqueue(c *call, s *streamCore, lt launchTrace) error {
 	l, err := k.mod.mod.Begin(s.b, &c.b)
 	if err != nil {
 		return fmt.Errorf("qd: kernel %s: %w", k.name, err)
 	}
-	err = k.p.runTasks(k, l, s)
-	return errors.Join(err, l.End(s.b))
+	err = k.p.runTasks(k, c, l, s, lt)
+	if err2 := l.End(s.b); err2 != nil {
+		err = errors.Join(err, err2)
+	}
+	return err
 }
 
-func (p *Program) runTasks(k *kernelCore, l backend.Launch, s *streamCore) error {
+// run enqueues one task, bracketed by trace marks when tracing is on.
+func (k *kernelCore) run(l backend.Launch, task int, s *streamCore, lt launchTrace) error {
+	if lt.tr != nil {
+		return lt.tr.runTraced(k, l, task, s, lt.id)
+	}
+	return runTask(l, task, s)
+}
+
+func (p *Program) runTasks(k *kernelCore, c *call, l backend.Launch, s *streamCore, lt launchTrace) error {
 	tasks := k.plan.Tasks
 	if k.plan.Groups <= 1 {
-		for _, t := range tasks {
-			if err := runTask(l, t.Index, s); err != nil {
+		for i := range tasks {
+			if err := k.run(l, i, s, lt); err != nil {
 				return fmt.Errorf("qd: kernel %s: %w", k.name, err)
 			}
 		}
 		return nil
 	}
 	// Group g runs on streams[g-1]; group 1 on the launch stream itself.
-	streams := make([]*streamCore, k.plan.Groups)
+	// The per-group scratch lives in the pooled call, so a stream-parallel
+	// launch allocates nothing for it.
+	c.streams = resize(c.streams, k.plan.Groups)
+	streams := c.streams
+	defer clear(streams)
 	streams[0] = s
 	fork, err := p.evpool.get()
 	if err != nil {
@@ -81,7 +109,8 @@ func (p *Program) runTasks(k *kernelCore, l backend.Launch, s *streamCore) error
 		return err
 	}
 	var runErr error
-	next := groupStarts(k)
+	c.next = groupStarts(k, resize(c.next, k.plan.Groups))
+	next := c.next
 	for g := 1; g < len(streams); g++ {
 		if next[g] >= len(tasks) || tasks[next[g]].Group != g+1 {
 			continue // an empty group needs no stream
@@ -109,7 +138,7 @@ func (p *Program) runTasks(k *kernelCore, l backend.Launch, s *streamCore) error
 				}
 				more = true
 				next[g]++
-				if err := runTask(l, i, streams[g]); err != nil {
+				if err := k.run(l, i, streams[g], lt); err != nil {
 					runErr = fmt.Errorf("qd: kernel %s: %w", k.name, err)
 					break
 				}
@@ -139,10 +168,9 @@ func runTask(l backend.Launch, task int, s *streamCore) error {
 	return l.Run(task, s.b)
 }
 
-// groupStarts gives the index of the first task of each group (groups are
-// contiguous and in id order).
-func groupStarts(k *kernelCore) []int {
-	starts := make([]int, k.plan.Groups)
+// groupStarts fills starts (one entry per group) with the index of the
+// first task of each group (groups are contiguous and in id order).
+func groupStarts(k *kernelCore, starts []int) []int {
 	for i := range starts {
 		starts[i] = len(k.plan.Tasks)
 	}
@@ -170,7 +198,7 @@ func (p *Program) join(s, o *streamCore) error {
 // launchWithHostSlices surrounds the kernel with the copies of its slice
 // arguments on s and waits for the copies back. On a backend that can use
 // host memory directly, the packed slices are the kernel's memory.
-func (k *kernelCore) launchWithHostSlices(c *call, s *streamCore) error {
+func (k *kernelCore) launchWithHostSlices(c *call, s *streamCore, lt launchTrace) error {
 	p := k.p
 	hw, direct := p.dev.(backend.HostWrapper)
 	var errs []error
@@ -198,16 +226,18 @@ func (k *kernelCore) launchWithHostSlices(c *call, s *streamCore) error {
 		bufs++
 		c.b.Arrays[h.param].Buf = h.buf
 		if !direct && h.bytes > 0 {
-			if err := h.buf.CopyFromHost(s.b, h.packed, h.bytes); err != nil {
+			in := func() error { return h.buf.CopyFromHost(s.b, h.packed, h.bytes) }
+			if err := k.copyTraced(lt, s, "copy in ", h.param, in); err != nil {
 				return fmt.Errorf("qd: kernel %s: copying a slice argument in: %w", k.name, err)
 			}
 		}
 	}
-	errs = append(errs, k.enqueue(c, s))
+	errs = append(errs, k.enqueue(c, s, lt))
 	if !direct {
 		for _, h := range c.hosts {
 			if h.bytes > 0 {
-				errs = append(errs, h.buf.CopyToHost(s.b, h.packed, h.bytes))
+				out := func() error { return h.buf.CopyToHost(s.b, h.packed, h.bytes) }
+				errs = append(errs, k.copyTraced(lt, s, "copy out ", h.param, out))
 			}
 		}
 	}
@@ -220,4 +250,14 @@ func (k *kernelCore) launchWithHostSlices(c *call, s *streamCore) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// copyTraced runs copy, as a span named after the parameter when tracing
+// is on.
+func (k *kernelCore) copyTraced(lt launchTrace, s *streamCore, what string, param int, copy func() error) error {
+	if lt.tr == nil {
+		return copy()
+	}
+	span := trace.Span{Kernel: what + k.name + "." + k.plan.Kernel.Params[param].Name, Kind: "copy", Launch: lt.id, Task: -1}
+	return lt.tr.timed(s, span, copy)
 }

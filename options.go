@@ -34,7 +34,8 @@ func (a Arch) String() string {
 type InitOption func(*initConfig)
 
 type initConfig struct {
-	arch Arch
+	arch  Arch
+	trace bool // WithTrace (trace.go)
 }
 
 // WithArch chooses the backend (default Auto).

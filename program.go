@@ -33,6 +33,10 @@ type Program struct {
 	pool    streamPool
 	evpool  eventPool
 	modules moduleCache
+
+	// tracer is the trace in progress, nil when tracing is off: the one
+	// thing a launch checks for tracing (trace.go).
+	tracer atomic.Pointer[tracer]
 }
 
 // Init starts a Program on the chosen backend (WithArch; Auto by default).
@@ -66,6 +70,12 @@ func Init(opts ...InitOption) (*Program, error) {
 		return nil, fmt.Errorf("qd: creating the default stream: %w", err)
 	}
 	p.def = &Stream{c: p.registerStream(bs, streamDefault)}
+	if cfg.trace {
+		if err := p.StartTrace(); err != nil {
+			p.Close()
+			return nil, err
+		}
+	}
 	return p, nil
 }
 
@@ -162,7 +172,7 @@ func (p *Program) Close() error {
 	if p.closed.Load() {
 		return nil
 	}
-	errs := []error{p.syncAll()}
+	errs := []error{p.syncAll(), p.stopTraceOnClose()}
 	p.closed.Store(true)
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -20,6 +20,7 @@ usage:
   qd devices [-json] list backends and devices, and why a backend is unavailable
   qd demo [flags]    run independent heat simulations, serially and on streams
   qd trace FILE      render a recorded trace (Chrome JSON) as an SVG timeline
+  qd bench [-json]   run the performance suite: each figure, its reference and bar
   qd help            this text
 
 Run 'qd demo -h' for the demo's flags.
@@ -37,6 +38,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return devicesCmd(args[1:], stdout, stderr)
 	case "demo":
 		return demo(args[1:], stdout, stderr)
+	case "bench":
+		return benchCmd(args[1:], stdout, stderr)
 	case "trace":
 		return traceCmd(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":

@@ -20,6 +20,8 @@ const (
 	opSignal                   // complete an event record
 	opWait                     // wait for an event record
 	opFunc                     // run fn (copies)
+	opMark                     // trace: read the clock for a start mark
+	opSpan                     // trace: read the clock and record a span
 )
 
 type op struct {
@@ -28,25 +30,38 @@ type op struct {
 	task int
 	sig  *signal
 	fn   func() error
+	mark *mark // opMark, opSpan
 }
 
 // stream is an in-order queue. Ops run on a drain goroutine started when
 // work arrives and ended when the queue is empty, so idle streams cost no
 // goroutine.
+//
+// The producer and the drain goroutine meet on mu once per batch, not once
+// per op: drain takes the whole queue at once (swapping in a spare slice),
+// runs it outside the lock, and counts finished ops in an atomic, taking
+// the lock after an op only to store an error or to wake a Synchronize.
+// With a lock per op, the mutex handoff between the launching goroutine
+// and the drain goroutine was the largest item of a launch's profile.
 type stream struct {
 	dev *Device
 	id  uint64
 
 	mu      sync.Mutex
 	idle    sync.Cond // broadcast when done catches up with a waiter's target
-	q       []op
-	head    int
+	q       []op      // ops not yet taken by drain
+	spare   []op      // the previous batch's storage, reused by the next
 	running bool
 	enq     uint64 // ops enqueued
-	done    uint64 // ops finished
-	waiters int
-	err     error // first error since the last Synchronize
+	err     error  // first error since the last Synchronize
 	closed  bool
+
+	// done counts finished ops. waiters counts Synchronize calls waiting;
+	// each increments it under mu before it reads done, so drain, which
+	// bumps done before it reads waiters, either sees the waiter and
+	// broadcasts under mu, or the waiter sees the new done.
+	done    atomic.Uint64
+	waiters atomic.Int32
 }
 
 var streamIDs atomic.Uint64
@@ -78,24 +93,30 @@ func (s *stream) enqueue(o op) error {
 
 func (s *stream) drain() {
 	s.mu.Lock()
-	for s.head < len(s.q) {
-		o := s.q[s.head]
-		s.q[s.head] = op{}
-		s.head++
+	for len(s.q) > 0 {
+		batch := s.q
+		s.q = s.spare[:0]
 		s.mu.Unlock()
-		err := s.execute(o)
+		for i := range batch {
+			err := s.execute(batch[i])
+			batch[i] = op{} // drop references to launches and closures
+			if err != nil {
+				s.mu.Lock()
+				if s.err == nil {
+					s.err = err
+				}
+				s.mu.Unlock()
+			}
+			s.done.Add(1)
+			if s.waiters.Load() > 0 {
+				s.mu.Lock()
+				s.idle.Broadcast()
+				s.mu.Unlock()
+			}
+		}
 		s.mu.Lock()
-		if err != nil && s.err == nil {
-			s.err = err
-		}
-		s.done++
-		if s.waiters > 0 {
-			s.idle.Broadcast()
-		}
+		s.spare = batch[:0]
 	}
-	// Reuse the queue's storage once it has drained.
-	s.q = s.q[:0]
-	s.head = 0
 	s.running = false
 	s.mu.Unlock()
 }
@@ -117,6 +138,10 @@ func (s *stream) execute(o op) (err error) {
 		<-o.sig.done
 	case opFunc:
 		return o.fn()
+	case opMark:
+		o.mark.start = o.mark.t.rec.Now()
+	case opSpan:
+		o.mark.finish()
 	}
 	return nil
 }
@@ -126,11 +151,11 @@ func (s *stream) execute(o op) (err error) {
 func (s *stream) Synchronize() error {
 	s.mu.Lock()
 	target := s.enq
-	s.waiters++
-	for s.done < target {
+	s.waiters.Add(1)
+	for s.done.Load() < target {
 		s.idle.Wait()
 	}
-	s.waiters--
+	s.waiters.Add(-1)
 	err := s.err
 	s.err = nil
 	s.mu.Unlock()
@@ -140,7 +165,7 @@ func (s *stream) Synchronize() error {
 func (s *stream) Query() (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.done == s.enq, nil
+	return s.done.Load() == s.enq, nil
 }
 
 func (s *stream) WaitEvent(e backendEvent) error {

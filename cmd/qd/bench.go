@@ -1,0 +1,91 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/quadrants-go/qd"
+	"github.com/quadrants-go/qd/internal/benchsuite"
+)
+
+const benchUsage = `usage: qd bench [-arch auto|cpu|cuda] [-json] [-quick]
+
+Run qd's performance suite (SPEC §7) on one device and print every figure
+beside its reference, measured in the same run, and its bar: launch host
+cost against a raw cuLaunchKernel, K streams and stream-parallel groups of
+latency-bound kernels, saxpy against a device-to-device copy, a reduction
+and a stencil against their byte floors, the stream pool, events, array
+allocation and compile times. GPU-only figures are skipped on the CPU.
+The exit status is 1 when a figure misses its bar.
+
+flags:
+`
+
+// benchCmd is the bench verb. Usage errors exit 2; a suite that cannot run
+// or a missed bar exits 1.
+func benchCmd(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("bench", stderr)
+	archName := fs.String("arch", "auto", "backend: auto, cpu, cuda or amdgpu")
+	asJSON := fs.Bool("json", false, "print the rows as JSON")
+	quick := fs.Bool("quick", false, "small sizes and few iterations (a smoke run)")
+	printUsage := func(w io.Writer) {
+		fmt.Fprint(w, benchUsage)
+		fs.SetOutput(w)
+		fs.PrintDefaults()
+		fs.SetOutput(stderr)
+	}
+	fs.Usage = func() {}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			printUsage(stdout)
+			return 0
+		}
+		fmt.Fprintln(stderr)
+		printUsage(stderr)
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "qd bench: unexpected argument %q\n\n", fs.Arg(0))
+		printUsage(stderr)
+		return 2
+	}
+	arch, ok := map[string]qd.Arch{"auto": qd.Auto, "cpu": qd.CPU, "cuda": qd.CUDA, "amdgpu": qd.AMDGPU}[strings.ToLower(*archName)]
+	if !ok {
+		fmt.Fprintf(stderr, "qd bench: -arch %q: want auto, cpu, cuda or amdgpu\n\n", *archName)
+		printUsage(stderr)
+		return 2
+	}
+	p, err := qd.Init(qd.WithArch(arch))
+	if err != nil {
+		fmt.Fprintf(stderr, "qd bench: %v\n", err)
+		return 1
+	}
+	defer p.Close()
+	opt := benchsuite.Options{Quick: *quick}
+	if !*asJSON {
+		fmt.Fprintf(stdout, "qd bench on %s\n", p.Device())
+		opt.Log = stderr
+	}
+	rows, err := benchsuite.Run(p, opt)
+	if err != nil {
+		fmt.Fprintf(stderr, "qd bench: %v\n", err)
+		return 1
+	}
+	if *asJSON {
+		err = benchsuite.WriteJSON(stdout, p.Device(), rows)
+	} else {
+		err = benchsuite.WriteTable(stdout, rows)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "qd bench: %v\n", err)
+		return 1
+	}
+	if n := benchsuite.Failed(rows); n > 0 {
+		fmt.Fprintf(stderr, "qd bench: %d figure(s) miss their bar\n", n)
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,778 @@
+package benchsuite
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"time"
+
+	"github.com/quadrants-go/qd"
+	"github.com/quadrants-go/qd/internal/backend"
+	"github.com/quadrants-go/qd/internal/backend/cuda"
+	"github.com/quadrants-go/qd/internal/benchsuite/probe"
+	"github.com/quadrants-go/qd/internal/codegen/ptx"
+	"github.com/quadrants-go/qd/internal/frontend"
+	"github.com/quadrants-go/qd/internal/lower"
+)
+
+const gpuOnly = "GPU only: needs CUDA"
+
+// launch: the host cost of one LaunchOn of a 4-argument kernel on an
+// explicit stream, against cuLaunchKernel of the same PTX through the same
+// bindings (cuda.RawLaunchCost), and qd's allocations per launch.
+func (s *suite) launch() error {
+	p := s.p
+	k, err := qd.BuildKernel(p, saxpyIR())
+	if err != nil {
+		return err
+	}
+	defer k.Close()
+	const n = 32
+	x, err := qd.NewNdarray[float32](p, n)
+	if err != nil {
+		return err
+	}
+	defer x.Close()
+	y, err := qd.NewNdarray[float32](p, n)
+	if err != nil {
+		return err
+	}
+	defer y.Close()
+	st, err := p.NewStream()
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	iters := s.pick(2048, 20000, 20000)
+	var launchErr error
+	loop := func() (time.Duration, error) {
+		var total time.Duration
+		for done := 0; done < iters; {
+			burst := min(syncEvery, iters-done)
+			t0 := time.Now()
+			for range burst {
+				// Constants boxed into any cost no allocation.
+				if err := k.LaunchOn(st, float32(2), x, y, int64(n)); err != nil {
+					launchErr = err
+				}
+			}
+			total += time.Since(t0)
+			if err := st.Synchronize(); err != nil {
+				return 0, err
+			}
+			done += burst
+		}
+		return total / time.Duration(iters), launchErr
+	}
+	if _, err := loop(); err != nil { // warm: pools, the driver's JIT
+		return err
+	}
+	cost, err := best(5, loop)
+	if err != nil {
+		return err
+	}
+	row := Row{Name: "launch host cost (LaunchOn, 4 args, explicit stream)", Value: us(cost), Unit: "µs",
+		Note: fmt.Sprintf("mean of %d launches in bursts of %d, best of 5", iters, syncEvery)}
+	if s.gpu {
+		raw, err := s.rawLaunch(n, iters)
+		if err != nil {
+			return err
+		}
+		row.RefName, row.RefValue, row.Ratio = "raw cuLaunchKernel", us(raw), float64(cost)/float64(raw)
+		barLE(&row, 1.15)
+	} else {
+		row.Status, row.Note = Info, row.Note+"; no raw-driver reference on the CPU"
+	}
+	s.add(row)
+
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	if _, err := loop(); err != nil {
+		return err
+	}
+	runtime.ReadMemStats(&m1)
+	allocs := Row{Name: "launch allocations", Value: float64(m1.Mallocs-m0.Mallocs) / float64(iters), Unit: "allocs/launch",
+		Note: "whole process during the launch loop (includes the stream's own work)"}
+	allocs.Ratio = allocs.Value
+	barLE(&allocs, 0.01)
+	allocs.Ratio = 0
+	s.add(allocs)
+	return nil
+}
+
+// rawLaunch is the reference launch cost on the raw device handle.
+func (s *suite) rawLaunch(n, iters int) (time.Duration, error) {
+	plan, err := lower.Lower(saxpyIR())
+	if err != nil {
+		return 0, err
+	}
+	mod, err := s.raw.Compile(plan)
+	if err != nil {
+		return 0, err
+	}
+	defer mod.Close()
+	bx, err := s.raw.Alloc(4 * n)
+	if err != nil {
+		return 0, err
+	}
+	defer bx.Close()
+	by, err := s.raw.Alloc(4 * n)
+	if err != nil {
+		return 0, err
+	}
+	defer by.Close()
+	rs, err := s.raw.NewStream(0)
+	if err != nil {
+		return 0, err
+	}
+	defer rs.Close()
+	shape := [3]int{n, 1, 1}
+	args := &backend.Args{
+		Scalars: []uint64{uint64(math.Float32bits(2)), 0, 0, uint64(n)},
+		Arrays:  []backend.ArrayArg{{}, {Buf: bx, Shape: shape}, {Buf: by, Shape: shape}, {}},
+	}
+	if _, err := cuda.RawLaunchCost(mod, args, rs, syncEvery, syncEvery); err != nil {
+		return 0, err
+	}
+	return best(5, func() (time.Duration, error) { return cuda.RawLaunchCost(mod, args, rs, iters, syncEvery) })
+}
+
+// spinTarget is how long one latency-bound kernel should run: long against
+// the host cost of K launches (32 × ~3 µs), so that the speedups measure
+// the GPU's concurrency.
+func (s *suite) spinTarget() time.Duration {
+	if s.opt.Quick {
+		return 200 * time.Microsecond
+	}
+	return 4 * time.Millisecond
+}
+
+// calibrate finds the iteration count of spinIR that runs for about
+// spinTarget on the device.
+func (s *suite) calibrate(k *qd.Kernel, state *qd.Ndarray[int64], st *qd.Stream) (int64, error) {
+	iters := int64(1 << 14)
+	for {
+		d, err := s.deviceTime(st, 1, func() error { return k.LaunchOn(st, state, int64(0), iters) })
+		if err != nil {
+			return 0, err
+		}
+		if d >= s.spinTarget()/4 || iters >= 1<<40 {
+			per := float64(d) / float64(iters)
+			return max(int64(float64(s.spinTarget())/per), 1), nil
+		}
+		iters *= 8
+	}
+}
+
+// deviceTime is the mean device time of reps runs of launch on st, by
+// timing events.
+func (s *suite) deviceTime(st *qd.Stream, reps int, launch func() error) (time.Duration, error) {
+	e0, err := s.p.NewEvent(qd.WithTiming())
+	if err != nil {
+		return 0, err
+	}
+	defer e0.Close()
+	e1, err := s.p.NewEvent(qd.WithTiming())
+	if err != nil {
+		return 0, err
+	}
+	defer e1.Close()
+	if err := e0.Record(st); err != nil {
+		return 0, err
+	}
+	for range reps {
+		if err := launch(); err != nil {
+			return 0, err
+		}
+	}
+	if err := e1.Record(st); err != nil {
+		return 0, err
+	}
+	if err := e1.Synchronize(); err != nil {
+		return 0, err
+	}
+	d, err := qd.Elapsed(e0, e1)
+	return d / time.Duration(reps), err
+}
+
+// kStreams: K latency-bound kernels on K streams against the same K on one
+// stream; bar: speedup ≥ 0.9 × K.
+func (s *suite) kStreams() error {
+	ks := []int{2, 4, 8, 16, 32}
+	if !s.gpu {
+		for _, k := range ks {
+			s.skip(fmt.Sprintf("K=%d streams speedup", k), gpuOnly+" (the CPU runs K streams on its cores)")
+		}
+		return nil
+	}
+	p := s.p
+	k, err := qd.BuildKernel(p, spinIR())
+	if err != nil {
+		return err
+	}
+	defer k.Close()
+	state, err := qd.NewNdarray[int64](p, 32)
+	if err != nil {
+		return err
+	}
+	defer state.Close()
+	streams := make([]*qd.Stream, 32)
+	for i := range streams {
+		if streams[i], err = p.NewStream(); err != nil {
+			return err
+		}
+		defer streams[i].Close()
+	}
+	iters, err := s.calibrate(k, state, streams[0])
+	if err != nil {
+		return err
+	}
+	run := func(kk int, spread bool) (time.Duration, error) {
+		t0 := time.Now()
+		for i := range kk {
+			st := streams[0]
+			if spread {
+				st = streams[i]
+			}
+			if err := k.LaunchOn(st, state, int64(i), iters); err != nil {
+				return 0, err
+			}
+		}
+		for i := range kk {
+			if err := streams[i].Synchronize(); err != nil {
+				return 0, err
+			}
+		}
+		return time.Since(t0), nil
+	}
+	for _, kk := range ks {
+		one, err := best(3, func() (time.Duration, error) { return run(kk, false) })
+		if err != nil {
+			return err
+		}
+		many, err := best(3, func() (time.Duration, error) { return run(kk, true) })
+		if err != nil {
+			return err
+		}
+		sp := float64(one) / float64(many)
+		r := Row{Name: fmt.Sprintf("K=%d streams speedup", kk), Value: sp, Unit: "×", RefName: "ideal", RefValue: float64(kk),
+			Ratio: sp / float64(kk), Note: fmt.Sprintf("1 stream %.2f ms, %d streams %.2f ms; kernel ≈ %v", ms(one), kk, ms(many), s.spinTarget())}
+		barGE(&r, 0.9)
+		s.add(r)
+	}
+	return nil
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// groups: a stream-parallel kernel of G groups of latency-bound loops
+// against the same loops without groups; bar: speedup ≥ 0.9 × G.
+func (s *suite) groups() error {
+	gs := []int{2, 4, 8}
+	if !s.gpu {
+		for _, g := range gs {
+			s.skip(fmt.Sprintf("G=%d stream-parallel groups speedup", g), gpuOnly)
+		}
+		return nil
+	}
+	p := s.p
+	cal, err := qd.BuildKernel(p, spinIR())
+	if err != nil {
+		return err
+	}
+	defer cal.Close()
+	state, err := qd.NewNdarray[int64](p, 8)
+	if err != nil {
+		return err
+	}
+	defer state.Close()
+	st, err := p.NewStream()
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	iters, err := s.calibrate(cal, state, st)
+	if err != nil {
+		return err
+	}
+	for _, g := range gs {
+		plain, err := qd.BuildKernel(p, groupsIR(g, false))
+		if err != nil {
+			return err
+		}
+		grouped, err := qd.BuildKernel(p, groupsIR(g, true))
+		if err != nil {
+			plain.Close()
+			return err
+		}
+		run := func(k *qd.Kernel) func() (time.Duration, error) {
+			return func() (time.Duration, error) {
+				t0 := time.Now()
+				if err := k.LaunchOn(st, state, iters); err != nil {
+					return 0, err
+				}
+				err := st.Synchronize()
+				return time.Since(t0), err
+			}
+		}
+		if _, err := run(grouped)(); err != nil { // warm the stream pool
+			return err
+		}
+		one, err := best(3, run(plain))
+		if err != nil {
+			return err
+		}
+		many, err := best(3, run(grouped))
+		if err != nil {
+			return err
+		}
+		plain.Close()
+		grouped.Close()
+		sp := float64(one) / float64(many)
+		r := Row{Name: fmt.Sprintf("G=%d stream-parallel groups speedup", g), Value: sp, Unit: "×", RefName: "ideal", RefValue: float64(g),
+			Ratio: sp / float64(g), Note: fmt.Sprintf("no groups %.2f ms, %d groups %.2f ms", ms(one), g, ms(many))}
+		barGE(&r, 0.9)
+		s.add(r)
+	}
+	return nil
+}
+
+// copyBandwidth is the device-to-device copy bandwidth (bytes read plus
+// bytes written per second) of copying bytes, measured once per run: the
+// roofline the memory-bound rows are held against. On the CPU it is Go's
+// copy (memmove) on one core.
+func (s *suite) copyBandwidth(bytes int) (float64, string, error) {
+	if s.copyB > 0 {
+		return s.copyB, s.copyName(), nil
+	}
+	reps := s.pick(3, 5, 20)
+	var d time.Duration
+	if s.gpu {
+		src, err := s.raw.Alloc(bytes)
+		if err != nil {
+			return 0, "", err
+		}
+		defer src.Close()
+		dst, err := s.raw.Alloc(bytes)
+		if err != nil {
+			return 0, "", err
+		}
+		defer dst.Close()
+		cp, ok := dst.(interface {
+			CopyFromBuffer(backend.Stream, backend.Buffer, int) error
+		})
+		if !ok {
+			return 0, "", errors.New("the CUDA buffer has no CopyFromBuffer")
+		}
+		rs, err := s.raw.NewStream(0)
+		if err != nil {
+			return 0, "", err
+		}
+		defer rs.Close()
+		e0, err := s.raw.NewEvent(true)
+		if err != nil {
+			return 0, "", err
+		}
+		defer e0.Close()
+		e1, err := s.raw.NewEvent(true)
+		if err != nil {
+			return 0, "", err
+		}
+		defer e1.Close()
+		if err := cp.CopyFromBuffer(rs, src, bytes); err != nil { // warm
+			return 0, "", err
+		}
+		if err := e0.Record(rs); err != nil {
+			return 0, "", err
+		}
+		for range reps {
+			if err := cp.CopyFromBuffer(rs, src, bytes); err != nil {
+				return 0, "", err
+			}
+		}
+		if err := e1.Record(rs); err != nil {
+			return 0, "", err
+		}
+		if err := e1.Synchronize(); err != nil {
+			return 0, "", err
+		}
+		if d, err = e0.Elapsed(e1); err != nil {
+			return 0, "", err
+		}
+	} else {
+		src := make([]byte, bytes)
+		dst := make([]byte, bytes)
+		copy(dst, src)
+		t0 := time.Now()
+		for range reps {
+			copy(dst, src)
+		}
+		d = time.Since(t0)
+	}
+	s.copyB = 2 * float64(bytes) * float64(reps) / d.Seconds()
+	return s.copyB, s.copyName(), nil
+}
+
+func (s *suite) copyName() string {
+	if s.gpu {
+		return "cuMemcpyDtoD"
+	}
+	return "Go copy, 1 core"
+}
+
+// memSize is the element count of the memory-bound rows: 2^28 float32 on
+// the GPU (1 GiB per array).
+func (s *suite) memSize() int { return s.pick(1<<20, 1<<24, 1<<28) }
+
+// timeKernel is the mean time of reps launches by launch: device time on a
+// GPU, wall clock with a final synchronization on the CPU.
+func (s *suite) timeKernel(st *qd.Stream, reps int, launch func() error) (time.Duration, error) {
+	if err := launch(); err != nil { // warm
+		return 0, err
+	}
+	if err := st.Synchronize(); err != nil {
+		return 0, err
+	}
+	if s.gpu {
+		return s.deviceTime(st, reps, launch)
+	}
+	return best(3, func() (time.Duration, error) {
+		t0 := time.Now()
+		for range reps {
+			if err := launch(); err != nil {
+				return 0, err
+			}
+		}
+		err := st.Synchronize()
+		return time.Since(t0) / time.Duration(reps), err
+	})
+}
+
+// saxpy over 2^28 float32 against a device-to-device copy of the same
+// bytes; bar: ≥ 90 % of the copy's bandwidth.
+func (s *suite) saxpy() error {
+	p := s.p
+	n := s.memSize()
+	k, err := qd.BuildKernel(p, saxpyIR())
+	if err != nil {
+		return err
+	}
+	defer k.Close()
+	x, err := qd.NewNdarray[float32](p, n)
+	if err != nil {
+		return err
+	}
+	defer x.Close()
+	y, err := qd.NewNdarray[float32](p, n)
+	if err != nil {
+		return err
+	}
+	defer y.Close()
+	st, err := p.NewStream()
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	d, err := s.timeKernel(st, s.pick(3, 5, 20), func() error { return k.LaunchOn(st, float32(2), x, y, int64(n)) })
+	if err != nil {
+		return err
+	}
+	bw := 12 * float64(n) / d.Seconds()
+	ref, refName, err := s.copyBandwidth(4 * n)
+	if err != nil {
+		return err
+	}
+	r := Row{Name: fmt.Sprintf("saxpy bandwidth (2^%d float32)", log2(n)), Value: bw / 1e9, Unit: "GB/s",
+		RefName: refName, RefValue: ref / 1e9, Ratio: bw / ref,
+		Note: fmt.Sprintf("12 bytes per element in %.3f ms; copy counts bytes read + written", ms(d))}
+	if s.gpu {
+		barGE(&r, 0.9)
+	} else {
+		r.Status = Info
+		r.Note += "; the CPU kernel uses every core, the copy one"
+	}
+	s.add(r)
+	return nil
+}
+
+func log2(n int) int {
+	l := 0
+	for n > 1 {
+		n >>= 1
+		l++
+	}
+	return l
+}
+
+// reduction: the sum of 2^28 float32 with atomics, against its byte floor
+// (reading the input once at copy bandwidth).
+func (s *suite) reduction() error {
+	p := s.p
+	n := s.memSize()
+	fill, err := qd.BuildKernel(p, fillIR())
+	if err != nil {
+		return err
+	}
+	defer fill.Close()
+	sum, err := qd.BuildKernel(p, reduceIR())
+	if err != nil {
+		return err
+	}
+	defer sum.Close()
+	x, err := qd.NewNdarray[float32](p, n)
+	if err != nil {
+		return err
+	}
+	defer x.Close()
+	out, err := qd.NewNdarray[float32](p, 1)
+	if err != nil {
+		return err
+	}
+	defer out.Close()
+	st, err := p.NewStream()
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if err := fill.LaunchOn(st, x, float32(1)); err != nil {
+		return err
+	}
+	reps := s.pick(3, 5, 20)
+	d, err := s.timeKernel(st, reps, func() error { return sum.LaunchOn(st, x, out, int64(n/64)) })
+	if err != nil {
+		return err
+	}
+	// Sums of ones are exact in float32 here (multiples of 64 below 2^30).
+	got, err := out.ToSlice()
+	if err != nil {
+		return err
+	}
+	// timeKernel runs the kernel once to warm up, then reps times (on the
+	// CPU, reps times for each of its 3 repetitions).
+	runs := 1 + reps
+	if !s.gpu {
+		runs = 1 + 3*reps
+	}
+	if want := float32(n) * float32(runs); got[0] != want {
+		return fmt.Errorf("sum kernel: got %v, want %v", got[0], want)
+	}
+	ref, refName, err := s.copyBandwidth(4 * n)
+	if err != nil {
+		return err
+	}
+	floor := time.Duration(4 * float64(n) / ref * 1e9)
+	r := Row{Name: fmt.Sprintf("reduction (sum of 2^%d float32, atomics)", log2(n)), Value: ms(d), Unit: "ms",
+		RefName: "byte floor at " + refName, RefValue: ms(floor), Ratio: float64(floor) / float64(d), Status: Info,
+		Note: "ratio = floor/time; partial sums of 64 strided elements per thread, one atomic each"}
+	s.add(r)
+	return nil
+}
+
+// stencil: a 2-D 5-point stencil over an n×n float32 grid (2^28 elements on
+// the GPU), against its byte floor (read the grid once, write it once).
+func (s *suite) stencil() error {
+	p := s.p
+	side := s.pick(1<<10, 1<<12, 1<<14)
+	k, err := qd.BuildKernel(p, stencilIR())
+	if err != nil {
+		return err
+	}
+	defer k.Close()
+	in, err := qd.NewNdarray[float32](p, side, side)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := qd.NewNdarray[float32](p, side, side)
+	if err != nil {
+		return err
+	}
+	defer out.Close()
+	st, err := p.NewStream()
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	d, err := s.timeKernel(st, s.pick(3, 5, 20), func() error { return k.LaunchOn(st, in, out) })
+	if err != nil {
+		return err
+	}
+	ref, refName, err := s.copyBandwidth(4 * s.memSize())
+	if err != nil {
+		return err
+	}
+	bytes := 8 * float64(side) * float64(side)
+	floor := time.Duration(bytes / ref * 1e9)
+	s.add(Row{Name: fmt.Sprintf("2-D 5-point stencil (%d×%d float32)", side, side), Value: ms(d), Unit: "ms",
+		RefName: "byte floor at " + refName, RefValue: ms(floor), Ratio: float64(floor) / float64(d), Status: Info,
+		Note: fmt.Sprintf("ratio = floor/time; %.0f GB/s effective", bytes/d.Seconds()/1e9)})
+	return nil
+}
+
+// pool: one acquire+release of a pooled stream; bar ≤ 0.2 µs.
+func (s *suite) pool() error {
+	if probe.PoolCycle == nil {
+		return errors.New("package qd did not set probe.PoolCycle")
+	}
+	n := s.pick(100000, 1000000, 1000000)
+	d, err := best(5, func() (time.Duration, error) { return probe.PoolCycle(s.p, n) })
+	if err != nil {
+		return err
+	}
+	r := Row{Name: "stream pool acquire+release", Value: ns(d), Unit: "ns", Ratio: us(d),
+		Note: fmt.Sprintf("mean of %d, best of 5; creating a stream costs about 3 µs", n)}
+	barLE(&r, 0.2)
+	r.Bar += " µs"
+	r.Ratio = 0
+	s.add(r)
+	return nil
+}
+
+// events: the host cost of e.Record(s1) + s2.WaitEvent(e).
+func (s *suite) events() error {
+	p := s.p
+	e, err := p.NewEvent()
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	s1, err := p.NewStream()
+	if err != nil {
+		return err
+	}
+	defer s1.Close()
+	s2, err := p.NewStream()
+	if err != nil {
+		return err
+	}
+	defer s2.Close()
+	n := s.pick(2048, 20000, 20000)
+	d, err := best(5, func() (time.Duration, error) {
+		var total time.Duration
+		for done := 0; done < n; done += syncEvery {
+			t0 := time.Now()
+			for range syncEvery {
+				if err := e.Record(s1); err != nil {
+					return 0, err
+				}
+				if err := s2.WaitEvent(e); err != nil {
+					return 0, err
+				}
+			}
+			total += time.Since(t0)
+			if err := s2.Synchronize(); err != nil {
+				return 0, err
+			}
+		}
+		return total / time.Duration(n), nil
+	})
+	if err != nil {
+		return err
+	}
+	s.add(Row{Name: "event record + stream wait", Value: us(d), Unit: "µs", Status: Info,
+		Note: "host cost of e.Record(s1) and s2.WaitEvent(e), best of 5"})
+	return nil
+}
+
+// ndarrays: NewNdarray (1 MiB, zero-filled) + Close.
+func (s *suite) ndarrays() error {
+	p := s.p
+	n := s.pick(50, 500, 500)
+	d, err := best(3, func() (time.Duration, error) {
+		t0 := time.Now()
+		for range n {
+			a, err := qd.NewNdarray[float32](p, 1<<18)
+			if err != nil {
+				return 0, err
+			}
+			if err := a.Close(); err != nil {
+				return 0, err
+			}
+		}
+		return time.Since(t0) / time.Duration(n), nil
+	})
+	if err != nil {
+		return err
+	}
+	s.add(Row{Name: "Ndarray alloc+free (1 MiB)", Value: us(d), Unit: "µs", Status: Info,
+		Note: "NewNdarray (with its zero fill) + Close, best of 3"})
+	return nil
+}
+
+// compile: a 20-line kernel from Go source to PTX (parse, type check, IR,
+// lowering, PTX generation; before the driver's JIT), bar ≤ 5 ms; and a
+// Compile that hits the caches, bar ≤ 20 µs.
+func (s *suite) compile() error {
+	target, err := ptx.TargetFor(90, 12080)
+	if err != nil {
+		return err
+	}
+	src := []byte(kernel20)
+	toPTX := func() (time.Duration, error) {
+		t0 := time.Now()
+		ks, err := frontend.Parse("step.go", src)
+		if err != nil {
+			return 0, err
+		}
+		for _, k := range ks {
+			plan, err := lower.Lower(k)
+			if err != nil {
+				return 0, err
+			}
+			if _, err := ptx.Compile(plan, target); err != nil {
+				return 0, err
+			}
+		}
+		return time.Since(t0), nil
+	}
+	d, err := best(s.pick(5, 20, 20), toPTX)
+	if err != nil {
+		return err
+	}
+	r := Row{Name: "compile 20-line kernel to PTX", Value: ms(d), Unit: "ms", Ratio: ms(d),
+		Note: "source → IR → PTX (sm_90), no driver JIT, best of 20"}
+	barLE(&r, 5)
+	r.Bar += " ms"
+	r.Ratio = 0
+	s.add(r)
+
+	// A cache hit: the same source on the same Program.
+	first, err := qd.Compile(s.p, kernel20, qd.WithFilename("step.go"))
+	if err != nil {
+		return err
+	}
+	defer first.Close()
+	n := s.pick(200, 2000, 2000)
+	mods := make([]*qd.Module, 0, n)
+	defer func() {
+		for _, m := range mods {
+			m.Close()
+		}
+	}()
+	hit, err := best(3, func() (time.Duration, error) {
+		for _, m := range mods {
+			m.Close()
+		}
+		mods = mods[:0]
+		t0 := time.Now()
+		for range n {
+			m, err := qd.Compile(s.p, kernel20, qd.WithFilename("step.go"))
+			if err != nil {
+				return 0, err
+			}
+			mods = append(mods, m)
+		}
+		return time.Since(t0) / time.Duration(n), nil
+	})
+	if err != nil {
+		return err
+	}
+	r = Row{Name: "compile, cache hit", Value: us(hit), Unit: "µs", Ratio: us(hit),
+		Note: "qd.Compile of source already compiled on the Program, best of 3"}
+	barLE(&r, 20)
+	r.Bar += " µs"
+	r.Ratio = 0
+	s.add(r)
+	return nil
+}

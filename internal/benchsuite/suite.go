@@ -1,0 +1,251 @@
+// Package benchsuite is qd's performance suite (SPEC §7, issue 5): every
+// figure measured in one run on one Program, each printed beside its
+// reference, measured in the same run, and the bar the ratio must meet.
+// `qd bench` prints it; the root package's BenchmarkGPUSuite wraps it for
+// `go test -bench`.
+//
+// Host costs are wall-clock means over many iterations (bursts of
+// syncEvery launches between synchronizations, so the driver's queue never
+// fills and the launch, not the GPU, is timed), best of several
+// repetitions. Device times come from CUDA timing events around repeated
+// launches. The references that qd's API cannot express (a raw
+// cuLaunchKernel, a device-to-device copy) go through a second handle on the
+// same device (cuda.Open(0): the same primary context) and the same
+// bindings (internal/backend/cuda).
+//
+// On the CPU the GPU-only rows are skipped with the reason, and the rest
+// run, quickly with Options.Quick.
+package benchsuite
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/quadrants-go/qd"
+	"github.com/quadrants-go/qd/internal/backend"
+	"github.com/quadrants-go/qd/internal/backend/cuda"
+)
+
+// Row is one figure of the suite.
+type Row struct {
+	Name     string  `json:"name"`
+	Value    float64 `json:"value"`
+	Unit     string  `json:"unit"`
+	RefName  string  `json:"ref_name,omitempty"`
+	RefValue float64 `json:"ref_value,omitempty"`
+	// Ratio is Value against the reference in the sense of the bar (for
+	// a speedup, the speedup over its ideal).
+	Ratio float64 `json:"ratio,omitempty"`
+	// Bar is the condition on Ratio (or on Value when there is no
+	// reference), e.g. "≤ 1.15"; empty for figures reported without one.
+	Bar string `json:"bar,omitempty"`
+	// Status is "pass", "FAIL", "info" (no bar) or "skip".
+	Status string `json:"status"`
+	// Note says how the figure was measured, or why it was skipped.
+	Note string `json:"note,omitempty"`
+}
+
+// Options tunes a run.
+type Options struct {
+	// Quick uses small sizes and few iterations: a smoke run (tests, CPU).
+	Quick bool
+	// Log, when set, gets a line as each measurement starts.
+	Log io.Writer
+}
+
+// Statuses.
+const (
+	Pass = "pass"
+	Fail = "FAIL"
+	Info = "info"
+	Skip = "skip"
+)
+
+// syncEvery is the burst length of host-cost loops.
+const syncEvery = 256
+
+// suite is one run's state.
+type suite struct {
+	p     *qd.Program
+	opt   Options
+	gpu   bool
+	raw   backend.Device // the same GPU through the backend, for references
+	rows  []Row
+	copyB float64 // device-to-device copy bandwidth (bytes/s), once measured
+}
+
+// Run measures every figure on p and returns the rows in a fixed order. An
+// error is returned only when the suite cannot run at all; a measurement
+// that fails becomes a FAIL row with the error as its note.
+func Run(p *qd.Program, opt Options) ([]Row, error) {
+	if p == nil {
+		return nil, fmt.Errorf("benchsuite: nil Program")
+	}
+	s := &suite{p: p, opt: opt, gpu: p.Arch() == qd.CUDA}
+	if s.gpu {
+		raw, err := cuda.Open(0)
+		if err != nil {
+			return nil, fmt.Errorf("benchsuite: opening the reference handle on the GPU: %w", err)
+		}
+		defer raw.Close()
+		s.raw = raw
+	}
+	steps := []struct {
+		what string
+		f    func() error
+	}{
+		{"launch host cost", s.launch},
+		{"latency-bound kernels on K streams", s.kStreams},
+		{"stream-parallel groups", s.groups},
+		{"saxpy bandwidth", s.saxpy},
+		{"reduction", s.reduction},
+		{"stencil", s.stencil},
+		{"stream pool", s.pool},
+		{"event record+wait", s.events},
+		{"Ndarray alloc/free", s.ndarrays},
+		{"compile", s.compile},
+	}
+	for _, st := range steps {
+		s.logf("%s ...", st.what)
+		if err := st.f(); err != nil {
+			s.rows = append(s.rows, Row{Name: st.what, Status: Fail, Note: "error: " + err.Error()})
+		}
+	}
+	return s.rows, nil
+}
+
+func (s *suite) logf(format string, args ...any) {
+	if s.opt.Log != nil {
+		fmt.Fprintf(s.opt.Log, format+"\n", args...)
+	}
+}
+
+// pick returns quick in Quick mode, else gpu on a GPU and cpu on the CPU.
+func (s *suite) pick(quick, cpu, gpu int) int {
+	switch {
+	case s.opt.Quick:
+		return quick
+	case s.gpu:
+		return gpu
+	}
+	return cpu
+}
+
+func (s *suite) add(r Row) { s.rows = append(s.rows, r) }
+
+func (s *suite) skip(name, why string) { s.add(Row{Name: name, Status: Skip, Note: why}) }
+
+// barLE and barGE make a row's bar and status from its ratio.
+func barLE(r *Row, limit float64) {
+	r.Bar = "≤ " + trim(limit)
+	r.Status = status(r.Ratio <= limit)
+}
+
+func barGE(r *Row, limit float64) {
+	r.Bar = "≥ " + trim(limit)
+	r.Status = status(r.Ratio >= limit)
+}
+
+func status(ok bool) string {
+	if ok {
+		return Pass
+	}
+	return Fail
+}
+
+func trim(v float64) string {
+	return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.3f", v), "0"), ".")
+}
+
+// best runs f reps times and keeps the smallest result: the least
+// disturbed repetition of a host-cost loop.
+func best(reps int, f func() (time.Duration, error)) (time.Duration, error) {
+	b := time.Duration(math.MaxInt64)
+	for range reps {
+		d, err := f()
+		if err != nil {
+			return 0, err
+		}
+		b = min(b, d)
+	}
+	return b, nil
+}
+
+func ns(d time.Duration) float64 { return float64(d.Nanoseconds()) }
+
+func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
+
+// WriteTable prints rows as an aligned table.
+func WriteTable(w io.Writer, rows []Row) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "figure\tvalue\treference\tratio\tbar\tstatus\tnote")
+	for _, r := range rows {
+		val, ref, ratio := "-", "-", "-"
+		if r.Status != Skip && !(r.Status == Fail && r.Unit == "") {
+			val = num(r.Value) + " " + r.Unit
+		}
+		if r.RefName != "" {
+			ref = r.RefName + " " + num(r.RefValue) + " " + r.Unit
+		}
+		if r.Ratio != 0 {
+			ratio = num(r.Ratio)
+		}
+		bar := r.Bar
+		if bar == "" {
+			bar = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Name, val, ref, ratio, bar, r.Status, r.Note)
+	}
+	return tw.Flush()
+}
+
+// num formats a figure with about 3 significant digits.
+func num(v float64) string {
+	a := math.Abs(v)
+	switch {
+	case a == 0:
+		return "0"
+	case a >= 1000:
+		return fmt.Sprintf("%.0f", v)
+	case a >= 100:
+		return fmt.Sprintf("%.1f", v)
+	case a >= 1:
+		return fmt.Sprintf("%.2f", v)
+	}
+	return fmt.Sprintf("%.3g", v)
+}
+
+// WriteJSON writes rows as a JSON document {"rows":[...]}, with the
+// device and a summary.
+func WriteJSON(w io.Writer, device string, rows []Row) error {
+	failed := 0
+	for _, r := range rows {
+		if r.Status == Fail {
+			failed++
+		}
+	}
+	doc := struct {
+		Device string `json:"device"`
+		Rows   []Row  `json:"rows"`
+		Failed int    `json:"failed"`
+	}{device, rows, failed}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
+}
+
+// Failed counts the rows whose bar is not met.
+func Failed(rows []Row) int {
+	n := 0
+	for _, r := range rows {
+		if r.Status == Fail {
+			n++
+		}
+	}
+	return n
+}
