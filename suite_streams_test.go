@@ -327,11 +327,13 @@ func TestOrderingUnderLoad(t *testing.T) {
 		slow := must[*Kernel](t)(BuildKernel(p, slowWriteKernel()))
 		cp := must[*Kernel](t)(BuildKernel(p, copyKernel()))
 		state := must[*Ndarray[int64]](t)(NewNdarray[int64](p, 1))
-		// Background load on other streams.
-		load := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 1))
+		// Background load on other streams, each with its own arrays (two
+		// kernels writing one array at once would be a race of the test's).
 		for range 2 {
+			load := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 1))
+			loadState := must[*Ndarray[int64]](t)(NewNdarray[int64](p, 1))
 			ls := must[*Stream](t)(p.NewStream())
-			check(t, slow.LaunchOn(ls, load, float32(0), state, int64(2_000_000)))
+			check(t, slow.LaunchOn(ls, load, float32(0), loadState, int64(2_000_000)))
 		}
 		s1 := must[*Stream](t)(p.NewStream())
 		s2 := must[*Stream](t)(p.NewStream())
