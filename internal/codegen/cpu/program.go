@@ -158,7 +158,10 @@ func compileTask(plan *lower.Plan, t *lower.Task) (*Task, error) {
 			for d := range dims {
 				hi, lo := bits.Mul64(uint64(r.Total), uint64(r.Ext[d]))
 				if hi != 0 || lo > 1<<62 {
-					return Range{}, ir.Errorf(pos, name, "iteration space %v is too large", r.Ext[:dims])
+					// A copy: slicing r itself would move r to the heap on
+					// every launch, not just this one.
+					ext := r.Ext
+					return Range{}, ir.Errorf(pos, name, "iteration space %v is too large", ext[:dims])
 				}
 				r.Total = int64(lo)
 			}
