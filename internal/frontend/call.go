@@ -160,7 +160,41 @@ func (b *builder) apiCall(x *ast.CallExpr, fn *types.Func, a apiFunc) []ir.Expr 
 		if len(args) != 2 {
 			return nil
 		}
-		return []ir.Expr{&ir.Binary{Op: a.minmax, X: b.convertTo(ir.F64, args[0]), Y: b.convertTo(ir.F64, args[1])}}
+		// math.Max and math.Min differ from the builtins in one case: an
+		// infinity in the direction of the operation wins over a NaN
+		// (math.Max(+Inf, NaN) = +Inf, max(+Inf, NaN) = NaN).
+		x, y := b.convertTo(ir.F64, args[0]), b.convertTo(ir.F64, args[1])
+		if !isSimple(x) {
+			x = b.spill(x)
+		}
+		if !isSimple(y) {
+			y = b.spill(y)
+		}
+		infv := math.Inf(1)
+		if a.minmax == ir.Min {
+			infv = math.Inf(-1)
+		}
+		inf := ir.F64c(infv)
+		var cond ir.Expr
+		for _, v := range []ir.Expr{x, y} {
+			if c, ok := v.(*ir.Const); ok {
+				if c.Float() == infv {
+					return []ir.Expr{inf}
+				}
+				continue // a constant that is not that infinity adds nothing
+			}
+			is := &ir.Binary{Op: ir.Eq, X: v, Y: inf}
+			if cond == nil {
+				cond = is
+			} else {
+				cond = &ir.Binary{Op: ir.LOr, X: cond, Y: is}
+			}
+		}
+		mm := &ir.Binary{Op: a.minmax, X: x, Y: y}
+		if cond == nil {
+			return []ir.Expr{mm}
+		}
+		return []ir.Expr{&ir.Select{Cond: cond, X: inf, Y: mm}}
 	case apiMathNaN:
 		return []ir.Expr{ir.F64c(math.NaN())}
 	case apiMathInf:
