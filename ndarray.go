@@ -98,7 +98,8 @@ func NewNdarray[T Elem](p *Program, shape ...int) (*Ndarray[T], error) {
 		return nil, err
 	}
 	defer p.exit()
-	buf, err := p.dev.Alloc(c.n * et.Size())
+	// An empty array still gets a valid (1-byte) address to pass to kernels.
+	buf, err := p.dev.Alloc(max(c.n*et.Size(), 1))
 	if err != nil {
 		return nil, fmt.Errorf("qd: NewNdarray%v: %w", shape, err)
 	}
