@@ -2,6 +2,7 @@ package qd
 
 import (
 	"bytes"
+	_ "embed"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -17,6 +18,7 @@ import (
 	"testing"
 
 	"github.com/quadrants-go/qd/internal/codegen/ptx"
+	"github.com/quadrants-go/qd/internal/frontend"
 	"github.com/quadrants-go/qd/internal/ir"
 	"github.com/quadrants-go/qd/internal/lower"
 )
@@ -32,7 +34,7 @@ import (
 // test files, that every kernel name given to ir.NewBuilder there is in
 // suiteKernels, so a new kernel cannot escape the check unnoticed.
 
-// suiteKernels are the kernels of the behaviour suite, the benchmarks and
+// suiteKernels are the kernels of the behaviour suite (IR-built and Go-source), the benchmarks and
 // the accuracy test.
 func suiteKernels() []*ir.Kernel {
 	ks := []*ir.Kernel{
@@ -42,7 +44,31 @@ func suiteKernels() []*ir.Kernel {
 		saxpyKernel(), polyKernel(),
 	}
 	ks = append(ks, inlineSuiteKernels()...)
+	ks = append(ks, sourceKernels()...)
 	return append(ks, accuracyKernels()...)
+}
+
+// diffKernelsSrc is the differential test's kernel file (package qd_test),
+// read here as source so its kernels are assembled too.
+//
+//go:embed diffkernels_test.go
+var diffKernelsSrc []byte
+
+// sourceKernels are the kernels the tests compile from Go source: the
+// Go-source suite and the differential test's thirty kernels.
+func sourceKernels() []*ir.Kernel {
+	var out []*ir.Kernel
+	for _, src := range []struct {
+		name string
+		text []byte
+	}{{"suite_source.go", []byte(suiteSrc)}, {"diffkernels_test.go", diffKernelsSrc}} {
+		ks, err := frontend.Parse(src.name, src.text)
+		if err != nil {
+			panic(fmt.Sprintf("parsing %s: %v", src.name, err)) // the tests compiling it fail too
+		}
+		out = append(out, ks...)
+	}
+	return out
 }
 
 // inlineSuiteKernels repeat the kernels that tests build inline (same names
