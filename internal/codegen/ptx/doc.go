@@ -22,6 +22,16 @@
 // the total when the extents depend only on scalar parameters, array shapes
 // and constants.
 //
+// A 1-D task whose body is simple — straight-line declarations, assignments
+// to its own locals and stores, with no atomic and no transcendental call,
+// and small (maxUnrollNodes) — runs a main loop that does unroll (4)
+// iterations per trip, i, i+stride, ..., followed by the one-element loop for
+// the rest. The iterations are interleaved statement by statement (all
+// right-hand sides, so all loads, of a statement before its stores), which
+// gives each thread several loads in flight. This reorders memory accesses
+// only across iterations, which are independent in any race-free kernel;
+// within an iteration the order is kept. Setting unroll to 1 turns it off.
+//
 // # Serial tasks
 //
 // A serial task runs on one thread (launched 1×1; any extra thread leaves).

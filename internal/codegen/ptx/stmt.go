@@ -153,6 +153,10 @@ func (f *fnWriter) forStmt(s *ir.For) {
 //	      body
 //	next: if fits { i32 += stride } else { i64 += stride }
 //	      goto loop
+//
+// When the body is simple (unrollable), an unrolled main loop doing unroll
+// iterations per trip comes first, and the loop above does the rest (see
+// unrolledLoop).
 func (f *fnWriter) parallelLoop(l *ir.ParallelFor, exit string) {
 	n := len(l.Extents)
 	if n < 1 || n > 3 || len(l.Vars) != n {
@@ -210,6 +214,12 @@ func (f *fnWriter) parallelLoop(l *ir.ParallelFor, exit string) {
 	}
 
 	loop, wide, body, next, wideNext := f.label(), f.label(), f.label(), f.label(), f.label()
+	if f.unrollable(l) {
+		f.unrolledLoop(l, gridIndex{
+			fits: fits, i32: i32, stride32: stride32, i64: i64, stride64: stride64,
+			total: total, ext: ext, ext32: ext32, loopVars: l.Vars, vars: vars, remainder: loop,
+		})
+	}
 	done := f.reg(ir.Bool)
 	f.place(loop)
 	f.braIf(fits, true, wide)

@@ -1,0 +1,271 @@
+package ptx
+
+import "github.com/quadrants-go/qd/internal/ir"
+
+// Unrolling of the grid-stride loop.
+//
+// With one element per thread per trip a thread has only a load or two in
+// flight, too few to cover the memory latency of a streaming kernel (saxpy
+// reached 0.84 of a device-to-device copy on an H200). A parallel task
+// whose body is simple therefore runs a main loop that does unroll
+// iterations per trip — i, i+stride, ..., i+(unroll-1)·stride — followed by
+// the ordinary one-element loop for what is left (fewer than unroll trips
+// per thread).
+//
+// The unrolled body interleaves the iterations statement by statement: for
+// each statement in order, the right-hand sides (and store indices) of all
+// unroll iterations are evaluated, then the unroll stores or assignments are
+// made. So the loads of a statement are all issued before its stores. This
+// reorders memory accesses across iterations only, which is allowed because
+// the iterations of a parallel loop are independent: an iteration that reads
+// what another writes is a data race, whose result is unspecified (on the
+// CPU backend too). Within an iteration the statement order, and so every
+// load-after-store and store-after-store order, is kept. Each iteration has
+// its own registers for the loop variables and the locals the body declares.
+const unroll = 4
+
+// maxUnrollNodes bounds the size (statements plus expression nodes) of a body
+// that is unrolled: the code grows by the factor unroll, and the register
+// pressure with it. Streaming bodies, which gain from unrolling, are small.
+const maxUnrollNodes = 64
+
+// unrollMaxDims is the most dimensions a range may have to be unrolled. The
+// emitter handles 1 to 3 (each iteration divides its own flat index into its
+// variables), but a multi-dimensional body pays those divisions per
+// iteration and needs more registers: the 2-D stencil5 of the benchmark
+// suite went from 32 to 40 registers per thread (ptxas 11.8, sm_90), which
+// drops the occupancy below the grid the launcher sizes by threads per SM.
+// So only 1-D ranges are unrolled; the tests raise it to cover the rest.
+var unrollMaxDims = 1
+
+// unrollable reports whether the body of l is simple enough to unroll:
+// straight-line Decl, Assign (to a loop variable or a local the body
+// declared before) and Store statements only, none setting a per-launch
+// temporary, and expressions with no atomic and no transcendental call
+// (those that PTX computes inline are allowed). Other bodies run the
+// one-element loop only.
+func (f *fnWriter) unrollable(l *ir.ParallelFor) bool {
+	if unroll < 2 || len(l.Vars) > unrollMaxDims {
+		return false
+	}
+	private := map[*ir.Var]bool{}
+	for _, v := range l.Vars {
+		if _, ok := f.tempSlot(v); ok {
+			return false
+		}
+		private[v] = true
+	}
+	nodes := 0
+	simple := func(e ir.Expr) bool {
+		if e == nil {
+			return false
+		}
+		ok := true
+		ir.InspectExpr(e, func(n ir.Node) bool {
+			nodes++
+			switch n := n.(type) {
+			case *ir.Atomic:
+				ok = false
+			case *ir.Call:
+				switch n.Fn {
+				case ir.Sqrt, ir.Abs, ir.Floor, ir.Ceil, ir.Trunc, ir.Round:
+				default:
+					ok = false
+				}
+			}
+			return ok
+		})
+		return ok
+	}
+	for _, s := range l.Body {
+		nodes++
+		switch s := s.(type) {
+		case *ir.Decl:
+			if _, ok := f.tempSlot(s.Var); ok || (s.Init != nil && !simple(s.Init)) {
+				return false
+			}
+			private[s.Var] = true
+		case *ir.Assign:
+			if !private[s.Var] || !simple(s.Value) {
+				return false
+			}
+		case *ir.Store:
+			for _, x := range s.Index {
+				if !simple(x) {
+					return false
+				}
+			}
+			if !simple(s.Value) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return nodes <= maxUnrollNodes
+}
+
+// gridIndex holds the registers of the grid-stride loop that parallelLoop
+// sets up: the flat index and the stride in both widths, the total, the
+// extents, and fits, which selects the 32-bit form.
+type gridIndex struct {
+	fits          string
+	i32, stride32 string
+	i64, stride64 string
+	total         string
+	ext, ext32    []string
+	loopVars      []*ir.Var
+	vars          []string // registers of the loop variables
+	remainder     string   // label of the one-element loop
+}
+
+// unrolledLoop writes the main loop of an unrollable parallel task, which
+// falls through to (or leaves for) g.remainder, the one-element loop, once
+// fewer than unroll iterations are left to this thread:
+//
+//	      lim := max(total - (unroll-1)·stride, 0)
+//	head: if fits { if i32 >= lim goto remainder; idx_k := i32 + k·stride; vars_k from idx_k }
+//	      else    { if i64 >= lim goto remainder; idx_k := i64 + k·stride; vars_k from idx_k }
+//	      body, unroll iterations interleaved statement by statement
+//	      if fits { i32 = idx_(unroll-1) + stride } else { i64 = ... }
+//	      goto head
+//
+// In the 32-bit form no index overflows: i32 < lim means every idx_k is
+// below total < 2^31, and the next i32 is below total + stride < 2^32.
+func (f *fnWriter) unrolledLoop(l *ir.ParallelFor, g gridIndex) {
+	private := map[*ir.Var][]string{}
+	for d, v := range g.loopVars {
+		regs := make([]string, unroll)
+		regs[0] = g.vars[d]
+		for k := 1; k < unroll; k++ {
+			regs[k] = f.reg(v.Type)
+		}
+		private[v] = regs
+	}
+	copyRegs := func(k int) []string {
+		out := make([]string, len(g.loopVars))
+		for d, v := range g.loopVars {
+			out[d] = private[v][k]
+		}
+		return out
+	}
+	lim64, lim32 := f.reg(ir.I64), f.reg(ir.U32)
+	f.emit("mul.lo.s64 %s, %s, %d", lim64, g.stride64, unroll-1)
+	f.emit("sub.s64 %s, %s, %s", lim64, g.total, lim64)
+	f.emit("max.s64 %s, %s, 0", lim64, lim64)
+	f.emit("cvt.u32.u64 %s, %s", lim32, lim64)
+
+	head, wide, body := f.label(), f.label(), f.label()
+	done := f.reg(ir.Bool)
+	idx32, idx64 := make([]string, unroll), make([]string, unroll)
+	f.place(head)
+	f.braIf(g.fits, true, wide)
+	f.emit("setp.ge.u32 %s, %s, %s", done, g.i32, lim32)
+	f.braIf(done, false, g.remainder)
+	idx32[0] = g.i32
+	for k := range unroll {
+		if k > 0 {
+			idx32[k] = f.reg(ir.U32)
+			f.emit("add.u32 %s, %s, %s", idx32[k], idx32[k-1], g.stride32)
+		}
+		f.unflatten(g.loopVars, copyRegs(k), ir.U32, idx32[k], g.ext32)
+	}
+	f.bra(body)
+	f.place(wide)
+	f.emit("setp.ge.s64 %s, %s, %s", done, g.i64, lim64)
+	f.braIf(done, false, g.remainder)
+	idx64[0] = g.i64
+	for k := range unroll {
+		if k > 0 {
+			idx64[k] = f.reg(ir.I64)
+			f.emit("add.s64 %s, %s, %s", idx64[k], idx64[k-1], g.stride64)
+		}
+		f.unflatten(g.loopVars, copyRegs(k), ir.I64, idx64[k], g.ext)
+	}
+	f.place(body)
+
+	f.unrolledStmts(l.Body, private)
+
+	wideNext := f.label()
+	f.braIf(g.fits, true, wideNext)
+	f.emit("add.u32 %s, %s, %s", g.i32, idx32[unroll-1], g.stride32)
+	f.bra(head)
+	f.place(wideNext)
+	f.emit("add.s64 %s, %s, %s", g.i64, idx64[unroll-1], g.stride64)
+	f.bra(head)
+}
+
+// unrolledStmts writes the statements of an unrollable body for unroll
+// iterations, interleaved statement by statement. private maps each loop
+// variable to its registers, one per iteration; the locals the body declares
+// are added as their declarations are reached. On return f.vars holds the
+// registers of iteration 0, which the one-element loop reuses.
+func (f *fnWriter) unrolledStmts(ss []ir.Stmt, private map[*ir.Var][]string) {
+	use := func(k int) {
+		for v, regs := range private {
+			f.vars[v] = regs[k]
+		}
+	}
+	vals := make([]string, unroll)
+	for _, s := range ss {
+		f.pos = s.Position()
+		switch s := s.(type) {
+		case *ir.Decl:
+			if !s.Var.Type.Valid() {
+				f.fail("local %s has invalid type %v", s.Var.Name, s.Var.Type)
+			}
+			for k := range unroll {
+				use(k)
+				if s.Init == nil {
+					vals[k] = f.constant(s.Var.Type, 0)
+				} else {
+					f.checkType(s.Var, s.Init.Type())
+					vals[k] = f.expr(s.Init)
+				}
+			}
+			regs, ok := private[s.Var]
+			if !ok {
+				use(0)
+				regs = make([]string, unroll)
+				regs[0] = f.declare(s.Var)
+				for k := 1; k < unroll; k++ {
+					regs[k] = f.reg(s.Var.Type)
+				}
+				private[s.Var] = regs
+			}
+			for k := range unroll {
+				f.mov(s.Var.Type, regs[k], vals[k])
+			}
+		case *ir.Assign:
+			f.checkType(s.Var, s.Value.Type())
+			regs, ok := private[s.Var]
+			if !ok {
+				f.fail("local %s is assigned before its declaration in this task", s.Var.Name)
+			}
+			for k := range unroll {
+				use(k)
+				vals[k] = f.expr(s.Value)
+			}
+			for k := range unroll {
+				f.mov(s.Var.Type, regs[k], vals[k])
+			}
+		case *ir.Store:
+			if s.Value == nil || s.Value.Type() != s.Array.Elem {
+				f.fail("store to %s of a value that is not %v", s.Array.Name, s.Array.Elem)
+			}
+			addrs := make([]string, unroll)
+			for k := range unroll {
+				use(k)
+				// Go evaluates the index operands before the value.
+				addrs[k] = f.address(s.Array, s.Index)
+				vals[k] = f.expr(s.Value)
+			}
+			for k := range unroll {
+				f.store(s.Array.Elem, "["+addrs[k]+"]", vals[k])
+			}
+		default:
+			f.fail("statement %T in an unrolled body", s)
+		}
+	}
+	use(0)
+}
