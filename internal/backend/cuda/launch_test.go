@@ -88,7 +88,7 @@ func TestLayout(t *testing.T) {
 	if m.tasks[1].blockDim != 1 {
 		t.Errorf("serial block %d, want 1", m.tasks[1].blockDim)
 	}
-	if got, want := m.tasks[0].maxBlocks, 132*8; got != want {
+	if got, want := m.tasks[0].maxBlocks, gridWaves*132*8; got != want {
 		t.Errorf("maxBlocks = %d, want %d", got, want)
 	}
 
@@ -290,11 +290,11 @@ func TestGridFor(t *testing.T) {
 
 func TestMaxBlocks(t *testing.T) {
 	cases := []struct{ sms, perSM, block, want int }{
-		{132, 2048, 256, 132 * 8},  // H100 SXM
-		{132, 2048, 1024, 132 * 2}, //
-		{132, 2048, 1, 132 * 2048}, // serial-sized blocks
-		{80, 1536, 1024, 80},       // at least one block per SM
-		{0, 0, 0, 1},
+		{132, 2048, 256, gridWaves * 132 * 8},  // H100 SXM
+		{132, 2048, 1024, gridWaves * 132 * 2}, //
+		{132, 2048, 1, gridWaves * 132 * 2048}, // serial-sized blocks
+		{80, 1536, 1024, gridWaves * 80},       // at least one block per SM
+		{0, 0, 0, gridWaves},
 	}
 	for _, c := range cases {
 		if got := maxBlocks(c.sms, c.perSM, c.block); got != c.want {

@@ -268,10 +268,17 @@ func (m *loadedModule) unload() error {
 	return err
 }
 
-// maxBlocks is the grid of a grid-stride launch of blockDim threads per
-// block: as many blocks as every SM can hold at once (threads per SM /
-// blockDim, at least one per SM). More blocks would only queue; fewer would
-// leave SMs idle for large extents.
+// maxBlocks is the largest grid of a grid-stride launch of blockDim threads
+// per block: gridWaves times as many blocks as every SM can hold at once
+// (threads per SM / blockDim, at least one per SM).
 func maxBlocks(sms, threadsPerSM, blockDim int) int {
-	return max(sms, 1) * max(threadsPerSM/max(blockDim, 1), 1)
+	return gridWaves * max(sms, 1) * max(threadsPerSM/max(blockDim, 1), 1)
 }
+
+// gridWaves is how many full waves of blocks a large range gets before the
+// kernels start striding. One wave looks enough on paper, but registers or
+// shared memory can keep fewer blocks resident than the thread count says,
+// leaving SMs idle at the tail; measured on an H200 (2026-11-21), 8 waves
+// took a 2-D 5-point stencil from 0.37 to 0.45 of its byte floor and saxpy
+// from 0.963 to 0.968 of a device copy's bandwidth.
+const gridWaves = 8

@@ -24,7 +24,7 @@
 //
 // A 1-D task whose body is simple — straight-line declarations, assignments
 // to its own locals and stores, with no atomic and no transcendental call,
-// and small (maxUnrollNodes) — runs a main loop that does unroll (4)
+// and small (maxUnrollNodes) — runs a main loop that does unroll (2)
 // iterations per trip, i, i+stride, ..., followed by the one-element loop for
 // the rest. The iterations are interleaved statement by statement (all
 // right-hand sides, so all loads, of a statement before its stores), which
