@@ -214,3 +214,16 @@ func allEqual[T comparable](t testing.TB, what string, got []T, want T) {
 		}
 	}
 }
+
+// spinBound is how many steps a rendezvous kernel spins before it gives up.
+// It only has to outlast the skew between launches (microseconds) by far;
+// a larger bound only makes a failing run (no overlap) take longer. A GPU
+// step reads flags with global atomics (about a microsecond for several),
+// a CPU step costs tens of nanoseconds: either way a failure shows within
+// seconds, not minutes.
+func spinBound(p *Program) int64 {
+	if p.Arch() == CPU {
+		return 200_000_000
+	}
+	return 2_000_000
+}

@@ -131,7 +131,7 @@ func TestStreamParallelGroupsOverlap(t *testing.T) {
 				k := must[*Kernel](t)(BuildKernel(p, rendezvousGroupsKernel(G)))
 				flags := must[*Ndarray[int32]](t)(NewNdarray[int32](p, G))
 				seen := must[*Ndarray[int32]](t)(NewNdarray[int32](p, G))
-				check(t, k.Launch(flags, seen, int64(200_000_000)))
+				check(t, k.Launch(flags, seen, spinBound(p)))
 				check(t, p.Sync())
 				allEqual(t, "seen", must[[]int32](t)(seen.ToSlice()), int32(G))
 			})

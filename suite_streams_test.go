@@ -265,7 +265,7 @@ func TestTwoStreamsOverlap(t *testing.T) {
 		seen := must[*Ndarray[int32]](t)(NewNdarray[int32](p, 2))
 		s1 := must[*Stream](t)(p.NewStream())
 		s2 := must[*Stream](t)(p.NewStream())
-		const iters = int64(200_000_000)
+		iters := spinBound(p)
 		check(t, k.LaunchOn(s1, flags, seen, int64(0), int64(1), iters))
 		check(t, k.LaunchOn(s2, flags, seen, int64(1), int64(0), iters))
 		check(t, p.Sync())
@@ -284,7 +284,7 @@ func TestManyStreamsOverlap(t *testing.T) {
 				seen := must[*Ndarray[int32]](t)(NewNdarray[int32](p, K))
 				for i := range K {
 					s := must[*Stream](t)(p.NewStream())
-					check(t, k.LaunchOn(s, flags, seen, int64(i), int64(200_000_000)))
+					check(t, k.LaunchOn(s, flags, seen, int64(i), spinBound(p)))
 					defer s.Close()
 				}
 				check(t, p.Sync())
