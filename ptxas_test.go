@@ -1,14 +1,11 @@
 package qd
 
 import (
-	"bytes"
 	_ "embed"
 	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -21,6 +18,7 @@ import (
 	"github.com/quadrants-go/qd/internal/frontend"
 	"github.com/quadrants-go/qd/internal/ir"
 	"github.com/quadrants-go/qd/internal/lower"
+	"github.com/quadrants-go/qd/internal/ptxas"
 )
 
 // Every kernel the behaviour suite builds is compiled to PTX and assembled
@@ -202,80 +200,15 @@ func TestSuiteKernelsCovered(t *testing.T) {
 	}
 }
 
-// ptxasInfo describes the ptxas found, once.
-type ptxasInfo struct {
-	path   string
-	cuda   int    // its CUDA release, encoded as cuDriverGetVersion does
-	archs  []int  // of 70, 80, 90: those it assembles for
-	reason string // why there is none
-}
-
-// findPtxasTool looks in $QD_PTXAS, on PATH, and where .ci/install-ptxas.sh
-// puts it, and asks it for its release and architectures.
-var findPtxasTool = sync.OnceValue(func() (tool ptxasInfo) {
-	p := os.Getenv("QD_PTXAS")
-	if p == "" {
-		p, _ = exec.LookPath("ptxas")
-	}
-	if p == "" {
-		if h, err := os.UserHomeDir(); err == nil {
-			if c := filepath.Join(h, ".cache", "qd-ptxas", "usr", "bin", "ptxas"); ptxasFileExists(c) {
-				p = c
-			}
-		}
-	}
-	if p == "" {
-		tool.reason = "ptxas not found ($QD_PTXAS, PATH, ~/.cache/qd-ptxas/usr/bin): run `bash .ci/install-ptxas.sh` and put the printed folder on PATH; PTX NOT assembled"
-		return
-	}
-	out, err := exec.Command(p, "--version").CombinedOutput()
-	m := regexp.MustCompile(`release (\d+)\.(\d+)`).FindSubmatch(out)
-	if err != nil || m == nil {
-		tool.reason = fmt.Sprintf("%s --version: %v: %s", p, err, out)
-		return
-	}
-	major, _ := strconv.Atoi(string(m[1]))
-	minor, _ := strconv.Atoi(string(m[2]))
-	tool.path, tool.cuda = p, 1000*major+10*minor
-	help, _ := exec.Command(p, "--help").CombinedOutput()
-	for _, sm := range []int{70, 80, 90} {
-		// CUDA 13 dropped sm_70 as an output architecture; old releases
-		// lack sm_90.
-		if bytes.Contains(help, []byte(fmt.Sprintf("'sm_%d'", sm))) {
-			tool.archs = append(tool.archs, sm)
-		}
-	}
-	if len(tool.archs) == 0 {
-		tool.reason = fmt.Sprintf("ptxas at %s supports none of sm_70, sm_80, sm_90", p)
-	}
-	return
-})
-
-func ptxasFileExists(p string) bool { _, err := os.Stat(p); return err == nil }
-
-// ptxasAssemble writes text to dir and assembles it for sm_<sm>; warnings
-// count as errors.
-func ptxasAssemble(tool ptxasInfo, sm int, dir, name, text string) error {
-	file := filepath.Join(dir, fmt.Sprintf("%s_sm%d.ptx", name, sm))
-	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
-		return err
-	}
-	out, err := exec.Command(tool.path, "--warning-as-error", fmt.Sprintf("-arch=sm_%d", sm), "-o", os.DevNull, file).CombinedOutput()
-	if err != nil || len(bytes.TrimSpace(out)) > 0 {
-		return fmt.Errorf("ptxas -arch=sm_%d on %s: %v\n%s", sm, file, err, out)
-	}
-	return nil
-}
-
 func TestPtxasSuiteKernels(t *testing.T) {
-	tool := findPtxasTool()
-	if tool.path == "" {
-		t.Skip(tool.reason)
+	tool, err := ptxas.Find()
+	if err != nil {
+		t.Skip(err)
 	}
 	dir := t.TempDir()
 	// The check must be able to fail.
 	bad := ".version 6.0\n.target sm_70\n.address_size 64\n.visible .entry k()\n{\n\tfrob.f32;\n\tret;\n}\n"
-	if err := ptxasAssemble(tool, tool.archs[0], dir, "bad", bad); err == nil || !strings.Contains(err.Error(), "frob") {
+	if err := tool.Assemble(dir, "bad", tool.Archs[0], bad); err == nil || !strings.Contains(err.Error(), "frob") {
 		t.Fatalf("ptxas accepted an unknown instruction: %v", err)
 	}
 
@@ -300,8 +233,8 @@ func TestPtxasSuiteKernels(t *testing.T) {
 		kernels = append(kernels, k)
 	}
 	var wg sync.WaitGroup
-	errs := make([][]string, len(tool.archs))
-	for ai, sm := range tool.archs {
+	errs := make([][]string, len(tool.Archs))
+	for ai, sm := range tool.Archs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -317,19 +250,19 @@ func TestPtxasSuiteKernels(t *testing.T) {
 		}
 	}
 	t.Logf("ptxas %s (CUDA %d.%d): %d kernels assembled for sm_%v, %d failures",
-		tool.path, tool.cuda/1000, tool.cuda%1000/10, len(kernels), tool.archs, failed)
+		tool.Path, tool.CUDA/1000, tool.CUDA%1000/10, len(kernels), tool.Archs, failed)
 }
 
 var headerLineRE = regexp.MustCompile(`^\.(version|target|address_size)\b`)
 
 // ptxasArch assembles the kernels for sm_<sm> as one module; on failure,
 // each on its own. It returns the errors.
-func ptxasArch(tool ptxasInfo, sm int, dir string, kernels []*ir.Kernel) []string {
+func ptxasArch(tool ptxas.Tool, sm int, dir string, kernels []*ir.Kernel) []string {
 	// The target the CUDA backend would pick on a device of this compute
 	// capability with a driver of ptxas's CUDA release.
-	tg, err := ptx.TargetFor(sm, tool.cuda)
+	tg, err := ptx.TargetFor(sm, tool.CUDA)
 	if err != nil {
-		return []string{fmt.Sprintf("TargetFor(%d, %d): %v", sm, tool.cuda, err)}
+		return []string{fmt.Sprintf("TargetFor(%d, %d): %v", sm, tool.CUDA, err)}
 	}
 	var errs []string
 	texts := map[string]string{}
@@ -370,12 +303,12 @@ func ptxasArch(tool ptxasInfo, sm int, dir string, kernels []*ir.Kernel) []strin
 	if got := strings.Count(all.String(), ".entry "); got != entries {
 		errs = append(errs, fmt.Sprintf("sm_%d: the combined module has %d entries, the kernels %d", sm, got, entries))
 	}
-	if err := ptxasAssemble(tool, sm, dir, "all", all.String()); err == nil {
+	if err := tool.Assemble(dir, "all", sm, all.String()); err == nil {
 		return errs
 	}
 	for _, k := range kernels {
 		if text, ok := texts[k.Name]; ok {
-			if err := ptxasAssemble(tool, sm, dir, k.Name, text); err != nil {
+			if err := tool.Assemble(dir, k.Name, sm, text); err != nil {
 				errs = append(errs, err.Error()+"\n--- PTX ---\n"+text)
 			}
 		}

@@ -2,32 +2,12 @@ package ptxmath
 
 import (
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/quadrants-go/qd/internal/ir"
+	"github.com/quadrants-go/qd/internal/ptxas"
 )
-
-// findPtxas looks for ptxas in $QD_PTXAS, on PATH, and where
-// .ci/install-ptxas.sh puts it.
-func findPtxas() string {
-	if p := os.Getenv("QD_PTXAS"); p != "" {
-		return p
-	}
-	if p, err := exec.LookPath("ptxas"); err == nil {
-		return p
-	}
-	if h, err := os.UserHomeDir(); err == nil {
-		p := filepath.Join(h, ".cache", "qd-ptxas", "usr", "bin", "ptxas")
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	return ""
-}
 
 // allModule is one PTX module holding every function, each called from its
 // own .entry that loads the arguments from global memory and stores the
@@ -61,42 +41,17 @@ func allModule(target string) string {
 }
 
 func TestPtxas(t *testing.T) {
-	ptxas := findPtxas()
-	if ptxas == "" {
-		t.Skip("ptxas not found (set QD_PTXAS, put it on PATH, or run .ci/install-ptxas.sh): PTX text not assembled")
+	tool, err := ptxas.Find()
+	if err != nil {
+		t.Skip(err)
 	}
 	dir := t.TempDir()
-	for _, target := range []string{"sm_80", "sm_90"} {
-		src := filepath.Join(dir, target+".ptx")
-		if err := os.WriteFile(src, []byte(allModule(target)), 0o644); err != nil {
+	for _, sm := range tool.Archs {
+		if sm < 80 {
+			continue // the functions use .version 7.8 features of sm_80 and later
+		}
+		if err := tool.Assemble(dir, "ptxmath", sm, allModule(fmt.Sprintf("sm_%d", sm))); err != nil {
 			t.Fatal(err)
-		}
-		out, err := exec.Command(ptxas, "-arch="+target, "-o", filepath.Join(dir, target+".cubin"), src).CombinedOutput()
-		if err != nil {
-			t.Fatalf("ptxas %s: %v\n%s", target, err, out)
-		}
-	}
-}
-
-// TestRenderPlain checks the text itself: no .approx, no calls, and
-// deterministic output.
-func TestRenderPlain(t *testing.T) {
-	for _, fn := range ir.Intrinsics() {
-		for _, ty := range []ir.Type{ir.F32, ir.F64} {
-			name, def, err := Func(fn, ty)
-			if err != nil {
-				continue
-			}
-			if strings.Contains(def, ".approx") || strings.Contains(def, "call") {
-				t.Errorf("%s uses .approx or call", name)
-			}
-			_, def2, _ := Func(fn, ty)
-			if def != def2 {
-				t.Errorf("%s: text is not deterministic", name)
-			}
-			if !strings.HasPrefix(def, ".func (.reg ."+ty.String()+" %ret) "+name+"(") {
-				t.Errorf("%s: unexpected header %q", name, def[:60])
-			}
 		}
 	}
 }
