@@ -124,11 +124,12 @@ func (k *kernelCore) bind(c *call, args []any) error {
 				e := k.argErr(i, "the Ndarray belongs to another Program")
 				e.Err = ErrForeign
 				return e
-			case core.closed.Load():
+			case !core.pin():
 				e := k.argErr(i, "the Ndarray is closed")
 				e.Err = ErrClosed
 				return e
 			case core.elem != prm.Elem || core.dims != prm.Dims:
+				core.unpin()
 				return k.argErr(i, "want %s, got a %d-dim *Ndarray[%s]", paramTypeName(prm), core.dims, nd.elemName())
 			}
 			c.b.Arrays[i] = backend.ArrayArg{Buf: core.buf, Shape: core.shape}

@@ -35,21 +35,41 @@ func (k *kernelCore) launch(s *Stream, args []any) error {
 		c = new(call)
 	}
 	defer k.calls.Put(c)
-	if err := k.bind(c, args); err != nil {
+	err := k.bind(c, args)
+	// bind pinned the Ndarray arguments (so Close waits for this launch to
+	// be enqueued); the uses are noted after the enqueue, so that a host
+	// read running concurrently in another goroutine cannot forget a use
+	// before its work is on the stream.
+	defer func() {
+		for i, a := range c.arrays {
+			if err == nil {
+				a.noteUse(s.c)
+			}
+			a.unpin()
+			c.arrays[i] = nil
+		}
+		c.arrays = c.arrays[:0]
+		clear(c.b.Arrays) // drop buffers (and wrapped slices) from the pool
+	}()
+	if err != nil {
 		return err
-	}
-	for _, a := range c.arrays {
-		a.noteUse(s.c)
 	}
 	// The only cost of tracing when it is off: one atomic load.
 	var lt launchTrace
-	if tr := p.tracer.Load(); tr != nil {
+	if tr := p.acquireTracer(); tr != nil {
+		defer tr.done()
 		lt = launchTrace{tr: tr, id: tr.launches.Add(1)}
 	}
 	if len(c.hosts) > 0 {
-		return k.launchWithHostSlices(c, s.c, lt)
+		err = k.launchWithHostSlices(c, s.c, lt)
+	} else {
+		err = k.enqueue(c, s.c, lt)
 	}
-	return k.enqueue(c, s.c, lt)
+	if err != nil && s.c.closed.Load() {
+		// The stream was closed by another goroutine during the launch.
+		err = fmt.Errorf("%w (%v)", closedErr("stream"), err)
+	}
+	return err
 }
 
 // launchTrace is a launch's trace: the tracer (nil when tracing is off)
@@ -151,8 +171,13 @@ func (p *Program) runTasks(k *kernelCore, c *call, l backend.Launch, s *streamCo
 		if ps == nil {
 			continue
 		}
-		if err := p.join(s, ps); err != nil && runErr == nil {
-			runErr = err
+		if err := p.join(s, ps); err != nil {
+			// s cannot wait for ps on the device, so the host does: End,
+			// enqueued on s next, must not free what ps still uses.
+			ps.b.Synchronize()
+			if runErr == nil {
+				runErr = err
+			}
 		}
 		p.pool.release(ps)
 	}
@@ -203,7 +228,13 @@ func (k *kernelCore) launchWithHostSlices(c *call, s *streamCore, lt launchTrace
 	hw, direct := p.dev.(backend.HostWrapper)
 	var errs []error
 	bufs := 0
+	synced := false
 	defer func() {
+		if !direct && bufs > 0 && !synced {
+			// An error left copies enqueued: wait for them before freeing
+			// their buffers and letting go of the host memory.
+			s.b.Synchronize()
+		}
 		for i := range c.hosts[:bufs] {
 			if !direct {
 				c.hosts[i].buf.Close()
@@ -244,6 +275,7 @@ func (k *kernelCore) launchWithHostSlices(c *call, s *streamCore, lt launchTrace
 	// Wait for the kernel and the copies back; Synchronize also reports the
 	// kernel's own errors.
 	errs = append(errs, s.b.Synchronize())
+	synced = true
 	for _, h := range c.hosts {
 		if h.unpack != nil {
 			h.unpack()

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"github.com/quadrants-go/qd/internal/backend"
@@ -61,16 +62,22 @@ type ndCore struct {
 	n      int // elements
 	closed atomic.Bool
 
+	// pins counts launches between argument binding and the enqueue of
+	// their work; Close waits for it to drop to zero so that it never frees
+	// memory a launch is about to use.
+	pins atomic.Int32
+
 	// users lists the streams that launched kernels using the array since
 	// the host last waited for them. A launch only notes its stream here
 	// (no driver call); host access and Close wait for just these streams.
 	mu    sync.Mutex
 	users []use
+	notes uint64 // numbers every note, so no two notes look alike
 }
 
 type use struct {
 	s   *streamCore
-	seq uint64 // bumped by every note, so a wait removes only what it saw
+	seq uint64 // the note's number: a wait removes only the notes it saw
 }
 
 // NewNdarray makes a zero-filled array of the given shape (1 to 3
@@ -239,9 +246,28 @@ func (c *ndCore) leakClose() error {
 	c.p.mu.Lock()
 	delete(c.p.arrays, c)
 	c.p.mu.Unlock()
+	// Launches that pinned the array before it was closed are enqueueing
+	// their work: let them finish, so waitUsers sees their uses.
+	for c.pins.Load() > 0 {
+		time.Sleep(10 * time.Microsecond)
+	}
 	err := c.p.waitUsers(c)
 	return errors.Join(err, c.buf.Close())
 }
+
+// pin keeps the array's memory for a launch being bound; it fails if the
+// array is closed. The order (count, then check) pairs with Close's (mark
+// closed, then read the count): one of the two sees the other.
+func (c *ndCore) pin() bool {
+	c.pins.Add(1)
+	if c.closed.Load() {
+		c.pins.Add(-1)
+		return false
+	}
+	return true
+}
+
+func (c *ndCore) unpin() { c.pins.Add(-1) }
 
 // release is Program.Close's path: all work is already done.
 func (c *ndCore) release() error {
@@ -255,14 +281,15 @@ func (c *ndCore) release() error {
 // path, so it only appends to a short list.
 func (c *ndCore) noteUse(s *streamCore) {
 	c.mu.Lock()
+	c.notes++
 	for i := range c.users {
 		if c.users[i].s == s {
-			c.users[i].seq++
+			c.users[i].seq = c.notes
 			c.mu.Unlock()
 			return
 		}
 	}
-	c.users = append(c.users, use{s: s})
+	c.users = append(c.users, use{s: s, seq: c.notes})
 	c.mu.Unlock()
 }
 
@@ -282,7 +309,8 @@ func (p *Program) waitUsers(c *ndCore) error {
 	var errs []error
 	for _, u := range seen {
 		if u.s.closed.Load() {
-			continue // Close waited for its work
+			<-u.s.gone // its Close waits for its work
+			continue
 		}
 		e, err := p.evpool.get()
 		if err != nil {
@@ -336,5 +364,16 @@ func (p *Program) hostTransfer(c *ndCore, enqueue func(backend.Stream) error, di
 	if err := enqueue(s.b); err != nil {
 		return err
 	}
-	return s.b.Synchronize()
+	// Wait through an event, not Synchronize: a pooled stream may hold the
+	// error of an earlier stream-parallel group, which is the launch's to
+	// report (its launch stream got it at the join), not this copy's.
+	e, err := p.evpool.get()
+	if err != nil {
+		return err
+	}
+	defer p.evpool.put(e)
+	if err := e.Record(s.b); err != nil {
+		return err
+	}
+	return e.Synchronize()
 }

@@ -111,19 +111,37 @@ func openDevice(arch Arch) (backend.Device, Arch, error) {
 var gpuOpeners = map[Arch]func() (backend.Device, error){}
 
 // Arch is the backend the Program runs on (never Auto).
-func (p *Program) Arch() Arch { return p.arch }
+func (p *Program) Arch() Arch {
+	if p == nil {
+		return Auto
+	}
+	return p.arch
+}
 
 // Device describes the device, e.g. "NVIDIA H100 80GB HBM3 (sm_90, ...)".
-func (p *Program) Device() string { return p.dev.Describe() }
+func (p *Program) Device() string {
+	if p == nil {
+		return ""
+	}
+	return p.dev.Describe()
+}
 
 // DefaultStream is the Program's own stream, used by Kernel.Launch. It is
 // non-blocking like every qd stream: work on other streams is not ordered
 // with it unless events say so.
-func (p *Program) DefaultStream() *Stream { return p.def }
+func (p *Program) DefaultStream() *Stream {
+	if p == nil {
+		return nil
+	}
+	return p.def
+}
 
 // enter takes the Program's lifetime lock for one operation; exit releases
 // it. An operation on a closed Program gets ErrClosed.
 func (p *Program) enter() error {
+	if p == nil {
+		return fmt.Errorf("%w: nil Program", ErrInvalidArgument)
+	}
 	p.life.RLock()
 	if p.closed.Load() {
 		p.life.RUnlock()
@@ -154,6 +172,7 @@ func (p *Program) syncAll() error {
 	var errs []error
 	for _, s := range streams {
 		if s.closed.Load() {
+			<-s.gone // being closed by another goroutine: wait for its work
 			continue
 		}
 		if err := s.b.Synchronize(); err != nil {
@@ -167,6 +186,9 @@ func (p *Program) syncAll() error {
 // kernel of the Program and the device. Close is idempotent; afterwards
 // every method of the Program and of its objects returns ErrClosed.
 func (p *Program) Close() error {
+	if p == nil {
+		return nil // so that defer p.Close() after a failed Init is harmless
+	}
 	p.life.Lock()
 	defer p.life.Unlock()
 	if p.closed.Load() {

@@ -39,7 +39,7 @@ func suiteKernels() []*ir.Kernel {
 		fillKernel("fill", ir.F32), fillKernel("fill", ir.I32), copyKernel(), addKernel(),
 		slowWriteKernel(), rendezvousKernel(), rendezvousAllKernel(), twoGroupKernel(),
 		rendezvousGroupsKernel(2), rendezvousGroupsKernel(4), rendezvousGroupsKernel(8),
-		saxpyKernel(), polyKernel(),
+		saxpyKernel(), polyKernel(), badGroupKernel(),
 	}
 	ks = append(ks, inlineSuiteKernels()...)
 	ks = append(ks, sourceKernels()...)

@@ -34,10 +34,14 @@ type streamCore struct {
 	b      backend.Stream
 	kind   streamKind
 	closed atomic.Bool
+	// gone is closed once a closed stream's work is done and it is
+	// destroyed: waits that find closed set wait on it, since a Close in
+	// another goroutine may still be draining the stream.
+	gone chan struct{}
 }
 
 func (p *Program) registerStream(bs backend.Stream, kind streamKind) *streamCore {
-	c := &streamCore{p: p, b: bs, kind: kind}
+	c := &streamCore{p: p, b: bs, kind: kind, gone: make(chan struct{})}
 	p.mu.Lock()
 	p.streams[c] = struct{}{}
 	p.mu.Unlock()
@@ -219,12 +223,17 @@ func (s *Stream) Close() error {
 
 func (p *Program) closeStream(c *streamCore) error {
 	if !c.closed.CompareAndSwap(false, true) {
+		<-c.gone // another Close is draining it: Close returns after the work
 		return nil
 	}
+	err := c.destroy()
+	close(c.gone)
+	// Only now leave the registry, so Program.Sync sees a stream until its
+	// work is done.
 	p.mu.Lock()
 	delete(p.streams, c)
 	p.mu.Unlock()
-	return c.destroy()
+	return err
 }
 
 // release is Program.Close's path: the Program is already synchronized.
@@ -232,7 +241,9 @@ func (c *streamCore) release() error {
 	if !c.closed.CompareAndSwap(false, true) {
 		return nil
 	}
-	return c.destroy()
+	err := c.destroy()
+	close(c.gone)
+	return err
 }
 
 func (c *streamCore) destroy() error {

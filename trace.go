@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/quadrants-go/qd/internal/backend"
 	"github.com/quadrants-go/qd/internal/trace"
@@ -49,6 +50,9 @@ type tracer struct {
 	rec      *trace.Recorder
 	timer    backend.TraceTimer
 	launches atomic.Uint64 // launch numbers, from 1
+	// users counts launches holding the tracer; a stopped trace is written
+	// (or discarded) once they are done with it.
+	users atomic.Int64
 
 	mu    sync.Mutex
 	lanes map[*streamCore]lane
@@ -74,10 +78,38 @@ func (p *Program) StartTrace() error {
 		return err
 	}
 	if old := p.tracer.Swap(tr); old != nil {
-		// Launches may still hold old: wait for them outside our read lock.
-		go func() { p.quiesce(); old.timer.Close() }()
+		// Launches may still hold old: close it once they are done.
+		go func() { old.drain(); old.timer.Close() }()
 	}
 	return nil
+}
+
+// acquire returns the trace in progress, held for one launch (release it
+// with done), or nil. Swap-then-drain in StopTrace and load-hold-recheck
+// here pair up: a launch either sees the trace replaced, or is counted
+// before StopTrace waits.
+func (p *Program) acquireTracer() *tracer {
+	tr := p.tracer.Load()
+	if tr == nil {
+		return nil
+	}
+	tr.users.Add(1)
+	if p.tracer.Load() != tr {
+		tr.users.Add(-1)
+		return nil
+	}
+	return tr
+}
+
+func (tr *tracer) done() { tr.users.Add(-1) }
+
+// drain waits until no launch holds tr. Launches hold it only while they
+// enqueue (microseconds), so a short sleep loop serves; unlike taking the
+// Program's lifetime lock, it never makes other launches wait.
+func (tr *tracer) drain() {
+	for tr.users.Load() > 0 {
+		time.Sleep(20 * time.Microsecond)
+	}
 }
 
 func (p *Program) newTracer() (*tracer, error) {
@@ -94,27 +126,22 @@ func (p *Program) newTracer() (*tracer, error) {
 	return &tracer{rec: rec, timer: timer, lanes: make(map[*streamCore]lane)}, nil
 }
 
-// quiesce returns once every operation that held the Program's lifetime
-// lock when it was called has finished: launches that loaded the previous
-// tracer are done with it.
-func (p *Program) quiesce() {
-	p.life.Lock()
-	p.life.Unlock() //nolint:staticcheck // an empty critical section is the point
-}
-
 // Tracing reports whether a trace is in progress.
-func (p *Program) Tracing() bool { return p.tracer.Load() != nil }
+func (p *Program) Tracing() bool { return p != nil && p.tracer.Load() != nil }
 
 // StopTrace ends the trace: it waits for the traced work on every stream,
 // resolves its timings and writes the trace to w as Chrome trace-event
 // JSON (w may be nil to discard it). It returns an error if no trace is in
 // progress.
 func (p *Program) StopTrace(w io.Writer) error {
+	if p == nil {
+		return fmt.Errorf("%w: nil Program", ErrInvalidArgument)
+	}
 	tr := p.tracer.Swap(nil)
 	if tr == nil {
 		return errors.New("qd: StopTrace: no trace in progress")
 	}
-	p.quiesce()
+	tr.drain()
 	defer tr.timer.Close()
 	if err := p.enter(); err != nil {
 		return err

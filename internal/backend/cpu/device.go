@@ -2,7 +2,11 @@ package cpu
 
 import (
 	"fmt"
+	"os"
 	"runtime"
+	"strconv"
+	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/quadrants-go/qd/internal/backend"
@@ -44,8 +48,8 @@ func (d *Device) event(e backend.Event) (*event, error) {
 }
 
 func (d *Device) Alloc(bytes int) (backend.Buffer, error) {
-	if bytes < 0 {
-		return nil, fmt.Errorf("cpu backend: allocation of %d bytes", bytes)
+	if bytes < 0 || bytes > maxAlloc() {
+		return nil, fmt.Errorf("cpu backend: allocation of %d bytes: more than this machine's memory (%d bytes)", bytes, maxAlloc())
 	}
 	mem := make([]uint64, (bytes+7)/8+1) // +1: a valid pointer even for 0 bytes
 	return &buffer{mem: mem, ptr: unsafe.Pointer(&mem[0]), bytes: bytes}, nil
@@ -65,3 +69,22 @@ func (d *Device) Compile(plan *lower.Plan) (backend.Module, error) {
 }
 
 func (d *Device) Close() error { return nil }
+
+// maxAlloc is the largest allocation tried: the machine's memory where
+// /proc/meminfo says it, else 1 TiB. Larger requests get an error instead
+// of a runtime panic or an out-of-memory crash.
+var maxAlloc = sync.OnceValue(func() int {
+	limit := 1 << 40
+	data, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return limit
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "MemTotal:" {
+			if kb, err := strconv.Atoi(f[1]); err == nil && kb > 0 {
+				return min(kb*1024, limit)
+			}
+		}
+	}
+	return limit
+})

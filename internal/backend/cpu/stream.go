@@ -133,9 +133,16 @@ func (s *stream) execute(o op) (err error) {
 	case opEnd:
 		o.l.release()
 	case opSignal:
+		s.mu.Lock()
+		o.sig.err = s.err // an error before the recorded point travels with it
+		s.mu.Unlock()
 		o.sig.complete()
 	case opWait:
 		<-o.sig.done
+		// Work after the wait depended on failed work: the waiting stream
+		// reports the error too (a stream-parallel group's error reaches
+		// the launch stream this way).
+		return o.sig.err
 	case opFunc:
 		return o.fn()
 	case opMark:

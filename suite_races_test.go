@@ -1,0 +1,161 @@
+package qd
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/quadrants-go/qd/internal/ir"
+)
+
+// Regression tests for races between host access, Close and launches in
+// different goroutines, found in review.
+
+// TestHostReadConcurrentWithLaunch: one goroutine waits for x's users in a
+// loop (what every host read does first; it does not copy, since a copy
+// racing with the kernel's writes would be a data race of the test) while
+// another launches and then reads; the launcher's own read must include its
+// launch: the concurrent waits must not forget the launch's use of x.
+func TestHostReadConcurrentWithLaunch(t *testing.T) {
+	forEachArch(t, func(t *testing.T, p *Program) {
+		k := must[*Kernel](t)(BuildKernel(p, fillKernel("fill", ir.I32)))
+		x := must[*Ndarray[int32]](t)(NewNdarray[int32](p, 64))
+		s := must[*Stream](t)(p.NewStream())
+		stop := make(chan struct{})
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+					if err := p.waitUsers(x.c); err != nil {
+						t.Error(err)
+						return
+					}
+				}
+			}
+		}()
+		for v := range int32(300) {
+			check(t, k.LaunchOn(s, x, v))
+			got := must[[]int32](t)(x.ToSlice())
+			if got[0] != v || got[63] != v {
+				close(stop)
+				wg.Wait()
+				t.Fatalf("read after launch %d saw %d", v, got[0])
+			}
+		}
+		close(stop)
+		wg.Wait()
+	})
+}
+
+// TestHostReadWhileStreamCloses: a stream being closed by another goroutine
+// still has queued work; host reads and Sync must wait for it.
+func TestHostReadWhileStreamCloses(t *testing.T) {
+	forEachArch(t, func(t *testing.T, p *Program) {
+		slow := must[*Kernel](t)(BuildKernel(p, slowWriteKernel()))
+		state := must[*Ndarray[int64]](t)(NewNdarray[int64](p, 1))
+		for r := range 3 {
+			x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 8))
+			s := must[*Stream](t)(p.NewStream())
+			check(t, slow.LaunchOn(s, x, float32(r+1), state, int64(300000)))
+			done := make(chan error, 1)
+			go func() { done <- s.Close() }()
+			if r == 2 {
+				check(t, p.Sync())
+			}
+			allEqual(t, "x", must[[]float32](t)(x.ToSlice()), float32(r+1))
+			check(t, <-done)
+		}
+	})
+}
+
+// TestGroupErrorReachesLaunchStream: an index out of range in the second
+// stream-parallel group (on a pooled stream) is reported by the launch
+// stream, and by a launch with slices (CPU only: GPUs do not check bounds).
+func TestGroupErrorReachesLaunchStream(t *testing.T) {
+	p := must[*Program](t)(Init(WithArch(CPU)))
+	defer p.Close()
+	k := must[*Kernel](t)(BuildKernel(p, badGroupKernel()))
+	arr := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 4))
+	check(t, k.Launch(arr))
+	if err := p.DefaultStream().Synchronize(); err == nil || !strings.Contains(err.Error(), "out of range") {
+		t.Fatalf("launch stream Synchronize = %v, want the group's index error", err)
+	}
+	if err := k.Launch(make([]float32, 4)); err == nil || !strings.Contains(err.Error(), "out of range") {
+		t.Fatalf("slice launch = %v, want the group's index error", err)
+	}
+	p.Sync() // the pooled stream also holds the error; clear it
+	// A host copy that borrows the same pooled stream is not blamed.
+	check(t, arr.CopyFromHost(make([]float32, 4)))
+}
+
+// TestCloseWhileLaunching closes arrays while other goroutines launch on
+// them: every launch either runs or fails with ErrClosed; nothing panics.
+func TestCloseWhileLaunching(t *testing.T) {
+	forEachArch(t, func(t *testing.T, p *Program) {
+		k := must[*Kernel](t)(BuildKernel(p, fillKernel("fill", ir.F32)))
+		for range 20 {
+			x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 4096))
+			s := must[*Stream](t)(p.NewStream())
+			var wg sync.WaitGroup
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for range 20 {
+					if err := k.LaunchOn(s, x, float32(1)); err != nil && !errors.Is(err, ErrClosed) {
+						t.Error(err)
+					}
+				}
+			}()
+			check(t, x.Close())
+			wg.Wait()
+			check(t, s.Close())
+		}
+	})
+}
+
+// TestNoPanicOnBadInput: huge shapes and a nil Program give errors.
+func TestNoPanicOnBadInput(t *testing.T) {
+	forEachArch(t, func(t *testing.T, p *Program) {
+		if _, err := NewNdarray[bool](p, math.MaxInt); err == nil {
+			t.Error("NewNdarray of MaxInt elements succeeded")
+		}
+		if _, err := NewNdarray[float64](p, 1<<30, 1<<20); err == nil {
+			t.Error("NewNdarray of 8 PiB succeeded")
+		}
+	})
+	var p *Program
+	check(t, p.Close())
+	wantErr(t, p.Sync(), ErrInvalidArgument)
+	if _, err := p.NewStream(); !errors.Is(err, ErrInvalidArgument) {
+		t.Errorf("NewStream on nil Program: %v", err)
+	}
+	if _, err := p.NewEvent(); !errors.Is(err, ErrInvalidArgument) {
+		t.Errorf("NewEvent on nil Program: %v", err)
+	}
+	if p.DefaultStream() != nil || p.Arch() != Auto || p.Device() != "" || p.Tracing() {
+		t.Error("nil Program accessors")
+	}
+	wantErr(t, p.StartTrace(), ErrInvalidArgument)
+	wantErr(t, p.StopTrace(nil), ErrInvalidArgument)
+	_, err := BuildKernel(p, fillKernel("fill", ir.F32))
+	wantErr(t, err, ErrInvalidArgument)
+	_, err = Compile(p, "package k")
+	wantErr(t, err, ErrInvalidArgument)
+}
+
+// badGroupKernel has two stream-parallel groups; the second stores out of
+// range (index 99) for arrays shorter than 100.
+func badGroupKernel() *ir.Kernel {
+	b := ir.NewBuilder("bad_group")
+	x := b.Array("x", ir.F32, 1)
+	b.Group(func() { b.Parallel(ir.I64c(1), func(i *ir.Var) { b.Store(x, ir.F32c(1), ir.I64c(0)) }) })
+	b.Group(func() { b.Parallel(ir.I64c(1), func(i *ir.Var) { b.Store(x, ir.F32c(1), ir.I64c(99)) }) })
+	return b.Kernel()
+}
