@@ -34,42 +34,42 @@ func (k *kernelCore) launch(s *Stream, args []any) error {
 	if c == nil {
 		c = new(call)
 	}
-	defer k.calls.Put(c)
 	err := k.bind(c, args)
-	// bind pinned the Ndarray arguments (so Close waits for this launch to
-	// be enqueued); the uses are noted after the enqueue, so that a host
-	// read running concurrently in another goroutine cannot forget a use
-	// before its work is on the stream.
-	defer func() {
-		for i, a := range c.arrays {
-			if err == nil {
-				a.noteUse(s.c)
-			}
-			a.unpin()
-			c.arrays[i] = nil
+	if err == nil {
+		err = k.enqueueCall(c, s.c)
+		if err != nil && s.c.closed.Load() {
+			// The stream was closed by another goroutine during the launch.
+			err = fmt.Errorf("%w (%v)", closedErr("stream"), err)
 		}
-		c.arrays = c.arrays[:0]
-		clear(c.b.Arrays) // drop buffers (and wrapped slices) from the pool
-	}()
-	if err != nil {
-		return err
 	}
+	// bind pinned the Ndarray arguments, so a Close waits for this launch
+	// to be enqueued. Their uses are noted only now, after the enqueue, so
+	// that a host read in another goroutine cannot wait, and forget the
+	// use, before the work is on the stream. A failed launch may have
+	// enqueued some tasks: its uses are noted too.
+	for i, a := range c.arrays {
+		a.noteUse(s.c)
+		a.unpin()
+		c.arrays[i] = nil
+	}
+	c.arrays = c.arrays[:0]
+	clear(c.b.Arrays) // drop buffers (and wrapped slices) from the pool
+	k.calls.Put(c)
+	return err
+}
+
+// enqueueCall enqueues a bound call, traced when a trace is on.
+func (k *kernelCore) enqueueCall(c *call, s *streamCore) error {
 	// The only cost of tracing when it is off: one atomic load.
 	var lt launchTrace
-	if tr := p.acquireTracer(); tr != nil {
-		defer tr.done()
+	if tr := k.p.acquireTracer(); tr != nil {
 		lt = launchTrace{tr: tr, id: tr.launches.Add(1)}
+		defer tr.done()
 	}
 	if len(c.hosts) > 0 {
-		err = k.launchWithHostSlices(c, s.c, lt)
-	} else {
-		err = k.enqueue(c, s.c, lt)
+		return k.launchWithHostSlices(c, s, lt)
 	}
-	if err != nil && s.c.closed.Load() {
-		// The stream was closed by another goroutine during the launch.
-		err = fmt.Errorf("%w (%v)", closedErr("stream"), err)
-	}
-	return err
+	return k.enqueue(c, s, lt)
 }
 
 // launchTrace is a launch's trace: the tracer (nil when tracing is off)
