@@ -25,22 +25,34 @@ func (k *kernelCore) launch(s *Stream, args []any) error {
 	}
 	defer p.exit()
 	if k.closed.Load() {
+		// A Close racing this launch is harmless: modules stay loaded until
+		// the Program closes (the backends unload nothing earlier).
 		return closedErr("kernel " + k.name)
 	}
+	// Hold the stream for the launch: its Close waits for launches in
+	// flight, so it never destroys the stream under an enqueue. Count
+	// first, then check, as Close marks first, then waits: one of the two
+	// sees the other.
+	s.c.inflight.Add(1)
+	var err error
 	if s.c.closed.Load() {
-		return closedErr("stream")
+		err = closedErr("stream")
+	} else {
+		err = k.launchHeld(s.c, args)
 	}
+	s.c.inflight.Add(-1)
+	return err
+}
+
+// launchHeld is launch once the Program, kernel and stream are held.
+func (k *kernelCore) launchHeld(s *streamCore, args []any) error {
 	c, _ := k.calls.Get().(*call)
 	if c == nil {
 		c = new(call)
 	}
 	err := k.bind(c, args)
 	if err == nil {
-		err = k.enqueueCall(c, s.c)
-		if err != nil && s.c.closed.Load() {
-			// The stream was closed by another goroutine during the launch.
-			err = fmt.Errorf("%w (%v)", closedErr("stream"), err)
-		}
+		err = k.enqueueCall(c, s)
 	}
 	// bind pinned the Ndarray arguments, so a Close waits for this launch
 	// to be enqueued. Their uses are noted only now, after the enqueue, so
@@ -48,7 +60,7 @@ func (k *kernelCore) launch(s *Stream, args []any) error {
 	// use, before the work is on the stream. A failed launch may have
 	// enqueued some tasks: its uses are noted too.
 	for i, a := range c.arrays {
-		a.noteUse(s.c)
+		a.noteUse(s)
 		a.unpin()
 		c.arrays[i] = nil
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync/atomic"
+	"time"
 
 	"github.com/quadrants-go/qd/internal/backend"
 )
@@ -38,6 +39,19 @@ type streamCore struct {
 	// destroyed: waits that find closed set wait on it, since a Close in
 	// another goroutine may still be draining the stream.
 	gone chan struct{}
+	// inflight counts launches enqueueing on the stream; Close waits for
+	// them before it destroys the stream.
+	inflight atomic.Int32
+}
+
+// drainLaunches waits for the launches counted in n that began before the
+// object was marked closed (later ones see the mark and give up). Launches
+// only enqueue, which takes microseconds, unless they wait for slices to be
+// copied back.
+func drainLaunches(n *atomic.Int32) {
+	for n.Load() > 0 {
+		time.Sleep(10 * time.Microsecond)
+	}
 }
 
 func (p *Program) registerStream(bs backend.Stream, kind streamKind) *streamCore {
@@ -226,6 +240,7 @@ func (p *Program) closeStream(c *streamCore) error {
 		<-c.gone // another Close is draining it: Close returns after the work
 		return nil
 	}
+	drainLaunches(&c.inflight)
 	err := c.destroy()
 	close(c.gone)
 	// Only now leave the registry, so Program.Sync sees a stream until its

@@ -159,3 +159,33 @@ func badGroupKernel() *ir.Kernel {
 	b.Group(func() { b.Parallel(ir.I64c(1), func(i *ir.Var) { b.Store(x, ir.F32c(1), ir.I64c(99)) }) })
 	return b.Kernel()
 }
+
+// TestStreamCloseWhileLaunching closes a stream while another goroutine
+// launches on it: every launch either is enqueued before the stream goes
+// (and runs) or fails with ErrClosed, never with a backend error.
+func TestStreamCloseWhileLaunching(t *testing.T) {
+	forEachArch(t, func(t *testing.T, p *Program) {
+		k := must[*Kernel](t)(BuildKernel(p, fillKernel("fill", ir.F32)))
+		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 1024))
+		for range 20 {
+			s := must[*Stream](t)(p.NewStream())
+			check(t, k.LaunchOn(s, x, float32(2)))
+			var wg sync.WaitGroup
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for range 50 {
+					if err := k.LaunchOn(s, x, float32(2)); err != nil {
+						if !errors.Is(err, ErrClosed) {
+							t.Errorf("launch racing Close: %v", err)
+						}
+						return
+					}
+				}
+			}()
+			check(t, s.Close())
+			wg.Wait()
+		}
+		allEqual(t, "x", must[[]float32](t)(x.ToSlice()), 2)
+	})
+}
