@@ -1,6 +1,3 @@
-// Command qd runs qd's demo: independent simulations on streams.
-//
-//	qd demo [-arch auto|cpu|cuda] [-sims 8] [-size 256] [-steps 50]
 package main
 
 import (

@@ -1,20 +1,3 @@
-// Package benchsuite is qd's performance suite (SPEC §7, issue 5): every
-// figure measured in one run on one Program, each printed beside its
-// reference, measured in the same run, and the bar the ratio must meet.
-// `qd bench` prints it; the root package's BenchmarkGPUSuite wraps it for
-// `go test -bench`.
-//
-// Host costs are wall-clock means over many iterations (bursts of
-// syncEvery launches between synchronizations, so the driver's queue never
-// fills and the launch, not the GPU, is timed), best of several
-// repetitions. Device times come from CUDA timing events around repeated
-// launches. The references that qd's API cannot express (a raw
-// cuLaunchKernel, a device-to-device copy) go through a second handle on the
-// same device (cuda.Open(0): the same primary context) and the same
-// bindings (internal/backend/cuda).
-//
-// On the CPU the GPU-only rows are skipped with the reason, and the rest
-// run, quickly with Options.Quick.
 package benchsuite
 
 import (

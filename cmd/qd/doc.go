@@ -1,0 +1,12 @@
+// Command qd is qd's tool: it lists the backends and devices, runs the demo
+// and the performance suite, and renders traces.
+//
+//	qd devices [-json]                 backends, devices, and why one is unavailable
+//	qd demo [-arch auto|cpu|cuda] [-sims 8] [-size 256] [-steps 50]
+//	                                   independent simulations, serially and on streams
+//	qd bench [-arch ...] [-json] [-quick]
+//	                                   every performance figure beside its reference and bar
+//	qd trace [-o out.svg] FILE.json    a recorded trace as an SVG timeline
+//
+// Every verb takes -h. Usage errors exit with status 2, failures with 1.
+package main
