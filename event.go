@@ -85,14 +85,8 @@ func (e *Event) Record(s *Stream) error {
 		return err
 	}
 	defer e.c.p.exit()
-	if s == nil || s.c == nil {
-		return fmt.Errorf("%w: nil stream", ErrInvalidArgument)
-	}
-	if s.c.p != e.c.p {
-		return fmt.Errorf("%w: stream", ErrForeign)
-	}
-	if s.c.closed.Load() {
-		return closedErr("stream")
+	if err := s.check(e.c.p); err != nil {
+		return err
 	}
 	return e.c.b.Record(s.c.b)
 }
@@ -121,13 +115,7 @@ func (e *Event) Close() error {
 	if e == nil || e.c == nil {
 		return nil
 	}
-	p := e.c.p
-	p.life.RLock()
-	defer p.life.RUnlock()
-	if p.closed.Load() {
-		return nil
-	}
-	return e.c.leakClose()
+	return e.c.p.closeObject(e.c)
 }
 
 func (c *eventCore) leakClose() error {

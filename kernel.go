@@ -75,13 +75,7 @@ func (k *Kernel) Close() error {
 	if k == nil || k.c == nil {
 		return nil
 	}
-	p := k.c.p
-	p.life.RLock()
-	defer p.life.RUnlock()
-	if p.closed.Load() {
-		return nil
-	}
-	return k.c.leakClose()
+	return k.c.p.closeObject(k.c)
 }
 
 func (c *kernelCore) leakClose() error {

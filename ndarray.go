@@ -230,13 +230,7 @@ func (a *Ndarray[T]) Close() error {
 	if a == nil || a.c == nil {
 		return nil
 	}
-	p := a.c.p
-	p.life.RLock()
-	defer p.life.RUnlock()
-	if p.closed.Load() {
-		return nil
-	}
-	return a.c.leakClose()
+	return a.c.p.closeObject(a.c)
 }
 
 func (c *ndCore) leakClose() error {

@@ -109,23 +109,34 @@ func (p *Program) WrapStream(handle uintptr) (*Stream, error) {
 	return p.newStreamHandle(bs, streamWrapped), nil
 }
 
-// use checks that s can be used with p (open, same Program) and takes the
-// Program's lifetime lock; call p.exit when done.
-func (s *Stream) use(p *Program) error {
+// check validates s for use with p (not nil, same Program, open); the
+// caller holds p's lifetime lock.
+func (s *Stream) check(p *Program) error {
 	if s == nil || s.c == nil {
 		return fmt.Errorf("%w: nil stream", ErrInvalidArgument)
 	}
-	if p == nil {
-		p = s.c.p
-	} else if s.c.p != p {
+	if s.c.p != p {
 		return fmt.Errorf("%w: stream", ErrForeign)
 	}
+	if s.c.closed.Load() {
+		return closedErr("stream")
+	}
+	return nil
+}
+
+// use takes the lifetime lock of s's Program and checks s; call exit on
+// the Program when done.
+func (s *Stream) use() error {
+	if s == nil || s.c == nil {
+		return fmt.Errorf("%w: nil stream", ErrInvalidArgument)
+	}
+	p := s.c.p
 	if err := p.enter(); err != nil {
 		return err
 	}
-	if s.c.closed.Load() {
+	if err := s.check(p); err != nil {
 		p.exit()
-		return closedErr("stream")
+		return err
 	}
 	return nil
 }
@@ -133,7 +144,7 @@ func (s *Stream) use(p *Program) error {
 // Synchronize blocks until all work enqueued on s so far is done, and
 // returns the first error that work reported since the last call.
 func (s *Stream) Synchronize() error {
-	if err := s.use(nil); err != nil {
+	if err := s.use(); err != nil {
 		return err
 	}
 	defer s.c.p.exit()
@@ -164,7 +175,7 @@ func (s *Stream) Wait(ctx context.Context) error {
 
 // Query reports whether all work enqueued on s is done, without blocking.
 func (s *Stream) Query() (bool, error) {
-	if err := s.use(nil); err != nil {
+	if err := s.use(); err != nil {
 		return false, err
 	}
 	defer s.c.p.exit()
@@ -175,7 +186,7 @@ func (s *Stream) Query() (bool, error) {
 // recorded point is reached. The host does not block. An event never
 // recorded is already reached.
 func (s *Stream) WaitEvent(e *Event) error {
-	if err := s.use(nil); err != nil {
+	if err := s.use(); err != nil {
 		return err
 	}
 	defer s.c.p.exit()
@@ -188,18 +199,12 @@ func (s *Stream) WaitEvent(e *Event) error {
 // WaitStream makes work enqueued on s after this call wait for all work
 // enqueued on o before it, without blocking the host.
 func (s *Stream) WaitStream(o *Stream) error {
-	if err := s.use(nil); err != nil {
+	if err := s.use(); err != nil {
 		return err
 	}
 	defer s.c.p.exit()
-	if o == nil || o.c == nil {
-		return fmt.Errorf("%w: nil stream", ErrInvalidArgument)
-	}
-	if o.c.p != s.c.p {
-		return fmt.Errorf("%w: stream", ErrForeign)
-	}
-	if o.c.closed.Load() {
-		return closedErr("stream")
+	if err := o.check(s.c.p); err != nil {
+		return err
 	}
 	if s.c == o.c {
 		return nil // a stream is always ordered after itself
@@ -226,13 +231,7 @@ func (s *Stream) Close() error {
 	if s.c.kind == streamDefault {
 		return fmt.Errorf("%w: the default stream is closed by Program.Close", ErrInvalidArgument)
 	}
-	p := s.c.p
-	p.life.RLock()
-	defer p.life.RUnlock()
-	if p.closed.Load() {
-		return nil // Program.Close released it
-	}
-	return p.closeStream(s.c)
+	return s.c.p.closeObject(s.c)
 }
 
 func (p *Program) closeStream(c *streamCore) error {
@@ -269,16 +268,21 @@ func (c *streamCore) destroy() error {
 	return c.b.Close()
 }
 
-// releaseLeaked is the cleanup of a Stream, Event or Ndarray that became
-// unreachable without Close: the Program releases it, after its work.
-func (p *Program) releaseLeaked(c interface{ leakClose() error }) {
+// closeObject is the Close of a Stream, Event, Ndarray or Kernel, and the
+// cleanup of one that became unreachable without Close: it releases the
+// object after its work, unless Program.Close already released everything.
+func (p *Program) closeObject(c interface{ leakClose() error }) error {
 	p.life.RLock()
 	defer p.life.RUnlock()
 	if p.closed.Load() {
-		return
+		return nil
 	}
-	_ = c.leakClose()
+	return c.leakClose()
 }
+
+// releaseLeaked is the cleanup (runtime.AddCleanup) of an object dropped
+// without Close.
+func (p *Program) releaseLeaked(c interface{ leakClose() error }) { _ = p.closeObject(c) }
 
 func (c *streamCore) leakClose() error { return c.p.closeStream(c) }
 
