@@ -11,14 +11,17 @@ import (
 	"github.com/quadrants-go/qd/internal/benchsuite"
 )
 
-const benchUsage = `usage: qd bench [-arch auto|cpu|cuda] [-json] [-quick]
+const benchUsage = `usage: qd bench [-arch auto|cpu|cuda] [-json] [-quick] [-only step]
 
 Run qd's performance suite (SPEC §7) on one device and print every figure
 beside its reference, measured in the same run, and its bar: launch host
 cost against a raw cuLaunchKernel, K streams and stream-parallel groups of
 latency-bound kernels, saxpy against a device-to-device copy, a reduction
 and a stencil against their byte floors, the stream pool, events, array
-allocation and compile times. GPU-only figures are skipped on the CPU.
+allocation and compile times; on the CPU, construct kernels (saxpy, the
+demo's heat step, a stencil, a reduction, branches, loops, math, a serial
+loop, short rows) on one core and on two against the same loops in plain
+Go. GPU-only figures are skipped on the CPU, CPU-only ones on a GPU.
 The exit status is 1 when a figure misses its bar.
 
 flags:
@@ -31,6 +34,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	archName := fs.String("arch", "auto", "backend: auto, cpu, cuda or amdgpu")
 	asJSON := fs.Bool("json", false, "print the rows as JSON")
 	quick := fs.Bool("quick", false, "small sizes and few iterations (a smoke run)")
+	only := fs.String("only", "", "run only the steps whose name contains `step` (e.g. cpu)")
 	printUsage := func(w io.Writer) {
 		fmt.Fprint(w, benchUsage)
 		fs.SetOutput(w)
@@ -64,7 +68,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer p.Close()
-	opt := benchsuite.Options{Quick: *quick}
+	opt := benchsuite.Options{Quick: *quick, Only: *only}
 	if !*asJSON {
 		fmt.Fprintf(stdout, "qd bench on %s\n", p.Device())
 		opt.Log = stderr

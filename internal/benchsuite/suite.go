@@ -39,6 +39,9 @@ type Options struct {
 	Quick bool
 	// Log, when set, gets a line as each measurement starts.
 	Log io.Writer
+	// Only, when set, runs just the steps whose name contains it (any
+	// case), e.g. "cpu" for the CPU construct rows.
+	Only string
 }
 
 // Statuses.
@@ -92,8 +95,12 @@ func Run(p *qd.Program, opt Options) ([]Row, error) {
 		{"event record+wait", s.events},
 		{"Ndarray alloc/free", s.ndarrays},
 		{"compile", s.compile},
+		{"CPU constructs", s.cpuConstructs},
 	}
 	for _, st := range steps {
+		if opt.Only != "" && !strings.Contains(strings.ToLower(st.what), strings.ToLower(opt.Only)) {
+			continue
+		}
 		s.logf("%s ...", st.what)
 		if err := st.f(); err != nil {
 			s.rows = append(s.rows, Row{Name: st.what, Status: Fail, Note: "error: " + err.Error()})

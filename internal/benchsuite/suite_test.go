@@ -3,6 +3,7 @@ package benchsuite
 import (
 	"bytes"
 	"encoding/json"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -41,11 +42,33 @@ func TestQuickCPU(t *testing.T) {
 			}
 		}
 	}
-	if skipped != 8 {
-		t.Errorf("%d rows skipped, want 8 (K streams ×5, groups ×3)", skipped)
+	wantSkipped := 8 // K streams ×5, groups ×3
+	if runtime.NumCPU() < 2 {
+		wantSkipped += len(cpuCases()) // the 2-core rows
+	}
+	if skipped != wantSkipped {
+		t.Errorf("%d rows skipped, want %d", skipped, wantSkipped)
 	}
 	if measured < 9 {
 		t.Errorf("%d rows measured, want at least 9", measured)
+	}
+	// Every CPU construct has its per-core row and its 2-core row (skipped
+	// on one core), the heat step its demo row; none failed to run.
+	cpuRows := 0
+	for _, r := range rows {
+		if strings.HasPrefix(r.Name, "cpu ") {
+			cpuRows++
+			if r.Status == Fail && r.Unit == "" {
+				t.Errorf("CPU row %q did not run: %s", r.Name, r.Note)
+			}
+		}
+	}
+	want := 2 * len(cpuCases())
+	if runtime.NumCPU() >= 2 {
+		want++
+	}
+	if cpuRows != want {
+		t.Errorf("%d CPU construct rows, want %d", cpuRows, want)
 	}
 	var tab bytes.Buffer
 	if err := WriteTable(&tab, rows); err != nil {

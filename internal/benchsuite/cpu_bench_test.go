@@ -1,0 +1,62 @@
+package benchsuite
+
+import (
+	"os"
+	"testing"
+
+	"github.com/quadrants-go/qd"
+)
+
+// BenchmarkCPU runs every CPU construct kernel through qd (kernel/qd) and
+// its plain-Go reference (kernel/go), reporting ns per element, for
+// benchstat: `go test -run XXX -bench CPU -cpu 1,2 -count 10`. The qd side
+// uses GOMAXPROCS cores (-cpu), the reference one goroutine.
+func BenchmarkCPU(b *testing.B) {
+	p, err := qd.Init(qd.WithArch(qd.CPU))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	mod, err := qd.Compile(p, cpuKernelSource, qd.WithFilename("cpu_kernels.go"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer mod.Close()
+	st, err := p.NewStream()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	for _, c := range cpuCases() {
+		k, err := mod.Kernel(c.kernel)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n, m := c.size(os.Getenv("QD_BENCH_QUICK") != "")
+		run, err := c.setup(p, n, m)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := checkCPURun(k, st, run); err != nil {
+			b.Fatalf("%s: %v", c.kernel, err)
+		}
+		b.Run(c.kernel+"/qd", func(b *testing.B) {
+			for b.Loop() {
+				if err := k.LaunchOn(st, run.args...); err != nil {
+					b.Fatal(err)
+				}
+				if err := st.Synchronize(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/element")
+		})
+		b.Run(c.kernel+"/go", func(b *testing.B) {
+			for b.Loop() {
+				run.plain()
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/element")
+		})
+		run.close()
+	}
+}

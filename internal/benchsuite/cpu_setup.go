@@ -1,0 +1,170 @@
+package benchsuite
+
+import (
+	"math"
+
+	"github.com/quadrants-go/qd"
+)
+
+// The arguments of the CPU construct cases: inputs made on the host, copied
+// into Ndarrays for the kernel, and kept as Go slices for the reference.
+
+// unitInputs are n values spread over [0, 1).
+func unitInputs(n int) []float32 {
+	x := make([]float32, n)
+	for i := range x {
+		x[i] = float32(math.Mod(float64(i)*0.6180339887498949, 1))
+	}
+	return x
+}
+
+// ndarrayOf copies data into a new Ndarray of the given shape.
+func ndarrayOf[T float32 | int32](p *qd.Program, data []T, shape ...int) (*qd.Ndarray[T], error) {
+	a, err := qd.NewNdarray[T](p, shape...)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.CopyFromHost(data); err != nil {
+		a.Close()
+		return nil, err
+	}
+	return a, nil
+}
+
+// rowsOf views flat as rows of m elements.
+func rowsOf(flat []float32, m int) [][]float32 {
+	rows := make([][]float32, len(flat)/m)
+	for i := range rows {
+		rows[i] = flat[i*m : (i+1)*m : (i+1)*m]
+	}
+	return rows
+}
+
+func widen[T float32 | int32](s []T) []float64 {
+	out := make([]float64, len(s))
+	for i, v := range s {
+		out[i] = float64(v)
+	}
+	return out
+}
+
+// output makes cpuRun.got read a.
+func output[T float32 | int32](a *qd.Ndarray[T]) func() ([]float64, error) {
+	return func() ([]float64, error) {
+		s, err := a.ToSlice()
+		return widen(s), err
+	}
+}
+
+// pairOf makes an input Ndarray holding in and an output Ndarray of zeros,
+// both of the given shape; on an error nothing is left open.
+func pairOf[T float32 | int32](p *qd.Program, in []T, shape ...int) (*qd.Ndarray[T], *qd.Ndarray[T], error) {
+	a, err := ndarrayOf(p, in, shape...)
+	if err != nil {
+		return nil, nil, err
+	}
+	b, err := qd.NewNdarray[T](p, shape...)
+	if err != nil {
+		a.Close()
+		return nil, nil, err
+	}
+	return a, b, nil
+}
+
+func setupSaxpy(p *qd.Program, n, _ int) (*cpuRun, error) {
+	x, y := unitInputs(n), unitInputs(n)
+	X, Y, err := pairOf(p, x, n)
+	if err != nil {
+		return nil, err
+	}
+	if err := Y.CopyFromHost(y); err != nil {
+		X.Close()
+		Y.Close()
+		return nil, err
+	}
+	return &cpuRun{
+		args: []any{float32(2), X, Y}, plain: func() { saxpy(2, x, y) },
+		got: output(Y), want: func() []float64 { return widen(y) }, free: closers(X, Y),
+	}, nil
+}
+
+// setupGrid2 is the set-up of a kernel (in, out [][]float32, extra...) over
+// an n/m × m grid, with ref its plain-Go reference.
+func setupGrid2(extra []any, ref func(in, out [][]float32)) func(p *qd.Program, n, m int) (*cpuRun, error) {
+	return func(p *qd.Program, n, m int) (*cpuRun, error) {
+		in, out := unitInputs(n), make([]float32, n)
+		In, Out, err := pairOf(p, in, n/m, m)
+		if err != nil {
+			return nil, err
+		}
+		inRows, outRows := rowsOf(in, m), rowsOf(out, m)
+		return &cpuRun{
+			args: append([]any{In, Out}, extra...), plain: func() { ref(inRows, outRows) },
+			got: output(Out), want: func() []float64 { return widen(out) }, free: closers(In, Out),
+		}, nil
+	}
+}
+
+var (
+	setupHeat     = setupGrid2([]any{float32(0.2)}, func(in, out [][]float32) { heatPlain(in, out, 0.2) })
+	setupStencil5 = setupGrid2(nil, stencil5Plain)
+	setupRows3    = setupGrid2([]any{float32(1.5)}, func(in, out [][]float32) { rows3Plain(in, out, 1.5) })
+)
+
+// setupUnary is the set-up of a kernel (x, y []float32) that is plain Go
+// already: called natively, it is its own reference.
+func setupUnary(kernel func(x, y []float32)) func(p *qd.Program, n, _ int) (*cpuRun, error) {
+	return func(p *qd.Program, n, _ int) (*cpuRun, error) {
+		x, y := unitInputs(n), make([]float32, n)
+		X, Y, err := pairOf(p, x, n)
+		if err != nil {
+			return nil, err
+		}
+		return &cpuRun{
+			args: []any{X, Y}, plain: func() { kernel(x, y) },
+			got: output(Y), want: func() []float64 { return widen(y) }, free: closers(X, Y),
+		}, nil
+	}
+}
+
+var setupScan = setupUnary(scan)
+
+func setupSum(p *qd.Program, n, _ int) (*cpuRun, error) {
+	// Small integers: every partial sum of one run is exact in float32, so
+	// the order of the adds does not matter and the check is exact.
+	x := make([]float32, n)
+	for i := range x {
+		x[i] = float32(i % 8)
+	}
+	out := []float32{0}
+	X, err := ndarrayOf(p, x, n)
+	if err != nil {
+		return nil, err
+	}
+	Out, err := qd.NewNdarray[float32](p, 1)
+	if err != nil {
+		X.Close()
+		return nil, err
+	}
+	return &cpuRun{
+		args: []any{X, Out}, plain: func() { sumPlain(x, out) },
+		got: output(Out), want: func() []float64 { return widen(out) }, free: closers(X, Out),
+	}, nil
+}
+
+func setupCollatz(p *qd.Program, n, _ int) (*cpuRun, error) {
+	x, steps := make([]int32, n), make([]int32, n)
+	for i := range x {
+		x[i] = int32(1 + i%10007)
+	}
+	X, S, err := pairOf(p, x, n)
+	if err != nil {
+		return nil, err
+	}
+	return &cpuRun{
+		args: []any{X, S}, plain: func() { collatz(x, steps) },
+		got: output(S), want: func() []float64 { return widen(steps) }, free: closers(X, S),
+	}, nil
+}
+
+func closers(as ...interface{ Close() error }) []interface{ Close() error } { return as }
