@@ -28,35 +28,44 @@ func BenchmarkCPU(b *testing.B) {
 	}
 	defer st.Close()
 	for _, c := range cpuCases() {
-		k, err := mod.Kernel(c.kernel)
-		if err != nil {
-			b.Fatal(err)
-		}
-		n, m := c.size(os.Getenv("QD_BENCH_QUICK") != "")
-		run, err := c.setup(p, n, m)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := checkCPURun(k, st, run); err != nil {
-			b.Fatalf("%s: %v", c.kernel, err)
-		}
-		b.Run(c.kernel+"/qd", func(b *testing.B) {
-			for b.Loop() {
-				if err := k.LaunchOn(st, run.args...); err != nil {
-					b.Fatal(err)
-				}
-				if err := st.Synchronize(); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/element")
-		})
-		b.Run(c.kernel+"/go", func(b *testing.B) {
-			for b.Loop() {
-				run.plain()
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/element")
-		})
-		run.close()
+		// Set up inside b.Run, so that a -bench filter skips the set-up of
+		// the cases it does not run.
+		b.Run(c.kernel, func(b *testing.B) { benchCPUCase(b, p, mod, st, c) })
 	}
+}
+
+func benchCPUCase(b *testing.B, p *qd.Program, mod *qd.Module, st *qd.Stream, c cpuCase) {
+	k, err := mod.Kernel(c.kernel)
+	if err != nil {
+		b.Fatal(err)
+	}
+	n, m := c.size(os.Getenv("QD_BENCH_QUICK") != "")
+	run, err := c.setup(p, n, m)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer run.close()
+	if err := checkCPURun(k, st, run); err != nil {
+		b.Fatalf("%s: %v", c.kernel, err)
+	}
+	perElement := func(b *testing.B) {
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/element")
+	}
+	b.Run("qd", func(b *testing.B) {
+		for b.Loop() {
+			if err := k.LaunchOn(st, run.args...); err != nil {
+				b.Fatal(err)
+			}
+			if err := st.Synchronize(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		perElement(b)
+	})
+	b.Run("go", func(b *testing.B) {
+		for b.Loop() {
+			run.plain()
+		}
+		perElement(b)
+	})
 }

@@ -43,12 +43,17 @@ func (c *compiler) unary(e *ir.Unary) value {
 	x := c.expr(e.X)
 	switch t := x.typ(); {
 	case e.Op == ir.Not && t == ir.Bool:
-		return unaryOp(c, as[bool](c, x), func(d, a []bool) {
+		b := as[bool](c, x)
+		r := unaryOp(c, b, func(d, a []bool) {
 			a = a[:len(d)]
 			for i := range d {
 				d[i] = !a[i]
 			}
 		}, func(a bool) bool { return !a })
+		if r.v != nil {
+			r.rng = notRange(b)
+		}
+		return r
 	case e.Op == ir.Neg && t.IsNumeric(), e.Op == ir.BitNot && t.IsInteger():
 		switch x := x.(type) {
 		case *ev[int32]:
@@ -350,8 +355,8 @@ func (c *compiler) logical(e *ir.Binary) value {
 		return uni(func(f *frame) bool { return xu(f) || yu(f) })
 	}
 	var rng rangeFn
-	if and {
-		rng = andRange(x, y)
+	if boolRange(x) != nil && boolRange(y) != nil {
+		rng = logicRange(x, y, and, c.scratchSlot())
 	}
 	r := c.tmp()
 	yv := vec(c, y)

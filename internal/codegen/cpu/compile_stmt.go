@@ -47,7 +47,12 @@ func (c *compiler) block(list []ir.Stmt) (func(*frame), exits) {
 	var fns []func(*frame)
 	var ex exits
 	slot := -1
-	for _, s := range list {
+	for i, s := range list {
+		if d, ok := s.(*ir.Decl); ok && d.Init == nil && d.Var != nil {
+			if _, temp := c.isTemp(d.Var); !temp && assignedBeforeRead(d.Var, list[i+1:]) {
+				continue // the zero value is never read (deadinit.go)
+			}
+		}
 		mark := c.cur
 		fn, sx := c.stmt(s)
 		c.cur = mark
@@ -337,30 +342,28 @@ func (c *compiler) ifStmt(s *ir.If) (func(*frame), exits) {
 	if elseFn != nil {
 		es = c.maskSlot()
 	}
+	split := c.mode == modeRow
 	return func(f *frame) {
 		m := f.m
-		var tm, em mask
-		lo, hi, ok := 0, 0, false
 		if rng != nil {
-			lo, hi, ok = rng(f)
+			if s, ok := rng(f); ok {
+				if f.err != nil {
+					return
+				}
+				if onSet(f, s, thenFn, ts, split); f.err == nil && elseFn != nil {
+					onSet(f, s.not(), elseFn, es, split)
+				}
+				return
+			}
 		}
-		if ok {
-			if f.err != nil {
-				return
-			}
-			tm = rangeMask(m, lo, hi)
-			if es >= 0 && len(tm.idx) < len(m.idx) {
-				em = rangeElse(f.slot(es), m, lo, hi)
-			}
-		} else {
-			b := cv(f)
-			if f.err != nil {
-				return
-			}
-			tm = narrow(f.slot(ts), m, b, true)
-			if es >= 0 && len(tm.idx) < len(m.idx) {
-				em = narrow(f.slot(es), m, b, false)
-			}
+		var tm, em mask
+		b := cv(f)
+		if f.err != nil {
+			return
+		}
+		tm = narrow(f.slot(ts), m, b, true)
+		if es >= 0 && len(tm.idx) < len(m.idx) {
+			em = narrow(f.slot(es), m, b, false)
 		}
 		if !tm.empty() {
 			f.m = tm
@@ -376,6 +379,31 @@ func (c *compiler) ifStmt(s *ir.If) (func(*frame), exits) {
 			f.m = m
 		}
 	}, ex
+}
+
+// onSet runs fn on the active lanes in lane set s. When every lane is
+// active and split allows (row batches), each run of s is a batch of its
+// own, every lane of it active, so fn keeps its all-lanes fast paths;
+// otherwise the mask narrows, to a subslice of the list or to a list in
+// mask slot ms.
+func onSet(f *frame, s laneSet, fn func(*frame), ms int, split bool) {
+	m := f.m
+	if m.all && split {
+		r, k := s.runs(f.n)
+		for _, r := range r[:k] {
+			if f.sub(r.lo, r.hi, fn); f.err != nil {
+				return
+			}
+		}
+		return
+	}
+	sub := restrict(f, m, s, ms)
+	if sub.empty() {
+		return
+	}
+	f.m = sub
+	fn(f)
+	f.m = m
 }
 
 // jump compiles break (brk) or continue to loop l, the innermost loop when

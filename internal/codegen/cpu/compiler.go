@@ -87,6 +87,7 @@ type compiler struct {
 
 	cur, maxRegs int // register stack: permanent registers first, then temporaries
 	nmasks       int
+	scratch      int // mask slot of lane-set restrictions (ranges.go), -1 until needed
 	exitR        int // per-lane loop exit codes, -1 if the body has no break/continue
 
 	loops   []*ir.For
@@ -99,7 +100,7 @@ func newCompiler(plan *lower.Plan, t *lower.Task, m mode) *compiler {
 	return &compiler{
 		plan: plan, task: t, kname: plan.Kernel.Name, mode: m,
 		vars: map[*ir.Var]int{}, index: map[*ir.Var]int{}, assigned: map[*ir.Var]bool{},
-		loopIDs: map[*ir.For]int32{}, exitR: -1, pos: t.Pos,
+		loopIDs: map[*ir.For]int32{}, exitR: -1, scratch: -1, pos: t.Pos,
 	}
 }
 
@@ -122,6 +123,14 @@ func (c *compiler) tmp() int {
 func (c *compiler) maskSlot() int {
 	c.nmasks++
 	return c.nmasks - 1
+}
+
+// scratchSlot is the one mask slot that lane-set restrictions share.
+func (c *compiler) scratchSlot() int {
+	if c.scratch < 0 {
+		c.scratch = c.maskSlot()
+	}
+	return c.scratch
 }
 
 func (c *compiler) isTemp(v *ir.Var) (int, bool) {

@@ -21,8 +21,14 @@
 // assignment straight into the variable) when every lane is active; x*s + y
 // with s uniform is one loop (rounded like two operations, never fused);
 // and comparing the contiguous index with a uniform value yields a lane
-// range, so an if guard such as j > 0 && j < m-1 narrows the mask by
-// slicing instead of by a per-lane test.
+// set (one run of lanes, or all lanes but one run), and so do !, && and ||
+// of such comparisons, so an if guard such as j > 0 && j < m-1, or a border
+// test such as i == 0 || j == 0 || i == n-1 || j == m-1, costs no per-lane
+// test: when every lane is active, each branch runs over its runs as
+// batches of their own (frame.sub), keeping the fast paths above, and
+// otherwise narrows the mask by slicing (ranges.go). A declaration whose
+// zero value is never read (var r T, then r assigned on every path, as an
+// inlined helper's result is) compiles to nothing (deadinit.go).
 //
 // Control flow runs SIMT style. The active lanes are a mask, kept as a sorted
 // list of lane numbers plus an "all lanes" flag so the straight-line body of

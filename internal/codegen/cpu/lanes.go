@@ -47,6 +47,7 @@ type frame struct {
 	err error // first runtime error
 
 	regs []uint64 // lane registers, Batch words each, viewed as []T
+	off  int      // lane of the registers that is this batch's lane 0 (see sub)
 	mk   []int32  // mask slots, Batch entries each
 	iota []int32  // 0..Batch-1, the list of an all-lanes mask
 
@@ -82,7 +83,22 @@ func (f *frame) fail(err error) {
 // reg views lane register r as n values of T. Registers are uint64 aligned,
 // so every element type fits.
 func reg[T scalar](f *frame, r int) []T {
-	return unsafe.Slice((*T)(unsafe.Pointer(&f.regs[r*Batch])), f.n)
+	var z T
+	p := unsafe.Add(unsafe.Pointer(&f.regs[r*Batch]), uintptr(f.off)*unsafe.Sizeof(z))
+	return unsafe.Slice((*T)(p), f.n)
+}
+
+// sub runs fn on lanes [lo, hi) of a row batch as a batch of its own, every
+// lane active: registers are viewed from lane lo, and the innermost index,
+// which counts up along a row batch, starts at lane lo's.
+func (f *frame) sub(lo, hi int, fn func(*frame)) {
+	n, off, m, last := f.n, f.off, f.m, f.dims-1
+	f.off, f.n = off+lo, hi-lo
+	f.ix[last] += int64(lo)
+	f.m = f.allMask()
+	fn(f)
+	f.ix[last] -= int64(lo)
+	f.n, f.off, f.m = n, off, m
 }
 
 // slot is mask slot s.

@@ -270,15 +270,17 @@ func loadT[T scalar](c *compiler, e *ir.Load) value {
 			return unsafe.Slice(elem[T](arr, base, a.size), f.n)
 		}
 		d := reg[T](f, r)
-		src := unsafe.Slice(elem[T](arr, base, a.size), last+1)
+		// From the first active lane's element: lane 0's may lie outside
+		// the array.
+		src := unsafe.Slice(elem[T](arr, base+int64(first), a.size), last-first+1)
 		if len(f.m.idx) == last-first+1 {
-			copy(d[first:last+1], src[first:])
+			copy(d[first:last+1], src)
 			return d
 		}
 		// Holes in the mask: read only the active lanes' elements, since
 		// another goroutine may legally be writing the others.
 		for _, k := range f.m.idx {
-			d[k] = src[k]
+			d[k] = src[int(k)-first]
 		}
 		return d
 	})

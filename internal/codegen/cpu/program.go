@@ -199,7 +199,7 @@ func newFramePool(nregs, nmasks int) *framePool {
 
 func (fp *framePool) get(a *Args) *frame {
 	f := fp.p.Get().(*frame)
-	f.a, f.err = a, nil
+	f.a, f.err, f.off = a, nil, 0
 	return f
 }
 

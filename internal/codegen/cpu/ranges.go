@@ -7,16 +7,113 @@ import (
 	"github.com/quadrants-go/qd/internal/ir"
 )
 
-// Lane ranges. Comparing the contiguous innermost index with a uniform
-// value (j > 0, j < m-1) is true on one run of consecutive lanes, so such a
-// condition, and && of such conditions, is computed as a lane range [lo, hi)
-// in O(1) instead of a vector, and an if on it narrows the mask by slicing.
-// This is what keeps a guarded stencil free of per-lane mask work.
+// Lane sets. Comparing the contiguous innermost index with a uniform value
+// (j > 0, j < m-1, j == 0, j != m-1) is true on one run of consecutive
+// lanes, or on all lanes but one run, so such a condition, and !, && and ||
+// of such conditions, is computed as a lane set in O(1) instead of a
+// vector. An if on it narrows the mask by slicing, or, when every lane is
+// active, runs each branch over its runs as batches of their own (see
+// frame.sub), so that the loads, stores and assignments inside keep their
+// all-lanes fast paths. This is what keeps a guarded stencil, and a border
+// test such as the heat step's i == 0 || j == 0 || i == n-1 || j == m-1,
+// free of per-lane mask work.
 
-// rangeFn gives the lanes [lo, hi) on which a bool value is true, or
-// ok=false when that is not a single run in this batch (the caller then uses
-// the vector).
-type rangeFn func(f *frame) (lo, hi int, ok bool)
+// laneSet is the lanes [lo, hi) of a batch when inv is false, and every
+// lane but those when it is true.
+type laneSet struct {
+	lo, hi int
+	inv    bool
+}
+
+// run is the lanes [lo, hi).
+type run struct{ lo, hi int }
+
+// runs lists the lane set's non-empty runs in a batch of n lanes, in order:
+// at most two.
+func (s laneSet) runs(n int) (r [2]run, k int) {
+	lo, hi := min(max(s.lo, 0), n), min(max(s.hi, 0), n)
+	if !s.inv {
+		if lo < hi {
+			r[0], k = run{lo, hi}, 1
+		}
+		return r, k
+	}
+	if lo >= hi {
+		r[0] = run{0, n}
+		return r, boolInt(n > 0)
+	}
+	if lo > 0 {
+		r[k] = run{0, lo}
+		k++
+	}
+	if hi < n {
+		r[k] = run{hi, n}
+		k++
+	}
+	return r, k
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// fromRuns is the lane set of sorted, disjoint runs, ok=false when they do
+// not make one run or one run's complement.
+func fromRuns(rs []run, n int) (laneSet, bool) {
+	// Merge touching runs.
+	k := 0
+	for _, r := range rs {
+		if r.lo >= r.hi {
+			continue
+		}
+		if k > 0 && rs[k-1].hi >= r.lo {
+			rs[k-1].hi = max(rs[k-1].hi, r.hi)
+			continue
+		}
+		rs[k] = r
+		k++
+	}
+	switch {
+	case k == 0:
+		return laneSet{}, true
+	case k == 1:
+		return laneSet{lo: rs[0].lo, hi: rs[0].hi}, true
+	case k == 2 && rs[0].lo == 0 && rs[1].hi == n:
+		return laneSet{lo: rs[0].hi, hi: rs[1].lo, inv: true}, true
+	}
+	return laneSet{}, false
+}
+
+// intersect is a ∩ b in a batch of n lanes.
+func intersect(a, b laneSet, n int) (laneSet, bool) {
+	ra, ka := a.runs(n)
+	rb, kb := b.runs(n)
+	var buf [4]run
+	out := buf[:0]
+	for _, x := range ra[:ka] {
+		for _, y := range rb[:kb] {
+			if lo, hi := max(x.lo, y.lo), min(x.hi, y.hi); lo < hi {
+				out = append(out, run{lo, hi})
+			}
+		}
+	}
+	// At most four runs: an insertion sort, which does not allocate.
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j].lo < out[j-1].lo; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return fromRuns(out, n)
+}
+
+func (s laneSet) not() laneSet { s.inv = !s.inv; return s }
+
+// rangeFn gives the lane set on which a bool value is true, or ok=false
+// when that is no lane set in this batch (the caller then uses the vector).
+type rangeFn func(f *frame) (s laneSet, ok bool)
 
 // intBounds are the smallest and largest values of an integer type as
 // int64; ok is false for U64, whose values do not all fit.
@@ -34,8 +131,8 @@ func intBounds[T integer]() (lo, hi int64, ok bool) {
 
 func clamp(v, lo, hi int64) int64 { return min(max(v, lo), hi) }
 
-// cmpRange adds a lane range to the comparison res = x op y when one side
-// is contiguous and the other uniform.
+// cmpRange adds a lane set to the comparison res = x op y when one side is
+// contiguous and the other uniform.
 func cmpRange[T integer](res *ev[bool], op ir.BinOp, x, y *ev[T]) {
 	minT, maxT, ok := intBounds[T]()
 	if !ok || res.v == nil {
@@ -63,20 +160,20 @@ func cmpRange[T integer](res *ev[bool], op ir.BinOp, x, y *ev[T]) {
 		return
 	}
 	switch op {
-	case ir.Lt, ir.Le, ir.Gt, ir.Ge, ir.Eq:
+	case ir.Lt, ir.Le, ir.Gt, ir.Ge, ir.Eq, ir.Ne:
 	default:
 		return
 	}
-	res.rng = func(f *frame) (int, int, bool) {
+	res.rng = func(f *frame) (laneSet, bool) {
 		b, n := lin(f), int64(f.n)
 		// Lane k holds b+k exactly only if no lane wraps around T.
 		if b < minT || b > maxT-(n-1) {
-			return 0, 0, false
+			return laneSet{}, false
 		}
 		uv := int64(u(f))
 		d := uv - b // lane k compares k with d
 		if (uv^b)&(uv^d) < 0 {
-			return 0, 0, false // overflow
+			return laneSet{}, false // overflow
 		}
 		var lo, hi int64
 		switch op {
@@ -88,68 +185,105 @@ func cmpRange[T integer](res *ev[bool], op ir.BinOp, x, y *ev[T]) {
 			lo, hi = clamp(d, -1, n)+1, n
 		case ir.Ge: // k >= d
 			lo, hi = clamp(d, 0, n), n
-		case ir.Eq:
+		case ir.Eq, ir.Ne:
 			lo, hi = clamp(d, 0, n), clamp(d, -1, n)+1
 		}
 		hi = min(hi, n)
-		return int(lo), int(max(hi, lo)), true
+		return laneSet{lo: int(lo), hi: int(max(hi, lo)), inv: op == ir.Ne}, true
 	}
 }
 
-// andRange is the range of x && y when both have one (or are uniform).
-func andRange(x, y *ev[bool]) rangeFn {
+// notRange is the lane set of !x.
+func notRange(x *ev[bool]) rangeFn {
+	xr := boolRange(x)
+	if xr == nil {
+		return nil
+	}
+	return func(f *frame) (laneSet, bool) {
+		s, ok := xr(f)
+		return s.not(), ok
+	}
+}
+
+// logicRange is the lane set of x && y, or of x || y (the same with
+// x, y and the result negated: De Morgan). Y is evaluated only when an
+// active lane needs it, with the mask narrowed to those lanes, as && and ||
+// do with vectors.
+func logicRange(x, y *ev[bool], and bool, scratch int) rangeFn {
 	xr, yr := boolRange(x), boolRange(y)
 	if xr == nil || yr == nil {
 		return nil
 	}
-	return func(f *frame) (int, int, bool) {
-		lo, hi, ok := xr(f)
+	return func(f *frame) (laneSet, bool) {
+		sx, ok := xr(f)
 		if !ok {
-			return 0, 0, false
+			return laneSet{}, false
 		}
-		// Y only matters on active lanes where X holds.
-		if !anyIn(f.m, lo, hi) {
-			return lo, lo, true
+		if !and {
+			sx = sx.not()
 		}
+		// sx: where Y decides. Y only matters on active lanes there.
 		m := f.m
-		f.m = rangeMask(m, lo, hi)
-		lo2, hi2, ok := yr(f)
+		sub := restrict(f, m, sx, scratch)
+		if sub.empty() {
+			return fromAnd(sx, and), true
+		}
+		f.m = sub
+		sy, ok := yr(f)
 		f.m = m
 		if !ok {
-			return 0, 0, false
+			return laneSet{}, false
 		}
-		lo, hi = max(lo, lo2), min(hi, hi2)
-		return lo, max(lo, hi), true
+		if !and {
+			sy = sy.not()
+		}
+		s, ok := intersect(sx, sy, f.n)
+		return fromAnd(s, and), ok
 	}
 }
 
-// boolRange is the range form of a uniform or ranged bool, nil otherwise.
+// fromAnd turns the set of an && back into the set of the operation.
+func fromAnd(s laneSet, and bool) laneSet {
+	if and {
+		return s
+	}
+	return s.not()
+}
+
+// boolRange is the lane-set form of a uniform or ranged bool, nil
+// otherwise.
 func boolRange(x *ev[bool]) rangeFn {
 	if x.rng != nil {
 		return x.rng
 	}
 	if x.u != nil {
 		u := x.u
-		return func(f *frame) (int, int, bool) {
+		return func(f *frame) (laneSet, bool) {
 			if u(f) {
-				return 0, f.n, true
+				return laneSet{lo: 0, hi: f.n}, true
 			}
-			return 0, 0, true
+			return laneSet{}, true
 		}
 	}
 	return nil
 }
 
-// anyIn reports whether an active lane lies in [lo, hi).
-func anyIn(m mask, lo, hi int) bool {
-	if lo >= hi {
-		return false
+// restrict is mask m narrowed to lane set s: a subslice of m's list when s
+// is one run, else a list written to mask slot dst. dst may hold m itself:
+// the list is filtered in place, entries moving only backwards, so nested
+// restrictions can share one scratch slot.
+func restrict(f *frame, m mask, s laneSet, dst int) mask {
+	if !s.inv {
+		return rangeMask(m, s.lo, s.hi)
 	}
-	if m.all {
-		return lo < len(m.idx)
+	r, k := s.runs(f.n)
+	switch {
+	case k == 0:
+		return mask{}
+	case k == 1:
+		return rangeMask(m, r[0].lo, r[0].hi)
 	}
-	i := sort.Search(len(m.idx), func(i int) bool { return int(m.idx[i]) >= lo })
-	return i < len(m.idx) && int(m.idx[i]) < hi
+	return rangeElse(f.slot(dst), m, s.lo, s.hi)
 }
 
 // rangeMask is m restricted to lanes [lo, hi): a subslice of m's list, so
@@ -159,8 +293,12 @@ func rangeMask(m mask, lo, hi int) mask {
 		return mask{}
 	}
 	if m.all {
+		lo, hi = max(lo, 0), min(hi, len(m.idx))
 		if lo == 0 && hi == len(m.idx) {
 			return m
+		}
+		if lo >= hi {
+			return mask{}
 		}
 		return mask{idx: m.idx[lo:hi]}
 	}
