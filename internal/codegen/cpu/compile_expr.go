@@ -159,6 +159,9 @@ func binaryCommon[T number](c *compiler, op ir.BinOp, x, y *ev[T]) value {
 }
 
 func binaryFloat[T float](c *compiler, op ir.BinOp, x, y *ev[T]) value {
+	if k, ok := simdKern(op, floatScalar[T](op)); ok {
+		return apply(c, k, x, y)
+	}
 	if op == ir.Div {
 		return apply(c, floatDiv[T](), x, y)
 	}
@@ -565,6 +568,9 @@ func mulAddT[T number](c *compiler, mulFirst bool, mx, my, o *ev[T]) value {
 		for i := range d {
 			d[i] = T(a[i]*s) + b[i]
 		}
+	}
+	if f := simdMulAddOf[T](); f != nil {
+		loop = f
 	}
 	into := func(f *frame, d []T) bool {
 		var a, b []T

@@ -1,0 +1,121 @@
+package cpu
+
+import (
+	"math"
+	"testing"
+
+	"github.com/quadrants-go/qd/internal/ir"
+)
+
+// specials are the values whose arithmetic differs most between ways of
+// computing it: zeros of both signs, infinities, NaN, subnormals, the
+// extremes, and ordinary numbers.
+func specials[T float]() []T {
+	var z T
+	v := []float64{0, math.Copysign(0, -1), 1, -1, 0.1, -3.75, 1e30, -1e-30, math.Inf(1), math.Inf(-1), math.NaN(), 2.5e-8, 7}
+	if _, ok := any(z).(float32); ok {
+		v = append(v, float64(math.SmallestNonzeroFloat32), float64(math.MaxFloat32), 1e-40)
+	} else {
+		v = append(v, math.SmallestNonzeroFloat64, math.MaxFloat64, 1e-310)
+	}
+	out := make([]T, len(v))
+	for i, x := range v {
+		out[i] = T(x)
+	}
+	return out
+}
+
+// operands makes n values cycling through the specials, shifted by seed.
+func operands[T float](n, seed int) []T {
+	s := specials[T]()
+	out := make([]T, n)
+	for i := range out {
+		out[i] = s[(i*7+seed)%len(s)]
+	}
+	return out
+}
+
+// TestSIMDLoops compares every SIMD loop with its Go loop, bit for bit, on
+// every length up to three unrolled iterations and a tail, and in place.
+func TestSIMDLoops(t *testing.T) {
+	testSIMD[float32](t)
+	testSIMD[float64](t)
+}
+
+func testSIMD[T float](t *testing.T) {
+	if loopsFor[T]() == nil {
+		t.Skipf("no SIMD loops for %T on this platform", T(0))
+	}
+	ops := []ir.BinOp{ir.Add, ir.Sub, ir.Mul, ir.Div}
+	for _, op := range ops {
+		want, _ := numKern[T](op)
+		if op == ir.Div {
+			want = floatDiv[T]()
+		}
+		got, ok := simdKern(op, want.ss)
+		if !ok {
+			t.Fatalf("%T op %d: no SIMD loop", T(0), op)
+		}
+		for n := range 30 {
+			for seed := range 4 {
+				a, b := operands[T](n, seed), operands[T](n, seed+5)
+				s := specials[T]()[seed*3]
+				check := func(shape string, g, w []T) {
+					t.Helper()
+					for i := range w {
+						if !same(g[i], w[i]) {
+							t.Fatalf("%T op %d %s n=%d seed %d: [%d] = %v, want %v (a %v, b %v, s %v)", T(0), op, shape, n, seed, i, g[i], w[i], a[i], b[i], s)
+						}
+					}
+				}
+				g, w := make([]T, n), make([]T, n)
+				got.vv(g, a, b)
+				want.vv(w, a, b)
+				check("vv", g, w)
+				got.vs(g, a, s)
+				want.vs(w, a, s)
+				check("vs", g, w)
+				got.sv(g, s, b)
+				want.sv(w, s, b)
+				check("sv", g, w)
+				// In place, the destination being the first operand.
+				copy(g, a)
+				got.vv(g, g, b)
+				want.vv(w, a, b)
+				check("vv in place", g, w)
+			}
+		}
+	}
+	mulAdd := simdMulAdd[T]()
+	for n := range 30 {
+		for seed := range 4 {
+			a, b := operands[T](n, seed), operands[T](n, seed+3)
+			s := specials[T]()[seed*2+1]
+			g, w := make([]T, n), make([]T, n)
+			mulAdd(g, a, s, b)
+			for i := range w {
+				w[i] = T(a[i]*s) + b[i]
+			}
+			for i := range w {
+				if !same(g[i], w[i]) {
+					t.Fatalf("%T mulAdd n=%d: [%d] = %v, want %v", T(0), n, i, g[i], w[i])
+				}
+			}
+		}
+	}
+}
+
+// TestSIMDShortInput: an input shorter than the destination panics, as the
+// Go loops do, instead of being read past its end.
+func TestSIMDShortInput(t *testing.T) {
+	k, ok := simdKern[float32](ir.Add, nil)
+	if !ok {
+		t.Skip("no SIMD loops on this platform")
+	}
+	defer func() {
+		if recover() == nil {
+			t.Fatal("no panic")
+		}
+	}()
+	k.vv(make([]float32, 9), make([]float32, 9), make([]float32, 3))
+}
