@@ -51,7 +51,7 @@ func (c *compiler) unary(e *ir.Unary) value {
 			}
 		}, func(a bool) bool { return !a })
 		if r.v != nil {
-			r.rng = notRange(b)
+			r.rng, r.rngMasked = notRange(b), b.rngMasked
 		}
 		return r
 	case e.Op == ir.Neg && t.IsNumeric(), e.Op == ir.BitNot && t.IsInteger():
@@ -365,7 +365,7 @@ func (c *compiler) logical(e *ir.Binary) value {
 	yv := vec(c, y)
 	if x.u != nil {
 		xu := x.u
-		return &ev[bool]{rng: rng, v: func(f *frame) []bool {
+		return &ev[bool]{rng: rng, rngMasked: true, v: func(f *frame) []bool {
 			if xu(f) == and {
 				return yv(f)
 			}
@@ -375,7 +375,7 @@ func (c *compiler) logical(e *ir.Binary) value {
 		}}
 	}
 	xv, s := x.v, c.maskSlot()
-	return &ev[bool]{rng: rng, v: func(f *frame) []bool {
+	return &ev[bool]{rng: rng, rngMasked: true, v: func(f *frame) []bool {
 		a := xv(f)
 		m := f.m
 		sub := narrow(f.slot(s), m, a, and)

@@ -24,6 +24,9 @@ type ev[T scalar] struct {
 	lin  func(*frame) int64
 	into func(f *frame, d []T) bool
 	rng  rangeFn
+	// rngMasked: rng reads the mask (a nested && or ||, which evaluates
+	// its right operand only where an active lane needs it).
+	rngMasked bool
 }
 
 func (*ev[T]) typ() ir.Type { return irType[T]() }

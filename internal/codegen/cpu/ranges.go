@@ -60,53 +60,58 @@ func boolInt(b bool) int {
 	return 0
 }
 
-// fromRuns is the lane set of sorted, disjoint runs, ok=false when they do
-// not make one run or one run's complement.
-func fromRuns(rs []run, n int) (laneSet, bool) {
-	// Merge touching runs.
-	k := 0
-	for _, r := range rs {
-		if r.lo >= r.hi {
-			continue
-		}
-		if k > 0 && rs[k-1].hi >= r.lo {
-			rs[k-1].hi = max(rs[k-1].hi, r.hi)
-			continue
-		}
-		rs[k] = r
-		k++
+// norm clamps s to a batch of n lanes; an empty run becomes [0, 0).
+func (s laneSet) norm(n int) laneSet {
+	s.lo, s.hi = min(max(s.lo, 0), n), min(max(s.hi, 0), n)
+	if s.lo >= s.hi {
+		s.lo, s.hi = 0, 0
 	}
-	switch {
-	case k == 0:
-		return laneSet{}, true
-	case k == 1:
-		return laneSet{lo: rs[0].lo, hi: rs[0].hi}, true
-	case k == 2 && rs[0].lo == 0 && rs[1].hi == n:
-		return laneSet{lo: rs[0].hi, hi: rs[1].lo, inv: true}, true
-	}
-	return laneSet{}, false
+	return s
 }
 
-// intersect is a ∩ b in a batch of n lanes.
+// intersect is a ∩ b in a batch of n lanes, ok=false when that is not a
+// lane set. It runs for every && and || of lane sets in every batch, so it
+// works on the two forms directly rather than on lists of runs.
 func intersect(a, b laneSet, n int) (laneSet, bool) {
-	ra, ka := a.runs(n)
-	rb, kb := b.runs(n)
-	var buf [4]run
-	out := buf[:0]
-	for _, x := range ra[:ka] {
-		for _, y := range rb[:kb] {
-			if lo, hi := max(x.lo, y.lo), min(x.hi, y.hi); lo < hi {
-				out = append(out, run{lo, hi})
-			}
+	a, b = a.norm(n), b.norm(n)
+	switch {
+	case !a.inv && a.lo == a.hi, b.inv && b.lo == b.hi: // a empty, or b all
+		return a, true
+	case !b.inv && b.lo == b.hi, a.inv && a.lo == a.hi:
+		return b, true
+	case !a.inv && !b.inv:
+		return laneSet{lo: max(a.lo, b.lo), hi: max(min(a.hi, b.hi), max(a.lo, b.lo))}.norm(n), true
+	case a.inv && b.inv:
+		// All lanes but two holes.
+		if max(a.lo, b.lo) <= min(a.hi, b.hi) {
+			return laneSet{lo: min(a.lo, b.lo), hi: max(a.hi, b.hi), inv: true}, true
 		}
-	}
-	// At most four runs: an insertion sort, which does not allocate.
-	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && out[j].lo < out[j-1].lo; j-- {
-			out[j], out[j-1] = out[j-1], out[j]
+		if a.lo > b.lo {
+			a, b = b, a
 		}
+		if a.lo == 0 && b.hi == n { // the holes cover both ends
+			return laneSet{lo: a.hi, hi: b.lo}, true
+		}
+		return laneSet{}, false
 	}
-	return fromRuns(out, n)
+	// One run r less one hole h.
+	r, h := a, b
+	if r.inv {
+		r, h = b, a
+	}
+	switch {
+	case h.hi <= r.lo || h.lo >= r.hi:
+		return r, true
+	case h.lo <= r.lo && h.hi >= r.hi:
+		return laneSet{}, true
+	case h.lo <= r.lo:
+		return laneSet{lo: h.hi, hi: r.hi}, true
+	case h.hi >= r.hi:
+		return laneSet{lo: r.lo, hi: h.lo}, true
+	case r.lo == 0 && r.hi == n:
+		return h, true
+	}
+	return laneSet{}, false
 }
 
 func (s laneSet) not() laneSet { s.inv = !s.inv; return s }
@@ -222,13 +227,18 @@ func logicRange(x, y *ev[bool], and bool, scratch int) rangeFn {
 		if !and {
 			sx = sx.not()
 		}
-		// sx: where Y decides. Y only matters on active lanes there.
+		// sx: where Y decides. Y only matters on active lanes there; a
+		// nested && or || in Y needs those lanes as its mask, a comparison
+		// only needs to know that there are some.
 		m := f.m
-		sub := restrict(f, m, sx, scratch)
-		if sub.empty() {
+		if !y.rngMasked {
+			if !activeIn(m, sx, f.n) {
+				return fromAnd(sx, and), true
+			}
+		} else if f.m = restrict(f, m, sx, scratch); f.m.empty() {
+			f.m = m
 			return fromAnd(sx, and), true
 		}
-		f.m = sub
 		sy, ok := yr(f)
 		f.m = m
 		if !ok {
@@ -266,6 +276,25 @@ func boolRange(x *ev[bool]) rangeFn {
 		}
 	}
 	return nil
+}
+
+// activeIn reports whether a lane of mask m lies in lane set s.
+func activeIn(m mask, s laneSet, n int) bool {
+	s = s.norm(n)
+	if len(m.idx) == 0 {
+		return false
+	}
+	if m.all {
+		if !s.inv {
+			return s.lo < s.hi
+		}
+		return s.lo > 0 || s.hi < n || s.lo == s.hi // a lane outside the hole
+	}
+	if s.inv {
+		return int(m.idx[0]) < s.lo || int(m.idx[len(m.idx)-1]) >= s.hi || s.lo == s.hi
+	}
+	i := sort.Search(len(m.idx), func(i int) bool { return int(m.idx[i]) >= s.lo })
+	return i < len(m.idx) && int(m.idx[i]) < s.hi
 }
 
 // restrict is mask m narrowed to lane set s: a subslice of m's list when s

@@ -57,6 +57,30 @@ func TestLaneSetAlgebra(t *testing.T) {
 			if fmt.Sprint(members(a.not(), n)) == fmt.Sprint(ma) && n > 0 {
 				t.Fatalf("n=%d %+v: not() has the same members", n, a)
 			}
+			// activeIn, for the all-lanes mask and for lists with holes.
+			iota := make([]int32, n)
+			for k := range iota {
+				iota[k] = int32(k)
+			}
+			masks := []mask{{idx: iota, all: true}, {}}
+			for bits := range 1 << n {
+				var l []int32
+				for k := range n {
+					if bits>>k&1 != 0 {
+						l = append(l, int32(k))
+					}
+				}
+				masks = append(masks, mask{idx: l})
+			}
+			for _, m := range masks {
+				want := false
+				for _, k := range m.idx {
+					want = want || ma[k]
+				}
+				if got := activeIn(m, a, n); got != want {
+					t.Fatalf("n=%d: activeIn(%v, %+v) = %v, want %v", n, m, a, got, want)
+				}
+			}
 			for _, b := range sets {
 				mb := members(b, n)
 				want := make([]bool, n)
