@@ -273,6 +273,11 @@ func assignTempT[T scalar](x *ev[T], slot int) func(*frame) {
 }
 
 func (c *compiler) exprStmt(s *ir.ExprStmt) func(*frame) {
+	if a, ok := s.X.(*ir.Atomic); ok && c.mode != modeSerial {
+		if fn, ok := c.reduction(a); ok {
+			return fn
+		}
+	}
 	x := c.expr(s.X)
 	switch x := x.(type) {
 	case *ev[bool]:

@@ -47,6 +47,11 @@
 // path means one set of semantics to test; the per-statement overhead is a
 // few closure calls.
 //
+// An atomic add, min or max whose result is unused, at an address the
+// same for every lane of a batch, is a reduction (SPEC §3): the batch's
+// values combine in lane order and one atomic per batch writes the total
+// (reduce.go).
+//
 // Runtime errors (index out of range, integer division by zero, negative
 // shift counts) are recorded in the frame and returned by Task.Run as
 // *ir.Error values positioned at the statement; nothing panics out of Run.
