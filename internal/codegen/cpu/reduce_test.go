@@ -3,6 +3,7 @@ package cpu
 import (
 	"math"
 	"testing"
+	"unsafe"
 
 	"github.com/quadrants-go/qd/internal/ir"
 	"github.com/quadrants-go/qd/internal/lower"
@@ -131,14 +132,13 @@ func TestReductionIndexError(t *testing.T) {
 // put and get store and read element k of an array of type tt held in
 // 64-bit words (4-byte types packed two to a word).
 func put(tt ir.Type, data []uint64, k int, v float64) {
-	p := unsafeData(data)
 	switch tt {
 	case ir.I32:
-		(*[1 << 20]int32)(p)[k] = int32(v)
+		words32[int32](data)[k] = int32(v)
 	case ir.U32:
-		(*[1 << 20]uint32)(p)[k] = uint32(v)
+		words32[uint32](data)[k] = uint32(v)
 	case ir.F32:
-		(*[1 << 20]float32)(p)[k] = float32(v)
+		words32[float32](data)[k] = float32(v)
 	case ir.I64:
 		data[k] = uint64(int64(v))
 	case ir.U64:
@@ -149,18 +149,22 @@ func put(tt ir.Type, data []uint64, k int, v float64) {
 }
 
 func get(tt ir.Type, data []uint64, k int) float64 {
-	p := unsafeData(data)
 	switch tt {
 	case ir.I32:
-		return float64((*[1 << 20]int32)(p)[k])
+		return float64(words32[int32](data)[k])
 	case ir.U32:
-		return float64((*[1 << 20]uint32)(p)[k])
+		return float64(words32[uint32](data)[k])
 	case ir.F32:
-		return float64((*[1 << 20]float32)(p)[k])
+		return float64(words32[float32](data)[k])
 	case ir.I64:
 		return float64(int64(data[k]))
 	case ir.U64:
 		return float64(data[k])
 	}
 	return math.Float64frombits(data[k])
+}
+
+// words32 views 64-bit words as twice as many 4-byte elements.
+func words32[T int32 | uint32 | float32](data []uint64) []T {
+	return unsafe.Slice((*T)(unsafeData(data)), 2*len(data))
 }
