@@ -30,6 +30,11 @@
 // zero value is never read (var r T, then r assigned on every path, as an
 // inlined helper's result is) compiles to nothing (deadinit.go).
 //
+// Short rows (2-D and 3-D ranges with an innermost extent below rowMin)
+// run as flat batches that span rows; an access a[i][j] by the loop's own
+// indices is still contiguous there when the array's inner lengths are
+// the inner extents (access.flat).
+//
 // Control flow runs SIMT style. The active lanes are a mask, kept as a sorted
 // list of lane numbers plus an "all lanes" flag so the straight-line body of
 // a kernel pays nothing for masking. If runs each branch on the lanes that

@@ -73,6 +73,11 @@ type access struct {
 	kname    string
 	size     int64
 	off      int // temporary register for per-lane offsets
+	// flat: a flat batch (short rows) indexes the array with the parallel
+	// indices themselves, a[i][j]: when the array's inner lengths are the
+	// loop's inner extents, lane k's element is the one after lane k-1's,
+	// across rows too.
+	flat bool
 }
 
 func (c *compiler) access(p *ir.Param, index []ir.Expr, size int64) *access {
@@ -85,7 +90,23 @@ func (c *compiler) access(p *ir.Param, index []ir.Expr, size int64) *access {
 		a.idx = append(a.idx, c.indexExpr(e))
 	}
 	a.off = c.tmp()
+	a.flat = c.mode == modeFlat && c.byIndexVars(index)
 	return a
+}
+
+// byIndexVars reports whether index is exactly the parallel loop's index
+// variables, in order, none of them assigned to.
+func (c *compiler) byIndexVars(index []ir.Expr) bool {
+	if c.task.Loop == nil || len(index) != len(c.task.Loop.Vars) {
+		return false
+	}
+	for d, e := range index {
+		r, ok := e.(*ir.VarRef)
+		if !ok || r.Var != c.task.Loop.Vars[d] || c.assigned[r.Var] {
+			return false
+		}
+	}
+	return true
 }
 
 func (a *access) rangeErr(i int64, n int64, d int) error {
@@ -105,8 +126,11 @@ func (a *access) uniform() bool {
 }
 
 // contiguous reports whether every index but the last is uniform and the
-// last one is contiguous over the lanes.
+// last one is contiguous over the lanes, or the access is flat.
 func (a *access) contiguous() bool {
+	if a.flat {
+		return true
+	}
 	for d, ix := range a.idx {
 		if d < a.dims-1 && ix.u == nil || d == a.dims-1 && ix.lin == nil {
 			return false
@@ -139,6 +163,9 @@ func (a *access) prefix(f *frame, arr *Array, upto int) (int64, bool) {
 // when the fast path does not apply (lanes would wrap, or some active lane
 // is out of range: the general path then reports it).
 func (a *access) span(f *frame, arr *Array) (base int64, first, last int, ok bool) {
+	if a.flat {
+		return a.flatSpan(f, arr)
+	}
 	row, ok := a.prefix(f, arr, a.dims-1)
 	if !ok {
 		return 0, 0, 0, false
@@ -152,6 +179,29 @@ func (a *access) span(f *frame, arr *Array) (base int64, first, last int, ok boo
 		return 0, 0, 0, false
 	}
 	return row + b, first, last, true
+}
+
+// flatSpan is span for a flat access: the element of lane 0 is its
+// row-major position in the iteration space, and every active lane's
+// element is in range when the array's inner lengths equal the inner
+// extents and the last active lane's row is below the array's first length.
+func (a *access) flatSpan(f *frame, arr *Array) (base int64, first, last int, ok bool) {
+	inner := int64(1)
+	for d := 1; d < a.dims; d++ {
+		if int64(arr.Shape[d]) != f.ext[d] {
+			return 0, 0, 0, false
+		}
+		inner *= f.ext[d]
+	}
+	for d := range a.dims {
+		base = base*f.ext[d] + f.ix[d]
+	}
+	m := f.m.idx
+	first, last = int(m[0]), int(m[len(m)-1])
+	if base+int64(last) >= int64(arr.Shape[0])*inner {
+		return 0, 0, 0, false
+	}
+	return base, first, last, true
 }
 
 // offsets computes the element offset of every active lane into register
