@@ -187,6 +187,9 @@ func (c *compiler) assign(v *ir.Var, e ir.Expr) func(*frame) {
 	if _, ok := c.index[v]; ok && !c.assigned[v] {
 		c.failf("assignment to parallel index %s", v.Name)
 	}
+	if s, ok := c.uvars[v]; ok && c.declared[v] {
+		return assignSlot(c, x, s)
+	}
 	r, ok := c.vars[v]
 	if !ok {
 		c.failf("variable %s is assigned but not declared in this task", v.Name)
@@ -230,6 +233,39 @@ func assignReg[T scalar](x *ev[T], r int) func(*frame) {
 		v := xv(f)
 		if f.err == nil {
 			assignVec(reg[T](f, r), v, f.m)
+		}
+	}
+}
+
+// assignSlot writes a uniform value to a uniform local (uniform.go).
+func assignSlot(c *compiler, x value, s int) func(*frame) {
+	switch x := x.(type) {
+	case *ev[bool]:
+		return assignSlotT(c, x, s)
+	case *ev[int32]:
+		return assignSlotT(c, x, s)
+	case *ev[int64]:
+		return assignSlotT(c, x, s)
+	case *ev[uint32]:
+		return assignSlotT(c, x, s)
+	case *ev[uint64]:
+		return assignSlotT(c, x, s)
+	case *ev[float32]:
+		return assignSlotT(c, x, s)
+	case *ev[float64]:
+		return assignSlotT(c, x, s)
+	}
+	return nil
+}
+
+func assignSlotT[T scalar](c *compiler, x *ev[T], s int) func(*frame) {
+	if x.u == nil {
+		c.failf("cpu code generator: a varying value assigned to a uniform variable")
+	}
+	xu := x.u
+	return func(f *frame) {
+		if v := xu(f); f.err == nil {
+			*scal[T](f, s) = v
 		}
 	}
 }

@@ -84,12 +84,15 @@ type compiler struct {
 	mode  mode
 
 	vars     map[*ir.Var]int // register of each per-lane local
+	uvars    map[*ir.Var]int // scalar slot of each uniform local (uniform.go)
+	declared map[*ir.Var]bool
 	index    map[*ir.Var]int // dimension of each parallel index variable
 	assigned map[*ir.Var]bool
 	eager    []func(*frame)
 
 	cur, maxRegs int // register stack: permanent registers first, then temporaries
 	nmasks       int
+	nscal        int // scalar slots
 	scratch      int // mask slot of lane-set restrictions (ranges.go), -1 until needed
 	exitR        int // per-lane loop exit codes, -1 if the body has no break/continue
 
@@ -102,7 +105,8 @@ type compiler struct {
 func newCompiler(plan *lower.Plan, t *lower.Task, m mode) *compiler {
 	return &compiler{
 		plan: plan, task: t, kname: plan.Kernel.Name, mode: m,
-		vars: map[*ir.Var]int{}, index: map[*ir.Var]int{}, assigned: map[*ir.Var]bool{},
+		vars: map[*ir.Var]int{}, uvars: map[*ir.Var]int{}, declared: map[*ir.Var]bool{},
+		index: map[*ir.Var]int{}, assigned: map[*ir.Var]bool{},
 		loopIDs: map[*ir.For]int32{}, exitR: -1, scratch: -1, pos: t.Pos,
 	}
 }
@@ -156,6 +160,10 @@ func (c *compiler) compileBody(body []ir.Stmt) (cd *code, err error) {
 			c.index[v] = -1
 		}
 	}
+	for _, v := range uniformVars(c, body) {
+		c.uvars[v] = c.nscal
+		c.nscal++
+	}
 	c.prepass(body)
 	if c.task.Loop != nil && c.mode != modeSerial {
 		c.indexVars(c.task.Loop)
@@ -164,7 +172,7 @@ func (c *compiler) compileBody(body []ir.Stmt) (cd *code, err error) {
 	if len(exits) > 0 {
 		c.failf("break or continue outside a loop")
 	}
-	return &code{body: fn, nregs: c.maxRegs, nmasks: c.nmasks, exitR: c.exitR, eager: c.eager}, nil
+	return &code{body: fn, nregs: c.maxRegs, nmasks: c.nmasks, nscal: c.nscal, exitR: c.exitR, eager: c.eager}, nil
 }
 
 // prepass gives every per-lane local its permanent register, numbers the
@@ -177,13 +185,16 @@ func (c *compiler) prepass(list []ir.Stmt) {
 			if _, ok := c.isTemp(s.Var); ok {
 				continue
 			}
-			if _, dup := c.vars[s.Var]; dup {
+			if c.declared[s.Var] {
 				c.failf("variable %s declared twice", s.Var.Name)
 			}
+			c.declared[s.Var] = true
 			if !s.Var.Type.Valid() {
 				c.failf("variable %s has invalid type %v", s.Var.Name, s.Var.Type)
 			}
-			c.vars[s.Var] = c.tmp()
+			if _, uniform := c.uvars[s.Var]; !uniform {
+				c.vars[s.Var] = c.tmp()
+			}
 		case *ir.Assign:
 			if _, ok := c.index[s.Var]; ok {
 				c.assigned[s.Var] = true
@@ -356,12 +367,29 @@ func (c *compiler) varRef(v *ir.Var) value {
 			return indexRef[uint64](c, d)
 		}
 	}
+	if s, ok := c.uvars[v]; ok && c.declared[v] {
+		return byType(v.Type, c, slotRef{s})
+	}
 	r, ok := c.vars[v]
 	if !ok {
 		c.failf("variable %s is used but not declared in this task", v.Name)
 	}
 	return byType(v.Type, c, regRef{r})
 }
+
+// slotRef reads a uniform local.
+type slotRef struct{ s int }
+
+func slotRefT[T scalar](s int) value {
+	return uni(func(f *frame) T { return *scal[T](f, s) })
+}
+func (t slotRef) boolV(*compiler) value { return slotRefT[bool](t.s) }
+func (t slotRef) i32(*compiler) value   { return slotRefT[int32](t.s) }
+func (t slotRef) i64(*compiler) value   { return slotRefT[int64](t.s) }
+func (t slotRef) u32(*compiler) value   { return slotRefT[uint32](t.s) }
+func (t slotRef) u64(*compiler) value   { return slotRefT[uint64](t.s) }
+func (t slotRef) f32(*compiler) value   { return slotRefT[float32](t.s) }
+func (t slotRef) f64(*compiler) value   { return slotRefT[float64](t.s) }
 
 // typedBuilder builds a value of a type chosen at run time of the compiler;
 // byType instantiates it for the Go type of an IR type.

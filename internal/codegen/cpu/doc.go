@@ -47,10 +47,14 @@
 // pure arithmetic runs over the whole vector, which is cheaper than testing
 // the mask.
 //
+// Locals that hold the same value in every lane (the counter of an inner
+// loop with a uniform trip count) live in scalar slots instead of lane
+// registers (uniform.go), so loops on them need no mask.
+//
 // Serial tasks run as a single lane through the same machinery. They hold
 // little work in practice (set-up code between parallel loops), and one code
-// path means one set of semantics to test; the per-statement overhead is a
-// few closure calls.
+// path means one set of semantics to test; all their locals are uniform,
+// so they run as scalar closures, a few closure calls per statement.
 //
 // An atomic add, min or max whose result is unused, at an address the
 // same for every lane of a batch, is a reduction (SPEC §3): the batch's

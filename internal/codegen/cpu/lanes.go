@@ -47,6 +47,7 @@ type frame struct {
 	err error // first runtime error
 
 	regs []uint64 // lane registers, Batch words each, viewed as []T
+	sc   []uint64 // scalar slots of uniform locals, one word each
 	off  int      // lane of the registers that is this batch's lane 0 (see sub)
 	mk   []int32  // mask slots, Batch entries each
 	iota []int32  // 0..Batch-1, the list of an all-lanes mask
@@ -58,9 +59,10 @@ type frame struct {
 	dims int
 }
 
-func newFrame(nregs, nmasks int) *frame {
+func newFrame(nregs, nmasks, nscal int) *frame {
 	f := &frame{
 		regs: make([]uint64, max(nregs, 1)*Batch),
+		sc:   make([]uint64, nscal),
 		mk:   make([]int32, max(nmasks, 1)*Batch),
 		iota: make([]int32, Batch),
 	}
@@ -86,6 +88,11 @@ func reg[T scalar](f *frame, r int) []T {
 	var z T
 	p := unsafe.Add(unsafe.Pointer(&f.regs[r*Batch]), uintptr(f.off)*unsafe.Sizeof(z))
 	return unsafe.Slice((*T)(p), f.n)
+}
+
+// scal is scalar slot s viewed as a T.
+func scal[T scalar](f *frame, s int) *T {
+	return (*T)(unsafe.Pointer(&f.sc[s]))
 }
 
 // sub runs fn on lanes [lo, hi) of a row batch as a batch of its own, every

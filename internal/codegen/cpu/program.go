@@ -64,6 +64,7 @@ type code struct {
 	body   func(*frame)
 	nregs  int
 	nmasks int
+	nscal  int
 	exitR  int // register of per-lane loop exit codes, -1 if unused
 	// eager fill the parallel index variables that the body assigns to:
 	// those are ordinary per-lane variables, set at the start of a batch.
@@ -101,7 +102,7 @@ func compileTask(plan *lower.Plan, t *lower.Task) (*Task, error) {
 		if err != nil {
 			return nil, err
 		}
-		pool := newFramePool(cd.nregs, cd.nmasks)
+		pool := newFramePool(cd.nregs, cd.nmasks, cd.nscal)
 		task.Prepare = func(*Args) (Range, error) {
 			return Range{Ext: [3]int64{1, 1, 1}, Dims: 1, Total: 1}, nil
 		}
@@ -134,7 +135,7 @@ func compileTask(plan *lower.Plan, t *lower.Task) (*Task, error) {
 		if err != nil {
 			return nil, err
 		}
-		pool := newFramePool(max(row.nregs, flat.nregs, ce.maxRegs), max(row.nmasks, flat.nmasks, ce.nmasks))
+		pool := newFramePool(max(row.nregs, flat.nregs, ce.maxRegs), max(row.nmasks, flat.nmasks, ce.nmasks), max(row.nscal, flat.nscal))
 		name, pos := plan.Kernel.Name, loop.Pos
 		task.Prepare = func(a *Args) (Range, error) {
 			f := pool.get(a)
@@ -187,13 +188,13 @@ func compileTask(plan *lower.Plan, t *lower.Task) (*Task, error) {
 
 // framePool hands out frames of one task's size.
 type framePool struct {
-	p             sync.Pool
-	nregs, nmasks int
+	p                    sync.Pool
+	nregs, nmasks, nscal int
 }
 
-func newFramePool(nregs, nmasks int) *framePool {
-	fp := &framePool{nregs: nregs, nmasks: nmasks}
-	fp.p.New = func() any { return newFrame(fp.nregs, fp.nmasks) }
+func newFramePool(nregs, nmasks, nscal int) *framePool {
+	fp := &framePool{nregs: nregs, nmasks: nmasks, nscal: nscal}
+	fp.p.New = func() any { return newFrame(fp.nregs, fp.nmasks, fp.nscal) }
 	return fp
 }
 
