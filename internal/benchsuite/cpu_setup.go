@@ -111,11 +111,11 @@ var (
 	setupRows3    = setupGrid2([]any{float32(1.5)}, func(in, out [][]float32) { rows3Plain(in, out, 1.5) })
 )
 
-// setupUnary is the set-up of a kernel (x, y []float32) that is plain Go
-// already: called natively, it is its own reference.
-func setupUnary(kernel func(x, y []float32)) func(p *qd.Program, n, _ int) (*cpuRun, error) {
+// setupMap is the set-up of a kernel (x, y []T) over inputs(n) that is
+// plain Go already: called natively, it is its own reference.
+func setupMap[T float32 | int32](inputs func(n int) []T, kernel func(x, y []T)) func(p *qd.Program, n, _ int) (*cpuRun, error) {
 	return func(p *qd.Program, n, _ int) (*cpuRun, error) {
-		x, y := unitInputs(n), make([]float32, n)
+		x, y := inputs(n), make([]T, n)
 		X, Y, err := pairOf(p, x, n)
 		if err != nil {
 			return nil, err
@@ -126,6 +126,20 @@ func setupUnary(kernel func(x, y []float32)) func(p *qd.Program, n, _ int) (*cpu
 		}, nil
 	}
 }
+
+// setupUnary is setupMap over values in [0, 1).
+func setupUnary(kernel func(x, y []float32)) func(p *qd.Program, n, _ int) (*cpuRun, error) {
+	return setupMap(unitInputs, kernel)
+}
+
+// setupCollatz starts the Collatz steps from 1 to 10007.
+var setupCollatz = setupMap(func(n int) []int32 {
+	x := make([]int32, n)
+	for i := range x {
+		x[i] = int32(1 + i%10007)
+	}
+	return x
+}, collatz)
 
 var setupScan = setupUnary(scan)
 
@@ -149,21 +163,6 @@ func setupSum(p *qd.Program, n, _ int) (*cpuRun, error) {
 	return &cpuRun{
 		args: []any{X, Out}, plain: func() { sumPlain(x, out) },
 		got: output(Out), want: func() []float64 { return widen(out) }, free: closers(X, Out),
-	}, nil
-}
-
-func setupCollatz(p *qd.Program, n, _ int) (*cpuRun, error) {
-	x, steps := make([]int32, n), make([]int32, n)
-	for i := range x {
-		x[i] = int32(1 + i%10007)
-	}
-	X, S, err := pairOf(p, x, n)
-	if err != nil {
-		return nil, err
-	}
-	return &cpuRun{
-		args: []any{X, S}, plain: func() { collatz(x, steps) },
-		got: output(S), want: func() []float64 { return widen(steps) }, free: closers(X, S),
 	}, nil
 }
 

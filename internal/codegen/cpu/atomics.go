@@ -19,31 +19,39 @@ import (
 // cmp is used by CAS only.
 type atomicFn[T scalar] func(p unsafe.Pointer, v, cmp T) T
 
-func (c *compiler) atomic(e *ir.Atomic) value {
+// atomic compiles e; unused says its old value is discarded (an
+// expression statement), which may make it a reduction (reduce.go).
+func (c *compiler) atomic(e *ir.Atomic, unused bool) value {
 	if e.Array == nil {
 		c.failf("atomic on a missing array")
 	}
 	switch e.Array.Elem {
 	case ir.I32:
-		return atomicT(c, e, atomicInt32(e.Op))
+		return atomicT(c, e, atomicInt32(e.Op), unused)
 	case ir.I64:
-		return atomicT(c, e, atomicInt64(e.Op))
+		return atomicT(c, e, atomicInt64(e.Op), unused)
 	case ir.U32:
-		return atomicT(c, e, atomicUint32(e.Op))
+		return atomicT(c, e, atomicUint32(e.Op), unused)
 	case ir.U64:
-		return atomicT(c, e, atomicUint64(e.Op))
+		return atomicT(c, e, atomicUint64(e.Op), unused)
 	case ir.F32:
-		return atomicT(c, e, atomicF32(e.Op))
+		return atomicT(c, e, atomicF32(e.Op), unused)
 	case ir.F64:
-		return atomicT(c, e, atomicF64(e.Op))
+		return atomicT(c, e, atomicF64(e.Op), unused)
 	}
 	c.failf("atomic %v on array %s of %v: atomics need an integer or float array", e.Op, e.Array.Name, e.Array.Elem)
 	return nil
 }
 
-func atomicT[T scalar](c *compiler, e *ir.Atomic, fn atomicFn[T]) value {
+func atomicT[T number](c *compiler, e *ir.Atomic, fn atomicFn[T], unused bool) value {
 	if fn == nil {
 		c.failf("atomic %v does not apply to array %s of %v", e.Op, e.Array.Name, e.Array.Elem)
+	}
+	red := unused && c.reducible(e)
+	if red {
+		// The values combine before the atomic writes memory, so loads
+		// may read the arrays in place.
+		c.noAlias = false
 	}
 	val := as[T](c, c.expr(e.Value))
 	if (e.Op == ir.AtomicCAS) != (e.Compare != nil) {
@@ -56,6 +64,9 @@ func atomicT[T scalar](c *compiler, e *ir.Atomic, fn atomicFn[T]) value {
 	var z T
 	a := c.access(e.Array, e.Index, int64(unsafe.Sizeof(z)))
 	pi, vv, cv, r := a.pi, vec(c, val), vec(c, cmp), c.tmp()
+	if red && a.uniform() {
+		return reduction(a, vv, e.Op, fn, r)
+	}
 	return vary(func(f *frame) []T {
 		d := reg[T](f, r)
 		v, w := vv(f), cv(f)

@@ -31,7 +31,7 @@ func (c *compiler) expr(e ir.Expr) value {
 	case *ir.Load:
 		return c.load(e)
 	case *ir.Atomic:
-		return c.atomic(e)
+		return c.atomic(e, false)
 	case nil:
 		c.failf("missing expression")
 	}

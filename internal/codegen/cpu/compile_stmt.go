@@ -182,13 +182,13 @@ func (c *compiler) assign(v *ir.Var, e ir.Expr) func(*frame) {
 		if c.task.Kind != lower.Serial {
 			c.failf("temporary %s is written in a parallel loop; parallel tasks may only read temporaries", v.Name)
 		}
-		return assignTemp(x, slot)
+		return assignWord(c, x, scalarWord{slot: slot, temp: true})
 	}
 	if _, ok := c.index[v]; ok && !c.assigned[v] {
 		c.failf("assignment to parallel index %s", v.Name)
 	}
 	if s, ok := c.uvars[v]; ok && c.declared[v] {
-		return assignSlot(c, x, s)
+		return assignWord(c, x, scalarWord{slot: s})
 	}
 	r, ok := c.vars[v]
 	if !ok {
@@ -237,84 +237,65 @@ func assignReg[T scalar](x *ev[T], r int) func(*frame) {
 	}
 }
 
-// assignSlot writes a uniform value to a uniform local (uniform.go).
-func assignSlot(c *compiler, x value, s int) func(*frame) {
+// assignWord writes x to a word: a per-launch temporary, in a serial task,
+// or a uniform local's scalar slot, whose value is always uniform.
+func assignWord(c *compiler, x value, w scalarWord) func(*frame) {
 	switch x := x.(type) {
 	case *ev[bool]:
-		return assignSlotT(c, x, s)
+		return assignWordT(c, x, w)
 	case *ev[int32]:
-		return assignSlotT(c, x, s)
+		return assignWordT(c, x, w)
 	case *ev[int64]:
-		return assignSlotT(c, x, s)
+		return assignWordT(c, x, w)
 	case *ev[uint32]:
-		return assignSlotT(c, x, s)
+		return assignWordT(c, x, w)
 	case *ev[uint64]:
-		return assignSlotT(c, x, s)
+		return assignWordT(c, x, w)
 	case *ev[float32]:
-		return assignSlotT(c, x, s)
+		return assignWordT(c, x, w)
 	case *ev[float64]:
-		return assignSlotT(c, x, s)
+		return assignWordT(c, x, w)
 	}
 	return nil
 }
 
-func assignSlotT[T scalar](c *compiler, x *ev[T], s int) func(*frame) {
-	if x.u == nil {
-		c.failf("cpu code generator: a varying value assigned to a uniform variable")
-	}
-	xu := x.u
-	return func(f *frame) {
-		if v := xu(f); f.err == nil {
-			*scal[T](f, s) = v
+func assignWordT[T scalar](c *compiler, x *ev[T], w scalarWord) func(*frame) {
+	s := w.slot
+	if !w.temp {
+		if x.u == nil {
+			c.failf("cpu code generator: a varying value assigned to a uniform variable")
+		}
+		xu := x.u
+		return func(f *frame) {
+			if v := xu(f); f.err == nil {
+				*scal[T](f, s) = v
+			}
 		}
 	}
-}
-
-func assignTemp(x value, slot int) func(*frame) {
-	switch x := x.(type) {
-	case *ev[bool]:
-		return assignTempT(x, slot)
-	case *ev[int32]:
-		return assignTempT(x, slot)
-	case *ev[int64]:
-		return assignTempT(x, slot)
-	case *ev[uint32]:
-		return assignTempT(x, slot)
-	case *ev[uint64]:
-		return assignTempT(x, slot)
-	case *ev[float32]:
-		return assignTempT(x, slot)
-	case *ev[float64]:
-		return assignTempT(x, slot)
-	}
-	return nil
-}
-
-// assignTempT runs in a serial task, whose single lane is lane 0.
-func assignTempT[T scalar](x *ev[T], slot int) func(*frame) {
 	if x.u != nil {
 		xu := x.u
 		return func(f *frame) {
 			if v := xu(f); f.err == nil {
-				f.a.Temps[slot] = toBits(v)
+				f.a.Temps[s] = toBits(v)
 			}
 		}
 	}
+	// A serial task's single lane is lane 0.
 	xv := x.v
 	return func(f *frame) {
 		if v := xv(f); f.err == nil {
-			f.a.Temps[slot] = toBits(v[0])
+			f.a.Temps[s] = toBits(v[0])
 		}
 	}
 }
 
 func (c *compiler) exprStmt(s *ir.ExprStmt) func(*frame) {
-	if a, ok := s.X.(*ir.Atomic); ok && c.mode != modeSerial {
-		if fn, ok := c.reduction(a); ok {
-			return fn
-		}
+	var x value
+	if a, ok := s.X.(*ir.Atomic); ok {
+		x = c.atomic(a, true) // the old value is unused: maybe a reduction
+	} else {
+		x = c.expr(s.X)
 	}
-	x := c.expr(s.X)
 	switch x := x.(type) {
 	case *ev[bool]:
 		return discard(x)

@@ -85,6 +85,7 @@ type compiler struct {
 
 	vars     map[*ir.Var]int // register of each per-lane local
 	uvars    map[*ir.Var]int // scalar slot of each uniform local (uniform.go)
+	uni      *uniformity     // the analysis that found them; nil outside a body
 	declared map[*ir.Var]bool
 	index    map[*ir.Var]int // dimension of each parallel index variable
 	assigned map[*ir.Var]bool
@@ -160,7 +161,8 @@ func (c *compiler) compileBody(body []ir.Stmt) (cd *code, err error) {
 			c.index[v] = -1
 		}
 	}
-	for _, v := range uniformVars(c, body) {
+	c.uni = analyzeUniform(c, body)
+	for _, v := range c.uni.vars() {
 		c.uvars[v] = c.nscal
 		c.nscal++
 	}
@@ -353,7 +355,7 @@ func (c *compiler) extents(loop *ir.ParallelFor) (ext []func(*frame) int64, err 
 
 func (c *compiler) varRef(v *ir.Var) value {
 	if s, ok := c.isTemp(v); ok {
-		return byType(v.Type, c, tempRef{s})
+		return byType(v.Type, c, scalarWord{slot: s, temp: true})
 	}
 	if d, ok := c.index[v]; ok && d >= 0 && !c.assigned[v] {
 		switch v.Type {
@@ -368,7 +370,7 @@ func (c *compiler) varRef(v *ir.Var) value {
 		}
 	}
 	if s, ok := c.uvars[v]; ok && c.declared[v] {
-		return byType(v.Type, c, slotRef{s})
+		return byType(v.Type, c, scalarWord{slot: s})
 	}
 	r, ok := c.vars[v]
 	if !ok {
@@ -376,20 +378,6 @@ func (c *compiler) varRef(v *ir.Var) value {
 	}
 	return byType(v.Type, c, regRef{r})
 }
-
-// slotRef reads a uniform local.
-type slotRef struct{ s int }
-
-func slotRefT[T scalar](s int) value {
-	return uni(func(f *frame) T { return *scal[T](f, s) })
-}
-func (t slotRef) boolV(*compiler) value { return slotRefT[bool](t.s) }
-func (t slotRef) i32(*compiler) value   { return slotRefT[int32](t.s) }
-func (t slotRef) i64(*compiler) value   { return slotRefT[int64](t.s) }
-func (t slotRef) u32(*compiler) value   { return slotRefT[uint32](t.s) }
-func (t slotRef) u64(*compiler) value   { return slotRefT[uint64](t.s) }
-func (t slotRef) f32(*compiler) value   { return slotRefT[float32](t.s) }
-func (t slotRef) f64(*compiler) value   { return slotRefT[float64](t.s) }
 
 // typedBuilder builds a value of a type chosen at run time of the compiler;
 // byType instantiates it for the Go type of an IR type.
@@ -424,19 +412,27 @@ func byType(t ir.Type, c *compiler, b typedBuilder) value {
 	return nil
 }
 
-// tempRef reads a per-launch temporary.
-type tempRef struct{ slot int }
-
-func tempRefT[T scalar](s int) value {
-	return uni(func(f *frame) T { return fromBits[T](f.a.Temps[s]) })
+// scalarWord reads a uniform value of one word: a per-launch temporary (temp,
+// kept as its ir.Const bit pattern) or a uniform local's scalar slot.
+type scalarWord struct {
+	slot int
+	temp bool
 }
-func (t tempRef) boolV(*compiler) value { return tempRefT[bool](t.slot) }
-func (t tempRef) i32(*compiler) value   { return tempRefT[int32](t.slot) }
-func (t tempRef) i64(*compiler) value   { return tempRefT[int64](t.slot) }
-func (t tempRef) u32(*compiler) value   { return tempRefT[uint32](t.slot) }
-func (t tempRef) u64(*compiler) value   { return tempRefT[uint64](t.slot) }
-func (t tempRef) f32(*compiler) value   { return tempRefT[float32](t.slot) }
-func (t tempRef) f64(*compiler) value   { return tempRefT[float64](t.slot) }
+
+func wordT[T scalar](w scalarWord) value {
+	s := w.slot
+	if w.temp {
+		return uni(func(f *frame) T { return fromBits[T](f.a.Temps[s]) })
+	}
+	return uni(func(f *frame) T { return *scal[T](f, s) })
+}
+func (w scalarWord) boolV(*compiler) value { return wordT[bool](w) }
+func (w scalarWord) i32(*compiler) value   { return wordT[int32](w) }
+func (w scalarWord) i64(*compiler) value   { return wordT[int64](w) }
+func (w scalarWord) u32(*compiler) value   { return wordT[uint32](w) }
+func (w scalarWord) u64(*compiler) value   { return wordT[uint64](w) }
+func (w scalarWord) f32(*compiler) value   { return wordT[float32](w) }
+func (w scalarWord) f64(*compiler) value   { return wordT[float64](w) }
 
 // regRef reads a per-lane local.
 type regRef struct{ r int }

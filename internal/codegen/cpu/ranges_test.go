@@ -133,19 +133,7 @@ func (g *condGen) cond(depth int) (ir.Expr, func(j, u int64) bool) {
 			if flip {
 				x, y = y, x
 			}
-			switch op {
-			case ir.Lt:
-				return x < y
-			case ir.Le:
-				return x <= y
-			case ir.Gt:
-				return x > y
-			case ir.Ge:
-				return x >= y
-			case ir.Eq:
-				return x == y
-			}
-			return x != y
+			return cmpRef(op, x, y)
 		}
 	}
 	switch g.r.IntN(3) {

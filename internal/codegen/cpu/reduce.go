@@ -15,97 +15,71 @@ import (
 // from a sequential loop, as on every backend (the differential tests
 // allow for it); float min and max are exact.
 
-// reduction compiles s as a reduction, ok=false when it is not one.
-func (c *compiler) reduction(e *ir.Atomic) (func(*frame), bool) {
+// reducible reports whether e, its old value unused, is a reduction: add,
+// min or max, at an address the uniformity analysis finds uniform, with no
+// atomic inside.
+func (c *compiler) reducible(e *ir.Atomic) bool {
 	switch e.Op {
 	case ir.AtomicAdd, ir.AtomicMin, ir.AtomicMax:
 	default:
-		return nil, false
+		return false
 	}
-	if e.Array == nil || e.Compare != nil || exprHasAtomic(e.Value) {
-		return nil, false
+	if c.mode == modeSerial || c.uni == nil || e.Compare != nil || exprHasAtomic(e.Value) {
+		return false
 	}
 	for _, x := range e.Index {
-		if exprHasAtomic(x) {
-			return nil, false
+		if exprHasAtomic(x) || !c.uni.expr(x) {
+			return false
 		}
 	}
-	switch e.Array.Elem {
-	case ir.I32:
-		return reduceT(c, e, atomicInt32(e.Op))
-	case ir.I64:
-		return reduceT(c, e, atomicInt64(e.Op))
-	case ir.U32:
-		return reduceT(c, e, atomicUint32(e.Op))
-	case ir.U64:
-		return reduceT(c, e, atomicUint64(e.Op))
-	case ir.F32:
-		return reduceT(c, e, atomicF32(e.Op))
-	case ir.F64:
-		return reduceT(c, e, atomicF64(e.Op))
-	}
-	return nil, false
+	return true
 }
 
-func reduceT[T number](c *compiler, e *ir.Atomic, fn atomicFn[T]) (func(*frame), bool) {
-	// The values are combined before the atomic writes memory, so loads
-	// may read the arrays in place.
-	c.noAlias = false
-	mark := c.cur
-	val := as[T](c, c.expr(e.Value))
-	var z T
-	a := c.access(e.Array, e.Index, int64(unsafe.Sizeof(z)))
-	if !a.uniform() {
-		c.cur = mark
-		return nil, false
-	}
-	combine := combiner[T](e.Op)
-	pi, vv := a.pi, vec(c, val)
-	return func(f *frame) {
+// reduction is the compiled reduction op into the uniform access a of the
+// values vv, with fn the element's atomic; its value (register r) is
+// never read.
+func reduction[T number](a *access, vv func(*frame) []T, op ir.AtomicOp, fn atomicFn[T], r int) value {
+	combine := combiner[T](op)
+	return vary(func(f *frame) []T {
 		v := vv(f)
 		if f.err != nil || f.m.empty() {
-			return
+			return reg[T](f, r)
 		}
-		arr := &f.a.Arrays[pi]
-		off, ok := a.prefix(f, arr, a.dims)
-		if !ok {
-			return
+		arr := &f.a.Arrays[a.pi]
+		if off, ok := a.prefix(f, arr, a.dims); ok {
+			var z T
+			fn(unsafe.Add(arr.Data, off*a.size), combine(v, f.m), z)
 		}
-		fn(unsafe.Add(arr.Data, off*a.size), combine(v, f.m), z)
-	}, true
+		return reg[T](f, r)
+	})
 }
 
-// combiner folds the active lanes of v in lane order.
+// combiner folds the active lanes of v in lane order with op.
 func combiner[T number](op ir.AtomicOp) func(v []T, m mask) T {
-	switch op {
-	case ir.AtomicMin:
+	if op == ir.AtomicAdd {
 		return func(v []T, m mask) T {
-			acc := v[m.idx[0]]
-			for _, k := range m.idx[1:] {
-				acc = min(acc, v[k])
+			if m.all {
+				acc := v[0]
+				for _, x := range v[1:len(m.idx)] {
+					acc += x
+				}
+				return acc
 			}
-			return acc
-		}
-	case ir.AtomicMax:
-		return func(v []T, m mask) T {
 			acc := v[m.idx[0]]
 			for _, k := range m.idx[1:] {
-				acc = max(acc, v[k])
+				acc += v[k]
 			}
 			return acc
 		}
 	}
+	pick := func(a, b T) T { return min(a, b) }
+	if op == ir.AtomicMax {
+		pick = func(a, b T) T { return max(a, b) }
+	}
 	return func(v []T, m mask) T {
-		if m.all {
-			acc := v[0]
-			for _, x := range v[1:len(m.idx)] {
-				acc += x
-			}
-			return acc
-		}
 		acc := v[m.idx[0]]
 		for _, k := range m.idx[1:] {
-			acc += v[k]
+			acc = pick(acc, v[k])
 		}
 		return acc
 	}

@@ -9,8 +9,8 @@ import (
 	"github.com/quadrants-go/qd/internal/lower"
 )
 
-// reductionSites counts the atomics of a compiled kernel that took the
-// reduction path, by compiling its one parallel body in row mode.
+// reductionSites counts the atomic statements of k's parallel body that
+// are reductions, by the compiler's own decision.
 func reductionSites(t *testing.T, k *ir.Kernel) int {
 	t.Helper()
 	plan, err := lower.Lower(k)
@@ -24,18 +24,12 @@ func reductionSites(t *testing.T, k *ir.Kernel) int {
 		}
 	}
 	c := newCompiler(plan, task, modeRow)
-	for _, v := range task.Loop.Vars {
-		c.index[v] = -1
-	}
-	c.prepass(task.Loop.Body)
-	c.indexVars(task.Loop)
+	c.uni = analyzeUniform(c, task.Loop.Body)
 	n := 0
 	ir.Inspect(task.Loop.Body, func(nd ir.Node) bool {
 		if s, ok := nd.(*ir.ExprStmt); ok {
-			if a, ok := s.X.(*ir.Atomic); ok {
-				if _, ok := c.reduction(a); ok {
-					n++
-				}
+			if a, ok := s.X.(*ir.Atomic); ok && c.reducible(a) {
+				n++
 			}
 		}
 		return true

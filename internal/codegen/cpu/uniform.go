@@ -32,6 +32,11 @@ type uniformity struct {
 // uniformVars returns the locals of body that can live in scalar slots, in
 // declaration order.
 func uniformVars(c *compiler, body []ir.Stmt) []*ir.Var {
+	return analyzeUniform(c, body).vars()
+}
+
+// analyzeUniform runs the analysis over body.
+func analyzeUniform(c *compiler, body []ir.Stmt) *uniformity {
 	u := &uniformity{c: c, local: map[*ir.Var]bool{}, assigned: map[*ir.Var]bool{}, varying: map[*ir.Var]bool{}}
 	ir.Inspect(body, func(n ir.Node) bool {
 		switch s := n.(type) {
@@ -49,6 +54,11 @@ func uniformVars(c *compiler, body []ir.Stmt) []*ir.Var {
 		u.changed = false
 		u.block(body, true)
 	}
+	return u
+}
+
+// vars lists the uniform locals in declaration order.
+func (u *uniformity) vars() []*ir.Var {
 	var out []*ir.Var
 	for _, v := range u.decls {
 		if !u.varying[v] {

@@ -1,0 +1,36 @@
+package benchsuite
+
+import (
+	"bytes"
+	"go/ast"
+	"go/parser"
+	"go/printer"
+	"go/token"
+	"testing"
+)
+
+// TestHeatIsTheDemos: the heat step measured here is the demo's
+// (cmd/qd/heat_kernels.go), the kernel of the SPEC bar: a change to one
+// must go to the other.
+func TestHeatIsTheDemos(t *testing.T) {
+	body := func(file, fn string) string {
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, file, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Name.Name == fn {
+				var b bytes.Buffer
+				printer.Fprint(&b, fset, fd.Type)
+				printer.Fprint(&b, fset, fd.Body)
+				return b.String()
+			}
+		}
+		t.Fatalf("%s: no function %s", file, fn)
+		return ""
+	}
+	if got, want := body("cpu_kernels.go", "heatAt"), body("../../cmd/qd/heat_kernels.go", "heatCell"); got != want {
+		t.Errorf("heatAt differs from the demo's heatCell:\n%s\nwant\n%s", got, want)
+	}
+}
