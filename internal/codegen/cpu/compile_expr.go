@@ -162,6 +162,16 @@ func binaryFloat[T float](c *compiler, op ir.BinOp, x, y *ev[T]) value {
 	if k, ok := simdKern(op, floatScalar[T](op)); ok {
 		return apply(c, k, x, y)
 	}
+	if k, ok := ordKern[T](op); ok {
+		if s, ok := simdCmp(op, k.ss); ok {
+			return apply(c, s, x, y)
+		}
+	}
+	if k, ok := eqKern[T](op); ok {
+		if s, ok := simdCmp(op, k.ss); ok {
+			return apply(c, s, x, y)
+		}
+	}
 	if op == ir.Div {
 		return apply(c, floatDiv[T](), x, y)
 	}
@@ -544,8 +554,7 @@ func (c *compiler) mulAdd(e *ir.Binary) value {
 }
 
 func mulAddT[T number](c *compiler, mulFirst bool, mx, my, o *ev[T]) value {
-	mul, _ := numKern[T](ir.Mul)
-	add, _ := numKern[T](ir.Add)
+	mul, add := arith[T](ir.Mul), arith[T](ir.Add)
 	vecU := (mx.v != nil) != (my.v != nil)
 	if !vecU || o.v == nil {
 		p := apply(c, mul, mx, my)

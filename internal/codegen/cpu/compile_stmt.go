@@ -190,10 +190,15 @@ func (c *compiler) assign(v *ir.Var, e ir.Expr) func(*frame) {
 	if s, ok := c.uvars[v]; ok && c.declared[v] {
 		return assignWord(c, x, scalarWord{slot: s})
 	}
-	r, ok := c.vars[v]
-	if !ok {
+	if _, ok := c.vars[v]; !ok {
 		c.failf("variable %s is assigned but not declared in this task", v.Name)
 	}
+	if sh, ok := c.pending[v]; ok {
+		// The value above read v; from here on its shadow stands in.
+		c.shadow = merged(c.shadow, map[*ir.Var]int{v: sh})
+		delete(c.pending, v)
+	}
+	r := c.regOf(c.shadow, v)
 	switch x := x.(type) {
 	case *ev[bool]:
 		return assignReg(x, r)
@@ -334,7 +339,14 @@ func (c *compiler) cond(e ir.Expr) *ev[bool] {
 
 func (c *compiler) ifStmt(s *ir.If) (func(*frame), exits) {
 	mark := c.cur
+	conv, condR := c.convertible(s), -1
+	if conv {
+		condR = c.tmp()
+	}
 	cond := c.cond(s.Cond)
+	if conv && cond.u == nil && cond.rng == nil {
+		return c.convertedIf(s, cond, condR), nil
+	}
 	// The condition is consumed (as masks) before either branch runs, so
 	// the branches may reuse its registers.
 	c.cur = mark

@@ -86,6 +86,8 @@ type compiler struct {
 	vars     map[*ir.Var]int // register of each per-lane local
 	uvars    map[*ir.Var]int // scalar slot of each uniform local (uniform.go)
 	uni      *uniformity     // the analysis that found them; nil outside a body
+	shadow   map[*ir.Var]int // registers standing in for locals in a converted if's branch (ifconv.go)
+	pending  map[*ir.Var]int // shadows that start standing in at their local's next assignment
 	declared map[*ir.Var]bool
 	index    map[*ir.Var]int // dimension of each parallel index variable
 	assigned map[*ir.Var]bool
@@ -372,11 +374,10 @@ func (c *compiler) varRef(v *ir.Var) value {
 	if s, ok := c.uvars[v]; ok && c.declared[v] {
 		return byType(v.Type, c, scalarWord{slot: s})
 	}
-	r, ok := c.vars[v]
-	if !ok {
+	if _, ok := c.vars[v]; !ok {
 		c.failf("variable %s is used but not declared in this task", v.Name)
 	}
-	return byType(v.Type, c, regRef{r})
+	return byType(v.Type, c, regRef{c.regOf(c.shadow, v)})
 }
 
 // typedBuilder builds a value of a type chosen at run time of the compiler;

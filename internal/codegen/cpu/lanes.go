@@ -82,9 +82,10 @@ func (f *frame) fail(err error) {
 	}
 }
 
-// reg views lane register r as n values of T. Registers are uint64 aligned,
+// reg views lane register r as n values of T (uint8 for the bits of a
+// bool). Registers are uint64 aligned,
 // so every element type fits.
-func reg[T scalar](f *frame, r int) []T {
+func reg[T scalar | ~uint8](f *frame, r int) []T {
 	var z T
 	p := unsafe.Add(unsafe.Pointer(&f.regs[r*Batch]), uintptr(f.off)*unsafe.Sizeof(z))
 	return unsafe.Slice((*T)(p), f.n)

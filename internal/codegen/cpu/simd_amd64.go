@@ -35,6 +35,42 @@ func divVS32(d, a []float32, s float32)
 func divSV32(d []float32, s float32, b []float32)
 
 //go:noescape
+func eqVS32(d []bool, a []float32, s float32)
+
+//go:noescape
+func eqVV32(d []bool, a, b []float32)
+
+//go:noescape
+func neVS32(d []bool, a []float32, s float32)
+
+//go:noescape
+func neVV32(d []bool, a, b []float32)
+
+//go:noescape
+func ltVS32(d []bool, a []float32, s float32)
+
+//go:noescape
+func ltVV32(d []bool, a, b []float32)
+
+//go:noescape
+func leVS32(d []bool, a []float32, s float32)
+
+//go:noescape
+func leVV32(d []bool, a, b []float32)
+
+//go:noescape
+func gtVS32(d []bool, a []float32, s float32)
+
+//go:noescape
+func gtVV32(d []bool, a, b []float32)
+
+//go:noescape
+func geVS32(d []bool, a []float32, s float32)
+
+//go:noescape
+func geVV32(d []bool, a, b []float32)
+
+//go:noescape
 func mulAddVSV32(d, a []float32, s float32, b []float32)
 
 //go:noescape
@@ -68,4 +104,46 @@ func divVS64(d, a []float64, s float64)
 func divSV64(d []float64, s float64, b []float64)
 
 //go:noescape
+func eqVS64(d []bool, a []float64, s float64)
+
+//go:noescape
+func eqVV64(d []bool, a, b []float64)
+
+//go:noescape
+func neVS64(d []bool, a []float64, s float64)
+
+//go:noescape
+func neVV64(d []bool, a, b []float64)
+
+//go:noescape
+func ltVS64(d []bool, a []float64, s float64)
+
+//go:noescape
+func ltVV64(d []bool, a, b []float64)
+
+//go:noescape
+func leVS64(d []bool, a []float64, s float64)
+
+//go:noescape
+func leVV64(d []bool, a, b []float64)
+
+//go:noescape
+func gtVS64(d []bool, a []float64, s float64)
+
+//go:noescape
+func gtVV64(d []bool, a, b []float64)
+
+//go:noescape
+func geVS64(d []bool, a []float64, s float64)
+
+//go:noescape
+func geVV64(d []bool, a, b []float64)
+
+//go:noescape
 func mulAddVSV64(d, a []float64, s float64, b []float64)
+
+//go:noescape
+func selVV32(d []uint32, c []bool, t, e []uint32)
+
+//go:noescape
+func selVV64(d []uint64, c []bool, t, e []uint64)

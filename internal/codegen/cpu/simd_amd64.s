@@ -338,6 +338,480 @@ divSV32_tail:
 divSV32_done:
 	RET
 
+// func eqVS32(d []bool, a []float32, s float32)
+TEXT ·eqVS32(SB), NOSPLIT, $0-52
+	MOVQ d_base+0(FP), DI
+	MOVQ d_len+8(FP), CX
+	MOVQ a_base+24(FP), SI
+	MOVSS s+48(FP), X4
+	SHUFPS $0, X4, X4
+	XORQ AX, AX
+	MOVQ CX, BX
+	ANDQ $-8, BX
+	JZ eqVS32_tail
+eqVS32_loop:
+	MOVUPS (SI)(AX*4), X0
+	MOVUPS 16(SI)(AX*4), X1
+	CMPPS X4, X0, $0
+	CMPPS X4, X1, $0
+	PACKSSLW X1, X0
+	PACKSSWB X0, X0
+	PXOR X7, X7
+	PSUBB X0, X7
+	MOVQ X7, (DI)(AX*1)
+	ADDQ $8, AX
+	CMPQ AX, BX
+	JLT eqVS32_loop
+eqVS32_tail:
+	CMPQ AX, CX
+	JGE eqVS32_done
+	MOVSS (SI)(AX*4), X0
+	CMPSS X4, X0, $0
+	MOVL X0, R8
+	ANDL $1, R8
+	MOVB R8, (DI)(AX*1)
+	INCQ AX
+	JMP eqVS32_tail
+eqVS32_done:
+	RET
+
+// func eqVV32(d []bool, a, b []float32)
+TEXT ·eqVV32(SB), NOSPLIT, $0-72
+	MOVQ d_base+0(FP), DI
+	MOVQ d_len+8(FP), CX
+	MOVQ a_base+24(FP), SI
+	MOVQ b_base+48(FP), DX
+	XORQ AX, AX
+	MOVQ CX, BX
+	ANDQ $-8, BX
+	JZ eqVV32_tail
+eqVV32_loop:
+	MOVUPS (SI)(AX*4), X0
+	MOVUPS 16(SI)(AX*4), X1
+	MOVUPS 0(DX)(AX*4), X2
+	CMPPS X2, X0, $0
+	MOVUPS 16(DX)(AX*4), X3
+	CMPPS X3, X1, $0
+	PACKSSLW X1, X0
+	PACKSSWB X0, X0
+	PXOR X7, X7
+	PSUBB X0, X7
+	MOVQ X7, (DI)(AX*1)
+	ADDQ $8, AX
+	CMPQ AX, BX
+	JLT eqVV32_loop
+eqVV32_tail:
+	CMPQ AX, CX
+	JGE eqVV32_done
+	MOVSS (SI)(AX*4), X0
+	MOVSS 0(DX)(AX*4), X2
+	CMPSS X2, X0, $0
+	MOVL X0, R8
+	ANDL $1, R8
+	MOVB R8, (DI)(AX*1)
+	INCQ AX
+	JMP eqVV32_tail
+eqVV32_done:
+	RET
+
+// func neVS32(d []bool, a []float32, s float32)
+TEXT ·neVS32(SB), NOSPLIT, $0-52
+	MOVQ d_base+0(FP), DI
+	MOVQ d_len+8(FP), CX
+	MOVQ a_base+24(FP), SI
+	MOVSS s+48(FP), X4
+	SHUFPS $0, X4, X4
+	XORQ AX, AX
+	MOVQ CX, BX
+	ANDQ $-8, BX
+	JZ neVS32_tail
+neVS32_loop:
+	MOVUPS (SI)(AX*4), X0
+	MOVUPS 16(SI)(AX*4), X1
+	CMPPS X4, X0, $4
+	CMPPS X4, X1, $4
+	PACKSSLW X1, X0
+	PACKSSWB X0, X0
+	PXOR X7, X7
+	PSUBB X0, X7
+	MOVQ X7, (DI)(AX*1)
+	ADDQ $8, AX
+	CMPQ AX, BX
+	JLT neVS32_loop
+neVS32_tail:
+	CMPQ AX, CX
+	JGE neVS32_done
+	MOVSS (SI)(AX*4), X0
+	CMPSS X4, X0, $4
+	MOVL X0, R8
+	ANDL $1, R8
+	MOVB R8, (DI)(AX*1)
+	INCQ AX
+	JMP neVS32_tail
+neVS32_done:
+	RET
+
+// func neVV32(d []bool, a, b []float32)
+TEXT ·neVV32(SB), NOSPLIT, $0-72
+	MOVQ d_base+0(FP), DI
+	MOVQ d_len+8(FP), CX
+	MOVQ a_base+24(FP), SI
+	MOVQ b_base+48(FP), DX
+	XORQ AX, AX
+	MOVQ CX, BX
+	ANDQ $-8, BX
+	JZ neVV32_tail
+neVV32_loop:
+	MOVUPS (SI)(AX*4), X0
+	MOVUPS 16(SI)(AX*4), X1
+	MOVUPS 0(DX)(AX*4), X2
+	CMPPS X2, X0, $4
+	MOVUPS 16(DX)(AX*4), X3
+	CMPPS X3, X1, $4
+	PACKSSLW X1, X0
+	PACKSSWB X0, X0
+	PXOR X7, X7
+	PSUBB X0, X7
+	MOVQ X7, (DI)(AX*1)
+	ADDQ $8, AX
+	CMPQ AX, BX
+	JLT neVV32_loop
+neVV32_tail:
+	CMPQ AX, CX
+	JGE neVV32_done
+	MOVSS (SI)(AX*4), X0
+	MOVSS 0(DX)(AX*4), X2
+	CMPSS X2, X0, $4
+	MOVL X0, R8
+	ANDL $1, R8
+	MOVB R8, (DI)(AX*1)
+	INCQ AX
+	JMP neVV32_tail
+neVV32_done:
+	RET
+
+// func ltVS32(d []bool, a []float32, s float32)
+TEXT ·ltVS32(SB), NOSPLIT, $0-52
+	MOVQ d_base+0(FP), DI
+	MOVQ d_len+8(FP), CX
+	MOVQ a_base+24(FP), SI
+	MOVSS s+48(FP), X4
+	SHUFPS $0, X4, X4
+	XORQ AX, AX
+	MOVQ CX, BX
+	ANDQ $-8, BX
+	JZ ltVS32_tail
+ltVS32_loop:
+	MOVUPS (SI)(AX*4), X0
+	MOVUPS 16(SI)(AX*4), X1
+	CMPPS X4, X0, $1
+	CMPPS X4, X1, $1
+	PACKSSLW X1, X0
+	PACKSSWB X0, X0
+	PXOR X7, X7
+	PSUBB X0, X7
+	MOVQ X7, (DI)(AX*1)
+	ADDQ $8, AX
+	CMPQ AX, BX
+	JLT ltVS32_loop
+ltVS32_tail:
+	CMPQ AX, CX
+	JGE ltVS32_done
+	MOVSS (SI)(AX*4), X0
+	CMPSS X4, X0, $1
+	MOVL X0, R8
+	ANDL $1, R8
+	MOVB R8, (DI)(AX*1)
+	INCQ AX
+	JMP ltVS32_tail
+ltVS32_done:
+	RET
+
+// func ltVV32(d []bool, a, b []float32)
+TEXT ·ltVV32(SB), NOSPLIT, $0-72
+	MOVQ d_base+0(FP), DI
+	MOVQ d_len+8(FP), CX
+	MOVQ a_base+24(FP), SI
+	MOVQ b_base+48(FP), DX
+	XORQ AX, AX
+	MOVQ CX, BX
+	ANDQ $-8, BX
+	JZ ltVV32_tail
+ltVV32_loop:
+	MOVUPS (SI)(AX*4), X0
+	MOVUPS 16(SI)(AX*4), X1
+	MOVUPS 0(DX)(AX*4), X2
+	CMPPS X2, X0, $1
+	MOVUPS 16(DX)(AX*4), X3
+	CMPPS X3, X1, $1
+	PACKSSLW X1, X0
+	PACKSSWB X0, X0
+	PXOR X7, X7
+	PSUBB X0, X7
+	MOVQ X7, (DI)(AX*1)
+	ADDQ $8, AX
+	CMPQ AX, BX
+	JLT ltVV32_loop
+ltVV32_tail:
+	CMPQ AX, CX
+	JGE ltVV32_done
+	MOVSS (SI)(AX*4), X0
+	MOVSS 0(DX)(AX*4), X2
+	CMPSS X2, X0, $1
+	MOVL X0, R8
+	ANDL $1, R8
+	MOVB R8, (DI)(AX*1)
+	INCQ AX
+	JMP ltVV32_tail
+ltVV32_done:
+	RET
+
+// func leVS32(d []bool, a []float32, s float32)
+TEXT ·leVS32(SB), NOSPLIT, $0-52
+	MOVQ d_base+0(FP), DI
+	MOVQ d_len+8(FP), CX
+	MOVQ a_base+24(FP), SI
+	MOVSS s+48(FP), X4
+	SHUFPS $0, X4, X4
+	XORQ AX, AX
+	MOVQ CX, BX
+	ANDQ $-8, BX
+	JZ leVS32_tail
+leVS32_loop:
+	MOVUPS (SI)(AX*4), X0
+	MOVUPS 16(SI)(AX*4), X1
+	CMPPS X4, X0, $2
+	CMPPS X4, X1, $2
+	PACKSSLW X1, X0
+	PACKSSWB X0, X0
+	PXOR X7, X7
+	PSUBB X0, X7
+	MOVQ X7, (DI)(AX*1)
+	ADDQ $8, AX
+	CMPQ AX, BX
+	JLT leVS32_loop
+leVS32_tail:
+	CMPQ AX, CX
+	JGE leVS32_done
+	MOVSS (SI)(AX*4), X0
+	CMPSS X4, X0, $2
+	MOVL X0, R8
+	ANDL $1, R8
+	MOVB R8, (DI)(AX*1)
+	INCQ AX
+	JMP leVS32_tail
+leVS32_done:
+	RET
+
+// func leVV32(d []bool, a, b []float32)
+TEXT ·leVV32(SB), NOSPLIT, $0-72
+	MOVQ d_base+0(FP), DI
+	MOVQ d_len+8(FP), CX
+	MOVQ a_base+24(FP), SI
+	MOVQ b_base+48(FP), DX
+	XORQ AX, AX
+	MOVQ CX, BX
+	ANDQ $-8, BX
+	JZ leVV32_tail
+leVV32_loop:
+	MOVUPS (SI)(AX*4), X0
+	MOVUPS 16(SI)(AX*4), X1
+	MOVUPS 0(DX)(AX*4), X2
+	CMPPS X2, X0, $2
+	MOVUPS 16(DX)(AX*4), X3
+	CMPPS X3, X1, $2
+	PACKSSLW X1, X0
+	PACKSSWB X0, X0
+	PXOR X7, X7
+	PSUBB X0, X7
+	MOVQ X7, (DI)(AX*1)
+	ADDQ $8, AX
+	CMPQ AX, BX
+	JLT leVV32_loop
+leVV32_tail:
+	CMPQ AX, CX
+	JGE leVV32_done
+	MOVSS (SI)(AX*4), X0
+	MOVSS 0(DX)(AX*4), X2
+	CMPSS X2, X0, $2
+	MOVL X0, R8
+	ANDL $1, R8
+	MOVB R8, (DI)(AX*1)
+	INCQ AX
+	JMP leVV32_tail
+leVV32_done:
+	RET
+
+// func gtVS32(d []bool, a []float32, s float32)
+TEXT ·gtVS32(SB), NOSPLIT, $0-52
+	MOVQ d_base+0(FP), DI
+	MOVQ d_len+8(FP), CX
+	MOVQ a_base+24(FP), SI
+	MOVSS s+48(FP), X4
+	SHUFPS $0, X4, X4
+	XORQ AX, AX
+	MOVQ CX, BX
+	ANDQ $-8, BX
+	JZ gtVS32_tail
+gtVS32_loop:
+	MOVUPS (SI)(AX*4), X0
+	MOVUPS 16(SI)(AX*4), X1
+	MOVAPS X4, X2
+	CMPPS X0, X2, $1
+	MOVAPS X2, X0
+	MOVAPS X4, X3
+	CMPPS X1, X3, $1
+	MOVAPS X3, X1
+	PACKSSLW X1, X0
+	PACKSSWB X0, X0
+	PXOR X7, X7
+	PSUBB X0, X7
+	MOVQ X7, (DI)(AX*1)
+	ADDQ $8, AX
+	CMPQ AX, BX
+	JLT gtVS32_loop
+gtVS32_tail:
+	CMPQ AX, CX
+	JGE gtVS32_done
+	MOVSS (SI)(AX*4), X0
+	MOVAPS X4, X2
+	CMPSS X0, X2, $1
+	MOVAPS X2, X0
+	MOVL X0, R8
+	ANDL $1, R8
+	MOVB R8, (DI)(AX*1)
+	INCQ AX
+	JMP gtVS32_tail
+gtVS32_done:
+	RET
+
+// func gtVV32(d []bool, a, b []float32)
+TEXT ·gtVV32(SB), NOSPLIT, $0-72
+	MOVQ d_base+0(FP), DI
+	MOVQ d_len+8(FP), CX
+	MOVQ a_base+24(FP), SI
+	MOVQ b_base+48(FP), DX
+	XORQ AX, AX
+	MOVQ CX, BX
+	ANDQ $-8, BX
+	JZ gtVV32_tail
+gtVV32_loop:
+	MOVUPS (SI)(AX*4), X0
+	MOVUPS 16(SI)(AX*4), X1
+	MOVUPS 0(DX)(AX*4), X2
+	CMPPS X0, X2, $1
+	MOVAPS X2, X0
+	MOVUPS 16(DX)(AX*4), X3
+	CMPPS X1, X3, $1
+	MOVAPS X3, X1
+	PACKSSLW X1, X0
+	PACKSSWB X0, X0
+	PXOR X7, X7
+	PSUBB X0, X7
+	MOVQ X7, (DI)(AX*1)
+	ADDQ $8, AX
+	CMPQ AX, BX
+	JLT gtVV32_loop
+gtVV32_tail:
+	CMPQ AX, CX
+	JGE gtVV32_done
+	MOVSS (SI)(AX*4), X0
+	MOVSS 0(DX)(AX*4), X2
+	CMPSS X0, X2, $1
+	MOVAPS X2, X0
+	MOVL X0, R8
+	ANDL $1, R8
+	MOVB R8, (DI)(AX*1)
+	INCQ AX
+	JMP gtVV32_tail
+gtVV32_done:
+	RET
+
+// func geVS32(d []bool, a []float32, s float32)
+TEXT ·geVS32(SB), NOSPLIT, $0-52
+	MOVQ d_base+0(FP), DI
+	MOVQ d_len+8(FP), CX
+	MOVQ a_base+24(FP), SI
+	MOVSS s+48(FP), X4
+	SHUFPS $0, X4, X4
+	XORQ AX, AX
+	MOVQ CX, BX
+	ANDQ $-8, BX
+	JZ geVS32_tail
+geVS32_loop:
+	MOVUPS (SI)(AX*4), X0
+	MOVUPS 16(SI)(AX*4), X1
+	MOVAPS X4, X2
+	CMPPS X0, X2, $2
+	MOVAPS X2, X0
+	MOVAPS X4, X3
+	CMPPS X1, X3, $2
+	MOVAPS X3, X1
+	PACKSSLW X1, X0
+	PACKSSWB X0, X0
+	PXOR X7, X7
+	PSUBB X0, X7
+	MOVQ X7, (DI)(AX*1)
+	ADDQ $8, AX
+	CMPQ AX, BX
+	JLT geVS32_loop
+geVS32_tail:
+	CMPQ AX, CX
+	JGE geVS32_done
+	MOVSS (SI)(AX*4), X0
+	MOVAPS X4, X2
+	CMPSS X0, X2, $2
+	MOVAPS X2, X0
+	MOVL X0, R8
+	ANDL $1, R8
+	MOVB R8, (DI)(AX*1)
+	INCQ AX
+	JMP geVS32_tail
+geVS32_done:
+	RET
+
+// func geVV32(d []bool, a, b []float32)
+TEXT ·geVV32(SB), NOSPLIT, $0-72
+	MOVQ d_base+0(FP), DI
+	MOVQ d_len+8(FP), CX
+	MOVQ a_base+24(FP), SI
+	MOVQ b_base+48(FP), DX
+	XORQ AX, AX
+	MOVQ CX, BX
+	ANDQ $-8, BX
+	JZ geVV32_tail
+geVV32_loop:
+	MOVUPS (SI)(AX*4), X0
+	MOVUPS 16(SI)(AX*4), X1
+	MOVUPS 0(DX)(AX*4), X2
+	CMPPS X0, X2, $2
+	MOVAPS X2, X0
+	MOVUPS 16(DX)(AX*4), X3
+	CMPPS X1, X3, $2
+	MOVAPS X3, X1
+	PACKSSLW X1, X0
+	PACKSSWB X0, X0
+	PXOR X7, X7
+	PSUBB X0, X7
+	MOVQ X7, (DI)(AX*1)
+	ADDQ $8, AX
+	CMPQ AX, BX
+	JLT geVV32_loop
+geVV32_tail:
+	CMPQ AX, CX
+	JGE geVV32_done
+	MOVSS (SI)(AX*4), X0
+	MOVSS 0(DX)(AX*4), X2
+	CMPSS X0, X2, $2
+	MOVAPS X2, X0
+	MOVL X0, R8
+	ANDL $1, R8
+	MOVB R8, (DI)(AX*1)
+	INCQ AX
+	JMP geVV32_tail
+geVV32_done:
+	RET
+
 // func mulAddVSV32(d, a []float32, s float32, b []float32)
 TEXT ·mulAddVSV32(SB), NOSPLIT, $0-80
 	MOVQ d_base+0(FP), DI
@@ -711,6 +1185,492 @@ divSV64_tail:
 divSV64_done:
 	RET
 
+// func eqVS64(d []bool, a []float64, s float64)
+TEXT ·eqVS64(SB), NOSPLIT, $0-56
+	MOVQ d_base+0(FP), DI
+	MOVQ d_len+8(FP), CX
+	MOVQ a_base+24(FP), SI
+	MOVSD s+48(FP), X4
+	SHUFPD $0, X4, X4
+	XORQ AX, AX
+	MOVQ CX, BX
+	ANDQ $-4, BX
+	JZ eqVS64_tail
+eqVS64_loop:
+	MOVUPS (SI)(AX*8), X0
+	MOVUPS 16(SI)(AX*8), X1
+	CMPPD X4, X0, $0
+	CMPPD X4, X1, $0
+	SHUFPS $0x88, X1, X0
+	PACKSSLW X0, X0
+	PACKSSWB X0, X0
+	PXOR X7, X7
+	PSUBB X0, X7
+	MOVL X7, (DI)(AX*1)
+	ADDQ $4, AX
+	CMPQ AX, BX
+	JLT eqVS64_loop
+eqVS64_tail:
+	CMPQ AX, CX
+	JGE eqVS64_done
+	MOVSD (SI)(AX*8), X0
+	CMPSD X4, X0, $0
+	MOVL X0, R8
+	ANDL $1, R8
+	MOVB R8, (DI)(AX*1)
+	INCQ AX
+	JMP eqVS64_tail
+eqVS64_done:
+	RET
+
+// func eqVV64(d []bool, a, b []float64)
+TEXT ·eqVV64(SB), NOSPLIT, $0-72
+	MOVQ d_base+0(FP), DI
+	MOVQ d_len+8(FP), CX
+	MOVQ a_base+24(FP), SI
+	MOVQ b_base+48(FP), DX
+	XORQ AX, AX
+	MOVQ CX, BX
+	ANDQ $-4, BX
+	JZ eqVV64_tail
+eqVV64_loop:
+	MOVUPS (SI)(AX*8), X0
+	MOVUPS 16(SI)(AX*8), X1
+	MOVUPS 0(DX)(AX*8), X2
+	CMPPD X2, X0, $0
+	MOVUPS 16(DX)(AX*8), X3
+	CMPPD X3, X1, $0
+	SHUFPS $0x88, X1, X0
+	PACKSSLW X0, X0
+	PACKSSWB X0, X0
+	PXOR X7, X7
+	PSUBB X0, X7
+	MOVL X7, (DI)(AX*1)
+	ADDQ $4, AX
+	CMPQ AX, BX
+	JLT eqVV64_loop
+eqVV64_tail:
+	CMPQ AX, CX
+	JGE eqVV64_done
+	MOVSD (SI)(AX*8), X0
+	MOVSD 0(DX)(AX*8), X2
+	CMPSD X2, X0, $0
+	MOVL X0, R8
+	ANDL $1, R8
+	MOVB R8, (DI)(AX*1)
+	INCQ AX
+	JMP eqVV64_tail
+eqVV64_done:
+	RET
+
+// func neVS64(d []bool, a []float64, s float64)
+TEXT ·neVS64(SB), NOSPLIT, $0-56
+	MOVQ d_base+0(FP), DI
+	MOVQ d_len+8(FP), CX
+	MOVQ a_base+24(FP), SI
+	MOVSD s+48(FP), X4
+	SHUFPD $0, X4, X4
+	XORQ AX, AX
+	MOVQ CX, BX
+	ANDQ $-4, BX
+	JZ neVS64_tail
+neVS64_loop:
+	MOVUPS (SI)(AX*8), X0
+	MOVUPS 16(SI)(AX*8), X1
+	CMPPD X4, X0, $4
+	CMPPD X4, X1, $4
+	SHUFPS $0x88, X1, X0
+	PACKSSLW X0, X0
+	PACKSSWB X0, X0
+	PXOR X7, X7
+	PSUBB X0, X7
+	MOVL X7, (DI)(AX*1)
+	ADDQ $4, AX
+	CMPQ AX, BX
+	JLT neVS64_loop
+neVS64_tail:
+	CMPQ AX, CX
+	JGE neVS64_done
+	MOVSD (SI)(AX*8), X0
+	CMPSD X4, X0, $4
+	MOVL X0, R8
+	ANDL $1, R8
+	MOVB R8, (DI)(AX*1)
+	INCQ AX
+	JMP neVS64_tail
+neVS64_done:
+	RET
+
+// func neVV64(d []bool, a, b []float64)
+TEXT ·neVV64(SB), NOSPLIT, $0-72
+	MOVQ d_base+0(FP), DI
+	MOVQ d_len+8(FP), CX
+	MOVQ a_base+24(FP), SI
+	MOVQ b_base+48(FP), DX
+	XORQ AX, AX
+	MOVQ CX, BX
+	ANDQ $-4, BX
+	JZ neVV64_tail
+neVV64_loop:
+	MOVUPS (SI)(AX*8), X0
+	MOVUPS 16(SI)(AX*8), X1
+	MOVUPS 0(DX)(AX*8), X2
+	CMPPD X2, X0, $4
+	MOVUPS 16(DX)(AX*8), X3
+	CMPPD X3, X1, $4
+	SHUFPS $0x88, X1, X0
+	PACKSSLW X0, X0
+	PACKSSWB X0, X0
+	PXOR X7, X7
+	PSUBB X0, X7
+	MOVL X7, (DI)(AX*1)
+	ADDQ $4, AX
+	CMPQ AX, BX
+	JLT neVV64_loop
+neVV64_tail:
+	CMPQ AX, CX
+	JGE neVV64_done
+	MOVSD (SI)(AX*8), X0
+	MOVSD 0(DX)(AX*8), X2
+	CMPSD X2, X0, $4
+	MOVL X0, R8
+	ANDL $1, R8
+	MOVB R8, (DI)(AX*1)
+	INCQ AX
+	JMP neVV64_tail
+neVV64_done:
+	RET
+
+// func ltVS64(d []bool, a []float64, s float64)
+TEXT ·ltVS64(SB), NOSPLIT, $0-56
+	MOVQ d_base+0(FP), DI
+	MOVQ d_len+8(FP), CX
+	MOVQ a_base+24(FP), SI
+	MOVSD s+48(FP), X4
+	SHUFPD $0, X4, X4
+	XORQ AX, AX
+	MOVQ CX, BX
+	ANDQ $-4, BX
+	JZ ltVS64_tail
+ltVS64_loop:
+	MOVUPS (SI)(AX*8), X0
+	MOVUPS 16(SI)(AX*8), X1
+	CMPPD X4, X0, $1
+	CMPPD X4, X1, $1
+	SHUFPS $0x88, X1, X0
+	PACKSSLW X0, X0
+	PACKSSWB X0, X0
+	PXOR X7, X7
+	PSUBB X0, X7
+	MOVL X7, (DI)(AX*1)
+	ADDQ $4, AX
+	CMPQ AX, BX
+	JLT ltVS64_loop
+ltVS64_tail:
+	CMPQ AX, CX
+	JGE ltVS64_done
+	MOVSD (SI)(AX*8), X0
+	CMPSD X4, X0, $1
+	MOVL X0, R8
+	ANDL $1, R8
+	MOVB R8, (DI)(AX*1)
+	INCQ AX
+	JMP ltVS64_tail
+ltVS64_done:
+	RET
+
+// func ltVV64(d []bool, a, b []float64)
+TEXT ·ltVV64(SB), NOSPLIT, $0-72
+	MOVQ d_base+0(FP), DI
+	MOVQ d_len+8(FP), CX
+	MOVQ a_base+24(FP), SI
+	MOVQ b_base+48(FP), DX
+	XORQ AX, AX
+	MOVQ CX, BX
+	ANDQ $-4, BX
+	JZ ltVV64_tail
+ltVV64_loop:
+	MOVUPS (SI)(AX*8), X0
+	MOVUPS 16(SI)(AX*8), X1
+	MOVUPS 0(DX)(AX*8), X2
+	CMPPD X2, X0, $1
+	MOVUPS 16(DX)(AX*8), X3
+	CMPPD X3, X1, $1
+	SHUFPS $0x88, X1, X0
+	PACKSSLW X0, X0
+	PACKSSWB X0, X0
+	PXOR X7, X7
+	PSUBB X0, X7
+	MOVL X7, (DI)(AX*1)
+	ADDQ $4, AX
+	CMPQ AX, BX
+	JLT ltVV64_loop
+ltVV64_tail:
+	CMPQ AX, CX
+	JGE ltVV64_done
+	MOVSD (SI)(AX*8), X0
+	MOVSD 0(DX)(AX*8), X2
+	CMPSD X2, X0, $1
+	MOVL X0, R8
+	ANDL $1, R8
+	MOVB R8, (DI)(AX*1)
+	INCQ AX
+	JMP ltVV64_tail
+ltVV64_done:
+	RET
+
+// func leVS64(d []bool, a []float64, s float64)
+TEXT ·leVS64(SB), NOSPLIT, $0-56
+	MOVQ d_base+0(FP), DI
+	MOVQ d_len+8(FP), CX
+	MOVQ a_base+24(FP), SI
+	MOVSD s+48(FP), X4
+	SHUFPD $0, X4, X4
+	XORQ AX, AX
+	MOVQ CX, BX
+	ANDQ $-4, BX
+	JZ leVS64_tail
+leVS64_loop:
+	MOVUPS (SI)(AX*8), X0
+	MOVUPS 16(SI)(AX*8), X1
+	CMPPD X4, X0, $2
+	CMPPD X4, X1, $2
+	SHUFPS $0x88, X1, X0
+	PACKSSLW X0, X0
+	PACKSSWB X0, X0
+	PXOR X7, X7
+	PSUBB X0, X7
+	MOVL X7, (DI)(AX*1)
+	ADDQ $4, AX
+	CMPQ AX, BX
+	JLT leVS64_loop
+leVS64_tail:
+	CMPQ AX, CX
+	JGE leVS64_done
+	MOVSD (SI)(AX*8), X0
+	CMPSD X4, X0, $2
+	MOVL X0, R8
+	ANDL $1, R8
+	MOVB R8, (DI)(AX*1)
+	INCQ AX
+	JMP leVS64_tail
+leVS64_done:
+	RET
+
+// func leVV64(d []bool, a, b []float64)
+TEXT ·leVV64(SB), NOSPLIT, $0-72
+	MOVQ d_base+0(FP), DI
+	MOVQ d_len+8(FP), CX
+	MOVQ a_base+24(FP), SI
+	MOVQ b_base+48(FP), DX
+	XORQ AX, AX
+	MOVQ CX, BX
+	ANDQ $-4, BX
+	JZ leVV64_tail
+leVV64_loop:
+	MOVUPS (SI)(AX*8), X0
+	MOVUPS 16(SI)(AX*8), X1
+	MOVUPS 0(DX)(AX*8), X2
+	CMPPD X2, X0, $2
+	MOVUPS 16(DX)(AX*8), X3
+	CMPPD X3, X1, $2
+	SHUFPS $0x88, X1, X0
+	PACKSSLW X0, X0
+	PACKSSWB X0, X0
+	PXOR X7, X7
+	PSUBB X0, X7
+	MOVL X7, (DI)(AX*1)
+	ADDQ $4, AX
+	CMPQ AX, BX
+	JLT leVV64_loop
+leVV64_tail:
+	CMPQ AX, CX
+	JGE leVV64_done
+	MOVSD (SI)(AX*8), X0
+	MOVSD 0(DX)(AX*8), X2
+	CMPSD X2, X0, $2
+	MOVL X0, R8
+	ANDL $1, R8
+	MOVB R8, (DI)(AX*1)
+	INCQ AX
+	JMP leVV64_tail
+leVV64_done:
+	RET
+
+// func gtVS64(d []bool, a []float64, s float64)
+TEXT ·gtVS64(SB), NOSPLIT, $0-56
+	MOVQ d_base+0(FP), DI
+	MOVQ d_len+8(FP), CX
+	MOVQ a_base+24(FP), SI
+	MOVSD s+48(FP), X4
+	SHUFPD $0, X4, X4
+	XORQ AX, AX
+	MOVQ CX, BX
+	ANDQ $-4, BX
+	JZ gtVS64_tail
+gtVS64_loop:
+	MOVUPS (SI)(AX*8), X0
+	MOVUPS 16(SI)(AX*8), X1
+	MOVAPS X4, X2
+	CMPPD X0, X2, $1
+	MOVAPS X2, X0
+	MOVAPS X4, X3
+	CMPPD X1, X3, $1
+	MOVAPS X3, X1
+	SHUFPS $0x88, X1, X0
+	PACKSSLW X0, X0
+	PACKSSWB X0, X0
+	PXOR X7, X7
+	PSUBB X0, X7
+	MOVL X7, (DI)(AX*1)
+	ADDQ $4, AX
+	CMPQ AX, BX
+	JLT gtVS64_loop
+gtVS64_tail:
+	CMPQ AX, CX
+	JGE gtVS64_done
+	MOVSD (SI)(AX*8), X0
+	MOVAPS X4, X2
+	CMPSD X0, X2, $1
+	MOVAPS X2, X0
+	MOVL X0, R8
+	ANDL $1, R8
+	MOVB R8, (DI)(AX*1)
+	INCQ AX
+	JMP gtVS64_tail
+gtVS64_done:
+	RET
+
+// func gtVV64(d []bool, a, b []float64)
+TEXT ·gtVV64(SB), NOSPLIT, $0-72
+	MOVQ d_base+0(FP), DI
+	MOVQ d_len+8(FP), CX
+	MOVQ a_base+24(FP), SI
+	MOVQ b_base+48(FP), DX
+	XORQ AX, AX
+	MOVQ CX, BX
+	ANDQ $-4, BX
+	JZ gtVV64_tail
+gtVV64_loop:
+	MOVUPS (SI)(AX*8), X0
+	MOVUPS 16(SI)(AX*8), X1
+	MOVUPS 0(DX)(AX*8), X2
+	CMPPD X0, X2, $1
+	MOVAPS X2, X0
+	MOVUPS 16(DX)(AX*8), X3
+	CMPPD X1, X3, $1
+	MOVAPS X3, X1
+	SHUFPS $0x88, X1, X0
+	PACKSSLW X0, X0
+	PACKSSWB X0, X0
+	PXOR X7, X7
+	PSUBB X0, X7
+	MOVL X7, (DI)(AX*1)
+	ADDQ $4, AX
+	CMPQ AX, BX
+	JLT gtVV64_loop
+gtVV64_tail:
+	CMPQ AX, CX
+	JGE gtVV64_done
+	MOVSD (SI)(AX*8), X0
+	MOVSD 0(DX)(AX*8), X2
+	CMPSD X0, X2, $1
+	MOVAPS X2, X0
+	MOVL X0, R8
+	ANDL $1, R8
+	MOVB R8, (DI)(AX*1)
+	INCQ AX
+	JMP gtVV64_tail
+gtVV64_done:
+	RET
+
+// func geVS64(d []bool, a []float64, s float64)
+TEXT ·geVS64(SB), NOSPLIT, $0-56
+	MOVQ d_base+0(FP), DI
+	MOVQ d_len+8(FP), CX
+	MOVQ a_base+24(FP), SI
+	MOVSD s+48(FP), X4
+	SHUFPD $0, X4, X4
+	XORQ AX, AX
+	MOVQ CX, BX
+	ANDQ $-4, BX
+	JZ geVS64_tail
+geVS64_loop:
+	MOVUPS (SI)(AX*8), X0
+	MOVUPS 16(SI)(AX*8), X1
+	MOVAPS X4, X2
+	CMPPD X0, X2, $2
+	MOVAPS X2, X0
+	MOVAPS X4, X3
+	CMPPD X1, X3, $2
+	MOVAPS X3, X1
+	SHUFPS $0x88, X1, X0
+	PACKSSLW X0, X0
+	PACKSSWB X0, X0
+	PXOR X7, X7
+	PSUBB X0, X7
+	MOVL X7, (DI)(AX*1)
+	ADDQ $4, AX
+	CMPQ AX, BX
+	JLT geVS64_loop
+geVS64_tail:
+	CMPQ AX, CX
+	JGE geVS64_done
+	MOVSD (SI)(AX*8), X0
+	MOVAPS X4, X2
+	CMPSD X0, X2, $2
+	MOVAPS X2, X0
+	MOVL X0, R8
+	ANDL $1, R8
+	MOVB R8, (DI)(AX*1)
+	INCQ AX
+	JMP geVS64_tail
+geVS64_done:
+	RET
+
+// func geVV64(d []bool, a, b []float64)
+TEXT ·geVV64(SB), NOSPLIT, $0-72
+	MOVQ d_base+0(FP), DI
+	MOVQ d_len+8(FP), CX
+	MOVQ a_base+24(FP), SI
+	MOVQ b_base+48(FP), DX
+	XORQ AX, AX
+	MOVQ CX, BX
+	ANDQ $-4, BX
+	JZ geVV64_tail
+geVV64_loop:
+	MOVUPS (SI)(AX*8), X0
+	MOVUPS 16(SI)(AX*8), X1
+	MOVUPS 0(DX)(AX*8), X2
+	CMPPD X0, X2, $2
+	MOVAPS X2, X0
+	MOVUPS 16(DX)(AX*8), X3
+	CMPPD X1, X3, $2
+	MOVAPS X3, X1
+	SHUFPS $0x88, X1, X0
+	PACKSSLW X0, X0
+	PACKSSWB X0, X0
+	PXOR X7, X7
+	PSUBB X0, X7
+	MOVL X7, (DI)(AX*1)
+	ADDQ $4, AX
+	CMPQ AX, BX
+	JLT geVV64_loop
+geVV64_tail:
+	CMPQ AX, CX
+	JGE geVV64_done
+	MOVSD (SI)(AX*8), X0
+	MOVSD 0(DX)(AX*8), X2
+	CMPSD X0, X2, $2
+	MOVAPS X2, X0
+	MOVL X0, R8
+	ANDL $1, R8
+	MOVB R8, (DI)(AX*1)
+	INCQ AX
+	JMP geVV64_tail
+geVV64_done:
+	RET
+
 // func mulAddVSV64(d, a []float64, s float64, b []float64)
 TEXT ·mulAddVSV64(SB), NOSPLIT, $0-80
 	MOVQ d_base+0(FP), DI
@@ -748,4 +1708,108 @@ mulAddVSV64_tail:
 	INCQ AX
 	JMP mulAddVSV64_tail
 mulAddVSV64_done:
+	RET
+
+// func selVV32(d []uint32, c []bool, t, e []uint32)
+TEXT ·selVV32(SB), NOSPLIT, $0-96
+	MOVQ d_base+0(FP), DI
+	MOVQ d_len+8(FP), CX
+	MOVQ c_base+24(FP), R9
+	MOVQ t_base+48(FP), SI
+	MOVQ e_base+72(FP), DX
+	PXOR X6, X6
+	XORQ AX, AX
+	MOVQ CX, BX
+	ANDQ $-8, BX
+	JZ selVV32_tail
+selVV32_loop:
+	MOVL 0(R9)(AX*1), X4
+	PUNPCKLBW X4, X4
+	PUNPCKLWL X4, X4
+	PCMPEQL X6, X4
+	MOVUPS 0(SI)(AX*4), X0
+	MOVUPS 0(DX)(AX*4), X1
+	PAND X4, X1
+	PANDN X0, X4
+	POR X1, X4
+	MOVUPS X4, 0(DI)(AX*4)
+	MOVL 4(R9)(AX*1), X4
+	PUNPCKLBW X4, X4
+	PUNPCKLWL X4, X4
+	PCMPEQL X6, X4
+	MOVUPS 16(SI)(AX*4), X0
+	MOVUPS 16(DX)(AX*4), X1
+	PAND X4, X1
+	PANDN X0, X4
+	POR X1, X4
+	MOVUPS X4, 16(DI)(AX*4)
+	ADDQ $8, AX
+	CMPQ AX, BX
+	JLT selVV32_loop
+selVV32_tail:
+	CMPQ AX, CX
+	JGE selVV32_done
+	MOVBLZX (R9)(AX*1), R10
+	MOVL (SI)(AX*4), R11
+	MOVL (DX)(AX*4), R12
+	TESTL R10, R10
+	CMOVLEQ R12, R11
+	MOVL R11, (DI)(AX*4)
+	INCQ AX
+	JMP selVV32_tail
+selVV32_done:
+	RET
+
+// func selVV64(d []uint64, c []bool, t, e []uint64)
+TEXT ·selVV64(SB), NOSPLIT, $0-96
+	MOVQ d_base+0(FP), DI
+	MOVQ d_len+8(FP), CX
+	MOVQ c_base+24(FP), R9
+	MOVQ t_base+48(FP), SI
+	MOVQ e_base+72(FP), DX
+	PXOR X6, X6
+	XORQ AX, AX
+	MOVQ CX, BX
+	ANDQ $-4, BX
+	JZ selVV64_tail
+selVV64_loop:
+	MOVWLZX 0(R9)(AX*1), R10
+	MOVQ R10, X4
+	PUNPCKLBW X4, X4
+	PUNPCKLWL X4, X4
+	PUNPCKLLQ X4, X4
+	PCMPEQL X6, X4
+	MOVUPS 0(SI)(AX*8), X0
+	MOVUPS 0(DX)(AX*8), X1
+	PAND X4, X1
+	PANDN X0, X4
+	POR X1, X4
+	MOVUPS X4, 0(DI)(AX*8)
+	MOVWLZX 2(R9)(AX*1), R10
+	MOVQ R10, X4
+	PUNPCKLBW X4, X4
+	PUNPCKLWL X4, X4
+	PUNPCKLLQ X4, X4
+	PCMPEQL X6, X4
+	MOVUPS 16(SI)(AX*8), X0
+	MOVUPS 16(DX)(AX*8), X1
+	PAND X4, X1
+	PANDN X0, X4
+	POR X1, X4
+	MOVUPS X4, 16(DI)(AX*8)
+	ADDQ $4, AX
+	CMPQ AX, BX
+	JLT selVV64_loop
+selVV64_tail:
+	CMPQ AX, CX
+	JGE selVV64_done
+	MOVBLZX (R9)(AX*1), R10
+	MOVQ (SI)(AX*8), R11
+	MOVQ (DX)(AX*8), R12
+	TESTL R10, R10
+	CMOVQEQ R12, R11
+	MOVQ R11, (DI)(AX*8)
+	INCQ AX
+	JMP selVV64_tail
+selVV64_done:
 	RET

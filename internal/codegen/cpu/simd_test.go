@@ -3,6 +3,7 @@ package cpu
 import (
 	"math"
 	"testing"
+	"unsafe"
 
 	"github.com/quadrants-go/qd/internal/ir"
 )
@@ -86,6 +87,41 @@ func testSIMD[T float](t *testing.T) {
 			}
 		}
 	}
+	for _, op := range []ir.BinOp{ir.Eq, ir.Ne, ir.Lt, ir.Le, ir.Gt, ir.Ge} {
+		want, ok := ordKern[T](op)
+		if !ok {
+			want, _ = eqKern[T](op)
+		}
+		got, ok := simdCmp(op, want.ss)
+		if !ok {
+			t.Fatalf("%T op %d: no SIMD comparison", T(0), op)
+		}
+		for n := range 30 {
+			for seed := range 4 {
+				a, b := operands[T](n, seed), operands[T](n, seed+5)
+				s := specials[T]()[seed*3+1]
+				g, w := make([]bool, n), make([]bool, n)
+				for _, shape := range []string{"vv", "vs", "sv"} {
+					switch shape {
+					case "vv":
+						got.vv(g, a, b)
+						want.vv(w, a, b)
+					case "vs":
+						got.vs(g, a, s)
+						want.vs(w, a, s)
+					default:
+						got.sv(g, s, b)
+						want.sv(w, s, b)
+					}
+					for i := range w {
+						if g[i] != w[i] || *(*uint8)(unsafe.Pointer(&g[i])) > 1 {
+							t.Fatalf("%T op %d %s n=%d: [%d] = %v, want %v (a %v, b %v, s %v)", T(0), op, shape, n, i, g[i], w[i], a[i], b[i], s)
+						}
+					}
+				}
+			}
+		}
+	}
 	mulAdd := simdMulAdd[T]()
 	for n := range 30 {
 		for seed := range 4 {
@@ -118,4 +154,32 @@ func TestSIMDShortInput(t *testing.T) {
 		}
 	}()
 	k.vv(make([]float32, 9), make([]float32, 9), make([]float32, 3))
+}
+
+// TestSIMDSelect compares the select loops of converted ifs with Go.
+func TestSIMDSelect(t *testing.T) {
+	if simdSel32 == nil {
+		t.Skip("no SIMD loops on this platform")
+	}
+	for n := range 40 {
+		c := make([]bool, n)
+		t32, e32, d32 := make([]uint32, n), make([]uint32, n), make([]uint32, n)
+		t64, e64, d64 := make([]uint64, n), make([]uint64, n), make([]uint64, n)
+		for i := range c {
+			c[i] = (i*7+n)%3 == 0
+			t32[i], e32[i] = uint32(i)|0x80000000, ^uint32(i)
+			t64[i], e64[i] = uint64(i)<<40|1, ^uint64(i)
+		}
+		simdSel32(d32, c, t32, e32)
+		simdSel64(d64, c, t64, e64)
+		for i := range c {
+			w32, w64 := e32[i], e64[i]
+			if c[i] {
+				w32, w64 = t32[i], t64[i]
+			}
+			if d32[i] != w32 || d64[i] != w64 {
+				t.Fatalf("n=%d [%d]: %x %x, want %x %x", n, i, d32[i], d64[i], w32, w64)
+			}
+		}
+	}
 }
