@@ -94,6 +94,9 @@ func unaryNum[T integer](c *compiler, op ir.UnOp, x *ev[T]) value {
 }
 
 func unaryOp[T, R scalar](c *compiler, x *ev[T], v func(d []R, a []T), s func(T) R) *ev[R] {
+	if x.k != nil {
+		return known(s(*x.k))
+	}
 	if x.u != nil {
 		xu := x.u
 		return uni(func(f *frame) R { return s(xu(f)) })

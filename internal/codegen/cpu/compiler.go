@@ -27,7 +27,13 @@ type ev[T scalar] struct {
 	// rngMasked: rng reads the mask (a nested && or ||, which evaluates
 	// its right operand only where an active lane needs it).
 	rngMasked bool
+	// k is the value of a uniform value known when compiling (a constant,
+	// or an operation on constants, folded), nil otherwise.
+	k *T
 }
+
+// known is the uniform value v, known when compiling.
+func known[T scalar](v T) *ev[T] { return &ev[T]{u: func(*frame) T { return v }, k: &v} }
 
 func (*ev[T]) typ() ir.Type { return irType[T]() }
 
@@ -452,10 +458,7 @@ func (t regRef) f64(*compiler) value   { return regRefT[float64](t.r) }
 // constant is an ir.Const.
 type constant struct{ bits uint64 }
 
-func constT[T scalar](b uint64) value {
-	k := fromBits[T](b)
-	return uni(func(*frame) T { return k })
-}
+func constT[T scalar](b uint64) value    { return known(fromBits[T](b)) }
 func (t constant) boolV(*compiler) value { return constT[bool](t.bits) }
 func (t constant) i32(*compiler) value   { return constT[int32](t.bits) }
 func (t constant) i64(*compiler) value   { return constT[int64](t.bits) }

@@ -329,7 +329,18 @@ func ordKern[T number](op ir.BinOp) (kern[T, bool], bool) {
 // operands are uniform. Operands are evaluated left to right.
 func apply[T, R scalar](c *compiler, k kern[T, R], x, y *ev[T]) *ev[R] {
 	if x.u != nil && y.u != nil {
+		// Fold constants; spare the call of a constant operand.
 		xu, yu, ss := x.u, y.u, k.ss
+		switch {
+		case x.k != nil && y.k != nil:
+			return known(ss(*x.k, *y.k))
+		case y.k != nil:
+			b := *y.k
+			return uni(func(f *frame) R { return ss(xu(f), b) })
+		case x.k != nil:
+			a := *x.k
+			return uni(func(f *frame) R { return ss(a, yu(f)) })
+		}
 		return uni(func(f *frame) R { return ss(xu(f), yu(f)) })
 	}
 	var into func(f *frame, d []R) bool

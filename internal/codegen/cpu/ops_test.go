@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 
 	"github.com/quadrants-go/qd/internal/ir"
+	"github.com/quadrants-go/qd/internal/lower"
 )
 
 // Interesting operands of every type: the edges and some random values.
@@ -457,4 +459,58 @@ func TestIntrinsics(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestFolding: operations on constants are computed when compiling, with
+// the values Go computes at run time.
+func TestFolding(t *testing.T) {
+	b := ir.NewBuilder("fold")
+	x := b.Array("x", ir.F32, 1)
+	b.Parallel(ir.LenOf(x, 0), func(i *ir.Var) {})
+	plan, err := lower.Lower(b.Kernel())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newCompiler(plan, plan.Tasks[0], modeRow)
+	third := float32(1) / 3
+	for k, tc := range []struct {
+		e    ir.Expr
+		want any
+	}{
+		{ir.Op(ir.Add, ir.I64c(2), ir.Op(ir.Mul, ir.I64c(3), ir.I64c(4))), int64(14)},
+		{ir.Op(ir.Div, ir.F32c(1), ir.F32c(3)), third},
+		{ir.Conv(ir.I32, ir.Op(ir.Mul, ir.F64c(2.5), ir.F64c(2))), int32(5)},
+		{ir.Op(ir.Lt, ir.I32c(-1), ir.I32c(1)), true},
+		{ir.Un(ir.Neg, ir.F64c(0)), math.Copysign(0, -1)},
+	} {
+		var got any
+		switch v := c.expr(tc.e).(type) {
+		case *ev[int64]:
+			got = v.k
+		case *ev[int32]:
+			got = v.k
+		case *ev[float32]:
+			got = v.k
+		case *ev[float64]:
+			got = v.k
+		case *ev[bool]:
+			got = v.k
+		}
+		if got == nil || reflect.ValueOf(got).IsNil() {
+			t.Fatalf("case %d: not folded", k)
+		}
+		if g := reflect.ValueOf(got).Elem().Interface(); fmt.Sprint(g) != fmt.Sprint(tc.want) || math.Signbit(toF(g)) != math.Signbit(toF(tc.want)) {
+			t.Errorf("case %d: folded to %v, want %v", k, g, tc.want)
+		}
+	}
+}
+
+func toF(v any) float64 {
+	switch v := v.(type) {
+	case float32:
+		return float64(v)
+	case float64:
+		return v
+	}
+	return 1
 }
