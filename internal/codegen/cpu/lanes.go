@@ -93,7 +93,8 @@ func reg[T scalar | ~uint8](f *frame, r int) []T {
 
 // scal is scalar slot s viewed as a T.
 func scal[T scalar](f *frame, s int) *T {
-	return (*T)(unsafe.Pointer(&f.sc[s]))
+	// No bounds check: slots are numbered by the compiler that sized sc.
+	return (*T)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(f.sc)), s*8))
 }
 
 // sub runs fn on lanes [lo, hi) of a row batch as a batch of its own, every

@@ -37,6 +37,10 @@ func toIndex[T integer](c *compiler, x *ev[T], maxv int64, u64 bool) index {
 	ix := index{maxv: maxv, u64: u64}
 	if x.u != nil {
 		xu := x.u
+		if u, ok := any(xu).(func(*frame) int64); ok {
+			ix.u = u // already an int64: no conversion closure
+			return ix
+		}
 		ix.u = func(f *frame) int64 { return int64(xu(f)) }
 		return ix
 	}
@@ -278,6 +282,19 @@ func loadT[T scalar](c *compiler, e *ir.Load) value {
 	var z T
 	a := c.access(e.Array, e.Index, int64(unsafe.Sizeof(z)))
 	pi := a.pi
+	if a.uniform() && a.dims == 1 {
+		// x[i], as in a serial task's loop: one check, one load.
+		iu := a.idx[0].u
+		return uni(func(f *frame) T {
+			arr := &f.a.Arrays[pi]
+			i, n := iu(f), int64(arr.Shape[0])
+			if uint64(i) >= uint64(n) {
+				f.fail(a.rangeErr(i, n, 0))
+				return z
+			}
+			return *elem[T](arr, i, a.size)
+		})
+	}
 	if a.uniform() {
 		return uni(func(f *frame) T {
 			arr := &f.a.Arrays[pi]
