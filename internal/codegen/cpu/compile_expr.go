@@ -1,6 +1,9 @@
 package cpu
 
 import (
+	"math/bits"
+	"unsafe"
+
 	"github.com/quadrants-go/qd/internal/ir"
 )
 
@@ -229,6 +232,16 @@ func divRem[T integer](c *compiler, rem bool, x, y *ev[T]) value {
 		})
 	}
 	r := c.tmp()
+	if y.k != nil && *y.k > 0 && *y.k&(*y.k-1) == 0 && x.v != nil {
+		// A constant power of two: shifts and masks, as Go compiles it,
+		// instead of a division instruction per lane.
+		xv, k := x.v, uint(bits.TrailingZeros64(uint64(*y.k)))
+		return vary(func(f *frame) []T {
+			d := reg[T](f, r)
+			divPow2(d, xv(f), k, rem)
+			return d
+		})
+	}
 	if y.u != nil {
 		xv, yu := x.v, y.u
 		return vary(func(f *frame) []T {
@@ -264,6 +277,35 @@ func divRem[T integer](c *compiler, rem bool, x, y *ev[T]) value {
 		}
 		return d
 	})
+}
+
+// divPow2 is d = a / 2^k (or a % 2^k) with Go's truncated division: a
+// negative dividend is biased by 2^k - 1 before the arithmetic shift. One
+// loop per case, so that no loop tests the case per element.
+func divPow2[T integer](d, a []T, k uint, rem bool) {
+	var z T
+	width := uint(unsafe.Sizeof(z)) * 8
+	mask := T(1)<<k - 1
+	a = a[:len(d)]
+	switch signed := z-1 < 0; {
+	case !signed && rem:
+		for i, v := range a {
+			d[i] = v & mask
+		}
+	case !signed:
+		for i, v := range a {
+			d[i] = v >> k
+		}
+	case rem:
+		// v>>(width-1) is -1 for a negative v, 0 otherwise.
+		for i, v := range a {
+			d[i] = v - (v+(v>>(width-1))&mask)>>k<<k
+		}
+	default:
+		for i, v := range a {
+			d[i] = (v + (v>>(width-1))&mask) >> k
+		}
+	}
 }
 
 // shift is << and >>. The count may have any integer type; it becomes a

@@ -15,8 +15,8 @@ import (
 // when it may read them first), so both see the values from before the if;
 // a select per local then keeps, lane by lane, the branch the condition
 // chose. Nothing can fail or write memory on a lane the condition did not
-// choose: loads, integer division, shifts, atomics and calls are not
-// converted.
+// choose: loads, atomics, calls, integer division and shifts (but by a
+// constant, which cannot fail) are not converted.
 
 // convMax bounds the expression nodes of a converted if: both branches
 // run on every lane, so a long branch costs more than the mask it saves.
@@ -58,8 +58,14 @@ func cheapExpr(e ir.Expr, n *int) bool {
 		switch x := x.(type) {
 		case *ir.Const, *ir.ParamRef, *ir.VarRef, *ir.Len, *ir.Unary, *ir.Convert, *ir.Select:
 		case *ir.Binary:
-			if x.Op.IsShift() || (x.Op == ir.Div || x.Op == ir.Rem) && x.X.Type().IsInteger() {
-				ok = false
+			// Integer division fails on a zero divisor, a shift on a
+			// negative count; with a constant that cannot happen.
+			k, isConst := x.Y.(*ir.Const)
+			switch {
+			case (x.Op == ir.Div || x.Op == ir.Rem) && x.X.Type().IsInteger():
+				ok = isConst && k.Bits != 0
+			case x.Op.IsShift():
+				ok = isConst && (k.T.IsUnsigned() || int64(k.Bits) >= 0)
 			}
 		default:
 			ok = false // loads, atomics, calls

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"testing"
+	"unsafe"
 
 	"github.com/quadrants-go/qd/internal/ir"
 	"github.com/quadrants-go/qd/internal/lower"
@@ -513,4 +514,31 @@ func toF(v any) float64 {
 		return v
 	}
 	return 1
+}
+
+// TestDivPow2: division and remainder by a constant power of two, done with
+// shifts, agree with Go's operators on every type's edges.
+func TestDivPow2(t *testing.T) {
+	testDivPow2[int32](t)
+	testDivPow2[int64](t)
+	testDivPow2[uint32](t)
+	testDivPow2[uint64](t)
+}
+
+func testDivPow2[T integer](t *testing.T) {
+	a := samples[T](rand.New(rand.NewPCG(1, 2)))
+	for k := range uint(8 * unsafe.Sizeof(T(0))) {
+		p := T(1) << k
+		if p <= 0 {
+			continue // the sign bit of a signed type: not a positive divisor
+		}
+		q, r := make([]T, len(a)), make([]T, len(a))
+		divPow2(q, a, k, false)
+		divPow2(r, a, k, true)
+		for i, v := range a {
+			if q[i] != v/p || r[i] != v%p {
+				t.Fatalf("%T %v / %v: %v rem %v, want %v rem %v", v, v, p, q[i], r[i], v/p, v%p)
+			}
+		}
+	}
 }
