@@ -133,7 +133,8 @@ func (s *suite) cpuCase(mod *qd.Module, c cpuCase) error {
 	}
 	// Rounds interleave the three timings, so that a disturbance of the
 	// machine (another process taking a core) spoils one round of each
-	// rather than all of one; each keeps its best round.
+	// rather than all of one; each keeps its best round. Many short rounds
+	// find the quiet moments of a shared machine.
 	d, err := timed(1, 1, launch)
 	if err != nil {
 		return err
@@ -141,7 +142,7 @@ func (s *suite) cpuCase(mod *qd.Module, c cpuCase) error {
 	reps = cpuReps(s.opt.Quick, d)
 	two := runtime.NumCPU() >= 2
 	one, plain, dual := time.Duration(math.MaxInt64), time.Duration(math.MaxInt64), time.Duration(math.MaxInt64)
-	for range s.pick(2, 5, 5) {
+	for range s.pick(2, 15, 15) {
 		if d, err = timed(1, reps, launch); err != nil {
 			return err
 		}
@@ -190,12 +191,12 @@ func (s *suite) cpuCase(mod *qd.Module, c cpuCase) error {
 }
 
 // cpuReps is the launches per timing, for a launch that took d once: about
-// 40 ms worth, at least 1 (Quick: 1).
+// 10 ms worth, at least 1 (Quick: 1).
 func cpuReps(quick bool, d time.Duration) int {
 	if quick {
 		return 1
 	}
-	return int(min(1000, max(1, 40*time.Millisecond/max(d, 1))))
+	return int(min(1000, max(1, 10*time.Millisecond/max(d, 1))))
 }
 
 // timed is the mean time of one of reps runs that f makes, with GOMAXPROCS
