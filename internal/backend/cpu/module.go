@@ -85,7 +85,7 @@ func (m *module) Close() error { return nil }
 const minChunk = 2048
 
 // run runs one task of the launch on the calling (stream) goroutine, with
-// helper goroutines for large parallel tasks.
+// helper goroutines (helpers.go) for large parallel tasks.
 func (l *launch) run(task int) error {
 	t := l.m.prog.Tasks[task]
 	r, err := t.Prepare(&l.args)
@@ -121,17 +121,7 @@ func (l *launch) run(task int) error {
 			}
 		}
 	}
-	helpers := min(workers, int(chunks)) - 1
-	var wg sync.WaitGroup
-	wg.Add(helpers)
-	for range helpers {
-		go func() {
-			defer wg.Done()
-			work()
-		}()
-	}
-	work()
-	wg.Wait()
+	pool.lend(min(workers, int(chunks))-1, work)
 	if p := firstErr.Load(); p != nil {
 		return *p
 	}
