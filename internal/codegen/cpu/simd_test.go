@@ -2,6 +2,7 @@ package cpu
 
 import (
 	"math"
+	"slices"
 	"testing"
 	"unsafe"
 
@@ -47,8 +48,7 @@ func testSIMD[T float](t *testing.T) {
 	if loopsFor[T]() == nil {
 		t.Skipf("no SIMD loops for %T on this platform", T(0))
 	}
-	ops := []ir.BinOp{ir.Add, ir.Sub, ir.Mul, ir.Div}
-	for _, op := range ops {
+	for _, op := range []ir.BinOp{ir.Add, ir.Sub, ir.Mul, ir.Div} {
 		want, _ := numKern[T](op)
 		if op == ir.Div {
 			want = floatDiv[T]()
@@ -57,33 +57,17 @@ func testSIMD[T float](t *testing.T) {
 		if !ok {
 			t.Fatalf("%T op %d: no SIMD loop", T(0), op)
 		}
+		sameLoops(t, op, got, want, 0)
+		// In place, the destination being the first operand.
 		for n := range 30 {
-			for seed := range 4 {
-				a, b := operands[T](n, seed), operands[T](n, seed+5)
-				s := specials[T]()[seed*3]
-				check := func(shape string, g, w []T) {
-					t.Helper()
-					for i := range w {
-						if !same(g[i], w[i]) {
-							t.Fatalf("%T op %d %s n=%d seed %d: [%d] = %v, want %v (a %v, b %v, s %v)", T(0), op, shape, n, seed, i, g[i], w[i], a[i], b[i], s)
-						}
-					}
+			a, b := operands[T](n, 1), operands[T](n, 6)
+			g, w := slices.Clone(a), make([]T, n)
+			got.vv(g, g, b)
+			want.vv(w, a, b)
+			for i := range w {
+				if !same(g[i], w[i]) {
+					t.Fatalf("%T op %d in place n=%d: [%d] = %v, want %v", T(0), op, n, i, g[i], w[i])
 				}
-				g, w := make([]T, n), make([]T, n)
-				got.vv(g, a, b)
-				want.vv(w, a, b)
-				check("vv", g, w)
-				got.vs(g, a, s)
-				want.vs(w, a, s)
-				check("vs", g, w)
-				got.sv(g, s, b)
-				want.sv(w, s, b)
-				check("sv", g, w)
-				// In place, the destination being the first operand.
-				copy(g, a)
-				got.vv(g, g, b)
-				want.vv(w, a, b)
-				check("vv in place", g, w)
 			}
 		}
 	}
@@ -96,31 +80,7 @@ func testSIMD[T float](t *testing.T) {
 		if !ok {
 			t.Fatalf("%T op %d: no SIMD comparison", T(0), op)
 		}
-		for n := range 30 {
-			for seed := range 4 {
-				a, b := operands[T](n, seed), operands[T](n, seed+5)
-				s := specials[T]()[seed*3+1]
-				g, w := make([]bool, n), make([]bool, n)
-				for _, shape := range []string{"vv", "vs", "sv"} {
-					switch shape {
-					case "vv":
-						got.vv(g, a, b)
-						want.vv(w, a, b)
-					case "vs":
-						got.vs(g, a, s)
-						want.vs(w, a, s)
-					default:
-						got.sv(g, s, b)
-						want.sv(w, s, b)
-					}
-					for i := range w {
-						if g[i] != w[i] || *(*uint8)(unsafe.Pointer(&g[i])) > 1 {
-							t.Fatalf("%T op %d %s n=%d: [%d] = %v, want %v (a %v, b %v, s %v)", T(0), op, shape, n, i, g[i], w[i], a[i], b[i], s)
-						}
-					}
-				}
-			}
-		}
+		sameLoops(t, op, got, want, 1)
 	}
 	mulAdd := simdMulAdd[T]()
 	for n := range 30 {
@@ -182,4 +142,42 @@ func TestSIMDSelect(t *testing.T) {
 			}
 		}
 	}
+}
+
+// sameLoops compares the loops of got with those of want, every operand
+// shape, on every length up to three unrolled iterations and a tail; the
+// scalar is one of the specials, chosen by seed and pick.
+func sameLoops[T float, R scalar](t *testing.T, op ir.BinOp, got, want kern[T, R], pick int) {
+	t.Helper()
+	for n := range 30 {
+		for seed := range 4 {
+			a, b, s := operands[T](n, seed), operands[T](n, seed+5), specials[T]()[seed*3+pick]
+			g, w := make([]R, n), make([]R, n)
+			for _, shape := range []string{"vv", "vs", "sv"} {
+				switch shape {
+				case "vv":
+					got.vv(g, a, b)
+					want.vv(w, a, b)
+				case "vs":
+					got.vs(g, a, s)
+					want.vs(w, a, s)
+				default:
+					got.sv(g, s, b)
+					want.sv(w, s, b)
+				}
+				for i := range w {
+					if !same(g[i], w[i]) || !validBool(g[i]) {
+						t.Fatalf("%T op %d %s n=%d: [%d] = %v, want %v (a %v, b %v, s %v)", T(0), op, shape, n, i, g[i], w[i], a[i], b[i], s)
+					}
+				}
+			}
+		}
+	}
+}
+
+// validBool reports whether v, if a bool, is stored as 0 or 1, as Go
+// requires.
+func validBool[R scalar](v R) bool {
+	b, ok := any(v).(bool)
+	return !ok || *(*uint8)(unsafe.Pointer(&b)) <= 1
 }

@@ -64,7 +64,8 @@ func inputs(s []float32) {
 }
 
 // heatAt, heatPlain, stencil5Plain and saxpyPlain are the plain-Go
-// references, the loops of internal/benchsuite/cpu_kernels.go.
+// references: copies of internal/benchsuite's, which this module, kept
+// apart so that qd does not depend on wazero, cannot import.
 func heatAt(in [][]float32, i, j int, alpha float32) float32 {
 	c := in[i][j]
 	if i == 0 || j == 0 || i == len(in)-1 || j == len(in[0])-1 {
@@ -175,80 +176,80 @@ func TestSame(t *testing.T) {
 	}
 }
 
-func benchHeat(b *testing.B, fn string, workers, n int) {
+// benchWasm times fn over rows [0, rows) split among workers, the inputs
+// at byte 0 (and, for saxpy, at its second array); elements is what the
+// time is divided by.
+func benchWasm(b *testing.B, fn string, workers, rows, elements int, args func(lo, hi int) []uint64) {
 	e := setup(b, workers)
-	m := n
-	in := e.f32(0, n*m)
-	inputs(in)
-	b.ResetTimer()
+	inputs(e.f32(0, elements))
+	inputs(e.f32(4*elements, elements))
 	for b.Loop() {
-		e.parallel(b, fn, n, func(lo, hi int) []uint64 {
-			return []uint64{0, uint64(4 * n * m), uint64(n), uint64(m), f32bits(0.2), uint64(lo), uint64(hi)}
-		})
+		e.parallel(b, fn, rows, args)
 	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n*m), "ns/element")
+	perElement(b, elements)
 }
 
-func BenchmarkHeatWasm1(b *testing.B)        { benchHeat(b, "heat", 1, 256) }
-func BenchmarkHeatWasm2(b *testing.B)        { benchHeat(b, "heat", 2, 256) }
-func BenchmarkHeatWasmHoisted1(b *testing.B) { benchHeat(b, "heatH", 1, 256) }
-func BenchmarkHeatWasmHoisted2(b *testing.B) { benchHeat(b, "heatH", 2, 256) }
-func BenchmarkHeatGo(b *testing.B) {
-	const n = 256
-	in, out := make([]float32, n*n), make([]float32, n*n)
-	inputs(in)
-	ri, ro := rows(in, n), rows(out, n)
+// benchGo times the plain-Go reference f.
+func benchGo(b *testing.B, elements int, f func()) {
 	for b.Loop() {
-		heatPlain(ri, ro, 0.2)
+		f()
 	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n*n), "ns/element")
+	perElement(b, elements)
 }
 
-func benchStencil(b *testing.B, workers int) {
-	const n = 1024
-	e := setup(b, workers)
-	inputs(e.f32(0, n*n))
-	for b.Loop() {
-		e.parallel(b, "stencil5", n-2, func(lo, hi int) []uint64 {
-			return []uint64{0, 4 * n * n, n, n, uint64(lo), uint64(hi)}
-		})
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n*n), "ns/element")
-}
-func BenchmarkStencilWasm1(b *testing.B) { benchStencil(b, 1) }
-func BenchmarkStencilWasm2(b *testing.B) { benchStencil(b, 2) }
-func BenchmarkStencilGo(b *testing.B) {
-	const n = 1024
-	in, out := make([]float32, n*n), make([]float32, n*n)
-	inputs(in)
-	ri, ro := rows(in, n), rows(out, n)
-	for b.Loop() {
-		stencil5Plain(ri, ro)
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n*n), "ns/element")
-}
-
-func benchSaxpy(b *testing.B, workers int) {
-	const n = 1 << 20
-	e := setup(b, workers)
-	inputs(e.f32(0, n))
-	inputs(e.f32(4*n, n))
-	for b.Loop() {
-		e.parallel(b, "saxpy", n, func(lo, hi int) []uint64 {
-			return []uint64{f32bits(2), 0, 4 * n, n, n, uint64(lo), uint64(hi)}
-		})
-	}
+func perElement(b *testing.B, n int) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/element")
 }
-func BenchmarkSaxpyWasm1(b *testing.B) { benchSaxpy(b, 1) }
-func BenchmarkSaxpyWasm2(b *testing.B) { benchSaxpy(b, 2) }
+
+const heatN, stencilN, saxpyN = 256, 1024, 1 << 20
+
+func heatArgs(lo, hi int) []uint64 {
+	const n = heatN
+	return []uint64{0, 4 * n * n, n, n, f32bits(0.2), uint64(lo), uint64(hi)}
+}
+
+func stencilArgs(lo, hi int) []uint64 {
+	const n = stencilN
+	return []uint64{0, 4 * n * n, n, n, uint64(lo), uint64(hi)}
+}
+
+func saxpyArgs(lo, hi int) []uint64 {
+	return []uint64{f32bits(2), 0, 4 * saxpyN, saxpyN, saxpyN, uint64(lo), uint64(hi)}
+}
+
+func BenchmarkHeatWasm1(b *testing.B) { benchWasm(b, "heat", 1, heatN, heatN*heatN, heatArgs) }
+func BenchmarkHeatWasm2(b *testing.B) { benchWasm(b, "heat", 2, heatN, heatN*heatN, heatArgs) }
+func BenchmarkHeatWasmHoisted1(b *testing.B) {
+	benchWasm(b, "heatH", 1, heatN, heatN*heatN, heatArgs)
+}
+func BenchmarkHeatWasmHoisted2(b *testing.B) {
+	benchWasm(b, "heatH", 2, heatN, heatN*heatN, heatArgs)
+}
+func BenchmarkHeatGo(b *testing.B) {
+	in, out := make([]float32, heatN*heatN), make([]float32, heatN*heatN)
+	inputs(in)
+	ri, ro := rows(in, heatN), rows(out, heatN)
+	benchGo(b, heatN*heatN, func() { heatPlain(ri, ro, 0.2) })
+}
+
+func BenchmarkStencilWasm1(b *testing.B) {
+	benchWasm(b, "stencil5", 1, stencilN-2, stencilN*stencilN, stencilArgs)
+}
+func BenchmarkStencilWasm2(b *testing.B) {
+	benchWasm(b, "stencil5", 2, stencilN-2, stencilN*stencilN, stencilArgs)
+}
+func BenchmarkStencilGo(b *testing.B) {
+	in, out := make([]float32, stencilN*stencilN), make([]float32, stencilN*stencilN)
+	inputs(in)
+	ri, ro := rows(in, stencilN), rows(out, stencilN)
+	benchGo(b, stencilN*stencilN, func() { stencil5Plain(ri, ro) })
+}
+
+func BenchmarkSaxpyWasm1(b *testing.B) { benchWasm(b, "saxpy", 1, saxpyN, saxpyN, saxpyArgs) }
+func BenchmarkSaxpyWasm2(b *testing.B) { benchWasm(b, "saxpy", 2, saxpyN, saxpyN, saxpyArgs) }
 func BenchmarkSaxpyGo(b *testing.B) {
-	const n = 1 << 20
-	x, y := make([]float32, n), make([]float32, n)
+	x, y := make([]float32, saxpyN), make([]float32, saxpyN)
 	inputs(x)
 	inputs(y)
-	for b.Loop() {
-		saxpyPlain(2, x, y)
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/element")
+	benchGo(b, saxpyN, func() { saxpyPlain(2, x, y) })
 }
