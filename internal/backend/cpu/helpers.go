@@ -21,9 +21,15 @@ const spinFor = 200 * time.Microsecond
 // are left, and may run on several goroutines at once.
 type job struct {
 	work    func()
-	tickets int          // helpers still wanted; under helperPool.mu
-	inside  atomic.Int32 // helpers that joined and have not left work yet
+	tickets int // helpers still wanted; under helperPool.mu
+	// inside counts the helpers that joined and have not left work yet,
+	// plus closed once the lender waits for them: the helper that brings
+	// it to exactly closed wakes the lender through done.
+	inside atomic.Int32
+	done   chan struct{}
 }
+
+const closed = 1 << 30
 
 // helperPool is the helper goroutines of the process.
 type helperPool struct {
@@ -46,9 +52,10 @@ var pool = &helperPool{wake: make(chan struct{}, 1024), parkFor: time.Second}
 func (p *helperPool) lend(n int, work func()) {
 	j, _ := p.free.Get().(*job)
 	if j == nil {
-		j = &job{}
+		j = &job{done: make(chan struct{}, 1)}
 	}
 	j.work = work
+	j.inside.Store(0)
 	p.mu.Lock()
 	j.tickets = n
 	p.jobs = append(p.jobs, j)
@@ -79,8 +86,10 @@ func (p *helperPool) lend(n int, work func()) {
 	p.pending.Add(-int32(j.tickets))
 	j.tickets = 0
 	p.mu.Unlock()
-	for j.inside.Load() != 0 {
-		runtime.Gosched()
+	// Block rather than spin: on a busy machine the core is better spent
+	// on a helper the system has descheduled inside its last chunk.
+	if j.inside.Or(closed) != 0 {
+		<-j.done
 	}
 	j.work = nil
 	p.free.Put(j)
@@ -124,7 +133,9 @@ func (p *helperPool) loop() {
 			continue
 		}
 		j.work()
-		j.inside.Add(-1)
+		if j.inside.Add(-1) == closed {
+			j.done <- struct{}{}
+		}
 	}
 }
 
