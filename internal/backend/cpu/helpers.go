@@ -86,10 +86,14 @@ func (p *helperPool) lend(n int, work func()) {
 	p.pending.Add(-int32(j.tickets))
 	j.tickets = 0
 	p.mu.Unlock()
-	// Block rather than spin: on a busy machine the core is better spent
-	// on a helper the system has descheduled inside its last chunk.
+	// Wait spinning, as helpers leave within a chunk's time of each other,
+	// but not for long: on a busy machine the core is better spent on a
+	// helper the system has descheduled inside its last chunk.
 	if j.inside.Or(closed) != 0 {
-		<-j.done
+		for start := time.Now(); j.inside.Load() != closed && time.Since(start) < spinFor; {
+			runtime.Gosched()
+		}
+		<-j.done // sent by the helper that left last, at once if it has
 	}
 	j.work = nil
 	p.free.Put(j)
