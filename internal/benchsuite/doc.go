@@ -14,5 +14,7 @@
 // bindings (internal/backend/cuda).
 //
 // On the CPU the GPU-only rows are skipped with the reason, and the rest
-// run, quickly with Options.Quick.
+// run, quickly with Options.Quick; the CPU rows (cpu_rows.go) time construct
+// kernels on one core and on two against the same loops in plain Go, and
+// are skipped on a GPU.
 package benchsuite

@@ -8,6 +8,9 @@
 // queue) blocks until that op has run. Kernels come from
 // internal/codegen/cpu as closures; a parallel task is split into chunks that
 // the stream's goroutine and up to GOMAXPROCS-1 helper goroutines take from a
-// shared counter. Helpers are goroutines, not a bounded pool, so that a
-// kernel that spins waiting for another stream's kernel never starves it.
+// shared counter. Helpers come from a pool whose goroutines outlive a task
+// (helpers.go), so that a loop of launches does not wait for a thread to
+// wake at each one. The stream's goroutine takes chunks itself and needs no
+// helper to finish, so a kernel that spins waiting for another stream's
+// kernel, holding helpers, never starves it.
 package cpu
