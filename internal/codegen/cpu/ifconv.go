@@ -97,28 +97,9 @@ func (c *compiler) convertedIf(s *ir.If, cond *ev[bool], condR int) func(*frame)
 			copy(reg[bool](f, condR), b)
 		}
 	}}
-	outer := c.shadow
-	branch := func(list []ir.Stmt) map[*ir.Var]int {
-		m, early := map[*ir.Var]int{}, map[*ir.Var]int{}
-		c.pending = map[*ir.Var]int{}
-		for _, v := range assignedIn(list) {
-			m[v] = c.tmp()
-			if firstAssigns(v, list) {
-				// The first statement to touch v assigns all of it:
-				// until then the branch reads v itself, no copy needed.
-				c.pending[v] = m[v]
-				continue
-			}
-			early[v] = m[v]
-			steps = append(steps, copyReg(v.Type, c.regOf(outer, v), m[v]))
-		}
-		c.shadow = merged(outer, early)
-		fn, _ := c.block(list)
-		steps = append(steps, fn)
-		c.shadow, c.pending = outer, nil
-		return m
-	}
-	thenMap, elseMap := branch(s.Then), branch(s.Else)
+	thenSteps, thenMap := c.shadowed(s.Then)
+	elseSteps, elseMap := c.shadowed(s.Else)
+	steps = slices.Concat(steps, thenSteps, elseSteps)
 	vars := assignedIn(s.Then)
 	for _, v := range assignedIn(s.Else) {
 		if !slices.Contains(vars, v) {
@@ -126,7 +107,7 @@ func (c *compiler) convertedIf(s *ir.If, cond *ev[bool], condR int) func(*frame)
 		}
 	}
 	for _, v := range vars {
-		cur := c.regOf(outer, v)
+		cur := c.regOf(c.shadow, v)
 		t, e := cur, cur
 		if sh, ok := thenMap[v]; ok {
 			t = sh
@@ -136,6 +117,39 @@ func (c *compiler) convertedIf(s *ir.If, cond *ev[bool], condR int) func(*frame)
 		}
 		steps = append(steps, selectRegs(v.Type, condR, t, e, cur))
 	}
+	return runSteps(steps)
+}
+
+// shadowed compiles list to run on every lane with shadow registers for
+// the locals it assigns (m), leaving the locals themselves untouched: the
+// steps copy a local into its shadow first when list may read it before
+// assigning all of it.
+func (c *compiler) shadowed(list []ir.Stmt) (steps []func(*frame), m map[*ir.Var]int) {
+	// A nested converted if compiles inside list: keep the shadows of the
+	// enclosing list, the pending ones included, and give them back after.
+	outer, outerPending := c.shadow, c.pending
+	m, early := map[*ir.Var]int{}, map[*ir.Var]int{}
+	c.pending = map[*ir.Var]int{}
+	for _, v := range assignedIn(list) {
+		m[v] = c.tmp()
+		if firstAssigns(v, list) {
+			// The first statement to touch v assigns all of it: until
+			// then list reads v itself, no copy needed.
+			c.pending[v] = m[v]
+			continue
+		}
+		early[v] = m[v]
+		steps = append(steps, copyReg(v.Type, c.regOf(outer, v), m[v]))
+	}
+	c.shadow = merged(outer, early)
+	fn, _ := c.block(list)
+	steps = append(steps, fn)
+	c.shadow, c.pending = outer, outerPending
+	return steps, m
+}
+
+// runSteps runs steps in order, stopping at a runtime error.
+func runSteps(steps []func(*frame)) func(*frame) {
 	return func(f *frame) {
 		for _, st := range steps {
 			if st(f); f.err != nil {

@@ -137,3 +137,49 @@ func TestConvertedIfs(t *testing.T) {
 		}
 	}
 }
+
+// TestConvertedNesting: a branch whose nested converted if comes before
+// the branch's own first assignment of another local: that assignment must
+// still go to the branch's shadow, not to the local.
+func TestConvertedNesting(t *testing.T) {
+	b := ir.NewBuilder("nest")
+	x, out := b.Array("x", ir.I64, 1), b.Array("out", ir.I64, 2)
+	b.Parallel(ir.LenOf(x, 0), func(i *ir.Var) {
+		v := b.Decl("v", ir.Ld(x, ir.Ref(i)))
+		u := b.Decl("u", ir.Ref(v))
+		w := b.Decl("w", ir.I64c(0))
+		b.If(ir.Op(ir.Gt, ir.Ref(v), ir.I64c(10)), func() {
+			// The nested if does not touch v: v's shadow starts at the
+			// assignment after it.
+			b.If(ir.Op(ir.Gt, ir.Ref(u), ir.I64c(20)), func() { b.Assign(w, ir.I64c(1)) }, nil)
+			b.Assign(v, ir.Op(ir.Add, ir.Ref(u), ir.I64c(100)))
+		}, func() {
+			b.Assign(v, ir.I64c(-1))
+		})
+		b.Store(out, ir.Ref(v), ir.I64c(0), ir.Ref(i))
+		b.Store(out, ir.Ref(w), ir.I64c(1), ir.Ref(i))
+	})
+	p := compileKernel(t, b.Kernel())
+	const n = 40
+	xs, got := make([]int64, n), make([]int64, 2*n)
+	for i := range xs {
+		xs[i] = int64(i * 7 % 31)
+	}
+	if err := launch(p, &Args{Arrays: []Array{arr(xs), arr(got, 2, n)}}, 0, 1); err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range xs {
+		w := int64(0)
+		if v > 10 {
+			if v > 20 {
+				w = 1
+			}
+			v += 100
+		} else {
+			v = -1
+		}
+		if got[i] != v || got[n+i] != w {
+			t.Fatalf("lane %d: v %d w %d, want %d %d", i, got[i], got[n+i], v, w)
+		}
+	}
+}
