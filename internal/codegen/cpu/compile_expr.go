@@ -429,6 +429,18 @@ func (c *compiler) logical(e *ir.Binary) value {
 			return d
 		}}
 	}
+	if n := 0; cheapExpr(e.Y, &n) && n <= convMax {
+		// Y cannot fail and costs a few passes: evaluating it on every
+		// lane is unobservable, and cheaper than narrowing the mask.
+		xv := x.v
+		return &ev[bool]{rng: rng, rngMasked: true, v: func(f *frame) []bool {
+			a := xv(f)
+			b := yv(f)
+			d := reg[bool](f, r)
+			logicVec(d, a, b, and)
+			return d
+		}}
+	}
 	xv, s := x.v, c.maskSlot()
 	return &ev[bool]{rng: rng, rngMasked: true, v: func(f *frame) []bool {
 		a := xv(f)
@@ -450,6 +462,23 @@ func (c *compiler) logical(e *ir.Binary) value {
 		}
 		return d
 	}}
+}
+
+// logicVec is d = a && b (or a || b) on every lane, on the bytes of the
+// bools (0 or 1), without a branch per lane.
+func logicVec(d, a, b []bool, and bool) {
+	d8 := unsafe.Slice((*uint8)(unsafe.Pointer(unsafe.SliceData(d))), len(d))
+	a8 := unsafe.Slice((*uint8)(unsafe.Pointer(unsafe.SliceData(a))), len(d))
+	b8 := unsafe.Slice((*uint8)(unsafe.Pointer(unsafe.SliceData(b))), len(d))
+	if and {
+		for i := range d8 {
+			d8[i] = a8[i] & b8[i]
+		}
+		return
+	}
+	for i := range d8 {
+		d8[i] = a8[i] | b8[i]
+	}
 }
 
 // selectExpr is cond ? x : y with both arms evaluated.
