@@ -22,6 +22,10 @@ type gen struct {
 	vars  []*ir.Var
 	fixed map[*ir.Var]bool // loop counters: read, never assigned
 	depth int
+	// cheap: no loads, calls, division or shifts but in declarations at
+	// the top level, so that most ifs and conditions run converted
+	// (ifconv.go) rather than masked.
+	cheap bool
 }
 
 func (g *gen) pick(t ir.Type) *ir.Var {
@@ -55,7 +59,9 @@ func (g *gen) expr(t ir.Type, d int) ir.Expr {
 					return ir.Ref(v)
 				}
 			case 2:
-				return ir.Ld(g.y, ir.Ref(g.i))
+				if !g.cheap {
+					return ir.Ld(g.y, ir.Ref(g.i))
+				}
 			}
 			return ir.I64c(int64(g.r.IntN(21) - 10))
 		case ir.I32:
@@ -66,6 +72,9 @@ func (g *gen) expr(t ir.Type, d int) ir.Expr {
 		case ir.F64:
 			switch g.r.IntN(3) {
 			case 0:
+				if g.cheap {
+					return ir.F64c(0.5)
+				}
 				return ir.Ld(g.x, ir.Ref(g.i))
 			case 1:
 				if v := g.pick(t); v != nil {
@@ -85,7 +94,7 @@ func (g *gen) expr(t ir.Type, d int) ir.Expr {
 	case ir.I64, ir.I32:
 		ops := []ir.BinOp{ir.Add, ir.Sub, ir.Mul, ir.And, ir.Or, ir.Xor, ir.AndNot, ir.Min, ir.Max, ir.Div, ir.Rem, ir.Shl, ir.Shr}
 		switch k := g.r.IntN(8); {
-		case k == 0 && t == ir.I64:
+		case k == 0 && t == ir.I64 && !g.cheap:
 			return ir.Ld(g.y, safeIndex(g.y, g.expr(ir.I64, d)))
 		case k == 1:
 			return ir.Sel(g.expr(ir.Bool, d), g.expr(t, d), g.expr(t, d))
@@ -101,6 +110,9 @@ func (g *gen) expr(t ir.Type, d int) ir.Expr {
 		case k == 3:
 			return ir.Un([]ir.UnOp{ir.Neg, ir.BitNot}[g.r.IntN(2)], g.expr(t, d))
 		}
+		if g.cheap {
+			ops = ops[:9] // no division or shifts
+		}
 		op := ops[g.r.IntN(len(ops))]
 		x, y := g.expr(t, d), g.expr(t, d)
 		switch op {
@@ -111,14 +123,16 @@ func (g *gen) expr(t ir.Type, d int) ir.Expr {
 		}
 		return ir.Op(op, x, y)
 	case ir.F64:
-		switch g.r.IntN(6) {
-		case 0:
+		switch k := g.r.IntN(6); {
+		case g.cheap && (k == 0 || k == 3):
+			return g.expr(t, d)
+		case k == 0:
 			return ir.Ld(g.x, safeIndex(g.x, g.expr(ir.I64, d)))
-		case 1:
+		case k == 1:
 			return ir.Sel(g.expr(ir.Bool, d), g.expr(t, d), g.expr(t, d))
-		case 2:
+		case k == 2:
 			return ir.Conv(ir.F64, g.expr(ir.I64, d))
-		case 3:
+		case k == 3:
 			fns := []ir.Intrinsic{ir.Sqrt, ir.Sin, ir.Abs, ir.Floor, ir.Exp, ir.Atan2, ir.Hypot}
 			f := fns[g.r.IntN(len(fns))]
 			if f.Arity() == 2 {
@@ -155,18 +169,23 @@ var genTypes = []ir.Type{ir.I64, ir.I32, ir.F64, ir.Bool}
 func (g *gen) stmts(n int, inLoop bool) {
 	for range n {
 		switch k := g.r.IntN(10); {
-		case k < 3 || len(g.vars) == 0:
+		case (k < 3 || len(g.vars) == 0) && !(g.cheap && g.depth > 0):
+			// (A cheap kernel declares at the top level only: a branch
+			// with a declaration is not converted.)
 			t := genTypes[g.r.IntN(len(genTypes))]
+			cheap := g.cheap
+			g.cheap = cheap && g.depth > 0 // top-level declarations read the inputs
 			g.vars = append(g.vars, g.b.Decl("v", g.expr(t, 3)))
-		case k < 6:
+			g.cheap = cheap
+		case k < 6 || len(g.vars) > 0 && k < 3:
 			v := g.vars[g.r.IntN(len(g.vars))]
 			if !g.fixed[v] {
-				g.b.Assign(v, g.expr(v.Type, 3))
+				g.b.Assign(v, g.expr(v.Type, g.depth3()))
 			}
 		case k == 6 && g.depth < 3:
 			g.depth++
 			saved := len(g.vars)
-			g.b.If(g.expr(ir.Bool, 3), func() { g.stmts(1+g.r.IntN(3), inLoop); g.vars = g.vars[:saved] },
+			g.b.If(g.cond(), func() { g.stmts(1+g.r.IntN(3), inLoop); g.vars = g.vars[:saved] },
 				func() { g.stmts(g.r.IntN(3), inLoop); g.vars = g.vars[:saved] })
 			g.depth--
 		case k == 7 && g.depth < 3:
@@ -192,10 +211,49 @@ func (g *gen) stmts(n int, inLoop bool) {
 	}
 }
 
+// cond is the condition of an if: any bool expression, or, when cheap, a
+// comparison of a local with a value (data-dependent, so converted),
+// sometimes negated or joined to another.
+func (g *gen) cond() ir.Expr {
+	if !g.cheap {
+		return g.expr(ir.Bool, 3)
+	}
+	cmp := func() ir.Expr {
+		t := []ir.Type{ir.I64, ir.I32, ir.F64}[g.r.IntN(3)]
+		v := g.pick(t)
+		if v == nil {
+			return g.expr(ir.Bool, 1)
+		}
+		op := []ir.BinOp{ir.Eq, ir.Ne, ir.Lt, ir.Le, ir.Gt, ir.Ge}[g.r.IntN(6)]
+		return ir.Op(op, ir.Ref(v), g.expr(t, 0))
+	}
+	switch g.r.IntN(4) {
+	case 0:
+		return ir.Un(ir.Not, cmp())
+	case 1:
+		return ir.Op([]ir.BinOp{ir.LAnd, ir.LOr}[g.r.IntN(2)], cmp(), cmp())
+	}
+	return cmp()
+}
+
+// depth3 is the depth of assigned values and conditions: 3, or 1 when
+// cheap, so that branches stay short enough to be converted.
+func (g *gen) depth3() int {
+	if g.cheap {
+		return 1
+	}
+	return 3
+}
+
 func randomKernel(seed uint64) (*ir.Kernel, *ir.Param, []*ir.Var) {
+	return randomKernelOf(seed, false)
+}
+
+// randomKernelOf is randomKernel, cheap or not (gen.cheap).
+func randomKernelOf(seed uint64, cheap bool) (*ir.Kernel, *ir.Param, []*ir.Var) {
 	r := rand.New(rand.NewPCG(seed, 99))
 	b := ir.NewBuilder("rnd")
-	g := &gen{r: r, b: b, fixed: map[*ir.Var]bool{}}
+	g := &gen{r: r, b: b, fixed: map[*ir.Var]bool{}, cheap: cheap}
 	g.x, g.y = b.Array("x", ir.F64, 1), b.Array("y", ir.I64, 1)
 	out := b.Array("out", ir.F64, 2)
 	var outs []*ir.Var
@@ -223,8 +281,9 @@ func randomKernel(seed uint64) (*ir.Kernel, *ir.Param, []*ir.Var) {
 
 func TestRandomKernels(t *testing.T) {
 	const n = 700
-	for seed := range uint64(300) {
-		k, _, _ := randomKernel(seed)
+	for seed := range uint64(1300) {
+		// Past the first 300, cheap: converted ifs and conditions.
+		k, _, _ := randomKernelOf(seed, seed >= 300)
 		p := compileKernel(t, k)
 		xs, ys := make([]float64, n), make([]int64, n)
 		rr := rand.New(rand.NewPCG(seed, 7))
