@@ -477,9 +477,16 @@ func (c *compiler) forStmt(s *ir.For) (func(*frame), exits) {
 	c.pos = s.Pos
 	c.noAlias = s.Cond != nil && exprHasAtomic(s.Cond)
 	mark := c.cur
+	conv, activeR := c.loopConvertible(s), -1
+	if conv {
+		activeR = c.tmp()
+	}
 	var cond *ev[bool]
 	if s.Cond != nil {
 		cond = c.cond(s.Cond)
+	}
+	if conv && cond.u == nil {
+		return c.convertedLoop(s, initFn, cond, activeR), nil
 	}
 	c.cur = mark // the condition is consumed before the body runs
 	c.loops = append(c.loops, s)
