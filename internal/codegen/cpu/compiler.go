@@ -102,8 +102,6 @@ type compiler struct {
 	cur, maxRegs int // register stack: permanent registers first, then temporaries
 	nmasks       int
 	nscal        int // scalar slots
-	nred         int // reduction sites
-	flush        []func(*frame)
 	scratch      int // mask slot of lane-set restrictions (ranges.go), -1 until needed
 	exitR        int // per-lane loop exit codes, -1 if the body has no break/continue
 
@@ -184,8 +182,7 @@ func (c *compiler) compileBody(body []ir.Stmt) (cd *code, err error) {
 	if len(exits) > 0 {
 		c.failf("break or continue outside a loop")
 	}
-	size := frameSize{regs: c.maxRegs, masks: c.nmasks, scal: c.nscal, red: c.nred}
-	return &code{body: fn, size: size, exitR: c.exitR, eager: c.eager, flush: c.flush}, nil
+	return &code{body: fn, nregs: c.maxRegs, nmasks: c.nmasks, nscal: c.nscal, exitR: c.exitR, eager: c.eager}, nil
 }
 
 // prepass gives every per-lane local its permanent register, numbers the

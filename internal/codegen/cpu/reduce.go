@@ -9,7 +9,7 @@ import (
 // Reductions (SPEC §3). qd.AtomicAdd, Min or Max whose old value is unused
 // and whose address is the same for every lane of a batch (it does not vary
 // with the innermost parallel index) is a reduction: the active lanes'
-// values combine in lane order, and the run's total goes to memory with
+// values combine in lane order, and the batch's total goes to memory with
 // one atomic, instead of one atomic per lane on one contended element.
 // Integer results are exact in any order; float sums round differently
 // from a sequential loop, as on every backend (the differential tests
@@ -37,56 +37,21 @@ func (c *compiler) reducible(e *ir.Atomic) bool {
 
 // reduction is the compiled reduction op into the uniform access a of the
 // values vv, with fn the element's atomic; its value (register r) is
-// never read. The total of a batch is held back in the frame while the
-// next batches reduce into the same element, and goes to memory when the
-// element changes or the run ends (code.flush): one atomic per run and
-// element, not per batch, so that two cores do not pass the element's
-// cache line back and forth.
-func reduction[T number](c *compiler, a *access, vv func(*frame) []T, op ir.AtomicOp, fn atomicFn[T], r int) value {
-	combine, two := combiner[T](op), pair[T](op)
-	acc, site := c.nscal, c.nred
-	c.nscal++
-	c.nred++
-	var z T
-	c.flush = append(c.flush, func(f *frame) {
-		if p := f.red[site]; p != nil {
-			fn(p, *scal[T](f, acc), z)
-			f.red[site] = nil
-		}
-	})
+// never read.
+func reduction[T number](a *access, vv func(*frame) []T, op ir.AtomicOp, fn atomicFn[T], r int) value {
+	combine := combiner[T](op)
 	return vary(func(f *frame) []T {
 		v := vv(f)
 		if f.err != nil || f.m.empty() {
 			return reg[T](f, r)
 		}
 		arr := &f.a.Arrays[a.pi]
-		off, ok := a.prefix(f, arr, a.dims)
-		if !ok {
-			return reg[T](f, r)
-		}
-		p, total := unsafe.Add(arr.Data, off*a.size), combine(v, f.m)
-		switch held := f.red[site]; {
-		case held == p:
-			*scal[T](f, acc) = two(*scal[T](f, acc), total)
-		case held != nil:
-			fn(held, *scal[T](f, acc), z)
-			fallthrough
-		default:
-			f.red[site], *scal[T](f, acc) = p, total
+		if off, ok := a.prefix(f, arr, a.dims); ok {
+			var z T
+			fn(unsafe.Add(arr.Data, off*a.size), combine(v, f.m), z)
 		}
 		return reg[T](f, r)
 	})
-}
-
-// pair is op on two values.
-func pair[T number](op ir.AtomicOp) func(a, b T) T {
-	switch op {
-	case ir.AtomicMin:
-		return func(a, b T) T { return min(a, b) }
-	case ir.AtomicMax:
-		return func(a, b T) T { return max(a, b) }
-	}
-	return func(a, b T) T { return a + b }
 }
 
 // combiner folds the active lanes of v in lane order with op.
