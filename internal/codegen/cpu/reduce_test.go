@@ -162,3 +162,31 @@ func get(tt ir.Type, data []uint64, k int) float64 {
 func words32[T int32 | uint32 | float32](data []uint64) []T {
 	return unsafe.Slice((*T)(unsafeData(data)), 2*len(data))
 }
+
+// TestReductionVisibleAtItsStatement: a reduction's atomic reaches memory
+// at its statement, as a GPU block's does, not at the end of the run: two
+// rows, run at once by two goroutines, each raise a flag with a reduction
+// and then spin until they see the other's.
+func TestReductionVisibleAtItsStatement(t *testing.T) {
+	b := ir.NewBuilder("flags")
+	flags, seen := b.Array("flags", ir.I32, 1), b.Array("seen", ir.I32, 1)
+	b.Parallel2(ir.I64c(2), ir.I64c(Batch), func(i, j *ir.Var) {
+		b.Do(ir.AtomicE(ir.AtomicAdd, flags, ir.I32c(1), ir.Ref(i)))
+		other := ir.Op(ir.Sub, ir.I64c(1), ir.Ref(i))
+		b.ForRange("spin", ir.I64c(200_000), func(*ir.Var) {
+			b.If(ir.Op(ir.Ne, ir.AtomicE(ir.AtomicAdd, flags, ir.I32c(0), other), ir.I32c(0)), func() { b.Break() }, nil)
+		})
+		b.Store(seen, ir.AtomicE(ir.AtomicAdd, flags, ir.I32c(0), other), ir.Ref(i))
+	})
+	if got := reductionSites(t, b.Kernel()); got != 1 {
+		t.Fatalf("%d reductions, want 1 (the flag)", got)
+	}
+	p := compileKernel(t, b.Kernel())
+	fl, sn := make([]int32, 2), make([]int32, 2)
+	if err := launch(p, &Args{Arrays: []Array{arr(fl), arr(sn)}}, Batch, 2); err != nil {
+		t.Fatal(err)
+	}
+	if sn[0] == 0 || sn[1] == 0 {
+		t.Fatalf("seen %v: a row never saw the other's flag", sn)
+	}
+}
