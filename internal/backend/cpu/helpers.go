@@ -20,7 +20,7 @@ const spinFor = 200 * time.Microsecond
 // job is one parallel task lent to helpers: work takes chunks until none
 // are left, and may run on several goroutines at once.
 type job struct {
-	work    func()
+	work    func(helper bool)
 	tickets int // helpers still wanted; under helperPool.mu
 	// inside counts the helpers that joined and have not left work yet,
 	// plus closed once the lender waits for them: the helper that brings
@@ -49,7 +49,7 @@ var pool = &helperPool{wake: make(chan struct{}, 1024), parkFor: time.Second}
 // lend runs work on the calling goroutine and on up to n helpers at once,
 // and returns once every helper that joined has left work. work must be
 // safe to call after the last chunk is taken (it then returns at once).
-func (p *helperPool) lend(n int, work func()) {
+func (p *helperPool) lend(n int, work func(helper bool)) {
 	j, _ := p.free.Get().(*job)
 	if j == nil {
 		j = &job{done: make(chan struct{}, 1)}
@@ -73,7 +73,7 @@ func (p *helperPool) lend(n int, work func()) {
 	}
 	p.mu.Unlock()
 
-	work()
+	work(false)
 
 	// No helper joins after this; wait for those inside to leave.
 	p.mu.Lock()
@@ -136,7 +136,7 @@ func (p *helperPool) loop() {
 			}
 			continue
 		}
-		j.work()
+		j.work(true)
 		if j.inside.Add(-1) == closed {
 			j.done <- struct{}{}
 		}

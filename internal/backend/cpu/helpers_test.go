@@ -25,7 +25,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 func TestLendRunsBeside(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
 	var arrived atomic.Int32
-	pool.lend(1, func() {
+	pool.lend(1, func(bool) {
 		arrived.Add(1)
 		waitFor(t, "a helper inside work", func() bool { return arrived.Load() >= 2 })
 	})
@@ -44,7 +44,7 @@ func TestLendWaitsForHelpers(t *testing.T) {
 			for round := range 200 {
 				const chunks = 16
 				var next, done, inside atomic.Int32
-				work := func() {
+				work := func(bool) {
 					inside.Add(1)
 					defer inside.Add(-1)
 					for next.Add(1) <= chunks {
@@ -73,7 +73,7 @@ func TestHelpersExit(t *testing.T) {
 		pool.parkFor = old
 		pool.mu.Unlock()
 	}()
-	pool.lend(1, func() {})
+	pool.lend(1, func(bool) {})
 	waitFor(t, "the helpers to exit", func() bool {
 		pool.mu.Lock()
 		defer pool.mu.Unlock()

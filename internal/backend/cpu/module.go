@@ -96,13 +96,16 @@ func (l *launch) run(task int) error {
 	if r.Total < 2*minChunk || workers == 1 {
 		return t.Run(&l.args, r, 0, r.Total)
 	}
-	// Several chunks per worker balance uneven iterations; the counter hands
-	// them out in order so neighbouring iterations stay on one core.
+	// Several chunks per worker balance uneven iterations. The stream's
+	// goroutine takes them from the front, helpers from the back, so that
+	// each core works on the same part of the arrays launch after launch
+	// and finds it in its own cache.
 	chunks := min(int64(workers*4), r.Total/minChunk)
 	size := (r.Total + chunks - 1) / chunks
-	var next atomic.Int64
+	var ends chunkEnds
+	ends.reset(chunks)
 	var firstErr atomic.Pointer[error]
-	work := func() {
+	work := func(helper bool) {
 		defer func() {
 			if p := recover(); p != nil {
 				e := fmt.Errorf("cpu backend: internal error in a parallel task: %v", p)
@@ -110,11 +113,11 @@ func (l *launch) run(task int) error {
 			}
 		}()
 		for firstErr.Load() == nil {
-			c := next.Add(1) - 1
-			lo := c * size
-			if lo >= r.Total {
+			c, ok := ends.take(helper)
+			if !ok {
 				return
 			}
+			lo := c * size
 			if err := t.Run(&l.args, r, lo, min(lo+size, r.Total)); err != nil {
 				firstErr.CompareAndSwap(nil, &err)
 				return
