@@ -271,13 +271,13 @@ func ptxasArch(tool ptxas.Tool, sm int, dir string, kernels []*ir.Kernel) []stri
 	for _, k := range kernels {
 		plan, err := lower.Lower(k)
 		if err == nil {
-			var m *ptx.Module
-			if m, err = ptx.Compile(plan, tg); err == nil {
-				texts[k.Name] = m.PTX
-				if strings.Contains(m.PTX, ".approx") {
+			var text string
+			if text, _, err = ptx.Generate(plan, tg); err == nil {
+				texts[k.Name] = text
+				if strings.Contains(text, ".approx") {
 					errs = append(errs, fmt.Sprintf("%s: the PTX uses an .approx instruction", k.Name))
 				}
-				if e := splitModule(m.PTX, funcs, &body); e != nil {
+				if e := splitModule(text, funcs, &body); e != nil {
 					errs = append(errs, fmt.Sprintf("%s: %v", k.Name, e))
 				}
 				continue

@@ -31,7 +31,7 @@ func TestKernelsPTX(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			m, err := ptx.Compile(plan, target)
+			text, _, err := ptx.Generate(plan, target)
 			if err != nil {
 				t.Fatalf("%s: %v", k.Name, err)
 			}
@@ -39,7 +39,7 @@ func TestKernelsPTX(t *testing.T) {
 				continue
 			}
 			target, _ = ptx.TargetFor(sm, tool.CUDA)
-			if err := tool.Assemble(dir, k.Name, sm, ptxas.Retarget(m.PTX, target.Version, sm)); err != nil {
+			if err := tool.Assemble(dir, k.Name, sm, ptxas.Retarget(text, target.Version, sm)); err != nil {
 				t.Error(err)
 			}
 		}

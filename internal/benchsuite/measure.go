@@ -722,7 +722,7 @@ func (s *suite) compile() error {
 			if err != nil {
 				return 0, err
 			}
-			if _, err := ptx.Compile(plan, target); err != nil {
+			if _, _, err := ptx.Generate(plan, target); err != nil {
 				return 0, err
 			}
 		}

@@ -226,6 +226,19 @@ func BoolC(v bool) Expr {
 	return &Const{T: Bool}
 }
 
+// IntC is v converted to the integer type t as Go converts it (truncated to
+// t's width, then sign- or zero-extended as Const's Bits require).
+func IntC(t Type, v int64) Expr {
+	bits := uint64(v)
+	switch t {
+	case I32:
+		bits = uint64(int64(int32(v)))
+	case U32:
+		bits = uint64(uint32(v))
+	}
+	return &Const{T: t, Bits: bits}
+}
+
 // Zero is the zero value of t.
 func Zero(t Type) Expr { return &Const{T: t} }
 

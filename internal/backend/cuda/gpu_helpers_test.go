@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/quadrants-go/qd/internal/backend"
+	"github.com/quadrants-go/qd/internal/kabi"
 	"github.com/quadrants-go/qd/internal/lower"
 )
 
@@ -214,31 +215,31 @@ type kernelSpec struct {
 	kind     lower.TaskKind
 	blockDim int
 	nparams  int
-	params   []slot
+	params   []kabi.Slot
 	temps    int
 	total    func(scalars []uint64, shapes [][3]int) int64
 }
 
 var testKernels = map[string]kernelSpec{
 	"empty": {entry: "empty", kind: lower.Serial},
-	"nop4": {entry: "nop4", kind: lower.Serial, nparams: 4, params: []slot{
-		{kind: arraySlot, param: 0, size: 8}, {kind: arraySlot, param: 1, size: 8},
-		{kind: scalarSlot, param: 2, size: 4}, {kind: scalarSlot, param: 3, size: 8}}},
-	"fill": {entry: "fill", kind: lower.Parallel, blockDim: 256, nparams: 2, params: []slot{
-		{kind: arraySlot, param: 0, size: 8}, {kind: dimSlot, param: 0, dim: 0, size: 8},
-		{kind: scalarSlot, param: 1, size: 4}},
+	"nop4": {entry: "nop4", kind: lower.Serial, nparams: 4, params: []kabi.Slot{
+		{Kind: kabi.ArraySlot, Param: 0, Size: 8}, {Kind: kabi.ArraySlot, Param: 1, Size: 8},
+		{Kind: kabi.ScalarSlot, Param: 2, Size: 4}, {Kind: kabi.ScalarSlot, Param: 3, Size: 8}}},
+	"fill": {entry: "fill", kind: lower.Parallel, blockDim: 256, nparams: 2, params: []kabi.Slot{
+		{Kind: kabi.ArraySlot, Param: 0, Size: 8}, {Kind: kabi.DimSlot, Param: 0, Dim: 0, Size: 8},
+		{Kind: kabi.ScalarSlot, Param: 1, Size: 4}},
 		total: func(_ []uint64, sh [][3]int) int64 { return int64(sh[0][0]) }},
-	"add1": {entry: "add1", kind: lower.Parallel, blockDim: 128, nparams: 2, params: []slot{
-		{kind: arraySlot, param: 0, size: 8}, {kind: arraySlot, param: 1, size: 8},
-		{kind: dimSlot, param: 1, dim: 0, size: 8}}},
-	"delay_fill": {entry: "delay_fill", kind: lower.Serial, nparams: 3, params: []slot{
-		{kind: arraySlot, param: 0, size: 8}, {kind: dimSlot, param: 0, dim: 0, size: 8},
-		{kind: scalarSlot, param: 1, size: 4}, {kind: scalarSlot, param: 2, size: 8}}},
-	"spin": {entry: "spin", kind: lower.Serial, nparams: 2, params: []slot{
-		{kind: arraySlot, param: 0, size: 8}, {kind: arraySlot, param: 1, size: 8}}},
-	"temps_rw": {entry: "temps_rw", kind: lower.Serial, nparams: 2, temps: 1, params: []slot{
-		{kind: tempsSlot, size: 8}, {kind: arraySlot, param: 0, size: 8}, {kind: scalarSlot, param: 1, size: 8}}},
-	"poke": {entry: "poke", kind: lower.Serial, nparams: 1, params: []slot{{kind: scalarSlot, param: 0, size: 8}}},
+	"add1": {entry: "add1", kind: lower.Parallel, blockDim: 128, nparams: 2, params: []kabi.Slot{
+		{Kind: kabi.ArraySlot, Param: 0, Size: 8}, {Kind: kabi.ArraySlot, Param: 1, Size: 8},
+		{Kind: kabi.DimSlot, Param: 1, Dim: 0, Size: 8}}},
+	"delay_fill": {entry: "delay_fill", kind: lower.Serial, nparams: 3, params: []kabi.Slot{
+		{Kind: kabi.ArraySlot, Param: 0, Size: 8}, {Kind: kabi.DimSlot, Param: 0, Dim: 0, Size: 8},
+		{Kind: kabi.ScalarSlot, Param: 1, Size: 4}, {Kind: kabi.ScalarSlot, Param: 2, Size: 8}}},
+	"spin": {entry: "spin", kind: lower.Serial, nparams: 2, params: []kabi.Slot{
+		{Kind: kabi.ArraySlot, Param: 0, Size: 8}, {Kind: kabi.ArraySlot, Param: 1, Size: 8}}},
+	"temps_rw": {entry: "temps_rw", kind: lower.Serial, nparams: 2, temps: 1, params: []kabi.Slot{
+		{Kind: kabi.TempsSlot, Size: 8}, {Kind: kabi.ArraySlot, Param: 0, Size: 8}, {Kind: kabi.ScalarSlot, Param: 1, Size: 8}}},
+	"poke": {entry: "poke", kind: lower.Serial, nparams: 1, params: []kabi.Slot{{Kind: kabi.ScalarSlot, Param: 0, Size: 8}}},
 }
 
 // testKernel loads one hand-written kernel through the same path as a
@@ -249,9 +250,9 @@ func testKernel(t testing.TB, d *device, name string) *moduleHandle {
 	if !ok {
 		t.Fatalf("no test kernel %q", name)
 	}
-	c := &compiled{ptx: testPTX, numTemps: k.temps, tasks: []task{{
-		entry: k.entry, kind: k.kind, blockDim: k.blockDim, params: k.params, hostTotal: k.total,
-	}}}
+	c := &compiled{ptx: testPTX, numTemps: k.temps, tasks: []task{{Task: kabi.Task{
+		Entry: k.entry, Kind: k.kind, BlockDim: k.blockDim, Slots: k.params, HostTotal: k.total,
+	}}}}
 	m, err := d.load(c, k.nparams)
 	if err != nil {
 		t.Fatalf("loading test kernel %s: %v", name, err)

@@ -15,6 +15,7 @@ import (
 	"github.com/ebitengine/purego"
 
 	"github.com/quadrants-go/qd/internal/backend"
+	"github.com/quadrants-go/qd/internal/kabi"
 )
 
 func TestGPUOpen(t *testing.T) {
@@ -371,7 +372,7 @@ func poisonChild(t *testing.T) {
 func TestGPUBadPTX(t *testing.T) {
 	d := openGPU(t)
 	bad := ".version 7.0\n.target sm_70\n.address_size 64\n.visible .entry k()\n{\n\tfrob.f32 %f1;\n\tret;\n}\n"
-	_, err := d.load(&compiled{ptx: bad, tasks: []task{{entry: "k", kind: 1, blockDim: 1}}}, 0)
+	_, err := d.load(&compiled{ptx: bad, tasks: []task{{Task: kabi.Task{Entry: "k", Kind: 1, BlockDim: 1}}}}, 0)
 	var de *DriverError
 	if !errors.As(err, &de) || !errors.Is(err, ErrInvalidPTX) || de.Log == "" {
 		t.Fatalf("bad PTX: %v", err)
@@ -380,7 +381,7 @@ func TestGPUBadPTX(t *testing.T) {
 	if d.poison.Load() != nil {
 		t.Error("a JIT failure poisoned the device")
 	}
-	_, err = d.load(&compiled{ptx: testPTX, tasks: []task{{entry: "no_such_entry", kind: 1, blockDim: 1}}}, 0)
+	_, err = d.load(&compiled{ptx: testPTX, tasks: []task{{Task: kabi.Task{Entry: "no_such_entry", Kind: 1, BlockDim: 1}}}}, 0)
 	if err == nil || !strings.Contains(err.Error(), "no_such_entry") {
 		t.Errorf("missing entry: %v", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/ebitengine/purego"
 
 	"github.com/quadrants-go/qd/internal/backend"
+	"github.com/quadrants-go/qd/internal/kabi"
 	"github.com/quadrants-go/qd/internal/lower"
 )
 
@@ -56,9 +57,9 @@ func (m *loadedModule) newLaunch() *launch {
 		a := &l.kargs[i]
 		a[0] = t.fn
 		a[2], a[3] = 1, 1 // grid y, z
-		a[4], a[5], a[6] = uintptr(t.blockDim), 1, 1
+		a[4], a[5], a[6] = uintptr(t.BlockDim), 1, 1
 		a[7] = 0 // dynamic shared memory
-		if len(t.params) > 0 {
+		if len(t.Slots) > 0 {
 			a[9] = uintptr(unsafe.Pointer(&l.ptrs[t.slotOff]))
 		}
 		a[10] = 0 // extra
@@ -109,71 +110,58 @@ func (l *launch) pack(d *device, args *backend.Args) error {
 	}
 	for ti := range m.tasks {
 		t := &m.tasks[ti]
-		vals := l.vals[t.slotOff : t.slotOff+len(t.params)]
-		for si, sl := range t.params {
+		vals := l.vals[t.slotOff : t.slotOff+len(t.Slots)]
+		for si, sl := range t.Slots {
 			v, err := slotValue(d, sl, args)
 			if err != nil {
-				return fmt.Errorf("cuda: kernel %s: %w", t.entry, err)
+				return fmt.Errorf("cuda: kernel %s: %w", t.Entry, err)
 			}
-			if sl.size == 4 {
+			if sl.Size == 4 {
 				v &= math.MaxUint32
 			}
 			vals[si] = v
 		}
 		switch {
-		case t.kind == lower.Serial:
+		case t.Kind == lower.Serial:
 			l.grids[ti] = 1
-		case t.hostTotal == nil:
+		case t.HostTotal == nil:
 			l.grids[ti] = uint32(t.maxBlocks)
 		default:
-			l.grids[ti] = gridFor(t.hostTotal(l.scal, l.shapes), t.blockDim, t.maxBlocks)
+			l.grids[ti] = kabi.GridFor(t.HostTotal(l.scal, l.shapes), t.BlockDim, t.maxBlocks)
 		}
 	}
 	return nil
 }
 
 // slotValue is the value a slot passes. Temporaries are filled in later.
-func slotValue(d *device, sl slot, args *backend.Args) (uint64, error) {
-	switch sl.kind {
-	case scalarSlot:
-		if sl.param >= len(args.Scalars) {
-			return 0, fmt.Errorf("parameter %d: no scalar value (%d given)", sl.param, len(args.Scalars))
+func slotValue(d *device, sl kabi.Slot, args *backend.Args) (uint64, error) {
+	switch sl.Kind {
+	case kabi.ScalarSlot:
+		if sl.Param >= len(args.Scalars) {
+			return 0, fmt.Errorf("parameter %d: no scalar value (%d given)", sl.Param, len(args.Scalars))
 		}
-		return args.Scalars[sl.param], nil
-	case arraySlot, dimSlot:
-		if sl.param >= len(args.Arrays) {
-			return 0, fmt.Errorf("parameter %d: no array (%d given)", sl.param, len(args.Arrays))
+		return args.Scalars[sl.Param], nil
+	case kabi.ArraySlot, kabi.DimSlot:
+		if sl.Param >= len(args.Arrays) {
+			return 0, fmt.Errorf("parameter %d: no array (%d given)", sl.Param, len(args.Arrays))
 		}
-		a := args.Arrays[sl.param]
-		if sl.kind == dimSlot {
-			return uint64(int64(a.Shape[sl.dim])), nil
+		a := args.Arrays[sl.Param]
+		if sl.Kind == kabi.DimSlot {
+			return uint64(int64(a.Shape[sl.Dim])), nil
 		}
 		b, ok := a.Buf.(devPointer)
 		if !ok || a.Buf == nil {
-			return 0, fmt.Errorf("parameter %d: %T is not a CUDA buffer", sl.param, a.Buf)
+			return 0, fmt.Errorf("parameter %d: %T is not a CUDA buffer", sl.Param, a.Buf)
 		}
 		p, err := b.devPtrFor(d)
 		if err != nil {
-			return 0, fmt.Errorf("parameter %d: %w", sl.param, err)
+			return 0, fmt.Errorf("parameter %d: %w", sl.Param, err)
 		}
 		return p, nil
-	case tempsSlot:
+	case kabi.TempsSlot:
 		return 0, nil
 	}
-	return 0, fmt.Errorf("unknown slot kind %d", sl.kind)
-}
-
-// gridFor is the number of blocks for total points of blockDim threads each,
-// capped at maxBlocks (the kernels stride over the rest); 0 when there is
-// nothing to do.
-func gridFor(total int64, blockDim, maxBlocks int) uint32 {
-	if total <= 0 {
-		return 0
-	}
-	bd := int64(max(blockDim, 1))
-	blocks := (total-1)/bd + 1
-	blocks = min(blocks, int64(max(maxBlocks, 1)), math.MaxInt32)
-	return uint32(blocks)
+	return 0, fmt.Errorf("unknown slot kind %d", sl.Kind)
 }
 
 // takeTemps allocates the temporaries in the order of s.
@@ -230,7 +218,7 @@ func (l *launch) Run(task int, bs backend.Stream) error {
 	d.leave()
 	runtime.KeepAlive(l) // a holds the addresses of l.ptrs and l.vals
 	if r != cudaSuccess {
-		return fmt.Errorf("cuda: kernel entry %s: %w", m.tasks[task].entry, d.check("cuLaunchKernel", r))
+		return fmt.Errorf("cuda: kernel entry %s: %w", m.tasks[task].Entry, d.check("cuLaunchKernel", r))
 	}
 	return nil
 }

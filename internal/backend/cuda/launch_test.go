@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/quadrants-go/qd/internal/backend"
+	"github.com/quadrants-go/qd/internal/kabi"
 	"github.com/quadrants-go/qd/internal/lower"
 )
 
@@ -45,24 +46,23 @@ func saxpyLike(t *testing.T, d *device, numTemps int) *loadedModule {
 	t.Helper()
 	m := &loadedModule{d: d, nparams: 4, numTemps: numTemps, tasks: []task{
 		{
-			entry: "saxpy_t0", kind: lower.Parallel, blockDim: 256,
-			params: []slot{
-				{kind: scalarSlot, param: 0, size: 4},
-				{kind: arraySlot, param: 1, size: 8},
-				{kind: dimSlot, param: 1, dim: 0, size: 8},
-				{kind: arraySlot, param: 2, size: 8},
-				{kind: dimSlot, param: 2, dim: 0, size: 8},
+			Task: kabi.Task{Entry: "saxpy_t0", Kind: lower.Parallel, BlockDim: 256, Slots: []kabi.Slot{
+				{Kind: kabi.ScalarSlot, Param: 0, Size: 4},
+				{Kind: kabi.ArraySlot, Param: 1, Size: 8},
+				{Kind: kabi.DimSlot, Param: 1, Dim: 0, Size: 8},
+				{Kind: kabi.ArraySlot, Param: 2, Size: 8},
+				{Kind: kabi.DimSlot, Param: 2, Dim: 0, Size: 8},
 			},
-			hostTotal: func(_ []uint64, shapes [][3]int) int64 { return int64(shapes[1][0]) },
-			fn:        0x1000,
+				HostTotal: func(_ []uint64, shapes [][3]int) int64 { return int64(shapes[1][0]) }},
+			fn: 0x1000,
 		},
 		{
-			entry: "saxpy_t1", kind: lower.Serial, blockDim: 7, // serial: forced to 1
-			params: []slot{
-				{kind: scalarSlot, param: 3, size: 8},
-				{kind: tempsSlot, size: 8},
-				{kind: scalarSlot, param: 0, size: 4},
-			},
+			Task: kabi.Task{Entry: "saxpy_t1", Kind: lower.Serial, BlockDim: 7, // serial: forced to 1
+				Slots: []kabi.Slot{
+					{Kind: kabi.ScalarSlot, Param: 3, Size: 8},
+					{Kind: kabi.TempsSlot, Size: 8},
+					{Kind: kabi.ScalarSlot, Param: 0, Size: 4},
+				}},
 			fn: 0x2000,
 		},
 	}}
@@ -85,25 +85,25 @@ func TestLayout(t *testing.T) {
 	if len(m.tempSlots) != 1 || m.tempSlots[0] != 6 {
 		t.Errorf("temp slots %v, want [6]", m.tempSlots)
 	}
-	if m.tasks[1].blockDim != 1 {
-		t.Errorf("serial block %d, want 1", m.tasks[1].blockDim)
+	if m.tasks[1].BlockDim != 1 {
+		t.Errorf("serial block %d, want 1", m.tasks[1].BlockDim)
 	}
-	if got, want := m.tasks[0].maxBlocks, gridWaves*132*8; got != want {
+	if got, want := m.tasks[0].maxBlocks, kabi.MaxBlocks(132, 2048, 256); got != want {
 		t.Errorf("maxBlocks = %d, want %d", got, want)
 	}
 
 	bad := []task{
-		{entry: "big", kind: lower.Parallel, blockDim: 2048},
-		{entry: "zero", kind: lower.Parallel, blockDim: 0},
-		{entry: "size", kind: lower.Parallel, blockDim: 32, params: []slot{{kind: scalarSlot, size: 2}}},
-		{entry: "param", kind: lower.Parallel, blockDim: 32, params: []slot{{kind: arraySlot, param: 9, size: 8}}},
-		{entry: "dim", kind: lower.Parallel, blockDim: 32, params: []slot{{kind: dimSlot, dim: 3, size: 8}}},
-		{entry: "kind", kind: lower.Parallel, blockDim: 32, params: []slot{{kind: 0, size: 8}}},
+		{Task: kabi.Task{Entry: "big", Kind: lower.Parallel, BlockDim: 2048}},
+		{Task: kabi.Task{Entry: "zero", Kind: lower.Parallel, BlockDim: 0}},
+		{Task: kabi.Task{Entry: "size", Kind: lower.Parallel, BlockDim: 32, Slots: []kabi.Slot{{Kind: kabi.ScalarSlot, Size: 2}}}},
+		{Task: kabi.Task{Entry: "param", Kind: lower.Parallel, BlockDim: 32, Slots: []kabi.Slot{{Kind: kabi.ArraySlot, Param: 9, Size: 8}}}},
+		{Task: kabi.Task{Entry: "dim", Kind: lower.Parallel, BlockDim: 32, Slots: []kabi.Slot{{Kind: kabi.DimSlot, Dim: 3, Size: 8}}}},
+		{Task: kabi.Task{Entry: "kind", Kind: lower.Parallel, BlockDim: 32, Slots: []kabi.Slot{{Kind: 0, Size: 8}}}},
 	}
 	for _, bt := range bad {
 		m := &loadedModule{d: d, nparams: 1, tasks: []task{bt}}
-		if err := m.layout(d); err == nil || !strings.Contains(err.Error(), bt.entry) {
-			t.Errorf("layout of bad task %q: %v", bt.entry, err)
+		if err := m.layout(d); err == nil || !strings.Contains(err.Error(), bt.Entry) {
+			t.Errorf("layout of bad task %q: %v", bt.Entry, err)
 		}
 	}
 }
@@ -143,7 +143,7 @@ func TestPackParams(t *testing.T) {
 	}
 	for ti, tk := range m.tasks {
 		ka := l.kargs[ti]
-		if ka[0] != tk.fn || ka[4] != uintptr(tk.blockDim) || ka[2] != 1 || ka[5] != 1 || ka[10] != 0 {
+		if ka[0] != tk.fn || ka[4] != uintptr(tk.BlockDim) || ka[2] != 1 || ka[5] != 1 || ka[10] != 0 {
 			t.Errorf("task %d: kernel args %v", ti, ka)
 		}
 		if ka[9] != uintptr(unsafe.Pointer(&l.ptrs[tk.slotOff])) {
@@ -261,45 +261,6 @@ func TestLaunchBlocksPerCall(t *testing.T) {
 		l.End(s)
 	}); n != 0 {
 		t.Errorf("Begin/End: %v allocations per launch", n)
-	}
-}
-
-func TestGridFor(t *testing.T) {
-	cases := []struct {
-		total     int64
-		block     int
-		maxBlocks int
-		want      uint32
-	}{
-		{0, 256, 1056, 0},
-		{-5, 256, 1056, 0},
-		{1, 256, 1056, 1},
-		{256, 256, 1056, 1},
-		{257, 256, 1056, 2},
-		{1 << 20, 256, 1056, 1056}, // capped: the kernel strides
-		{1000, 128, 1 << 20, 8},
-		{math.MaxInt64, 1, math.MaxInt, math.MaxInt32},
-		{10, 0, 0, 1}, // degenerate inputs stay launchable
-	}
-	for _, c := range cases {
-		if got := gridFor(c.total, c.block, c.maxBlocks); got != c.want {
-			t.Errorf("gridFor(%d, %d, %d) = %d, want %d", c.total, c.block, c.maxBlocks, got, c.want)
-		}
-	}
-}
-
-func TestMaxBlocks(t *testing.T) {
-	cases := []struct{ sms, perSM, block, want int }{
-		{132, 2048, 256, gridWaves * 132 * 8},  // H100 SXM
-		{132, 2048, 1024, gridWaves * 132 * 2}, //
-		{132, 2048, 1, gridWaves * 132 * 2048}, // serial-sized blocks
-		{80, 1536, 1024, gridWaves * 80},       // at least one block per SM
-		{0, 0, 0, gridWaves},
-	}
-	for _, c := range cases {
-		if got := maxBlocks(c.sms, c.perSM, c.block); got != c.want {
-			t.Errorf("maxBlocks(%d, %d, %d) = %d, want %d", c.sms, c.perSM, c.block, got, c.want)
-		}
 	}
 }
 

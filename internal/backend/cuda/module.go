@@ -12,40 +12,15 @@ import (
 	"github.com/ebitengine/purego"
 
 	"github.com/quadrants-go/qd/internal/backend"
+	"github.com/quadrants-go/qd/internal/kabi"
 	"github.com/quadrants-go/qd/internal/lower"
 )
 
-// slotKind says where a kernel parameter's value comes from.
-type slotKind uint8
-
-const (
-	scalarSlot slotKind = iota + 1 // Args.Scalars[param], 4 or 8 bytes
-	arraySlot                      // device address of Args.Arrays[param].Buf
-	dimSlot                        // Args.Arrays[param].Shape[dim], as int64
-	tempsSlot                      // device address of the launch's temporaries
-)
-
-// slot is one parameter of a task's entry, in declaration order.
-type slot struct {
-	kind  slotKind
-	param int
-	dim   int
-	size  int // 4 or 8 bytes
-}
-
-// task is one entry of a loaded module.
+// task is one entry of a loaded module: its layout and what loading added.
 type task struct {
-	entry     string
-	kind      lower.TaskKind
-	group     int
-	blockDim  int // threads per block; 1 for serial tasks
-	maxBlocks int // the grid of a grid-stride launch: every SM full
-	params    []slot
-	slotOff   int // index of params[0] in the launch's value block
-	// hostTotal computes the number of points from the scalars and array
-	// shapes; nil: the grid is maxBlocks and the kernel reads its extent on
-	// the device.
-	hostTotal func(scalars []uint64, shapes [][3]int) int64
+	kabi.Task
+	maxBlocks int     // the grid of a grid-stride launch: every SM full
+	slotOff   int     // index of Slots[0] in the launch's value block
 	fn        uintptr // CUfunction
 }
 
@@ -149,12 +124,12 @@ func (d *device) load(c *compiled, nparams int) (*loadedModule, error) {
 	m.h, m.jitInfo = h, info
 	for i := range m.tasks {
 		t := &m.tasks[i]
-		name := cString(t.entry)
+		name := cString(t.Entry)
 		var fn uintptr
 		r := callRes(purego.SyscallN(d.sym.moduleGetFunction, uintptr(unsafe.Pointer(&fn)), h, uintptr(unsafe.Pointer(&name[0]))))
 		if err := d.check("cuModuleGetFunction", r); err != nil {
 			m.unload()
-			return nil, fmt.Errorf("cuda: entry %q: %w", t.entry, err)
+			return nil, fmt.Errorf("cuda: entry %q: %w", t.Entry, err)
 		}
 		t.fn = fn
 	}
@@ -167,33 +142,33 @@ func (m *loadedModule) layout(d *device) error {
 	n := 0
 	for i := range m.tasks {
 		t := &m.tasks[i]
-		if t.kind == lower.Serial {
-			t.blockDim = 1
+		if t.Kind == lower.Serial {
+			t.BlockDim = 1
 		}
-		if t.blockDim < 1 || t.blockDim > d.maxBlockDim {
-			return fmt.Errorf("cuda: task %d (%s): block size %d outside 1..%d", i, t.entry, t.blockDim, d.maxBlockDim)
+		if t.BlockDim < 1 || t.BlockDim > d.maxBlockDim {
+			return fmt.Errorf("cuda: task %d (%s): block size %d outside 1..%d", i, t.Entry, t.BlockDim, d.maxBlockDim)
 		}
-		t.maxBlocks = maxBlocks(d.smCount, d.maxThreadsSM, t.blockDim)
+		t.maxBlocks = kabi.MaxBlocks(d.smCount, d.maxThreadsSM, t.BlockDim)
 		t.slotOff = n
-		for j, s := range t.params {
-			switch s.kind {
-			case scalarSlot, arraySlot, dimSlot:
-				if s.param < 0 || s.param >= m.nparams {
-					return fmt.Errorf("cuda: task %d (%s): slot %d names parameter %d of %d", i, t.entry, j, s.param, m.nparams)
+		for j, s := range t.Slots {
+			switch s.Kind {
+			case kabi.ScalarSlot, kabi.ArraySlot, kabi.DimSlot:
+				if s.Param < 0 || s.Param >= m.nparams {
+					return fmt.Errorf("cuda: task %d (%s): slot %d names parameter %d of %d", i, t.Entry, j, s.Param, m.nparams)
 				}
-			case tempsSlot:
+			case kabi.TempsSlot:
 				m.tempSlots = append(m.tempSlots, n+j)
 			default:
-				return fmt.Errorf("cuda: task %d (%s): slot %d has unknown kind %d", i, t.entry, j, s.kind)
+				return fmt.Errorf("cuda: task %d (%s): slot %d has unknown kind %d", i, t.Entry, j, s.Kind)
 			}
-			if s.size != 4 && s.size != 8 {
-				return fmt.Errorf("cuda: task %d (%s): slot %d has size %d, want 4 or 8", i, t.entry, j, s.size)
+			if s.Size != 4 && s.Size != 8 {
+				return fmt.Errorf("cuda: task %d (%s): slot %d has size %d, want 4 or 8", i, t.Entry, j, s.Size)
 			}
-			if s.kind == dimSlot && (s.dim < 0 || s.dim > 2) {
-				return fmt.Errorf("cuda: task %d (%s): slot %d has dimension %d", i, t.entry, j, s.dim)
+			if s.Kind == kabi.DimSlot && (s.Dim < 0 || s.Dim > 2) {
+				return fmt.Errorf("cuda: task %d (%s): slot %d has dimension %d", i, t.Entry, j, s.Dim)
 			}
 		}
-		n += len(t.params)
+		n += len(t.Slots)
 	}
 	m.nslots = n
 	return nil
@@ -267,18 +242,3 @@ func (m *loadedModule) unload() error {
 	m.h = 0
 	return err
 }
-
-// maxBlocks is the largest grid of a grid-stride launch of blockDim threads
-// per block: gridWaves times as many blocks as every SM can hold at once
-// (threads per SM / blockDim, at least one per SM).
-func maxBlocks(sms, threadsPerSM, blockDim int) int {
-	return gridWaves * max(sms, 1) * max(threadsPerSM/max(blockDim, 1), 1)
-}
-
-// gridWaves is how many full waves of blocks a large range gets before the
-// kernels start striding. One wave looks enough on paper, but registers or
-// shared memory can keep fewer blocks resident than the thread count says,
-// leaving SMs idle at the tail; measured on an H200 (2026-11-21), 8 waves
-// took a 2-D 5-point stencil from 0.37 to 0.45 of its byte floor and saxpy
-// from 0.963 to 0.968 of a device copy's bandwidth.
-const gridWaves = 8

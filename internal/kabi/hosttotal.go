@@ -1,4 +1,4 @@
-package ptx
+package kabi
 
 import (
 	"math"
@@ -7,18 +7,18 @@ import (
 	"github.com/quadrants-go/qd/internal/ir"
 )
 
-// hostTotal returns TaskInfo.HostTotal for a parallel loop, or nil when an
-// extent reads something the host does not have (a local, an array element,
-// an atomic, a transcendental function).
+// HostTotal returns Task.HostTotal for a parallel loop with the given
+// extents, or nil when an extent reads something the host does not have (a
+// local, an array element, an atomic, a transcendental function).
 //
-// The host evaluates the extents with the device's semantics, so the count it
-// gives is the count the kernel loops over: Go's wrapping integer arithmetic,
-// IEEE float arithmetic, and float-to-integer conversions that saturate (NaN
-// gives 0) as PTX cvt.rzi does. Where the device's result is unspecified
+// The host evaluates the extents with the semantics every GPU code
+// generator implements, so the count it gives is the count the kernel loops
+// over: Go's wrapping integer arithmetic, IEEE float arithmetic, and
+// float-to-integer conversions that truncate and saturate (NaN gives 0). Where the device's result is unspecified
 // (integer division by zero) or a parameter is missing, it returns
 // math.MaxInt64: the grid is then as large as the launcher allows and the
 // kernel bounds itself. Totals beyond 2^63-1 saturate there too.
-func hostTotal(extents []ir.Expr) func(scalars []uint64, shapes [][3]int) int64 {
+func HostTotal(extents []ir.Expr) TotalFunc {
 	for _, e := range extents {
 		if !hostEvaluable(e) {
 			return nil
@@ -299,7 +299,7 @@ func floatBinary(op ir.BinOp, x, y float64, f32 bool) uint64 {
 	return math.Float64bits(r)
 }
 
-// hostConvert converts like the device's cvt: integers extend or truncate,
+// hostConvert converts like the device: integers extend or truncate,
 // float to integer truncates and saturates (NaN → 0), to float rounds to
 // nearest.
 func hostConvert(to, from ir.Type, x uint64) uint64 {
