@@ -69,8 +69,10 @@ func (p *Program) newKernel(plan *lower.Plan) (*Kernel, error) {
 	return k, nil
 }
 
-// Close releases the kernel; its module is unloaded when no kernel of the
-// Program uses it. It is idempotent.
+// Close releases the kernel handle. The compiled code stays in the
+// Program's module cache until the Program closes, so compiling the same
+// kernel again is a cache hit and no launch in flight can see its code
+// unloaded. It is idempotent.
 func (k *Kernel) Close() error {
 	if k == nil || k.c == nil {
 		return nil
@@ -85,7 +87,7 @@ func (c *kernelCore) leakClose() error {
 	c.p.mu.Lock()
 	delete(c.p.kernels, c)
 	c.p.mu.Unlock()
-	return c.p.modules.put(c.mod)
+	return nil
 }
 
 func (c *kernelCore) release() error {
@@ -98,11 +100,14 @@ func (c *kernelCore) release() error {
 type cachedModule struct {
 	hash ir.Hash
 	mod  backend.Module
-	refs int
 }
 
 // moduleCache is the Program's compile cache, keyed by the IR hash, which
-// covers the kernel's structure, types and stream-parallel grouping.
+// covers the kernel's structure, types and stream-parallel grouping. It is
+// the only module cache: backends compile and load on every Compile they
+// are asked for. Modules stay loaded until the Program closes (closeAll):
+// a module may be in use by enqueued work long after its last Kernel
+// handle is closed, and a Program compiles a bounded set of kernels.
 type moduleCache struct {
 	mu sync.Mutex
 	m  map[ir.Hash]*cachedModule
@@ -114,29 +119,18 @@ func (mc *moduleCache) get(dev backend.Device, plan *lower.Plan) (*cachedModule,
 	mc.mu.Lock()
 	defer mc.mu.Unlock()
 	if m := mc.m[plan.Hash]; m != nil {
-		m.refs++
 		return m, nil
 	}
 	mod, err := dev.Compile(plan)
 	if err != nil {
 		return nil, fmt.Errorf("qd: compiling kernel %s: %w", plan.Kernel.Name, err)
 	}
-	m := &cachedModule{hash: plan.Hash, mod: mod, refs: 1}
+	m := &cachedModule{hash: plan.Hash, mod: mod}
 	mc.m[plan.Hash] = m
 	return m, nil
 }
 
-func (mc *moduleCache) put(m *cachedModule) error {
-	mc.mu.Lock()
-	defer mc.mu.Unlock()
-	m.refs--
-	if m.refs > 0 || mc.m[m.hash] != m {
-		return nil
-	}
-	delete(mc.m, m.hash)
-	return m.mod.Close()
-}
-
+// closeAll unloads every module; the Program has waited for all its work.
 func (mc *moduleCache) closeAll() error {
 	mc.mu.Lock()
 	defer mc.mu.Unlock()

@@ -125,7 +125,7 @@ func NewNdarray[T Elem](p *Program, shape ...int) (*Ndarray[T], error) {
 
 // zero fills a new buffer with zeros; CPU memory is born zeroed.
 func (c *ndCore) zero() error {
-	if _, ok := c.buf.(hostPointer); ok || c.n == 0 {
+	if _, ok := c.buf.(backend.HostPointer); ok || c.n == 0 {
 		return nil
 	}
 	if z, ok := c.buf.(backend.Zeroer); ok {
@@ -287,10 +287,6 @@ func (c *ndCore) noteUse(s *streamCore) {
 	c.mu.Unlock()
 }
 
-// hostPointer is implemented by buffers the host can address directly (the
-// CPU backend's).
-type hostPointer interface{ HostPointer() unsafe.Pointer }
-
 // waitUsers blocks until the work enqueued so far on the streams that used
 // c is done, then forgets those uses.
 func (p *Program) waitUsers(c *ndCore) error {
@@ -346,7 +342,7 @@ func (p *Program) hostTransfer(c *ndCore, enqueue func(backend.Stream) error, di
 	if err := p.waitUsers(c); err != nil {
 		return err
 	}
-	if hp, ok := c.buf.(hostPointer); ok && len(direct) > 0 {
+	if hp, ok := c.buf.(backend.HostPointer); ok && len(direct) > 0 {
 		direct[0](hp.HostPointer())
 		return nil
 	}

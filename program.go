@@ -7,7 +7,6 @@ import (
 	"sync/atomic"
 
 	"github.com/quadrants-go/qd/internal/backend"
-	cpubackend "github.com/quadrants-go/qd/internal/backend/cpu"
 )
 
 // Program is one backend device with everything made on it: streams,
@@ -49,10 +48,16 @@ func Init(opts ...InitOption) (*Program, error) {
 			o(&cfg)
 		}
 	}
-	dev, arch, err := openDevice(cfg.arch)
+	dev, arch, err := openDevice(cfg.arch, 0)
 	if err != nil {
 		return nil, err
 	}
+	return newProgram(dev, arch, cfg)
+}
+
+// newProgram makes the Program of an open device; on failure it closes
+// the device.
+func newProgram(dev backend.Device, arch Arch, cfg initConfig) (*Program, error) {
 	p := &Program{
 		arch:    arch,
 		dev:     dev,
@@ -79,36 +84,44 @@ func Init(opts ...InitOption) (*Program, error) {
 	return p, nil
 }
 
-// openDevice opens the backend for arch; for Auto it falls back in order.
-func openDevice(arch Arch) (backend.Device, Arch, error) {
-	switch arch {
-	case CPU:
-		return cpubackend.New(), CPU, nil
-	case Auto:
-		for _, a := range []Arch{CUDA, AMDGPU} {
-			if open := gpuOpeners[a]; open != nil {
-				if dev, err := open(); err == nil {
-					return dev, a, nil
-				}
+// openDevice opens device ordinal of the registered backend for arch; for
+// Auto it tries the registered backends in their order of preference (the
+// GPUs, then the CPU, which always opens).
+func openDevice(arch Arch, ordinal int) (backend.Device, Arch, error) {
+	if arch == Auto {
+		var errs []error
+		for _, b := range backend.Registered() {
+			dev, err := b.Open(ordinal)
+			if err == nil {
+				return dev, archOf(b.Arch), nil
 			}
+			errs = append(errs, err)
 		}
-		return cpubackend.New(), CPU, nil
-	case CUDA, AMDGPU:
-		open := gpuOpeners[arch]
-		if open == nil {
-			return nil, 0, fmt.Errorf("qd: the %s backend is not built in yet: %w", arch, ErrUnsupported)
-		}
-		dev, err := open()
-		if err != nil {
-			return nil, 0, fmt.Errorf("qd: %s backend unavailable: %w", arch, err)
-		}
-		return dev, arch, nil
+		return nil, 0, fmt.Errorf("qd: no backend opened: %w", errors.Join(errs...))
 	}
-	return nil, 0, fmt.Errorf("qd: unknown arch %v: %w", arch, ErrInvalidArgument)
+	if arch < CPU || arch > AMDGPU {
+		return nil, 0, fmt.Errorf("qd: unknown arch %v: %w", arch, ErrInvalidArgument)
+	}
+	b, ok := backend.Lookup(arch.String())
+	if !ok {
+		return nil, 0, &unavailableError{arch, errors.New("not built in yet")}
+	}
+	dev, err := b.Open(ordinal)
+	if err != nil {
+		return nil, 0, &unavailableError{arch, err}
+	}
+	return dev, arch, nil
 }
 
-// gpuOpeners holds the GPU backends compiled in, by arch.
-var gpuOpeners = map[Arch]func() (backend.Device, error){}
+// archOf is the Arch a registered backend's name stands for.
+func archOf(name string) Arch {
+	for _, a := range []Arch{CPU, CUDA, AMDGPU} {
+		if a.String() == name {
+			return a
+		}
+	}
+	return Auto
+}
 
 // Arch is the backend the Program runs on (never Auto).
 func (p *Program) Arch() Arch {

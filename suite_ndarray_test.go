@@ -39,7 +39,10 @@ func TestNdarrayBasics(t *testing.T) {
 				t.Errorf("NewNdarray%v succeeded", shape)
 			}
 		}
-		_, err := NewNdarray[float32](nil, 4)
+		// 2^40 float32 (4 TiB): more than any device here has.
+		_, err := NewNdarray[float32](p, 1<<40)
+		wantErr(t, err, ErrOutOfMemory)
+		_, err = NewNdarray[float32](nil, 4)
 		wantErr(t, err, ErrInvalidArgument)
 		empty := must[*Ndarray[bool]](t)(NewNdarray[bool](p, 0))
 		if v := must[[]bool](t)(empty.ToSlice()); len(v) != 0 {

@@ -315,6 +315,7 @@ func (nullEvent) Close() error                                             { ret
 func (b *nullBuffer) Bytes() int                                           { return b.n }
 func (*nullBuffer) CopyFromHost(backend.Stream, unsafe.Pointer, int) error { return nil }
 func (*nullBuffer) CopyToHost(backend.Stream, unsafe.Pointer, int) error   { return nil }
+func (*nullBuffer) CopyFrom(backend.Stream, backend.Buffer, int) error     { return nil }
 func (*nullBuffer) Close() error                                           { return nil }
 func (*nullModule) Begin(backend.Stream, *backend.Args) (backend.Launch, error) {
 	return nullLaunch{}, nil
@@ -323,25 +324,13 @@ func (*nullModule) Close() error                 { return nil }
 func (nullLaunch) Run(int, backend.Stream) error { return nil }
 func (nullLaunch) End(backend.Stream) error      { return nil }
 
-// withNullDevice runs f with a Program on the null device, borrowing the
-// AMDGPU slot of the openers (no AMDGPU backend is built in).
+// withNullDevice runs f with a Program on the null device.
 func withNullDevice(b *testing.B, f func(p *Program)) {
-	gpuOpenersMu.Lock()
-	old, had := gpuOpeners[AMDGPU]
-	gpuOpeners[AMDGPU] = func() (backend.Device, error) { return nullDevice{}, nil }
-	p, err := Init(WithArch(AMDGPU))
-	if had {
-		gpuOpeners[AMDGPU] = old
-	} else {
-		delete(gpuOpeners, AMDGPU)
-	}
-	gpuOpenersMu.Unlock()
+	p, err := newProgram(nullDevice{}, AMDGPU, initConfig{})
 	check(b, err)
 	defer p.Close()
 	f(p)
 }
-
-var gpuOpenersMu sync.Mutex
 
 // BenchmarkLaunchOverhead is qd's own host work per LaunchOn of a
 // 4-argument kernel (2 Ndarrays, 2 scalars) on an explicit stream, over a

@@ -94,7 +94,7 @@ func TestDemoUnavailableArch(t *testing.T) {
 	switch {
 	case cudaOK && code != 0:
 		t.Errorf("-arch cuda with a GPU: exit %d\nstdout: %s\nstderr: %s", code, out, errs)
-	case !cudaOK && (code != 1 || !strings.Contains(errs, "cuda backend unavailable")):
+	case !cudaOK && (code != 1 || !strings.Contains(errs, "cuda backend is unavailable")):
 		t.Errorf("-arch cuda without a GPU: exit %d, stderr %q", code, errs)
 	}
 }

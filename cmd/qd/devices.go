@@ -73,11 +73,8 @@ func autoPick(infos []qd.DeviceInfo) string {
 
 // unavailableReason is the cause of in.Err without qd's own prefix.
 func unavailableReason(in qd.DeviceInfo) string {
-	if errors.Is(in.Err, qd.ErrUnsupported) {
-		return "not built in yet"
-	}
 	msg := in.Err.Error()
-	for _, p := range []string{"qd: " + in.Arch.String() + " backend unavailable: ", "qd: "} {
+	for _, p := range []string{"qd: the " + in.Arch.String() + " backend is unavailable: ", "qd: "} {
 		msg = strings.TrimPrefix(msg, p)
 	}
 	return msg

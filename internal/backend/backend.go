@@ -9,9 +9,20 @@ import (
 	"github.com/quadrants-go/qd/internal/trace"
 )
 
-// ErrUnsupported is returned (wrapped) for an operation a backend does not
-// offer.
-var ErrUnsupported = errors.New("not supported by this backend")
+// Sentinel errors every backend wraps, so that callers test them with
+// errors.Is whatever the backend (package qd re-exports them).
+var (
+	// ErrUnsupported is returned (wrapped) for an operation a backend does
+	// not offer.
+	ErrUnsupported = errors.New("not supported by this backend")
+	// ErrOutOfMemory: an allocation failed for lack of device (or host)
+	// memory; it may succeed once memory is freed.
+	ErrOutOfMemory = errors.New("out of memory")
+	// ErrDeviceLost: a fault (an illegal address, a trap) left the device's
+	// context unusable; every later call on it fails with this error until
+	// every Program on the device is closed.
+	ErrDeviceLost = errors.New("device lost after a fault")
+)
 
 // Device is one device of a backend.
 type Device interface {
@@ -79,6 +90,9 @@ type Buffer interface {
 	Bytes() int
 	CopyFromHost(s Stream, src unsafe.Pointer, n int) error
 	CopyToHost(s Stream, dst unsafe.Pointer, n int) error
+	// CopyFrom enqueues a copy of the first n bytes of src, a buffer of the
+	// same device, into this buffer.
+	CopyFrom(s Stream, src Buffer, n int) error
 	// Close frees the memory at once.
 	Close() error
 }
@@ -87,6 +101,13 @@ type Buffer interface {
 // (the CPU): a Go slice passed to a kernel is then wrapped, not copied.
 type HostWrapper interface {
 	WrapHost(p unsafe.Pointer, bytes int) (Buffer, error)
+}
+
+// HostPointer is implemented by buffers the host can address directly (the
+// CPU's): host copies are then plain memory moves once the streams that use
+// the buffer are waited for.
+type HostPointer interface {
+	HostPointer() unsafe.Pointer
 }
 
 // Zeroer is implemented by buffers that can fill themselves with zero bytes
@@ -113,6 +134,16 @@ type Launch interface {
 	// point on s (by running on s or by an event s waits for). End is called
 	// exactly once, also after a failed Run.
 	End(s Stream) error
+}
+
+// RawLauncher is implemented by GPU modules: the reference the launch
+// host-cost figure of `qd bench` is held against.
+type RawLauncher interface {
+	// RawLaunchCost is the mean host time of one launch of the module's
+	// first task straight through the driver's bindings (arguments packed
+	// once, nothing else on the path), over n launches on s with a
+	// synchronization every syncEvery launches.
+	RawLaunchCost(args *Args, s Stream, n, syncEvery int) (time.Duration, error)
 }
 
 // Args are the arguments of one launch, indexed by parameter position.

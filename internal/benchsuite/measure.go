@@ -9,7 +9,7 @@ import (
 
 	"github.com/quadrants-go/qd"
 	"github.com/quadrants-go/qd/internal/backend"
-	"github.com/quadrants-go/qd/internal/backend/cuda"
+	"github.com/quadrants-go/qd/internal/backend/gpu"
 	"github.com/quadrants-go/qd/internal/benchsuite/probe"
 	"github.com/quadrants-go/qd/internal/codegen/ptx"
 	"github.com/quadrants-go/qd/internal/frontend"
@@ -79,7 +79,7 @@ func (s *suite) launch() error {
 		if err != nil {
 			return err
 		}
-		row.RefName, row.RefValue, row.Ratio = "raw cuLaunchKernel", us(raw), float64(cost)/float64(raw)
+		row.RefName, row.RefValue, row.Ratio = "raw "+s.driverFn(func(c *gpu.Calls) *gpu.Fn { return &c.LaunchKernel }), us(raw), float64(cost)/float64(raw)
 		barLE(&row, 1.15)
 	} else {
 		row.Status, row.Note = Info, row.Note+"; no raw-driver reference on the CPU"
@@ -132,10 +132,14 @@ func (s *suite) rawLaunch(n, iters int) (time.Duration, error) {
 		Scalars: []uint64{uint64(math.Float32bits(2)), 0, 0, uint64(n)},
 		Arrays:  []backend.ArrayArg{{}, {Buf: bx, Shape: shape}, {Buf: by, Shape: shape}, {}},
 	}
-	if _, err := cuda.RawLaunchCost(mod, args, rs, syncEvery, syncEvery); err != nil {
+	rl, ok := mod.(backend.RawLauncher)
+	if !ok {
+		return 0, fmt.Errorf("the %s backend has no raw launch reference", s.p.Arch())
+	}
+	if _, err := rl.RawLaunchCost(args, rs, syncEvery, syncEvery); err != nil {
 		return 0, err
 	}
-	return best(5, func() (time.Duration, error) { return cuda.RawLaunchCost(mod, args, rs, iters, syncEvery) })
+	return best(5, func() (time.Duration, error) { return rl.RawLaunchCost(args, rs, iters, syncEvery) })
 }
 
 // spinTarget is how long one latency-bound kernel should run: long against
@@ -359,12 +363,6 @@ func (s *suite) copyBandwidth(bytes int) (float64, string, error) {
 			return 0, "", err
 		}
 		defer dst.Close()
-		cp, ok := dst.(interface {
-			CopyFromBuffer(backend.Stream, backend.Buffer, int) error
-		})
-		if !ok {
-			return 0, "", errors.New("the CUDA buffer has no CopyFromBuffer")
-		}
 		rs, err := s.raw.NewStream(0)
 		if err != nil {
 			return 0, "", err
@@ -380,14 +378,14 @@ func (s *suite) copyBandwidth(bytes int) (float64, string, error) {
 			return 0, "", err
 		}
 		defer e1.Close()
-		if err := cp.CopyFromBuffer(rs, src, bytes); err != nil { // warm
+		if err := dst.CopyFrom(rs, src, bytes); err != nil { // warm
 			return 0, "", err
 		}
 		if err := e0.Record(rs); err != nil {
 			return 0, "", err
 		}
 		for range reps {
-			if err := cp.CopyFromBuffer(rs, src, bytes); err != nil {
+			if err := dst.CopyFrom(rs, src, bytes); err != nil {
 				return 0, "", err
 			}
 		}
@@ -414,9 +412,17 @@ func (s *suite) copyBandwidth(bytes int) (float64, string, error) {
 	return s.copyB, s.copyName(), nil
 }
 
+// driverFn names the driver function pick selects, for reference rows.
+func (s *suite) driverFn(pick func(*gpu.Calls) *gpu.Fn) string {
+	if d, ok := s.raw.(*gpu.Device); ok {
+		return pick(d.Driver().Calls()).Name
+	}
+	return "driver"
+}
+
 func (s *suite) copyName() string {
 	if s.gpu {
-		return "cuMemcpyDtoD"
+		return s.driverFn(func(c *gpu.Calls) *gpu.Fn { return &c.CopyDtoDAsync })
 	}
 	return "Go copy, 1 core"
 }

@@ -11,7 +11,6 @@ import (
 
 	"github.com/quadrants-go/qd"
 	"github.com/quadrants-go/qd/internal/backend"
-	"github.com/quadrants-go/qd/internal/backend/cuda"
 )
 
 // Row is one figure of the suite.
@@ -69,9 +68,13 @@ func Run(p *qd.Program, opt Options) ([]Row, error) {
 	if p == nil {
 		return nil, fmt.Errorf("benchsuite: nil Program")
 	}
-	s := &suite{p: p, opt: opt, gpu: p.Arch() == qd.CUDA}
+	s := &suite{p: p, opt: opt, gpu: p.Arch() != qd.CPU}
 	if s.gpu {
-		raw, err := cuda.Open(0)
+		b, ok := backend.Lookup(p.Arch().String())
+		if !ok {
+			return nil, fmt.Errorf("benchsuite: the %s backend is not registered", p.Arch())
+		}
+		raw, err := b.Open(0)
 		if err != nil {
 			return nil, fmt.Errorf("benchsuite: opening the reference handle on the GPU: %w", err)
 		}

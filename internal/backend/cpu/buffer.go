@@ -51,6 +51,25 @@ func (b *buffer) CopyToHost(bs backend.Stream, dst unsafe.Pointer, n int) error 
 	}})
 }
 
+// CopyFrom enqueues a copy of n bytes from src, another CPU buffer.
+func (b *buffer) CopyFrom(bs backend.Stream, src backend.Buffer, n int) error {
+	sb, ok := src.(*buffer)
+	if !ok || sb == nil {
+		return fmt.Errorf("cpu backend: copy from a %T", src)
+	}
+	if n > b.bytes || n > sb.bytes || n < 0 {
+		return fmt.Errorf("cpu backend: copy of %d bytes from a buffer of %d into one of %d", n, sb.bytes, b.bytes)
+	}
+	s, ok := bs.(*stream)
+	if !ok {
+		return fmt.Errorf("cpu backend: copy on a %T", bs)
+	}
+	return s.enqueue(op{kind: opFunc, fn: func() error {
+		copy(b.bytesView()[:n], sb.bytesView()[:n])
+		return nil
+	}})
+}
+
 func (b *buffer) Close() error {
 	b.mem = nil
 	return nil

@@ -49,7 +49,7 @@ func (d *Device) event(e backend.Event) (*event, error) {
 
 func (d *Device) Alloc(bytes int) (backend.Buffer, error) {
 	if bytes < 0 || bytes > maxAlloc() {
-		return nil, fmt.Errorf("cpu backend: allocation of %d bytes: more than this machine's memory (%d bytes)", bytes, maxAlloc())
+		return nil, fmt.Errorf("cpu backend: allocation of %d bytes: more than this machine's memory (%d bytes): %w", bytes, maxAlloc(), backend.ErrOutOfMemory)
 	}
 	mem := make([]uint64, (bytes+7)/8+1) // +1: a valid pointer even for 0 bytes
 	return &buffer{mem: mem, ptr: unsafe.Pointer(&mem[0]), bytes: bytes}, nil

@@ -1,5 +1,5 @@
 //go:build !race
 
-package cuda
+package gpu
 
 const raceEnabled = false

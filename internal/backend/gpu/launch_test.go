@@ -1,7 +1,8 @@
-package cuda
+package gpu
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -16,13 +17,34 @@ import (
 // that has no driver behind it: Begin without temporaries, and End, make no
 // driver calls.
 
-func fakeDevice() *device {
-	return &device{drv: &driver{}, smCount: 132, maxThreadsSM: 2048, maxBlockDim: 1024}
+func fakeDevice() *Device {
+	return &Device{
+		drv:     nullDriver{},
+		props:   &Props{Units: 132, ThreadsPerUnit: 2048, MaxBlockDim: 1024},
+		modules: map[*loadedModule]struct{}{},
+	}
 }
+
+// nullDriver is a Driver with no library behind it: only what the tests
+// of this file reach (names and classes for errors) answers.
+type nullDriver struct{}
+
+func (nullDriver) Arch() string                              { return "null" }
+func (nullDriver) Calls() *Calls                             { return &Calls{} }
+func (nullDriver) Codes() Codes                              { return Codes{NotReady: 600} }
+func (nullDriver) Classify(code int32) Class                 { return nullClasses[code] }
+func (nullDriver) ErrorText(code int32) (string, string)     { return fmt.Sprintf("NULL_%d", code), "" }
+func (nullDriver) OpenDevice(int) (*Props, error)            { return nil, errors.New("null driver") }
+func (nullDriver) CloseDevice(*Props) error                  { return nil }
+func (nullDriver) Build(*lower.Plan, *Props) (*Image, error) { return nil, errors.New("null driver") }
+func (nullDriver) Load(*Image) (uintptr, error)              { return 0, errors.New("null driver") }
+
+// nullClasses classify the null driver's codes for the error tests.
+var nullClasses = map[int32]Class{2: OutOfMemory, 700: Fatal, 719: Fatal, 218: InvalidCode, 801: NotSupported, 100: NoDevice}
 
 // fakeBuffer stands for device memory at a fixed address.
 type fakeBuffer struct {
-	d    *device
+	d    *Device
 	addr uint64
 }
 
@@ -31,8 +53,9 @@ func (b *fakeBuffer) CopyFromHost(backend.Stream, unsafe.Pointer, int) error {
 	return nil
 }
 func (b *fakeBuffer) CopyToHost(backend.Stream, unsafe.Pointer, int) error { return nil }
+func (b *fakeBuffer) CopyFrom(backend.Stream, backend.Buffer, int) error   { return nil }
 func (b *fakeBuffer) Close() error                                         { return nil }
-func (b *fakeBuffer) devPtrFor(d *device) (uint64, error) {
+func (b *fakeBuffer) devPtrFor(d *Device) (uint64, error) {
 	if d != b.d {
 		return 0, errors.New("buffer belongs to another device")
 	}
@@ -42,7 +65,7 @@ func (b *fakeBuffer) devPtrFor(d *device) (uint64, error) {
 // saxpyLike is a module of two tasks: a parallel saxpy(a f32, x, y []f32)
 // with a host-computed extent, then a serial task that reads a 64-bit
 // scalar n and the temporaries.
-func saxpyLike(t *testing.T, d *device, numTemps int) *loadedModule {
+func saxpyLike(t *testing.T, d *Device, numTemps int) *loadedModule {
 	t.Helper()
 	m := &loadedModule{d: d, nparams: 4, numTemps: numTemps, tasks: []task{
 		{
@@ -118,7 +141,7 @@ func TestPackParams(t *testing.T) {
 		Scalars: []uint64{uint64(math.Float32bits(a)) | 0xdead_0000_0000_0000, 0, 0, 1<<40 + 3},
 		Arrays:  []backend.ArrayArg{{}, {Buf: x, Shape: [3]int{1000, 1, 1}}, {Buf: y, Shape: [3]int{1000, 1, 1}}, {}},
 	}
-	bl, err := (&moduleHandle{m: m}).Begin(s, args)
+	bl, err := m.Begin(s, args)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +184,7 @@ func TestPackParams(t *testing.T) {
 func TestPackErrors(t *testing.T) {
 	d := fakeDevice()
 	m := saxpyLike(t, d, 0)
-	h := &moduleHandle{m: m}
+	h := m
 	s := d.newStream(0xabc, false)
 	other := fakeDevice()
 	good := func() *backend.Args {
@@ -171,11 +194,11 @@ func TestPackErrors(t *testing.T) {
 		}
 	}
 	cases := map[string]func(a *backend.Args){
-		"parameter 1":            func(a *backend.Args) { a.Arrays[1].Buf = nil },
-		"not a CUDA buffer":      func(a *backend.Args) { a.Arrays[2].Buf = struct{ backend.Buffer }{} },
-		"parameter 2: buffer":    func(a *backend.Args) { a.Arrays[2].Buf = &fakeBuffer{other, 2} },
-		"parameter 3: no scalar": func(a *backend.Args) { a.Scalars = a.Scalars[:2] },
-		"no array":               func(a *backend.Args) { a.Arrays = a.Arrays[:1] },
+		"parameter 1":                  func(a *backend.Args) { a.Arrays[1].Buf = nil },
+		"not a buffer of this backend": func(a *backend.Args) { a.Arrays[2].Buf = struct{ backend.Buffer }{} },
+		"parameter 2: buffer":          func(a *backend.Args) { a.Arrays[2].Buf = &fakeBuffer{other, 2} },
+		"parameter 3: no scalar":       func(a *backend.Args) { a.Scalars = a.Scalars[:2] },
+		"no array":                     func(a *backend.Args) { a.Arrays = a.Arrays[:1] },
 	}
 	for want, edit := range cases {
 		a := good()
@@ -192,7 +215,7 @@ func TestPackErrors(t *testing.T) {
 	if _, err := h.Begin(closed, good()); err == nil {
 		t.Error("Begin on a closed stream succeeded")
 	}
-	h.Close()
+	h.closed.Store(true) // as Close does, without a driver to unload from
 	if _, err := h.Begin(s, good()); err == nil {
 		t.Error("Begin on a closed module succeeded")
 	}
@@ -208,7 +231,7 @@ func TestRunEmptyAndBadTask(t *testing.T) {
 		Scalars: make([]uint64, 4),
 		Arrays:  []backend.ArrayArg{{}, {Buf: &fakeBuffer{d, 1}, Shape: [3]int{0, 1, 1}}, {Buf: &fakeBuffer{d, 2}, Shape: [3]int{0, 1, 1}}, {}},
 	}
-	bl, err := (&moduleHandle{m: m}).Begin(s, args)
+	bl, err := m.Begin(s, args)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +253,7 @@ func TestRunEmptyAndBadTask(t *testing.T) {
 func TestLaunchBlocksPerCall(t *testing.T) {
 	d := fakeDevice()
 	m := saxpyLike(t, d, 0)
-	h := &moduleHandle{m: m}
+	h := m
 	s := d.newStream(0xabc, false)
 	mk := func(n int) *backend.Args {
 		return &backend.Args{

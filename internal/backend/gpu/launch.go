@@ -1,4 +1,4 @@
-package cuda
+package gpu
 
 import (
 	"errors"
@@ -15,9 +15,9 @@ import (
 )
 
 // devPointer is implemented by buffers that can be kernel arguments of a
-// device (the CUDA buffer; fakes in tests).
+// device (its buffers; views and fakes in tests).
 type devPointer interface {
-	devPtrFor(d *device) (uint64, error)
+	devPtrFor(d *Device) (uint64, error)
 }
 
 // launch is the per-call state of one kernel launch: the parameter values
@@ -68,12 +68,11 @@ func (m *loadedModule) newLaunch() *launch {
 }
 
 // Begin packs the arguments and takes the temporaries in the order of bs.
-func (h *moduleHandle) Begin(bs backend.Stream, args *backend.Args) (backend.Launch, error) {
-	if h.closed.Load() {
-		return nil, errors.New("cuda: Begin on a closed module")
-	}
-	m := h.m
+func (m *loadedModule) Begin(bs backend.Stream, args *backend.Args) (backend.Launch, error) {
 	d := m.d
+	if m.closed.Load() {
+		return nil, fmt.Errorf("%s: Begin on a closed module", d.Arch())
+	}
 	s, err := d.asStream(bs)
 	if err != nil {
 		return nil, err
@@ -96,7 +95,7 @@ func (h *moduleHandle) Begin(bs backend.Stream, args *backend.Args) (backend.Lau
 }
 
 // pack fills the value slots of every task and sizes every grid.
-func (l *launch) pack(d *device, args *backend.Args) error {
+func (l *launch) pack(d *Device, args *backend.Args) error {
 	m := l.m
 	for i := range l.scal {
 		l.scal[i] = 0
@@ -114,7 +113,7 @@ func (l *launch) pack(d *device, args *backend.Args) error {
 		for si, sl := range t.Slots {
 			v, err := slotValue(d, sl, args)
 			if err != nil {
-				return fmt.Errorf("cuda: kernel %s: %w", t.Entry, err)
+				return fmt.Errorf("%s: kernel %s: %w", d.Arch(), t.Entry, err)
 			}
 			if sl.Size == 4 {
 				v &= math.MaxUint32
@@ -134,7 +133,7 @@ func (l *launch) pack(d *device, args *backend.Args) error {
 }
 
 // slotValue is the value a slot passes. Temporaries are filled in later.
-func slotValue(d *device, sl kabi.Slot, args *backend.Args) (uint64, error) {
+func slotValue(d *Device, sl kabi.Slot, args *backend.Args) (uint64, error) {
 	switch sl.Kind {
 	case kabi.ScalarSlot:
 		if sl.Param >= len(args.Scalars) {
@@ -151,7 +150,7 @@ func slotValue(d *device, sl kabi.Slot, args *backend.Args) (uint64, error) {
 		}
 		b, ok := a.Buf.(devPointer)
 		if !ok || a.Buf == nil {
-			return 0, fmt.Errorf("parameter %d: %T is not a CUDA buffer", sl.Param, a.Buf)
+			return 0, fmt.Errorf("parameter %d: %T is not a buffer of this backend", sl.Param, a.Buf)
 		}
 		p, err := b.devPtrFor(d)
 		if err != nil {
@@ -165,18 +164,18 @@ func slotValue(d *device, sl kabi.Slot, args *backend.Args) (uint64, error) {
 }
 
 // takeTemps allocates the temporaries in the order of s.
-func (l *launch) takeTemps(d *device, s *stream) error {
+func (l *launch) takeTemps(d *Device, s *stream) error {
 	size := l.m.numTemps * 8
 	if err := d.enter(); err != nil {
 		return err
 	}
 	defer d.leave()
-	if d.memPools {
+	if d.props.MemPools {
 		f := getFrame()
 		f.a[0], f.a[1], f.a[2] = uintptr(unsafe.Pointer(&l.out[0])), uintptr(size), s.h
-		r := callRes(purego.SyscallN(d.sym.memAllocAsync, f.a[:3]...))
+		r := res(purego.SyscallN(d.c.MemAllocAsync.Addr, f.a[:3]...))
 		putFrame(f)
-		if err := d.check("cuMemAllocAsync", r); err != nil {
+		if err := d.check(&d.c.MemAllocAsync, r); err != nil {
 			return err
 		}
 		l.temps = l.out[0]
@@ -197,7 +196,7 @@ func (l *launch) takeTemps(d *device, s *stream) error {
 func (l *launch) Run(task int, bs backend.Stream) error {
 	m := l.m
 	if task < 0 || task >= len(m.tasks) {
-		return fmt.Errorf("cuda: Run of task %d; the kernel has %d", task, len(m.tasks))
+		return fmt.Errorf("%s: Run of task %d; the kernel has %d", m.d.Arch(), task, len(m.tasks))
 	}
 	d := m.d
 	s, err := d.asStream(bs)
@@ -214,11 +213,11 @@ func (l *launch) Run(task int, bs backend.Stream) error {
 	if err := d.enter(); err != nil {
 		return err
 	}
-	r := callRes(purego.SyscallN(d.sym.launchKernel, a[:]...))
+	r := res(purego.SyscallN(d.c.LaunchKernel.Addr, a[:]...))
 	d.leave()
 	runtime.KeepAlive(l) // a holds the addresses of l.ptrs and l.vals
-	if r != cudaSuccess {
-		return fmt.Errorf("cuda: kernel entry %s: %w", m.tasks[task].Entry, d.check("cuLaunchKernel", r))
+	if r != 0 {
+		return fmt.Errorf("%s: kernel entry %s: %w", d.Arch(), m.tasks[task].Entry, d.fail(&d.c.LaunchKernel, r))
 	}
 	return nil
 }
@@ -237,7 +236,7 @@ func (l *launch) End(bs backend.Stream) error {
 	return err
 }
 
-func (l *launch) freeTemps(d *device, bs backend.Stream) error {
+func (l *launch) freeTemps(d *Device, bs backend.Stream) error {
 	var sh uintptr
 	s, serr := d.asStream(bs)
 	if serr == nil {
@@ -249,9 +248,9 @@ func (l *launch) freeTemps(d *device, bs backend.Stream) error {
 	defer d.leave()
 	if serr != nil {
 		// No stream to order the release by: wait for all work instead.
-		err := d.check("cuCtxSynchronize", callRes(purego.SyscallN(d.sym.ctxSynchronize)))
+		err := d.call0(&d.c.Synchronize)
 		if l.block == nil {
-			err = errors.Join(err, d.check("cuMemFree_v2", call1(d.sym.memFree, uintptr(l.temps))))
+			err = errors.Join(err, d.call1(&d.c.MemFree, uintptr(l.temps)))
 		} else {
 			err = errors.Join(err, d.temps.put(l.block, 0))
 		}
@@ -260,9 +259,9 @@ func (l *launch) freeTemps(d *device, bs backend.Stream) error {
 	if l.block == nil {
 		f := getFrame()
 		f.a[0], f.a[1] = uintptr(l.temps), sh
-		r := callRes(purego.SyscallN(d.sym.memFreeAsync, f.a[:2]...))
+		r := res(purego.SyscallN(d.c.MemFreeAsync.Addr, f.a[:2]...))
 		putFrame(f)
-		return d.check("cuMemFreeAsync", r)
+		return d.check(&d.c.MemFreeAsync, r)
 	}
 	return d.temps.put(l.block, sh)
 }

@@ -1,4 +1,4 @@
-package cuda
+package gpu
 
 import (
 	"errors"
@@ -10,24 +10,22 @@ import (
 	"github.com/quadrants-go/qd/internal/trace"
 )
 
-var _ backend.Tracing = (*device)(nil)
-
 // traceTimer times tasks on the GPU with timing events: Begin and End each
 // record one pooled timing event on the task's stream, and a span's times
 // are the events' elapsed times from an epoch event, recorded at the
 // start on an idle stream and synchronized at once, so that it completes at
 // (within a few microseconds of) the host time epochAt.
 //
-// Cost with tracing on: two cuEventRecord calls per task (each about 1–2
+// Cost with tracing on: two event records per task (each about 1–2
 // µs of host time, similar to a launch) and the GPU's timestamp writes.
 // Spans are resolved when a trace is flushed, or, once resolveAt are
 // pending, by End itself for the pending spans whose end event the GPU has
-// already reached (one cuEventQuery each), so a long trace does not hold an
+// already reached (one event query each), so a long trace does not hold an
 // unbounded number of events. Elapsed times come as float32 milliseconds
 // from the driver (resolution about 0.5 µs): within 100 s of the epoch they
 // are exact to a few microseconds.
 type traceTimer struct {
-	d       *device
+	d       *Device
 	rec     *trace.Recorder
 	epoch   *event
 	epochAt time.Duration
@@ -49,12 +47,12 @@ type pendingSpan struct {
 const resolveAt = 4096
 
 // NewTraceTimer starts timing spans for rec on this device's streams.
-func (d *device) NewTraceTimer(rec *trace.Recorder) (backend.TraceTimer, error) {
+func (d *Device) NewTraceTimer(rec *trace.Recorder) (backend.TraceTimer, error) {
 	ep, err := d.newEvent(true)
 	if err != nil {
 		return nil, err
 	}
-	bs, err := d.NewStream(d.prioLeast)
+	bs, err := d.NewStream(d.props.PriorityLeast)
 	if err != nil {
 		ep.Close()
 		return nil, err
@@ -69,7 +67,7 @@ func (d *device) NewTraceTimer(rec *trace.Recorder) (backend.TraceTimer, error) 
 		return nil, err
 	}
 	at := rec.Now()
-	rec.SetMeta("clock", "cuda timing events, relative to an epoch event")
+	rec.SetMeta("clock", d.Arch()+" timing events, relative to an epoch event")
 	return &traceTimer{d: d, rec: rec, epoch: ep, epochAt: at}, nil
 }
 
@@ -77,7 +75,7 @@ func (t *traceTimer) get() (*event, error) {
 	t.mu.Lock()
 	if t.closed {
 		t.mu.Unlock()
-		return nil, errors.New("cuda: trace timer closed")
+		return nil, fmt.Errorf("%s: trace timer closed", t.d.Arch())
 	}
 	if n := len(t.free); n > 0 {
 		e := t.free[n-1]
@@ -113,7 +111,7 @@ func (t *traceTimer) Begin(bs backend.Stream) (backend.TraceMark, error) {
 func (t *traceTimer) End(bs backend.Stream, m backend.TraceMark, span trace.Span) error {
 	start, ok := m.(*event)
 	if !ok || start == nil || start.d != t.d {
-		return fmt.Errorf("cuda: trace End with a foreign mark %T", m)
+		return fmt.Errorf("%s: trace End with a foreign mark %T", t.d.Arch(), m)
 	}
 	end, err := t.get()
 	if err != nil {

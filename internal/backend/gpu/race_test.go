@@ -1,6 +1,6 @@
 //go:build race
 
-package cuda
+package gpu
 
 // raceEnabled: sync.Pool drops items at random under the race detector, so
 // allocation counts are not checked.

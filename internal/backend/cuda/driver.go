@@ -1,0 +1,197 @@
+package cuda
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"unsafe"
+
+	"github.com/quadrants-go/qd/internal/backend/gpu"
+	"github.com/quadrants-go/qd/internal/codegen/ptx"
+	"github.com/quadrants-go/qd/internal/lower"
+)
+
+// driver is the loaded libcuda: the GPU runtime's Driver for NVIDIA GPUs.
+type driver struct {
+	lib     *gpu.Library
+	calls   gpu.Calls
+	own     own
+	version int // cuDriverGetVersion, e.g. 13000
+	devices int // cuDeviceGetCount
+}
+
+var _ gpu.Driver = (*driver)(nil)
+
+func (d *driver) Arch() string                  { return "cuda" }
+func (d *driver) Calls() *gpu.Calls             { return &d.calls }
+func (d *driver) Classify(code int32) gpu.Class { return classify(code) }
+
+// CU_STREAM_NON_BLOCKING and CU_EVENT_DISABLE_TIMING.
+func (d *driver) Codes() gpu.Codes {
+	return gpu.Codes{NotReady: errNotReady, InvalidValue: errInvalidValue, StreamNonBlocking: 1, EventDisableTiming: 2}
+}
+
+// Device attributes (CUdevice_attribute, cuda.h).
+const (
+	attrMaxThreadsPerBlock  = 1
+	attrWarpSize            = 10
+	attrMultiprocessorCount = 16
+	attrMaxThreadsPerSM     = 39
+	attrComputeCapMajor     = 75
+	attrComputeCapMinor     = 76
+	attrMemoryPoolsSupport  = 115
+)
+
+// device is what OpenDevice keeps in Props.Driver.
+type device struct {
+	dev     int32   // CUdevice
+	ctx     uintptr // the retained primary context
+	ccMajor int
+	ccMinor int
+}
+
+// OpenDevice retains the primary context of ordinal (shared with any other
+// library in the process that uses the runtime API) and reads the device's
+// properties.
+func (d *driver) OpenDevice(ordinal int) (*gpu.Props, error) {
+	if ordinal < 0 || ordinal >= d.devices {
+		return nil, fmt.Errorf("cuda: %w: ordinal %d, the driver reports %d device(s)", gpu.ErrNoDevice, ordinal, d.devices)
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	dv := &device{}
+	if r := call(&d.own.deviceGet, uintptr(unsafe.Pointer(&dv.dev)), uintptr(ordinal)); r != success {
+		return nil, d.error(&d.own.deviceGet, r)
+	}
+	if r := call(&d.own.primaryCtxRetain, uintptr(unsafe.Pointer(&dv.ctx)), uintptr(dv.dev)); r != success {
+		return nil, d.error(&d.own.primaryCtxRetain, r)
+	}
+	p, err := d.properties(ordinal, dv)
+	if err != nil {
+		call(&d.own.primaryCtxRelease, uintptr(dv.dev))
+		return nil, err
+	}
+	return p, nil
+}
+
+// properties runs on a locked thread during OpenDevice.
+func (d *driver) properties(ordinal int, dv *device) (*gpu.Props, error) {
+	if r := call(&d.calls.MakeCurrent, dv.ctx); r != success {
+		return nil, d.error(&d.calls.MakeCurrent, r)
+	}
+	var err error
+	attr := func(a, def int) int {
+		var v int32
+		r := call(&d.own.deviceGetAttribute, uintptr(unsafe.Pointer(&v)), uintptr(a), uintptr(dv.dev))
+		switch {
+		case r == errInvalidValue:
+			return def // an attribute this driver does not know
+		case r != success && err == nil:
+			err = d.error(&d.own.deviceGetAttribute, r)
+		}
+		return int(v)
+	}
+	p := &gpu.Props{Ordinal: ordinal, CurrentArg: dv.ctx, Driver: dv}
+	dv.ccMajor = attr(attrComputeCapMajor, 0)
+	dv.ccMinor = attr(attrComputeCapMinor, 0)
+	p.Units = attr(attrMultiprocessorCount, 1)
+	p.ThreadsPerUnit = attr(attrMaxThreadsPerSM, 2048)
+	p.MaxBlockDim = attr(attrMaxThreadsPerBlock, 1024)
+	p.WarpSize = attr(attrWarpSize, 32)
+	pools := attr(attrMemoryPoolsSupport, 0)
+	if err != nil {
+		return nil, err
+	}
+	p.MemPools = pools != 0 && d.calls.MemAllocAsync.Bound()
+	p.Target = fmt.Sprintf("sm_%d%d", dv.ccMajor, dv.ccMinor)
+	name := make([]byte, 256)
+	if r := call(&d.own.deviceGetName, uintptr(unsafe.Pointer(&name[0])), uintptr(len(name)-1), uintptr(dv.dev)); r != success {
+		return nil, d.error(&d.own.deviceGetName, r)
+	}
+	p.Name = gpu.GoString(&name[0])
+	if r := call(&d.own.deviceTotalMem, uintptr(unsafe.Pointer(&p.MemoryBytes)), uintptr(dv.dev)); r != success {
+		return nil, d.error(&d.own.deviceTotalMem, r)
+	}
+	var least, greatest int32
+	if r := call(&d.own.ctxPriorityRange, uintptr(unsafe.Pointer(&least)), uintptr(unsafe.Pointer(&greatest))); r != success {
+		return nil, d.error(&d.own.ctxPriorityRange, r)
+	}
+	p.PriorityLeast, p.PriorityGreatest = int(least), int(greatest)
+	p.Describe = fmt.Sprintf("CUDA device %d: %s, compute capability %d.%d, %d SMs, %.1f GiB, driver CUDA %s",
+		ordinal, p.Name, dv.ccMajor, dv.ccMinor, p.Units, float64(p.MemoryBytes)/(1<<30), versionString(d.version))
+	return p, nil
+}
+
+// CloseDevice releases the primary context retained by OpenDevice (also
+// after a fatal error: the retain count is the process's, and a poisoned
+// primary context is reset only when its last user releases it).
+func (d *driver) CloseDevice(p *gpu.Props) error {
+	dv := p.Driver.(*device)
+	if r := call(&d.own.primaryCtxRelease, uintptr(dv.dev)); r != success {
+		return d.error(&d.own.primaryCtxRelease, r)
+	}
+	return nil
+}
+
+// Build writes the PTX of plan for the device's compute capability and the
+// driver's PTX ISA.
+func (d *driver) Build(plan *lower.Plan, p *gpu.Props) (*gpu.Image, error) {
+	dv := p.Driver.(*device)
+	target, err := ptx.TargetFor(dv.ccMajor*10+dv.ccMinor, d.version)
+	if err != nil {
+		return nil, err
+	}
+	text, layout, err := ptx.Generate(plan, target)
+	if err != nil {
+		return nil, err
+	}
+	return &gpu.Image{Layout: layout, Code: gpu.CString(text)}, nil
+}
+
+// CUjit_option values (cuda.h).
+const (
+	jitInfoLogBuffer      = 3
+	jitInfoLogBufferSize  = 4
+	jitErrorLogBuffer     = 5
+	jitErrorLogBufferSize = 6
+)
+
+// jitBuffers holds what cuModuleLoadDataEx reads and writes through
+// pointers. It is pinned for the call: the option values array carries the
+// log buffers' addresses as plain integers, which the collector does not
+// trace, so the object must be kept alive and unmoved explicitly.
+type jitBuffers struct {
+	opts    [4]int32
+	vals    [4]uintptr
+	errLog  [16 << 10]byte
+	infoLog [8 << 10]byte
+}
+
+// Load JIT-compiles the PTX text of img (NUL-terminated: the driver finds
+// its end by the NUL) with cuModuleLoadDataEx. A failure carries the JIT's
+// error log in the DriverError's Log.
+func (d *driver) Load(img *gpu.Image) (uintptr, error) {
+	if n := len(img.Code); n == 0 || img.Code[n-1] != 0 {
+		return 0, fmt.Errorf("cuda: PTX image is not NUL-terminated")
+	}
+	j := new(jitBuffers)
+	var pin runtime.Pinner
+	pin.Pin(j)
+	defer pin.Unpin()
+	j.opts = [4]int32{jitErrorLogBuffer, jitErrorLogBufferSize, jitInfoLogBuffer, jitInfoLogBufferSize}
+	j.vals = [4]uintptr{
+		uintptr(unsafe.Pointer(&j.errLog[0])), uintptr(len(j.errLog)),
+		uintptr(unsafe.Pointer(&j.infoLog[0])), uintptr(len(j.infoLog)),
+	}
+	var h uintptr
+	r := call(&d.own.moduleLoadDataEx,
+		uintptr(unsafe.Pointer(&h)), uintptr(unsafe.Pointer(&img.Code[0])),
+		uintptr(len(j.opts)), uintptr(unsafe.Pointer(&j.opts[0])), uintptr(unsafe.Pointer(&j.vals[0])))
+	runtime.KeepAlive(img)
+	if r != success {
+		e := d.error(&d.own.moduleLoadDataEx, r)
+		e.Log = strings.TrimSpace(gpu.CBytes(j.errLog[:]))
+		return 0, e
+	}
+	return h, nil
+}
