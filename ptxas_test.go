@@ -53,13 +53,14 @@ func suiteKernels() []*ir.Kernel {
 var diffKernelsSrc []byte
 
 // sourceKernels are the kernels the tests compile from Go source: the
-// Go-source suite and the differential test's thirty kernels.
+// Go-source suite, the reductions and the differential test's thirty
+// kernels.
 func sourceKernels() []*ir.Kernel {
 	var out []*ir.Kernel
 	for _, src := range []struct {
 		name string
 		text []byte
-	}{{"suite_source.go", []byte(suiteSrc)}, {"diffkernels_test.go", diffKernelsSrc}} {
+	}{{"suite_source.go", []byte(suiteSrc)}, {"reduce.go", []byte(reduceSrc())}, {"diffkernels_test.go", diffKernelsSrc}} {
 		ks, err := frontend.Parse(src.name, src.text)
 		if err != nil {
 			panic(fmt.Sprintf("parsing %s: %v", src.name, err)) // the tests compiling it fail too

@@ -24,8 +24,21 @@ func (f *fnWriter) atomic(e *ir.Atomic, want bool) string {
 	if e.Value == nil || e.Value.Type() != t {
 		f.fail("atomic %v on %s with a value that is not %v", e.Op, e.Array.Name, t)
 	}
-	addr := "[" + f.address(e.Array, e.Index) + "]"
-	v := f.expr(e.Value)
+	addr := f.address(e.Array, e.Index)
+	return f.atomicAt(e, addr, f.expr(e.Value), want)
+}
+
+// atomicOf writes the atomic of e with value v, a register of its type
+// computed already (a reduction's combined value).
+func (f *fnWriter) atomicOf(e *ir.Atomic, v string, want bool) string {
+	return f.atomicAt(e, f.address(e.Array, e.Index), v, want)
+}
+
+// atomicAt writes the atomic of e at the global address register addr
+// with value v.
+func (f *fnWriter) atomicAt(e *ir.Atomic, addrReg, v string, want bool) string {
+	t := e.Array.Elem
+	addr := "[" + addrReg + "]"
 	r := f.reg(t)
 	ty, bt := opType(t), bitType(t)
 	switch e.Op {

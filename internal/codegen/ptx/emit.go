@@ -135,6 +135,10 @@ type fnWriter struct {
 
 	loops   []loopLabels
 	parNext string // label of the next parallel iteration (continue), "" outside
+
+	red      map[*ir.ExprStmt]*accumulator // whole-range reductions of the task
+	redOrder []*accumulator                // the same, in task order
+	shared   []string                      // .shared declarations of the entry
 }
 
 type loopLabels struct {
@@ -397,6 +401,9 @@ func (f *fnWriter) compile() (text string, err error) {
 		if f.nreg[c] > 0 {
 			fmt.Fprintf(&sb, "\t.reg %s %s<%d>;\n", regDecl[c], regPrefix[c], f.nreg[c]+1)
 		}
+	}
+	for _, d := range f.shared {
+		sb.WriteString("\t" + d + "\n")
 	}
 	sb.WriteString("\n")
 	sb.WriteString(prologue.code)
