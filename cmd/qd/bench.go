@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/quadrants-go/qd"
 	"github.com/quadrants-go/qd/internal/benchsuite"
@@ -58,13 +59,14 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		printUsage(stderr)
 		return 2
 	}
+	t0 := time.Now()
 	p, err := qd.Init(qd.WithArch(arch))
 	if err != nil {
 		fmt.Fprintf(stderr, "qd bench: %v\n", err)
 		return 1
 	}
 	defer p.Close()
-	opt := benchsuite.Options{Quick: *quick}
+	opt := benchsuite.Options{Quick: *quick, FirstInit: time.Since(t0)}
 	if !*asJSON {
 		fmt.Fprintf(stdout, "qd bench on %s\n", p.Device())
 		opt.Log = stderr

@@ -22,11 +22,11 @@ func saxpyIR() *ir.Kernel {
 	return b.Kernel()
 }
 
-// fillIR: x[i] = v.
-func fillIR() *ir.Kernel {
-	b := ir.NewBuilder("fill")
-	x := b.Array("x", ir.F32, 1)
-	v := b.Scalar("v", ir.F32)
+// fillIR: x[i] = v, for x of element type t.
+func fillIR(t ir.Type) *ir.Kernel {
+	b := ir.NewBuilder("fill_" + t.String())
+	x := b.Array("x", t, 1)
+	v := b.Scalar("v", t)
 	b.Parallel(ir.LenOf(x, 0), func(i *ir.Var) { b.Store(x, ir.P(v), ir.Ref(i)) })
 	return b.Kernel()
 }
@@ -74,22 +74,14 @@ func groupsIR(g int, grouped bool) *ir.Kernel {
 	return b.Kernel()
 }
 
-// reduceIR sums x into out[0]: thread t of T = len(x)/64 adds x[t],
-// x[t+T], ..., x[t+63T] (coalesced: neighbouring threads read neighbouring
-// elements) and then adds its partial sum with one atomic, so the atomics
-// (one per 64 elements) stay off the critical path of the memory traffic.
-func reduceIR() *ir.Kernel {
-	b := ir.NewBuilder("sum")
-	x := b.Array("x", ir.F32, 1)
-	out := b.Array("out", ir.F32, 1)
-	t := b.Scalar("t", ir.I64)
-	b.Parallel(ir.P(t), func(i *ir.Var) {
-		acc := b.Decl("acc", ir.F32c(0))
-		b.ForRange("k", ir.I64c(64), func(k *ir.Var) {
-			at := ir.Op(ir.Add, ir.Ref(i), ir.Op(ir.Mul, ir.Ref(k), ir.P(t)))
-			b.Assign(acc, ir.Op(ir.Add, ir.Ref(acc), ir.Ld(x, at)))
-		})
-		b.Do(ir.AtomicE(ir.AtomicAdd, out, ir.Ref(acc), ir.I64c(0)))
+// reduceIR sums x into out[0] the way a user writes it,
+// qd.AtomicAdd(&out[0], x[i]) in a parallel loop: a reduction (SPEC §3).
+func reduceIR(t ir.Type) *ir.Kernel {
+	b := ir.NewBuilder("sum_" + t.String())
+	x := b.Array("x", t, 1)
+	out := b.Array("out", t, 1)
+	b.Parallel(ir.LenOf(x, 0), func(i *ir.Var) {
+		b.Do(ir.AtomicE(ir.AtomicAdd, out, ir.Ld(x, ir.Ref(i)), ir.I64c(0)))
 	})
 	return b.Kernel()
 }

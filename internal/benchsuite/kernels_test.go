@@ -15,7 +15,7 @@ import (
 // ptxas (install it with .ci/install-ptxas.sh) the PTX is still generated
 // and the test skips saying so.
 func TestKernelsPTX(t *testing.T) {
-	kernels := []*ir.Kernel{saxpyIR(), fillIR(), spinIR(), reduceIR(), stencilIR()}
+	kernels := []*ir.Kernel{saxpyIR(), fillIR(ir.F32), fillIR(ir.F64), fillIR(ir.I32), spinIR(), reduceIR(ir.F32), reduceIR(ir.F64), reduceIR(ir.I32), stencilIR()}
 	for _, g := range []int{2, 4, 8} {
 		kernels = append(kernels, groupsIR(g, false), groupsIR(g, true))
 	}

@@ -38,6 +38,9 @@ type Options struct {
 	Quick bool
 	// Log, when set, gets a line as each measurement starts.
 	Log io.Writer
+	// FirstInit, when set, is how long the caller's qd.Init took (the
+	// first in its process), reported beside the second Init.
+	FirstInit time.Duration
 }
 
 // Statuses.
@@ -95,6 +98,7 @@ func Run(p *qd.Program, opt Options) ([]Row, error) {
 		{"event record+wait", s.events},
 		{"Ndarray alloc/free", s.ndarrays},
 		{"compile", s.compile},
+		{"Init and Close", s.programs},
 	}
 	for _, st := range steps {
 		s.logf("%s ...", st.what)

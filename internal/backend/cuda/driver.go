@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/quadrants-go/qd/internal/backend/gpu"
@@ -13,11 +14,12 @@ import (
 
 // driver is the loaded libcuda: the GPU runtime's Driver for NVIDIA GPUs.
 type driver struct {
-	lib     *gpu.Library
-	calls   gpu.Calls
-	own     own
-	version int // cuDriverGetVersion, e.g. 13000
-	devices int // cuDeviceGetCount
+	lib       *gpu.Library
+	calls     gpu.Calls
+	own       own
+	version   int       // cuDriverGetVersion, e.g. 13000
+	devices   int       // cuDeviceGetCount
+	primaries []primary // per ordinal
 }
 
 var _ gpu.Driver = (*driver)(nil)
@@ -45,14 +47,28 @@ const (
 // device is what OpenDevice keeps in Props.Driver.
 type device struct {
 	dev     int32   // CUdevice
-	ctx     uintptr // the retained primary context
+	ctx     uintptr // the primary context
 	ccMajor int
 	ccMinor int
 }
 
-// OpenDevice retains the primary context of ordinal (shared with any other
-// library in the process that uses the runtime API) and reads the device's
-// properties.
+// primary is the process's hold on one device's primary context. The
+// context is retained by the first OpenDevice and kept until the process
+// ends: creating it costs 0.3–0.7 s and destroying it 0.3 s, which a
+// program that opens and closes Programs would pay every time. A Program's
+// Close still frees everything the Program made. A context that a fault
+// has made unusable is reset when its last user closes, so the next
+// OpenDevice starts on a fresh one.
+type primary struct {
+	mu    sync.Mutex
+	ctx   uintptr // 0 until retained
+	users int     // open devices on it
+	lost  bool    // a user saw a fatal error: reset when the last closes
+}
+
+// OpenDevice makes sure the primary context of ordinal (shared with any
+// other library in the process that uses the runtime API) is retained and
+// reads the device's properties.
 func (d *driver) OpenDevice(ordinal int) (*gpu.Props, error) {
 	if ordinal < 0 || ordinal >= d.devices {
 		return nil, fmt.Errorf("cuda: %w: ordinal %d, the driver reports %d device(s)", gpu.ErrNoDevice, ordinal, d.devices)
@@ -63,14 +79,21 @@ func (d *driver) OpenDevice(ordinal int) (*gpu.Props, error) {
 	if r := call(&d.own.deviceGet, uintptr(unsafe.Pointer(&dv.dev)), uintptr(ordinal)); r != success {
 		return nil, d.error(&d.own.deviceGet, r)
 	}
-	if r := call(&d.own.primaryCtxRetain, uintptr(unsafe.Pointer(&dv.ctx)), uintptr(dv.dev)); r != success {
-		return nil, d.error(&d.own.primaryCtxRetain, r)
+	pr := &d.primaries[ordinal]
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	if pr.ctx == 0 {
+		if r := call(&d.own.primaryCtxRetain, uintptr(unsafe.Pointer(&pr.ctx)), uintptr(dv.dev)); r != success {
+			pr.ctx = 0
+			return nil, d.error(&d.own.primaryCtxRetain, r)
+		}
 	}
+	dv.ctx = pr.ctx
 	p, err := d.properties(ordinal, dv)
 	if err != nil {
-		call(&d.own.primaryCtxRelease, uintptr(dv.dev))
 		return nil, err
 	}
+	pr.users++
 	return p, nil
 }
 
@@ -122,15 +145,29 @@ func (d *driver) properties(ordinal int, dv *device) (*gpu.Props, error) {
 	return p, nil
 }
 
-// CloseDevice releases the primary context retained by OpenDevice (also
-// after a fatal error: the retain count is the process's, and a poisoned
-// primary context is reset only when its last user releases it).
-func (d *driver) CloseDevice(p *gpu.Props) error {
+// CloseDevice ends one use of the primary context. The context stays
+// retained for the next OpenDevice, unless it is lost: then the last user
+// to close resets it (cuDevicePrimaryCtxReset destroys it with everything
+// in it) and releases the process's hold.
+func (d *driver) CloseDevice(p *gpu.Props, lost bool) error {
 	dv := p.Driver.(*device)
-	if r := call(&d.own.primaryCtxRelease, uintptr(dv.dev)); r != success {
-		return d.error(&d.own.primaryCtxRelease, r)
+	pr := &d.primaries[p.Ordinal]
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	pr.users--
+	if pr.lost = pr.lost || lost; !pr.lost || pr.users > 0 {
+		return nil
 	}
-	return nil
+	pr.lost = false
+	var err error
+	if r := call(&d.own.primaryCtxReset, uintptr(dv.dev)); r != success {
+		err = d.error(&d.own.primaryCtxReset, r)
+	}
+	if r := call(&d.own.primaryCtxRelease, uintptr(dv.dev)); r != success && err == nil {
+		err = d.error(&d.own.primaryCtxRelease, r)
+	}
+	pr.ctx = 0
+	return err
 }
 
 // Build writes the PTX of plan for the device's compute capability and the

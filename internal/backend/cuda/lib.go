@@ -45,6 +45,7 @@ type own struct {
 	deviceTotalMem     gpu.Fn
 	primaryCtxRetain   gpu.Fn
 	primaryCtxRelease  gpu.Fn
+	primaryCtxReset    gpu.Fn
 	ctxPriorityRange   gpu.Fn
 	moduleLoadDataEx   gpu.Fn
 }
@@ -70,6 +71,8 @@ func bindings(c *gpu.Calls, o *own) []gpu.Binding {
 		req(&o.deviceTotalMem, "cuDeviceTotalMem_v2"),
 		req(&o.primaryCtxRetain, "cuDevicePrimaryCtxRetain"),
 		req(&o.primaryCtxRelease, "cuDevicePrimaryCtxRelease_v2"),
+		// cuda.h (11.0 on) maps cuDevicePrimaryCtxReset to _v2, as Release.
+		req(&o.primaryCtxReset, "cuDevicePrimaryCtxReset_v2", "cuDevicePrimaryCtxReset"),
 		req(&o.ctxPriorityRange, "cuCtxGetStreamPriorityRange"),
 		req(&o.moduleLoadDataEx, "cuModuleLoadDataEx"),
 
@@ -156,6 +159,7 @@ func open() (*driver, error) {
 		return nil, fmt.Errorf("cuda: %w: the driver reports no device", gpu.ErrNoDevice)
 	}
 	d.devices = int(n)
+	d.primaries = make([]primary, n)
 	return d, nil
 }
 

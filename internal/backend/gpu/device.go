@@ -180,9 +180,9 @@ func (d *Device) Close() error {
 		}
 	}
 	d.closed.Store(true)
-	// Closed also when lost: the context is the process's, and a lost
-	// context is reset only when its last user releases it.
-	errs = append(errs, d.drv.CloseDevice(d.props))
+	// Closed also when lost: the driver resets a lost context once its
+	// last user closes.
+	errs = append(errs, d.drv.CloseDevice(d.props, d.lost.Load() != nil))
 	if l := d.lost.Load(); lost && l != nil {
 		errs = append(errs, l)
 	}

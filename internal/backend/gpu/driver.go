@@ -25,9 +25,12 @@ type Driver interface {
 	// messages; either may be empty.
 	ErrorText(code int32) (name, msg string)
 	// OpenDevice prepares device ordinal (retaining its context where the
-	// vendor has one) and reads its properties; CloseDevice undoes it.
+	// vendor has one) and reads its properties. CloseDevice ends that use;
+	// lost says a fatal error made the context unusable, which the driver
+	// resets once its last user closes, so that a later OpenDevice gets a
+	// working one.
 	OpenDevice(ordinal int) (*Props, error)
-	CloseDevice(p *Props) error
+	CloseDevice(p *Props, lost bool) error
 	// Build generates device code for plan on the device of p: the kernel's
 	// layout (kabi.Layout) and an image the driver can Load.
 	Build(plan *lower.Plan, p *Props) (*Image, error)
