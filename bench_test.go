@@ -2,6 +2,7 @@ package qd
 
 import (
 	"fmt"
+	"os"
 	"runtime"
 	"testing"
 
@@ -25,8 +26,25 @@ func saxpyKernel() *ir.Kernel {
 // an explicit stream of the CPU backend, with a tiny range so that the
 // launch path, not the loop, is measured. The stream drains concurrently;
 // the reported time is per launch in steady state.
-func BenchmarkLaunchCPU(b *testing.B) {
-	p := must[*Program](b)(Init(WithArch(CPU)))
+func BenchmarkLaunchCPU(b *testing.B) { benchLaunch(b, CPU) }
+
+// BenchmarkLaunchGPU is the same on CUDA: the path the launch host-cost
+// bar measures, for profiling (-test.cpuprofile) on a GPU machine. It skips
+// without a GPU (fails under QD_GPU_RUN=1).
+func BenchmarkLaunchGPU(b *testing.B) {
+	if p, err := Init(WithArch(CUDA)); err != nil {
+		if os.Getenv("QD_GPU_RUN") == "1" {
+			b.Fatalf("QD_GPU_RUN=1 but CUDA is unavailable: %v", err)
+		}
+		b.Skipf("no CUDA: %v", err)
+	} else {
+		p.Close()
+	}
+	benchLaunch(b, CUDA)
+}
+
+func benchLaunch(b *testing.B, arch Arch) {
+	p := must[*Program](b)(Init(WithArch(arch)))
 	defer p.Close()
 	k := must[*Kernel](b)(BuildKernel(p, saxpyKernel()))
 	x := must[*Ndarray[float32]](b)(NewNdarray[float32](p, 16))

@@ -86,7 +86,7 @@ func BenchmarkCompile20LinesPTX(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if _, _, err := ptx.Generate(plan, target); err != nil {
+			if _, _, err := ptx.Generate(plan, target, ptx.Options{}); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -109,8 +109,9 @@ type cachedModule struct {
 // a module may be in use by enqueued work long after its last Kernel
 // handle is closed, and a Program compiles a bounded set of kernels.
 type moduleCache struct {
-	mu sync.Mutex
-	m  map[ir.Hash]*cachedModule
+	mu   sync.Mutex
+	m    map[ir.Hash]*cachedModule
+	opts backend.CompileOptions // the Program's (WithFastMath)
 }
 
 func (mc *moduleCache) init() { mc.m = make(map[ir.Hash]*cachedModule) }
@@ -121,7 +122,7 @@ func (mc *moduleCache) get(dev backend.Device, plan *lower.Plan) (*cachedModule,
 	if m := mc.m[plan.Hash]; m != nil {
 		return m, nil
 	}
-	mod, err := dev.Compile(plan)
+	mod, err := dev.Compile(plan, mc.opts)
 	if err != nil {
 		return nil, fmt.Errorf("qd: compiling kernel %s: %w", plan.Kernel.Name, err)
 	}

@@ -34,12 +34,23 @@ func (a Arch) String() string {
 type InitOption func(*initConfig)
 
 type initConfig struct {
-	arch  Arch
-	trace bool // WithTrace (trace.go)
+	arch     Arch
+	trace    bool // WithTrace (trace.go)
+	fastMath bool
 }
 
 // WithArch chooses the backend (default Auto).
 func WithArch(a Arch) InitOption { return func(c *initConfig) { c.arch = a } }
+
+// WithFastMath lets GPU kernels trade Go's exact float results for speed:
+// a*b+c may be fused into one rounding, and float32 division, square root,
+// reciprocal square root, exp, exp2, log, log2, sin and cos use the GPU's
+// approximate instructions (errors of a few ulp, larger for sin and cos far
+// from zero, and for exp and log of large arguments; docs/accuracy.md
+// gives the bounds), with float32 denormals flushed to zero. Without it
+// (the default) every result is Go's, bit for bit, except the documented
+// transcendental bounds. The CPU backend always keeps Go's semantics.
+func WithFastMath() InitOption { return func(c *initConfig) { c.fastMath = true } }
 
 // StreamOption configures Program.NewStream.
 type StreamOption func(*streamConfig)

@@ -69,6 +69,7 @@ func newProgram(dev backend.Device, arch Arch, cfg initConfig) (*Program, error)
 	p.pool.p = p
 	p.evpool.p = p
 	p.modules.init()
+	p.modules.opts.FastMath = cfg.fastMath
 	bs, err := dev.NewStream(0)
 	if err != nil {
 		dev.Close()

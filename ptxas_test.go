@@ -273,7 +273,7 @@ func ptxasArch(tool ptxas.Tool, sm int, dir string, kernels []*ir.Kernel) []stri
 		plan, err := lower.Lower(k)
 		if err == nil {
 			var text string
-			if text, _, err = ptx.Generate(plan, tg); err == nil {
+			if text, _, err = ptx.Generate(plan, tg, ptx.Options{}); err == nil {
 				texts[k.Name] = text
 				if strings.Contains(text, ".approx") {
 					errs = append(errs, fmt.Sprintf("%s: the PTX uses an .approx instruction", k.Name))

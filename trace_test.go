@@ -299,7 +299,7 @@ func (nullDevice) WrapStream(uintptr) (backend.Stream, error) {
 func (nullDevice) NewEvent(bool) (backend.Event, error) { return nullEvent{}, nil }
 func (nullDevice) Alloc(n int) (backend.Buffer, error)  { return &nullBuffer{n}, nil }
 func (nullDevice) Close() error                         { return nil }
-func (nullDevice) Compile(p *lower.Plan) (backend.Module, error) {
+func (nullDevice) Compile(p *lower.Plan, _ backend.CompileOptions) (backend.Module, error) {
 	return &nullModule{len(p.Tasks)}, nil
 }
 func (nullStream) Handle() uintptr                                         { return 1 }

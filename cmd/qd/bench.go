@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 	"time"
 
@@ -12,7 +13,7 @@ import (
 	"github.com/quadrants-go/qd/internal/benchsuite"
 )
 
-const benchUsage = `usage: qd bench [-arch auto|cpu|cuda] [-json] [-quick]
+const benchUsage = `usage: qd bench [-arch auto|cpu|cuda] [-json] [-quick] [-run REGEXP]
 
 Run qd's performance suite (SPEC §7) on one device and print every figure
 beside its reference, measured in the same run, and its bar: launch host
@@ -32,6 +33,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	archName := fs.String("arch", "auto", "backend: auto, cpu, cuda or amdgpu")
 	asJSON := fs.Bool("json", false, "print the rows as JSON")
 	quick := fs.Bool("quick", false, "small sizes and few iterations (a smoke run)")
+	only := fs.String("run", "", "run only the measurements whose name matches this regular expression (e.g. stencil|n-body)")
 	printUsage := func(w io.Writer) {
 		fmt.Fprint(w, benchUsage)
 		fs.SetOutput(w)
@@ -59,6 +61,16 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		printUsage(stderr)
 		return 2
 	}
+	var runRE *regexp.Regexp
+	if *only != "" {
+		re, err := regexp.Compile(*only)
+		if err != nil {
+			fmt.Fprintf(stderr, "qd bench: -run: %v\n\n", err)
+			printUsage(stderr)
+			return 2
+		}
+		runRE = re
+	}
 	t0 := time.Now()
 	p, err := qd.Init(qd.WithArch(arch))
 	if err != nil {
@@ -66,7 +78,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer p.Close()
-	opt := benchsuite.Options{Quick: *quick, FirstInit: time.Since(t0)}
+	opt := benchsuite.Options{Quick: *quick, FirstInit: time.Since(t0), Run: runRE}
 	if !*asJSON {
 		fmt.Fprintf(stdout, "qd bench on %s\n", p.Device())
 		opt.Log = stderr

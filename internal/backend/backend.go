@@ -45,10 +45,18 @@ type Device interface {
 	// Alloc allocates device memory of the given size in bytes (at least 1).
 	Alloc(bytes int) (Buffer, error)
 	// Compile compiles a lowered kernel for the device.
-	Compile(plan *lower.Plan) (Module, error)
+	Compile(plan *lower.Plan, opts CompileOptions) (Module, error)
 	// Close releases the device. Every handle it made is closed first by
 	// package qd.
 	Close() error
+}
+
+// CompileOptions choose how code is generated.
+type CompileOptions struct {
+	// FastMath lets a GPU code generator contract multiplies and adds into
+	// fused ones and use approximate division, square roots and
+	// transcendentals (qd.WithFastMath). The CPU keeps Go's semantics.
+	FastMath bool
 }
 
 // Stream is an in-order queue of work.

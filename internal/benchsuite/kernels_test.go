@@ -31,7 +31,7 @@ func TestKernelsPTX(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			text, _, err := ptx.Generate(plan, target)
+			text, _, err := ptx.Generate(plan, target, ptx.Options{})
 			if err != nil {
 				t.Fatalf("%s: %v", k.Name, err)
 			}

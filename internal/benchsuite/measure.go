@@ -109,7 +109,7 @@ func (s *suite) rawLaunch(n, iters int) (time.Duration, error) {
 	if err != nil {
 		return 0, err
 	}
-	mod, err := s.raw.Compile(plan)
+	mod, err := s.raw.Compile(plan, backend.CompileOptions{})
 	if err != nil {
 		return 0, err
 	}
@@ -754,7 +754,7 @@ func (s *suite) compile() error {
 			if err != nil {
 				return 0, err
 			}
-			if _, _, err := ptx.Generate(plan, target); err != nil {
+			if _, _, err := ptx.Generate(plan, target, ptx.Options{}); err != nil {
 				return 0, err
 			}
 		}

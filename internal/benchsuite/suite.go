@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"regexp"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -41,6 +42,11 @@ type Options struct {
 	// FirstInit, when set, is how long the caller's qd.Init took (the
 	// first in its process), reported beside the second Init.
 	FirstInit time.Duration
+	// Run, when set, selects the measurements whose name it matches
+	// (launch host cost, K streams, groups, saxpy, reduction, stencil,
+	// n-body, stream pool, events, Ndarray alloc/free, compile, Init and
+	// Close).
+	Run *regexp.Regexp
 }
 
 // Statuses.
@@ -94,6 +100,7 @@ func Run(p *qd.Program, opt Options) ([]Row, error) {
 		{"saxpy bandwidth", s.saxpy},
 		{"reduction", s.reduction},
 		{"stencil", s.stencil},
+		{"n-body", s.nbody},
 		{"stream pool", s.pool},
 		{"event record+wait", s.events},
 		{"Ndarray alloc/free", s.ndarrays},
@@ -101,6 +108,9 @@ func Run(p *qd.Program, opt Options) ([]Row, error) {
 		{"Init and Close", s.programs},
 	}
 	for _, st := range steps {
+		if opt.Run != nil && !opt.Run.MatchString(st.what) {
+			continue
+		}
 		s.logf("%s ...", st.what)
 		if err := st.f(); err != nil {
 			s.rows = append(s.rows, Row{Name: st.what, Status: Fail, Note: "error: " + err.Error()})

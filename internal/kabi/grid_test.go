@@ -31,11 +31,11 @@ func TestGridFor(t *testing.T) {
 
 func TestMaxBlocks(t *testing.T) {
 	cases := []struct{ sms, perSM, block, want int }{
-		{132, 2048, 256, gridWaves * 132 * 8},  // H100 SXM
-		{132, 2048, 1024, gridWaves * 132 * 2}, //
-		{132, 2048, 1, gridWaves * 132 * 2048}, // serial-sized blocks
-		{80, 1536, 1024, gridWaves * 80},       // at least one block per SM
-		{0, 0, 0, gridWaves},
+		{132, 2048, 256, GridWaves * 132 * 8},  // H100 SXM
+		{132, 2048, 1024, GridWaves * 132 * 2}, //
+		{132, 2048, 1, GridWaves * 132 * 2048}, // serial-sized blocks
+		{80, 1536, 1024, GridWaves * 80},       // at least one block per SM
+		{0, 0, 0, GridWaves},
 	}
 	for _, c := range cases {
 		if got := MaxBlocks(c.sms, c.perSM, c.block); got != c.want {

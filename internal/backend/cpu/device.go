@@ -60,7 +60,7 @@ func (d *Device) WrapHost(p unsafe.Pointer, bytes int) (backend.Buffer, error) {
 	return &buffer{ptr: p, bytes: bytes}, nil
 }
 
-func (d *Device) Compile(plan *lower.Plan) (backend.Module, error) {
+func (d *Device) Compile(plan *lower.Plan, _ backend.CompileOptions) (backend.Module, error) {
 	prog, err := cg.Compile(plan)
 	if err != nil {
 		return nil, err

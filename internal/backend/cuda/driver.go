@@ -7,6 +7,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/quadrants-go/qd/internal/backend"
 	"github.com/quadrants-go/qd/internal/backend/gpu"
 	"github.com/quadrants-go/qd/internal/codegen/ptx"
 	"github.com/quadrants-go/qd/internal/lower"
@@ -172,13 +173,13 @@ func (d *driver) CloseDevice(p *gpu.Props, lost bool) error {
 
 // Build writes the PTX of plan for the device's compute capability and the
 // driver's PTX ISA.
-func (d *driver) Build(plan *lower.Plan, p *gpu.Props) (*gpu.Image, error) {
+func (d *driver) Build(plan *lower.Plan, p *gpu.Props, opts backend.CompileOptions) (*gpu.Image, error) {
 	dv := p.Driver.(*device)
 	target, err := ptx.TargetFor(dv.ccMajor*10+dv.ccMinor, d.version)
 	if err != nil {
 		return nil, err
 	}
-	text, layout, err := ptx.Generate(plan, target)
+	text, layout, err := ptx.Generate(plan, target, ptx.Options{FastMath: opts.FastMath})
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/quadrants-go/qd/internal/backend"
 	"github.com/quadrants-go/qd/internal/backend/gpu"
 	"github.com/quadrants-go/qd/internal/backend/gpu/gputest"
 	"github.com/quadrants-go/qd/internal/ir"
@@ -57,7 +58,9 @@ type imageDriver struct {
 	img *gpu.Image
 }
 
-func (d imageDriver) Build(*lower.Plan, *gpu.Props) (*gpu.Image, error) { return d.img, nil }
+func (d imageDriver) Build(*lower.Plan, *gpu.Props, backend.CompileOptions) (*gpu.Image, error) {
+	return d.img, nil
+}
 
 func compileImage(t *testing.T, drv *driver, ptxText, entry string) error {
 	t.Helper()
@@ -73,7 +76,7 @@ func compileImage(t *testing.T, drv *driver, ptxText, entry string) error {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := d.Compile(plan)
+	m, err := d.Compile(plan, backend.CompileOptions{})
 	if err == nil {
 		m.Close()
 	}

@@ -1,6 +1,7 @@
 package gpu
 
 import (
+	"github.com/quadrants-go/qd/internal/backend"
 	"github.com/quadrants-go/qd/internal/kabi"
 	"github.com/quadrants-go/qd/internal/lower"
 )
@@ -33,7 +34,7 @@ type Driver interface {
 	CloseDevice(p *Props, lost bool) error
 	// Build generates device code for plan on the device of p: the kernel's
 	// layout (kabi.Layout) and an image the driver can Load.
-	Build(plan *lower.Plan, p *Props) (*Image, error)
+	Build(plan *lower.Plan, p *Props, opts backend.CompileOptions) (*Image, error)
 	// Load loads img into the device's context and returns the module
 	// handle. It runs on a call path (the context is current on the thread)
 	// and returns failures of the load with the compiler's log.

@@ -76,7 +76,7 @@ func build(t testing.TB, d *gpu.Device, k *ir.Kernel) *kernel {
 	if err != nil {
 		t.Fatalf("lower %s: %v", k.Name, err)
 	}
-	m, err := d.Compile(plan)
+	m, err := d.Compile(plan, backend.CompileOptions{})
 	if err != nil {
 		t.Fatalf("compile %s: %v", k.Name, err)
 	}

@@ -36,7 +36,7 @@ func (nullDriver) Classify(code int32) Class                 { return nullClasse
 func (nullDriver) ErrorText(code int32) (string, string)     { return fmt.Sprintf("NULL_%d", code), "" }
 func (nullDriver) OpenDevice(int) (*Props, error)            { return nil, errors.New("null driver") }
 func (nullDriver) CloseDevice(*Props, bool) error            { return nil }
-func (nullDriver) Build(*lower.Plan, *Props) (*Image, error) { return nil, errors.New("null driver") }
+func (nullDriver) Build(*lower.Plan, *Props, backend.CompileOptions) (*Image, error) { return nil, errors.New("null driver") }
 func (nullDriver) Load(*Image) (uintptr, error)              { return 0, errors.New("null driver") }
 
 // nullClasses classify the null driver's codes for the error tests.

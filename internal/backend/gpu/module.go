@@ -41,14 +41,14 @@ var _ backend.Module = (*loadedModule)(nil)
 
 // Compile builds device code for plan through the driver, loads it and
 // finds every task's entry.
-func (d *Device) Compile(plan *lower.Plan) (backend.Module, error) {
+func (d *Device) Compile(plan *lower.Plan, opts backend.CompileOptions) (backend.Module, error) {
 	if plan == nil || plan.Kernel == nil {
 		return nil, fmt.Errorf("%s: Compile of a nil plan", d.Arch())
 	}
 	if d.closed.Load() {
 		return nil, ErrDeviceClosed
 	}
-	img, err := d.drv.Build(plan, d.props)
+	img, err := d.drv.Build(plan, d.props, opts)
 	if err != nil {
 		return nil, fmt.Errorf("%s: compiling kernel %s: %w", d.Arch(), plan.Kernel.Name, err)
 	}

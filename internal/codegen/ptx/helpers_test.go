@@ -88,7 +88,7 @@ type compiled struct {
 
 // compilePlan lays out plan and compiles it, as a driver does.
 func compilePlan(plan *lower.Plan, tg Target) (*compiled, error) {
-	text, layout, err := Generate(plan, tg)
+	text, layout, err := Generate(plan, tg, Options{})
 	if err != nil {
 		return nil, err
 	}

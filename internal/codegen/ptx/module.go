@@ -10,10 +10,21 @@ import (
 	"github.com/quadrants-go/qd/internal/lower"
 )
 
+// Options choose how PTX is written.
+type Options struct {
+	// FastMath trades Go's exact float semantics for speed (see doc.go):
+	// float adds, subtracts and multiplies without .rn, so that ptxas may
+	// fuse them; float32 division, reciprocal, square root and reciprocal
+	// square root through the approximate instructions; float32 exp, exp2,
+	// log, log2, sin and cos through the hardware's approximations; float32
+	// denormals flushed to zero.
+	FastMath bool
+}
+
 // Compile writes the PTX module of plan for t. layout is kabi.Layout(plan):
 // each task becomes the entry layout.Tasks[i] describes, with exactly its
 // parameter slots, so the launcher and the PTX agree by construction.
-func Compile(plan *lower.Plan, layout *kabi.Module, t Target) (string, error) {
+func Compile(plan *lower.Plan, layout *kabi.Module, t Target, opts Options) (string, error) {
 	if plan == nil || plan.Kernel == nil || layout == nil {
 		return "", fmt.Errorf("ptx: nil plan or layout")
 	}
@@ -23,7 +34,7 @@ func Compile(plan *lower.Plan, layout *kabi.Module, t Target) (string, error) {
 	if err := t.check(); err != nil {
 		return "", err
 	}
-	m := &modWriter{plan: plan, funcs: map[string]string{}}
+	m := &modWriter{plan: plan, opts: opts, funcs: map[string]string{}}
 	var entries []string
 	for i, task := range plan.Tasks {
 		text, err := newFunc(m, task, &layout.Tasks[i]).compile()
@@ -54,7 +65,7 @@ func Compile(plan *lower.Plan, layout *kabi.Module, t Target) (string, error) {
 
 // Generate lays out plan (kabi.Layout) and compiles it for t: the whole
 // path from a lowered kernel to PTX text and the launcher's layout.
-func Generate(plan *lower.Plan, t Target) (string, *kabi.Module, error) {
+func Generate(plan *lower.Plan, t Target, opts Options) (string, *kabi.Module, error) {
 	if plan == nil || plan.Kernel == nil {
 		return "", nil, fmt.Errorf("ptx: nil plan")
 	}
@@ -62,7 +73,7 @@ func Generate(plan *lower.Plan, t Target) (string, *kabi.Module, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	text, err := Compile(plan, layout, t)
+	text, err := Compile(plan, layout, t, opts)
 	if err != nil {
 		return "", nil, err
 	}
@@ -73,6 +84,7 @@ func Generate(plan *lower.Plan, t Target) (string, *kabi.Module, error) {
 // subroutines they call, emitted once each before the entries.
 type modWriter struct {
 	plan  *lower.Plan
+	opts  Options
 	funcs map[string]string // name → .func definition
 }
 
