@@ -29,15 +29,17 @@ func fakeDevice() *Device {
 // of this file reach (names and classes for errors) answers.
 type nullDriver struct{}
 
-func (nullDriver) Arch() string                              { return "null" }
-func (nullDriver) Calls() *Calls                             { return &Calls{} }
-func (nullDriver) Codes() Codes                              { return Codes{NotReady: 600} }
-func (nullDriver) Classify(code int32) Class                 { return nullClasses[code] }
-func (nullDriver) ErrorText(code int32) (string, string)     { return fmt.Sprintf("NULL_%d", code), "" }
-func (nullDriver) OpenDevice(int) (*Props, error)            { return nil, errors.New("null driver") }
-func (nullDriver) CloseDevice(*Props, bool) error            { return nil }
-func (nullDriver) Build(*lower.Plan, *Props, backend.CompileOptions) (*Image, error) { return nil, errors.New("null driver") }
-func (nullDriver) Load(*Image) (uintptr, error)              { return 0, errors.New("null driver") }
+func (nullDriver) Arch() string                          { return "null" }
+func (nullDriver) Calls() *Calls                         { return &Calls{} }
+func (nullDriver) Codes() Codes                          { return Codes{NotReady: 600} }
+func (nullDriver) Classify(code int32) Class             { return nullClasses[code] }
+func (nullDriver) ErrorText(code int32) (string, string) { return fmt.Sprintf("NULL_%d", code), "" }
+func (nullDriver) OpenDevice(int) (*Props, error)        { return nil, errors.New("null driver") }
+func (nullDriver) CloseDevice(*Props, bool) error        { return nil }
+func (nullDriver) Build(*lower.Plan, *Props, backend.CompileOptions) (*Image, error) {
+	return nil, errors.New("null driver")
+}
+func (nullDriver) Load(*Image) (uintptr, error) { return 0, errors.New("null driver") }
 
 // nullClasses classify the null driver's codes for the error tests.
 var nullClasses = map[int32]Class{2: OutOfMemory, 700: Fatal, 719: Fatal, 218: InvalidCode, 801: NotSupported, 100: NoDevice}
