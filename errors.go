@@ -26,8 +26,9 @@ var (
 	ErrOutOfMemory = backend.ErrOutOfMemory
 	// ErrDeviceLost is matched by every error of a GPU Program whose
 	// device context a fault (an illegal address, a trap) has made
-	// unusable: every later call fails with it. Close every Program on the
-	// device; a new Program then starts on a fresh context.
+	// unusable: every later call fails with it promptly, and Close returns.
+	// The vendors offer no recovery within the process: a program that must
+	// survive a faulting kernel runs its GPU work in a child process.
 	ErrDeviceLost = backend.ErrDeviceLost
 )
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -288,7 +289,9 @@ func TestManyStreamsOverlap(t *testing.T) {
 					defer s.Close()
 				}
 				check(t, p.Sync())
-				allEqual(t, "seen", must[[]int32](t)(seen.ToSlice()), int32(K))
+				if got := must[[]int32](t)(seen.ToSlice()); slices.ContainsFunc(got, func(v int32) bool { return v != int32(K) }) {
+					t.Errorf("kernels saw %v running at once, want all %d", got, K)
+				}
 			})
 		}
 	})

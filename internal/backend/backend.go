@@ -19,8 +19,8 @@ var (
 	// memory; it may succeed once memory is freed.
 	ErrOutOfMemory = errors.New("out of memory")
 	// ErrDeviceLost: a fault (an illegal address, a trap) left the device's
-	// context unusable; every later call on it fails with this error until
-	// every Program on the device is closed.
+	// context unusable; every later call on it fails with this error, for
+	// the rest of the process.
 	ErrDeviceLost = errors.New("device lost after a fault")
 )
 

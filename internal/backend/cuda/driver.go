@@ -57,14 +57,11 @@ type device struct {
 // context is retained by the first OpenDevice and kept until the process
 // ends: creating it costs 0.3–0.7 s and destroying it 0.3 s, which a
 // program that opens and closes Programs would pay every time. A Program's
-// Close still frees everything the Program made. A context that a fault
-// has made unusable is reset when its last user closes, so the next
-// OpenDevice starts on a fresh one.
+// Close still frees everything the Program made.
 type primary struct {
 	mu    sync.Mutex
 	ctx   uintptr // 0 until retained
 	users int     // open devices on it
-	lost  bool    // a user saw a fatal error: reset when the last closes
 }
 
 // OpenDevice makes sure the primary context of ordinal (shared with any
@@ -146,29 +143,19 @@ func (d *driver) properties(ordinal int, dv *device) (*gpu.Props, error) {
 	return p, nil
 }
 
-// CloseDevice ends one use of the primary context. The context stays
-// retained for the next OpenDevice, unless it is lost: then the last user
-// to close resets it (cuDevicePrimaryCtxReset destroys it with everything
-// in it) and releases the process's hold.
+// CloseDevice ends one use of the primary context, which stays retained
+// for the next OpenDevice. A lost context is not reset: NVIDIA documents
+// that after a sticky error (an illegal address, a trap) only the end of the
+// process restores the device, and on an H100 (driver 580) a
+// cuDevicePrimaryCtxReset followed by a new retain still returned
+// CUDA_ERROR_ILLEGAL_ADDRESS. Later Opens then fail with the same error,
+// which wraps backend.ErrDeviceLost.
 func (d *driver) CloseDevice(p *gpu.Props, lost bool) error {
-	dv := p.Driver.(*device)
 	pr := &d.primaries[p.Ordinal]
 	pr.mu.Lock()
-	defer pr.mu.Unlock()
 	pr.users--
-	if pr.lost = pr.lost || lost; !pr.lost || pr.users > 0 {
-		return nil
-	}
-	pr.lost = false
-	var err error
-	if r := call(&d.own.primaryCtxReset, uintptr(dv.dev)); r != success {
-		err = d.error(&d.own.primaryCtxReset, r)
-	}
-	if r := call(&d.own.primaryCtxRelease, uintptr(dv.dev)); r != success && err == nil {
-		err = d.error(&d.own.primaryCtxRelease, r)
-	}
-	pr.ctx = 0
-	return err
+	pr.mu.Unlock()
+	return nil
 }
 
 // Build writes the PTX of plan for the device's compute capability and the

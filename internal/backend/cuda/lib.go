@@ -45,7 +45,6 @@ type own struct {
 	deviceTotalMem     gpu.Fn
 	primaryCtxRetain   gpu.Fn
 	primaryCtxRelease  gpu.Fn
-	primaryCtxReset    gpu.Fn
 	ctxPriorityRange   gpu.Fn
 	moduleLoadDataEx   gpu.Fn
 }
@@ -71,8 +70,6 @@ func bindings(c *gpu.Calls, o *own) []gpu.Binding {
 		req(&o.deviceTotalMem, "cuDeviceTotalMem_v2"),
 		req(&o.primaryCtxRetain, "cuDevicePrimaryCtxRetain"),
 		req(&o.primaryCtxRelease, "cuDevicePrimaryCtxRelease_v2"),
-		// cuda.h (11.0 on) maps cuDevicePrimaryCtxReset to _v2, as Release.
-		req(&o.primaryCtxReset, "cuDevicePrimaryCtxReset_v2", "cuDevicePrimaryCtxReset"),
 		req(&o.ctxPriorityRange, "cuCtxGetStreamPriorityRange"),
 		req(&o.moduleLoadDataEx, "cuModuleLoadDataEx"),
 
@@ -175,6 +172,15 @@ func initError(e *gpu.DriverError) error {
 }
 
 // call calls fn (off the runtime's hot paths) and returns its CUresult.
+//
+// Arguments are often Go pointers converted to uintptr (out-parameters such
+// as &h). The directive below makes the compiler keep what they point to
+// on the heap and alive for the call, as it does for purego.SyscallN
+// itself: without it a pointer to a local stays on the goroutine's stack,
+// which may move while the driver runs, and the driver writes into the old
+// stack (seen as a module handle the driver called invalid).
+//
+//go:uintptrescapes
 func call(fn *gpu.Fn, args ...uintptr) int32 {
 	r, _, _ := purego.SyscallN(fn.Addr, args...)
 	return int32(uint32(r))

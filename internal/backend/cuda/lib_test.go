@@ -53,7 +53,7 @@ func TestBindingsRequired(t *testing.T) {
 	required := []string{
 		"cuInit", "cuDriverGetVersion", "cuGetErrorName", "cuGetErrorString",
 		"cuDeviceGet", "cuDeviceGetCount", "cuDeviceGetName", "cuDeviceGetAttribute", "cuDeviceTotalMem_v2",
-		"cuDevicePrimaryCtxRetain", "cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxReset_v2", "cuCtxSetCurrent",
+		"cuDevicePrimaryCtxRetain", "cuDevicePrimaryCtxRelease_v2", "cuCtxSetCurrent",
 		"cuCtxSynchronize", "cuCtxGetStreamPriorityRange",
 		"cuStreamCreateWithPriority", "cuStreamDestroy_v2", "cuStreamSynchronize", "cuStreamQuery", "cuStreamWaitEvent",
 		"cuEventCreate", "cuEventDestroy_v2", "cuEventRecord", "cuEventQuery", "cuEventSynchronize", "cuEventElapsedTime_v2",
@@ -83,10 +83,8 @@ func TestBindingsRequired(t *testing.T) {
 // notInResearchTable are bound names that go-tech.md §4's table does not
 // list: plain functions that cuda.h 13.0 declares under these names, with no
 // versioned variant (CUresult cuDeviceGetCount(int*), cuDeviceGetName(char*,
-// int, CUdevice)), and cuDevicePrimaryCtxReset, versioned _v2 like Release
-// (CUresult cuDevicePrimaryCtxReset_v2(CUdevice)), with its legacy name as
-// the fallback.
-var notInResearchTable = []string{"cuDeviceGetCount", "cuDeviceGetName", "cuDevicePrimaryCtxReset_v2", "cuDevicePrimaryCtxReset"}
+// int, CUdevice)).
+var notInResearchTable = []string{"cuDeviceGetCount", "cuDeviceGetName"}
 
 // Every bound name is a dlsym name of go-tech.md §4's table (or one of the
 // few above), and none is the legacy unversioned export of a function the

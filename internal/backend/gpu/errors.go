@@ -92,7 +92,7 @@ type lostError struct {
 }
 
 func (e *lostError) Error() string {
-	return fmt.Sprintf("%s: device unusable since an earlier fatal error (%s: %s); close every Program on it to reset the device",
+	return fmt.Sprintf("%s: device unusable since an earlier fatal error (%s: %s); only a new process can use it again (run GPU work that may fault in a child process)",
 		e.first.Arch, e.first.Op, e.first.Name)
 }
 

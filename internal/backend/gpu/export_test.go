@@ -25,7 +25,10 @@ func (v view) devPtrFor(d *Device) (uint64, error) {
 }
 
 // RawCall calls fn with args on a call path of d and returns its result
-// code (-1 when the call path cannot start).
+// code (-1 when the call path cannot start). Pointer arguments must stay
+// valid while the stack may move: see go:uintptrescapes on cuda's call.
+//
+//go:uintptrescapes
 func (d *Device) RawCall(fn *Fn, args ...uintptr) int32 {
 	r := int32(-1)
 	d.Do(func() error {
