@@ -68,7 +68,11 @@ type suite struct {
 	raw   backend.Device // the same GPU through the backend, for references
 	rows  []Row
 	copyB float64 // device-to-device copy bandwidth (bytes/s), once measured
+	done  []func() error
 }
+
+// cleanup registers f to run when the suite ends, in reverse order.
+func (s *suite) cleanup(f func() error) { s.done = append(s.done, f) }
 
 // Run measures every figure on p and returns the rows in a fixed order. An
 // error is returned only when the suite cannot run at all; a measurement
@@ -89,6 +93,11 @@ func Run(p *qd.Program, opt Options) ([]Row, error) {
 		}
 		defer raw.Close()
 		s.raw = raw
+		defer func() {
+			for i := len(s.done) - 1; i >= 0; i-- {
+				s.done[i]()
+			}
+		}()
 	}
 	steps := []struct {
 		what string
