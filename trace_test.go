@@ -2,6 +2,7 @@ package qd
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -298,7 +299,13 @@ func (nullDevice) WrapStream(uintptr) (backend.Stream, error) {
 }
 func (nullDevice) NewEvent(bool) (backend.Event, error) { return nullEvent{}, nil }
 func (nullDevice) Alloc(n int) (backend.Buffer, error)  { return &nullBuffer{n}, nil }
-func (nullDevice) Close() error                         { return nil }
+func (nullDevice) AllocOn(_ backend.Stream, n int) (backend.Buffer, error) {
+	return &nullBuffer{n}, nil
+}
+func (nullDevice) AllocHost(n int) (backend.HostBuffer, error) {
+	return nil, errors.New("null device: no host memory")
+}
+func (nullDevice) Close() error { return nil }
 func (nullDevice) Compile(p *lower.Plan, _ backend.CompileOptions) (backend.Module, error) {
 	return &nullModule{len(p.Tasks)}, nil
 }
@@ -316,6 +323,8 @@ func (b *nullBuffer) Bytes() int                                           { ret
 func (*nullBuffer) CopyFromHost(backend.Stream, unsafe.Pointer, int) error { return nil }
 func (*nullBuffer) CopyToHost(backend.Stream, unsafe.Pointer, int) error   { return nil }
 func (*nullBuffer) CopyFrom(backend.Stream, backend.Buffer, int) error     { return nil }
+func (b *nullBuffer) View(_, n int) (backend.Buffer, error)                { return &nullBuffer{n}, nil }
+func (*nullBuffer) FreeOn(backend.Stream) error                            { return nil }
 func (*nullBuffer) Close() error                                           { return nil }
 func (*nullModule) Begin(backend.Stream, *backend.Args) (backend.Launch, error) {
 	return nullLaunch{}, nil

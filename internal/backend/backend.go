@@ -44,6 +44,15 @@ type Device interface {
 	NewEvent(timing bool) (Event, error)
 	// Alloc allocates device memory of the given size in bytes (at least 1).
 	Alloc(bytes int) (Buffer, error)
+	// AllocOn allocates bytes (at least 1) in the order of s, from the
+	// device's memory pool where it has one; the buffer is usable by work
+	// enqueued on s from now on (and by other streams ordered after it).
+	// Free it with FreeOn.
+	AllocOn(s Stream, bytes int) (Buffer, error)
+	// AllocHost allocates bytes (at least 1) of host memory the device can
+	// copy from and to asynchronously: page-locked on a GPU, plain memory
+	// on the CPU. It starts zeroed.
+	AllocHost(bytes int) (HostBuffer, error)
 	// Compile compiles a lowered kernel for the device.
 	Compile(plan *lower.Plan, opts CompileOptions) (Module, error)
 	// Close releases the device. Every handle it made is closed first by
@@ -101,7 +110,23 @@ type Buffer interface {
 	// CopyFrom enqueues a copy of the first n bytes of src, a buffer of the
 	// same device, into this buffer.
 	CopyFrom(s Stream, src Buffer, n int) error
+	// View is bytes [off, off+n) of the buffer as a buffer of its own that
+	// shares the memory; closing or freeing a view frees nothing.
+	View(off, n int) (Buffer, error)
+	// FreeOn frees the memory in the order of s: after the work enqueued on
+	// s so far (the caller orders every other user before it). Only for
+	// buffers from AllocOn; the buffer must not be used afterwards.
+	FreeOn(s Stream) error
 	// Close frees the memory at once.
+	Close() error
+}
+
+// HostBuffer is host memory for asynchronous copies (Device.AllocHost).
+// Pointer stays valid until Close.
+type HostBuffer interface {
+	Bytes() int
+	Pointer() unsafe.Pointer
+	// Close frees the memory at once; no enqueued copy may still use it.
 	Close() error
 }
 

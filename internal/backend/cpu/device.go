@@ -55,6 +55,19 @@ func (d *Device) Alloc(bytes int) (backend.Buffer, error) {
 	return &buffer{mem: mem, ptr: unsafe.Pointer(&mem[0]), bytes: bytes}, nil
 }
 
+// AllocOn is Alloc: the CPU has no memory pool to order; the buffer's
+// FreeOn runs after the stream's earlier work.
+func (d *Device) AllocOn(_ backend.Stream, bytes int) (backend.Buffer, error) { return d.Alloc(bytes) }
+
+// AllocHost is plain memory: the CPU backend's copies are memory moves.
+func (d *Device) AllocHost(bytes int) (backend.HostBuffer, error) {
+	b, err := d.Alloc(bytes)
+	if err != nil {
+		return nil, err
+	}
+	return &hostBuffer{*b.(*buffer)}, nil
+}
+
 // WrapHost uses host memory directly as a buffer.
 func (d *Device) WrapHost(p unsafe.Pointer, bytes int) (backend.Buffer, error) {
 	return &buffer{ptr: p, bytes: bytes}, nil

@@ -31,7 +31,7 @@ func (d *driver) Classify(code int32) gpu.Class { return classify(code) }
 
 // CU_STREAM_NON_BLOCKING and CU_EVENT_DISABLE_TIMING.
 func (d *driver) Codes() gpu.Codes {
-	return gpu.Codes{NotReady: errNotReady, InvalidValue: errInvalidValue, StreamNonBlocking: 1, EventDisableTiming: 2}
+	return gpu.Codes{NotReady: errNotReady, InvalidValue: errInvalidValue, StreamNonBlocking: 1, EventDisableTiming: 2, HostAllocPortable: 1}
 }
 
 // Device attributes (CUdevice_attribute, cuda.h).
@@ -49,9 +49,14 @@ const (
 type device struct {
 	dev     int32   // CUdevice
 	ctx     uintptr // the primary context
+	pool    uintptr // the device's default memory pool, 0 without pools
 	ccMajor int
 	ccMinor int
 }
+
+// CU_MEMPOOL_ATTR_RELEASE_THRESHOLD: how much freed memory the pool keeps
+// across synchronizations instead of returning it to the system.
+const memPoolAttrReleaseThreshold = 4
 
 // primary is the process's hold on one device's primary context. The
 // context is retained by the first OpenDevice and kept until the process
@@ -123,7 +128,21 @@ func (d *driver) properties(ordinal int, dv *device) (*gpu.Props, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.MemPools = pools != 0 && d.calls.MemAllocAsync.Bound()
+	p.MemPools = pools != 0 && d.calls.MemAllocAsync.Bound() && d.own.defaultMemPool.Bound() &&
+		d.own.memPoolSetAttr.Bound() && d.own.memPoolTrimTo.Bound()
+	if p.MemPools {
+		// Keep freed memory for reuse (the default threshold, 0, returns
+		// it at every synchronization, and the next allocation pays the
+		// system again); CloseDevice trims what no allocation holds.
+		if r := call(&d.own.defaultMemPool, uintptr(unsafe.Pointer(&dv.pool)), uintptr(dv.dev)); r != success {
+			return nil, d.error(&d.own.defaultMemPool, r)
+		}
+		threshold := new(uint64)
+		*threshold = ^uint64(0)
+		if r := call(&d.own.memPoolSetAttr, dv.pool, memPoolAttrReleaseThreshold, uintptr(unsafe.Pointer(threshold))); r != success {
+			return nil, d.error(&d.own.memPoolSetAttr, r)
+		}
+	}
 	p.Target = fmt.Sprintf("sm_%d%d", dv.ccMajor, dv.ccMinor)
 	name := make([]byte, 256)
 	if r := call(&d.own.deviceGetName, uintptr(unsafe.Pointer(&name[0])), uintptr(len(name)-1), uintptr(dv.dev)); r != success {
@@ -155,6 +174,12 @@ func (d *driver) CloseDevice(p *gpu.Props, lost bool) error {
 	pr.mu.Lock()
 	pr.users--
 	pr.mu.Unlock()
+	// Give the pool's free memory back (what other Programs hold stays).
+	if dv := p.Driver.(*device); dv.pool != 0 && !lost {
+		if r := call(&d.own.memPoolTrimTo, dv.pool, 0); r != success {
+			return d.error(&d.own.memPoolTrimTo, r)
+		}
+	}
 	return nil
 }
 

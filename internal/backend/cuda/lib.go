@@ -47,6 +47,9 @@ type own struct {
 	primaryCtxRelease  gpu.Fn
 	ctxPriorityRange   gpu.Fn
 	moduleLoadDataEx   gpu.Fn
+	defaultMemPool     gpu.Fn // optional: memory pools (driver ≥ 11.2)
+	memPoolSetAttr     gpu.Fn // optional
+	memPoolTrimTo      gpu.Fn // optional
 }
 
 // bindings lists every function the backend binds, each exactly once: the
@@ -96,6 +99,11 @@ func bindings(c *gpu.Calls, o *own) []gpu.Binding {
 		req(&c.CopyDtoHAsync, "cuMemcpyDtoHAsync_v2"),
 		req(&c.CopyDtoDAsync, "cuMemcpyDtoDAsync_v2"),
 		req(&c.MemsetD8Async, "cuMemsetD8Async"),
+		req(&c.HostAlloc, "cuMemHostAlloc"),
+		req(&c.HostFree, "cuMemFreeHost"),
+		opt(&o.defaultMemPool, "cuDeviceGetDefaultMemPool"),
+		opt(&o.memPoolSetAttr, "cuMemPoolSetAttribute"),
+		opt(&o.memPoolTrimTo, "cuMemPoolTrimTo"),
 		req(&c.ModuleGetFunction, "cuModuleGetFunction"),
 		req(&c.ModuleUnload, "cuModuleUnload"),
 		req(&c.LaunchKernel, "cuLaunchKernel"),

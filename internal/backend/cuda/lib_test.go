@@ -58,9 +58,9 @@ func TestBindingsRequired(t *testing.T) {
 		"cuStreamCreateWithPriority", "cuStreamDestroy_v2", "cuStreamSynchronize", "cuStreamQuery", "cuStreamWaitEvent",
 		"cuEventCreate", "cuEventDestroy_v2", "cuEventRecord", "cuEventQuery", "cuEventSynchronize", "cuEventElapsedTime_v2",
 		"cuMemAlloc_v2", "cuMemFree_v2", "cuMemcpyHtoDAsync_v2", "cuMemcpyDtoHAsync_v2", "cuMemcpyDtoDAsync_v2",
-		"cuMemsetD8Async", "cuModuleLoadDataEx", "cuModuleGetFunction", "cuModuleUnload", "cuLaunchKernel",
+		"cuMemsetD8Async", "cuMemHostAlloc", "cuMemFreeHost", "cuModuleLoadDataEx", "cuModuleGetFunction", "cuModuleUnload", "cuLaunchKernel",
 	}
-	optional := []string{"cuMemAllocAsync", "cuMemFreeAsync"}
+	optional := []string{"cuMemAllocAsync", "cuMemFreeAsync", "cuDeviceGetDefaultMemPool", "cuMemPoolSetAttribute", "cuMemPoolTrimTo"}
 	byName := map[string]gpu.Binding{}
 	for _, b := range bindings(new(gpu.Calls), new(own)) {
 		byName[b.Names[0]] = b
@@ -83,8 +83,13 @@ func TestBindingsRequired(t *testing.T) {
 // notInResearchTable are bound names that go-tech.md §4's table does not
 // list: plain functions that cuda.h 13.0 declares under these names, with no
 // versioned variant (CUresult cuDeviceGetCount(int*), cuDeviceGetName(char*,
-// int, CUdevice)).
-var notInResearchTable = []string{"cuDeviceGetCount", "cuDeviceGetName"}
+// int, CUdevice)); cuMemHostAlloc(void**, size_t, unsigned) and
+// cuMemFreeHost(void*), which the table names only in its notes; and the
+// memory-pool calls of CUDA 11.2 (cuDeviceGetDefaultMemPool(CUmemoryPool*,
+// CUdevice), cuMemPoolSetAttribute(CUmemoryPool, CUmemPool_attribute,
+// void*), cuMemPoolTrimTo(CUmemoryPool, size_t)).
+var notInResearchTable = []string{"cuDeviceGetCount", "cuDeviceGetName", "cuMemHostAlloc", "cuMemFreeHost",
+	"cuDeviceGetDefaultMemPool", "cuMemPoolSetAttribute", "cuMemPoolTrimTo"}
 
 // Every bound name is a dlsym name of go-tech.md §4's table (or one of the
 // few above), and none is the legacy unversioned export of a function the

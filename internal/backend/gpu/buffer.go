@@ -21,6 +21,8 @@ type buffer struct {
 	d      *Device
 	ptr    uint64
 	n      int
+	pooled bool // from AllocOn with a memory pool: freed by MemFreeAsync
+	view   bool // shares another buffer's memory: frees nothing
 	closed atomic.Bool
 }
 
@@ -143,8 +145,16 @@ func (b *buffer) Zero(bs backend.Stream) error {
 // Close frees the memory at once; package qd calls it only after the work
 // that uses the buffer is done. Close is idempotent.
 func (b *buffer) Close() error {
-	if !b.closed.CompareAndSwap(false, true) {
+	if !b.closed.CompareAndSwap(false, true) || b.view {
 		return nil
+	}
+	if b.pooled {
+		// Pool memory is freed in stream order; with nothing left to wait
+		// for, any order will do: a synchronizing free.
+		if err := b.d.run(&b.d.c.Synchronize, nil); err != nil {
+			return err
+		}
+		return b.d.run(&b.d.c.MemFreeAsync, []uintptr{uintptr(b.ptr), 0})
 	}
 	return b.d.run(&b.d.c.MemFree, []uintptr{uintptr(b.ptr)})
 }

@@ -85,6 +85,8 @@ type Calls struct {
 	CopyDtoHAsync Fn // (dst host*, src ptr, bytes, stream)
 	CopyDtoDAsync Fn // (dst ptr, src ptr, bytes, stream)
 	MemsetD8Async Fn // (dst ptr, value u8, bytes, stream)
+	HostAlloc     Fn // (host**, bytes, flags u32): page-locked host memory
+	HostFree      Fn // (host*)
 
 	ModuleGetFunction Fn // (function*, module, name *char)
 	ModuleUnload      Fn // (module)
@@ -101,6 +103,7 @@ type Codes struct {
 	InvalidValue       int32   // an argument the driver refused
 	StreamNonBlocking  uintptr // StreamCreate flag: no implicit sync with the legacy stream
 	EventDisableTiming uintptr // EventCreate flag: a cheaper event that cannot time
+	HostAllocPortable  uintptr // HostAlloc flag: usable from every context of the process
 }
 
 // Class is what a failing result code means to the runtime.

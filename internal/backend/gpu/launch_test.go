@@ -56,6 +56,8 @@ func (b *fakeBuffer) CopyFromHost(backend.Stream, unsafe.Pointer, int) error {
 }
 func (b *fakeBuffer) CopyToHost(backend.Stream, unsafe.Pointer, int) error { return nil }
 func (b *fakeBuffer) CopyFrom(backend.Stream, backend.Buffer, int) error   { return nil }
+func (b *fakeBuffer) View(int, int) (backend.Buffer, error)                { return b, nil }
+func (b *fakeBuffer) FreeOn(backend.Stream) error                          { return nil }
 func (b *fakeBuffer) Close() error                                         { return nil }
 func (b *fakeBuffer) devPtrFor(d *Device) (uint64, error) {
 	if d != b.d {
