@@ -136,6 +136,9 @@ type fnWriter struct {
 	loops   []loopLabels
 	parNext string // label of the next parallel iteration (continue), "" outside
 
+	vec     *vectorPlan // the vector loop being written, nil elsewhere
+	vecCopy int         // which of its elements the body is written for
+
 	red      map[*ir.ExprStmt]*accumulator // whole-range reductions of the task
 	redOrder []*accumulator                // the same, in task order
 	shared   []string                      // .shared declarations of the entry

@@ -32,6 +32,9 @@ func (f *fnWriter) expr(e ir.Expr) string {
 	case *ir.Call:
 		return f.call(e)
 	case *ir.Load:
+		if r := f.vectorLoaded(e); r != "" {
+			return r
+		}
 		t := e.Array.Elem
 		addr := f.address(e.Array, e.Index)
 		r := f.reg(t)

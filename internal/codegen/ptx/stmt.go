@@ -239,6 +239,9 @@ func (f *fnWriter) parallelLoop(l *ir.ParallelFor, exit string) {
 
 	loop, wide, body, next, wideNext := f.label(), f.label(), f.label(), f.label(), f.label()
 	g.remainder, g.done = loop, done
+	if v := f.vectorize(l); v != nil {
+		f.vectorLoop(l, g, v)
+	}
 	if f.unrollable(l) {
 		f.unrolledLoop(l, g)
 	}

@@ -207,7 +207,7 @@ func (f *fnWriter) unrolledLoop(l *ir.ParallelFor, g gridIndex) {
 	idx64, at64 := points(ir.I64, g.i64, g.stride64, g.c64)
 	f.place(body)
 
-	f.unrolledStmts(l.Body, private)
+	f.unrolledStmts(l.Body, private, unroll)
 
 	wideNext := f.label()
 	f.braIf(g.fits, true, wideNext)
@@ -225,13 +225,14 @@ func (f *fnWriter) unrolledLoop(l *ir.ParallelFor, g gridIndex) {
 // variable to its registers, one per iteration; the locals the body declares
 // are added as their declarations are reached. On return f.vars holds the
 // registers of iteration 0, which the one-element loop reuses.
-func (f *fnWriter) unrolledStmts(ss []ir.Stmt, private map[*ir.Var][]string) {
+func (f *fnWriter) unrolledStmts(ss []ir.Stmt, private map[*ir.Var][]string, copies int) {
 	use := func(k int) {
 		for v, regs := range private {
 			f.vars[v] = regs[k]
 		}
+		f.vecCopy = k
 	}
-	vals := make([]string, unroll)
+	vals := make([]string, copies)
 	for _, s := range ss {
 		f.pos = s.Position()
 		switch s := s.(type) {
@@ -239,7 +240,7 @@ func (f *fnWriter) unrolledStmts(ss []ir.Stmt, private map[*ir.Var][]string) {
 			if !s.Var.Type.Valid() {
 				f.fail("local %s has invalid type %v", s.Var.Name, s.Var.Type)
 			}
-			for k := range unroll {
+			for k := range copies {
 				use(k)
 				if s.Init == nil {
 					vals[k] = f.constant(s.Var.Type, 0)
@@ -251,14 +252,14 @@ func (f *fnWriter) unrolledStmts(ss []ir.Stmt, private map[*ir.Var][]string) {
 			regs, ok := private[s.Var]
 			if !ok {
 				use(0)
-				regs = make([]string, unroll)
+				regs = make([]string, copies)
 				regs[0] = f.declare(s.Var)
-				for k := 1; k < unroll; k++ {
+				for k := 1; k < copies; k++ {
 					regs[k] = f.reg(s.Var.Type)
 				}
 				private[s.Var] = regs
 			}
-			for k := range unroll {
+			for k := range copies {
 				f.mov(s.Var.Type, regs[k], vals[k])
 			}
 		case *ir.Assign:
@@ -267,25 +268,29 @@ func (f *fnWriter) unrolledStmts(ss []ir.Stmt, private map[*ir.Var][]string) {
 			if !ok {
 				f.fail("local %s is assigned before its declaration in this task", s.Var.Name)
 			}
-			for k := range unroll {
+			for k := range copies {
 				use(k)
 				vals[k] = f.expr(s.Value)
 			}
-			for k := range unroll {
+			for k := range copies {
 				f.mov(s.Var.Type, regs[k], vals[k])
 			}
 		case *ir.Store:
 			if s.Value == nil || s.Value.Type() != s.Array.Elem {
 				f.fail("store to %s of a value that is not %v", s.Array.Name, s.Array.Elem)
 			}
-			addrs := make([]string, unroll)
-			for k := range unroll {
+			addrs := make([]string, copies)
+			for k := range copies {
 				use(k)
 				// Go evaluates the index operands before the value.
 				addrs[k] = f.address(s.Array, s.Index)
 				vals[k] = f.expr(s.Value)
 			}
-			for k := range unroll {
+			if f.vec != nil && f.vec.arrays[s.Array] {
+				f.vectorStore(s.Array, vals[:copies])
+				break
+			}
+			for k := range copies {
 				f.store(s.Array.Elem, "["+addrs[k]+"]", vals[k])
 			}
 		case *ir.ExprStmt:
@@ -293,11 +298,11 @@ func (f *fnWriter) unrolledStmts(ss []ir.Stmt, private map[*ir.Var][]string) {
 			if a == nil {
 				f.fail("statement %T in an unrolled body", s)
 			}
-			for k := range unroll {
+			for k := range copies {
 				use(k)
 				vals[k] = f.expr(a.r.Atomic.Value)
 			}
-			for k := range unroll {
+			for k := range copies {
 				f.accumulate(a, vals[k])
 			}
 		default:
