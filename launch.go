@@ -33,14 +33,14 @@ func (k *kernelCore) launch(s *Stream, args []any) error {
 	// flight, so it never destroys the stream under an enqueue. Count
 	// first, then check, as Close marks first, then waits: one of the two
 	// sees the other.
-	s.c.inflight.Add(1)
+	s.c.inflight.enter()
 	var err error
 	if s.c.closed.Load() {
 		err = closedErr("stream")
 	} else {
 		err = k.launchHeld(s.c, args)
 	}
-	s.c.inflight.Add(-1)
+	s.c.inflight.leave()
 	return err
 }
 
