@@ -149,6 +149,38 @@ func TestEventSynchronize(t *testing.T) {
 	})
 }
 
+// TestQueryAfterWaits: once the host has waited for a stream's work, by
+// the event recorded last on it or by Synchronize and a host read (which
+// records qd's own marker), Stream.Query says the work is done. A stress
+// loop: the CPU backend once let the event complete a few instructions
+// before the stream counted it (internal/backend/cpu has the long run).
+func TestQueryAfterWaits(t *testing.T) {
+	forEachArch(t, func(t *testing.T, p *Program) {
+		rounds := 4000
+		if testing.Short() {
+			rounds = 500
+		}
+		k := must[*Kernel](t)(BuildKernel(p, fillKernel("fill", ir.F32)))
+		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 4))
+		s := must[*Stream](t)(p.NewStream())
+		e := must[*Event](t)(p.NewEvent())
+		got := make([]float32, 4)
+		for r := range rounds {
+			check(t, k.LaunchOn(s, x, float32(r)))
+			if r%2 == 0 {
+				check(t, e.Record(s))
+				check(t, e.Synchronize())
+			} else {
+				check(t, s.Synchronize())
+				check(t, x.CopyToHost(got))
+			}
+			if done := must[bool](t)(s.Query()); !done {
+				t.Fatalf("round %d: Query = false after the host waited for the stream's work", r)
+			}
+		}
+	})
+}
+
 func TestNdarrayOnStream(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
 		k := must[*Kernel](t)(BuildKernel(p, fillKernel("fill", ir.F32)))

@@ -98,8 +98,13 @@ func (s *stream) drain() {
 		s.q = s.spare[:0]
 		s.mu.Unlock()
 		for i := range batch {
-			err := s.execute(batch[i])
+			o := batch[i]
 			batch[i] = op{} // drop references to launches and closures
+			if o.kind == opSignal {
+				s.signal(o.sig)
+				continue
+			}
+			err := s.execute(o)
 			if err != nil {
 				s.mu.Lock()
 				if s.err == nil {
@@ -132,11 +137,6 @@ func (s *stream) execute(o op) (err error) {
 		return o.l.run(o.task)
 	case opEnd:
 		o.l.release()
-	case opSignal:
-		s.mu.Lock()
-		o.sig.err = s.err // an error before the recorded point travels with it
-		s.mu.Unlock()
-		o.sig.complete()
 	case opWait:
 		<-o.sig.done
 		// Work after the wait depended on failed work: the waiting stream
@@ -151,6 +151,23 @@ func (s *stream) execute(o op) (err error) {
 		o.mark.finish()
 	}
 	return nil
+}
+
+// signal runs an event's marker op: it completes the event and counts the
+// op as done in one step under mu, so that the host never sees one without
+// the other. Query and Synchronize read done under mu, and a host that saw
+// the event complete (set under mu) reaches mu after this step: a stream
+// whose last recorded event is reached is done, and an event recorded
+// before a Synchronize returned is reached.
+func (s *stream) signal(g *signal) {
+	s.mu.Lock()
+	g.err = s.err // an error before the recorded point travels with it
+	g.complete()
+	s.done.Add(1)
+	if s.waiters.Load() > 0 {
+		s.idle.Broadcast()
+	}
+	s.mu.Unlock()
 }
 
 // Synchronize waits for the work enqueued so far and returns the first error
