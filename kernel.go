@@ -166,8 +166,10 @@ func (k *Kernel) Launch(args ...any) error {
 //
 // Errors in arguments are *ArgumentError values naming the kernel and the
 // parameter. Errors raised while the kernel runs (an index out of range on
-// the CPU) are reported by the next Synchronize of s, by Program.Sync, or by
-// this call when it waits for slices.
+// the CPU) are reported once, whichever stream-parallel group raised them:
+// by the next Synchronize of s, by Program.Sync, or by this call when it
+// waits for slices. Streams that wait for s (WaitStream, WaitEvent) are
+// ordered after the failed work but do not report its error.
 func (k *Kernel) LaunchOn(s *Stream, args ...any) error {
 	if k == nil || k.c == nil {
 		return fmt.Errorf("%w: nil Kernel", ErrInvalidArgument)

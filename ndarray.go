@@ -355,9 +355,8 @@ func (p *Program) hostTransfer(c *ndCore, enqueue func(backend.Stream) error, di
 	if err := enqueue(s.b); err != nil {
 		return err
 	}
-	// Wait through an event, not Synchronize: a pooled stream may hold the
-	// error of an earlier stream-parallel group, which is the launch's to
-	// report (its launch stream got it at the join), not this copy's.
+	// Wait through an event. Pooled streams hold no errors (a launch's
+	// errors go to its own stream), so Synchronize would serve as well.
 	e, err := p.evpool.get()
 	if err != nil {
 		return err

@@ -112,6 +112,12 @@ type Launch interface {
 	// enqueued so far on s. Every task must have been ordered before that
 	// point on s (by running on s or by an event s waits for). End is called
 	// exactly once, also after a failed Run.
+	//
+	// Errors that tasks raise while they run belong to the launch, wherever
+	// they ran: the backend reports them on s when End's point is reached
+	// (the next Synchronize of s returns them), never on the streams of
+	// stream-parallel groups, and never through events. So each is
+	// reported once, to the launch's stream, and pooled streams stay clean.
 	End(s Stream) error
 }
 

@@ -20,6 +20,22 @@ type module struct {
 type launch struct {
 	m    *module
 	args cg.Args
+	err  atomic.Pointer[error] // the first error a task raised
+}
+
+// fail keeps the first error a task of the launch raised. Tasks of
+// stream-parallel groups run on pooled streams; keeping their errors here,
+// not on those streams, lets End report them once on the launch stream
+// (which runs End after joining every group) and returns the pooled
+// streams to the pool clean.
+func (l *launch) fail(err error) { l.err.CompareAndSwap(nil, &err) }
+
+// takeErr returns the launch's error and forgets it, for End.
+func (l *launch) takeErr() error {
+	if p := l.err.Swap(nil); p != nil {
+		return *p
+	}
+	return nil
 }
 
 func (m *module) Begin(bs backend.Stream, a *backend.Args) (backend.Launch, error) {

@@ -134,15 +134,19 @@ func (s *stream) execute(o op) (err error) {
 	}()
 	switch o.kind {
 	case opRun:
-		return o.l.run(o.task)
+		// A task's error belongs to its launch, not to the stream it ran
+		// on: End reports it on the launch stream (see launch.fail).
+		if err := o.l.run(o.task); err != nil {
+			o.l.fail(err)
+		}
 	case opEnd:
+		err := o.l.takeErr()
 		o.l.release()
+		return err
 	case opWait:
+		// Errors do not travel with events: each is reported once, by the
+		// stream of the launch that raised it.
 		<-o.sig.done
-		// Work after the wait depended on failed work: the waiting stream
-		// reports the error too (a stream-parallel group's error reaches
-		// the launch stream this way).
-		return o.sig.err
 	case opFunc:
 		return o.fn()
 	case opMark:
@@ -161,7 +165,6 @@ func (s *stream) execute(o op) (err error) {
 // before a Synchronize returned is reached.
 func (s *stream) signal(g *signal) {
 	s.mu.Lock()
-	g.err = s.err // an error before the recorded point travels with it
 	g.complete()
 	s.done.Add(1)
 	if s.waiters.Load() > 0 {
