@@ -32,6 +32,16 @@
 // on streams borrowed from the Program's pool, forked from and joined back
 // into the launch stream with events, so the host never waits.
 //
+// # Stopping work
+//
+// Kernel.LaunchContext takes a context. On the CPU, when it is done, the
+// launch's kernel stops at its next loop iteration (or block of parallel
+// iterations) and the launch fails with the context's error; on GPUs the
+// context is checked only before the launch is enqueued, since a running
+// GPU kernel cannot be stopped (see LaunchContext). Stream.Wait(ctx) gives
+// up waiting when ctx is done. Program.Close stops the CPU work still in
+// flight, so a kernel that never ends cannot block it.
+//
 // # Errors and resources
 //
 // Every call that can fail returns an error; sentinel errors (ErrClosed,

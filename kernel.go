@@ -1,6 +1,7 @@
 package qd
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"runtime"
@@ -153,7 +154,7 @@ func (k *Kernel) Launch(args ...any) error {
 	if k == nil || k.c == nil {
 		return fmt.Errorf("%w: nil Kernel", ErrInvalidArgument)
 	}
-	return k.c.launch(k.c.p.def, args)
+	return k.c.launch(nil, k.c.p.def, args)
 }
 
 // LaunchOn enqueues the kernel on stream s with the given arguments, one per
@@ -174,5 +175,37 @@ func (k *Kernel) LaunchOn(s *Stream, args ...any) error {
 	if k == nil || k.c == nil {
 		return fmt.Errorf("%w: nil Kernel", ErrInvalidArgument)
 	}
-	return k.c.launch(s, args)
+	return k.c.launch(nil, s, args)
+}
+
+// LaunchContext is LaunchOn with a context that can stop the launch. When
+// ctx is already done, nothing is enqueued and the error wraps ctx's
+// (errors.Is(err, context.Canceled), or DeadlineExceeded).
+//
+// On the CPU, once ctx is done the launch's work stops: tasks not started
+// are skipped, and a running task ends at its next check (every iteration
+// of a loop in the kernel, and every 65,536 iterations of a parallel
+// range), leaving its arrays partly written. The launch then fails like a
+// kernel that raised an error: the next Synchronize of s (or this call,
+// when it waits for slices) returns an error naming the kernel and
+// wrapping context.Cause(ctx) (ctx.Err() unless a cause was given). Later
+// work on s runs as usual.
+//
+// On a GPU the context is checked only before the launch is enqueued: a
+// GPU kernel, once enqueued, runs to its end, and nothing short of ending
+// the process stops it. Give kernels that may run long a bound: a maximum
+// iteration count, or a flag array that their loops read with an atomic
+// (qd.AtomicAdd(&stop[0], 0)) and that a one-line kernel launched on
+// another stream sets. Stream.Wait(ctx) stops waiting for such work.
+func (k *Kernel) LaunchContext(ctx context.Context, s *Stream, args ...any) error {
+	if k == nil || k.c == nil {
+		return fmt.Errorf("%w: nil Kernel", ErrInvalidArgument)
+	}
+	if ctx == nil {
+		return fmt.Errorf("%w: kernel %s: nil context", ErrInvalidArgument, k.c.name)
+	}
+	if ctx.Err() != nil {
+		return fmt.Errorf("qd: kernel %s: not launched: %w", k.c.name, context.Cause(ctx))
+	}
+	return k.c.launch(ctx, s, args)
 }

@@ -1,6 +1,7 @@
 package backend
 
 import (
+	"context"
 	"errors"
 	"time"
 	"unsafe"
@@ -125,6 +126,21 @@ type Launch interface {
 type Args struct {
 	Scalars []uint64   // scalar values as ir.Const bit patterns; unused for arrays
 	Arrays  []ArrayArg // unused for scalars
+	// Ctx, when not nil, is the launch's context (Kernel.LaunchContext):
+	// a backend that can stop running work (Stopper) ends the launch's
+	// tasks once Ctx is done, with an error wrapping context.Cause(Ctx).
+	// Others ignore it.
+	Ctx context.Context
+}
+
+// Stopper is implemented by devices that can stop work in flight (the
+// CPU's): tasks check between chunks of work, and their loops at every
+// iteration, whether they must stop.
+type Stopper interface {
+	// Stop makes every task of every launch, queued or running, end at its
+	// next check with an error wrapping cause; launches begun later stop at
+	// once. It cannot be undone: the Program is closing.
+	Stop(cause error)
 }
 
 // ArrayArg is an array argument: its buffer and its shape (unused dimensions
