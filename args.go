@@ -16,6 +16,7 @@ type call struct {
 	b      backend.Args
 	arrays []*ndCore  // Ndarray arguments, for use tracking
 	hosts  []hostCopy // slice arguments, copied in and out around the kernel
+	spans  []span     // their memory, for the alias check (alias.go)
 
 	// Scratch of stream-parallel launches: the stream of each group and
 	// the next task of each.
@@ -103,6 +104,7 @@ func (k *kernelCore) bind(c *call, args []any) error {
 	c.b.Arrays = resize(c.b.Arrays, n)
 	c.arrays = c.arrays[:0]
 	c.hosts = c.hosts[:0]
+	c.spans = c.spans[:0]
 	for i, prm := range params {
 		arg := args[i]
 		if prm.Dims == 0 {
@@ -136,7 +138,7 @@ func (k *kernelCore) bind(c *call, args []any) error {
 			c.arrays = append(c.arrays, core)
 			continue
 		}
-		h, shape, err := bindSlice(prm, arg)
+		h, shape, err := bindSlice(prm, arg, &c.spans)
 		if err != "" {
 			return k.argErr(i, "%s", err)
 		}
@@ -144,7 +146,7 @@ func (k *kernelCore) bind(c *call, args []any) error {
 		c.b.Arrays[i] = backend.ArrayArg{Shape: shape}
 		c.hosts = append(c.hosts, h)
 	}
-	return nil
+	return k.checkAliases(c.spans)
 }
 
 func resize[T any](s []T, n int) []T {
@@ -223,33 +225,35 @@ func scalarBits(t ir.Type, v any) (uint64, bool) {
 
 // bindSlice takes a Go slice argument of an array parameter. It returns a
 // message (not an error) on mismatch, for the caller to wrap.
-func bindSlice(p *ir.Param, v any) (hostCopy, [3]int, string) {
+func bindSlice(p *ir.Param, v any, spans *[]span) (hostCopy, [3]int, string) {
 	switch p.Elem {
 	case ir.Bool:
-		return sliceOf[bool](p, v)
+		return sliceOf[bool](p, v, spans)
 	case ir.I32:
-		return sliceOf[int32](p, v)
+		return sliceOf[int32](p, v, spans)
 	case ir.I64:
-		if h, s, msg := sliceOf[int64](p, v); msg == "" {
+		if h, s, msg := sliceOf[int64](p, v, spans); msg == "" {
 			return h, s, msg
 		}
-		return sliceOf[int](p, v)
+		return sliceOf[int](p, v, spans)
 	case ir.U32:
-		return sliceOf[uint32](p, v)
+		return sliceOf[uint32](p, v, spans)
 	case ir.U64:
-		if h, s, msg := sliceOf[uint64](p, v); msg == "" {
+		if h, s, msg := sliceOf[uint64](p, v, spans); msg == "" {
 			return h, s, msg
 		}
-		return sliceOf[uint](p, v)
+		return sliceOf[uint](p, v, spans)
 	case ir.F32:
-		return sliceOf[float32](p, v)
+		return sliceOf[float32](p, v, spans)
 	case ir.F64:
-		return sliceOf[float64](p, v)
+		return sliceOf[float64](p, v, spans)
 	}
 	return hostCopy{}, [3]int{}, "unsupported element type " + p.Elem.String()
 }
 
-func sliceOf[T Elem](p *ir.Param, v any) (hostCopy, [3]int, string) {
+// sliceOf takes a Go slice argument of element type T, noting its memory
+// (each row's, for several dimensions) in spans.
+func sliceOf[T Elem](p *ir.Param, v any, spans *[]span) (hostCopy, [3]int, string) {
 	size := int(unsafe.Sizeof(*new(T)))
 	want := "want " + paramTypeName(p) + ", got " + describe(v)
 	switch p.Dims {
@@ -258,6 +262,7 @@ func sliceOf[T Elem](p *ir.Param, v any) (hostCopy, [3]int, string) {
 		if !ok {
 			return hostCopy{}, [3]int{}, want
 		}
+		addSpan(spans, p.Index, [2]int{-1, -1}, s)
 		h := hostCopy{bytes: len(s) * size, keep: s}
 		if len(s) > 0 {
 			h.packed = unsafe.Pointer(&s[0])
@@ -278,7 +283,8 @@ func sliceOf[T Elem](p *ir.Param, v any) (hostCopy, [3]int, string) {
 			}
 		}
 		flat := make([]T, 0, shape[0]*shape[1])
-		for _, row := range s {
+		for r, row := range s {
+			addSpan(spans, p.Index, [2]int{r, -1}, row)
 			flat = append(flat, row...)
 		}
 		return packed(flat, size, func() {
@@ -309,8 +315,9 @@ func sliceOf[T Elem](p *ir.Param, v any) (hostCopy, [3]int, string) {
 			}
 		}
 		flat := make([]T, 0, shape[0]*shape[1]*shape[2])
-		for _, plane := range s {
-			for _, row := range plane {
+		for a, plane := range s {
+			for b, row := range plane {
+				addSpan(spans, p.Index, [2]int{a, b}, row)
 				flat = append(flat, row...)
 			}
 		}

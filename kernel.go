@@ -27,6 +27,9 @@ type kernelCore struct {
 	mod    *cachedModule
 	closed atomic.Bool
 	calls  sync.Pool // *call: per-launch argument storage, reused
+	// written marks the parameters the kernel writes, for the alias
+	// check of slice arguments (alias.go).
+	written []bool
 }
 
 // Name is the kernel's name.
@@ -61,7 +64,7 @@ func (p *Program) newKernel(plan *lower.Plan) (*Kernel, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &kernelCore{p: p, name: plan.Kernel.Name, plan: plan, mod: m}
+	c := &kernelCore{p: p, name: plan.Kernel.Name, plan: plan, mod: m, written: writtenParams(plan.Kernel)}
 	p.mu.Lock()
 	p.kernels[c] = struct{}{}
 	p.mu.Unlock()
@@ -164,6 +167,11 @@ func (k *Kernel) Launch(args ...any) error {
 // return without waiting for the kernel. Slices are copied to the device
 // before the kernel and back after it, in the order of s, and LaunchOn then
 // waits for the copy back, so the slices hold the results when it returns.
+// Slices of one launch (and the rows of one multi-dimensional slice) must
+// not overlap in memory when the kernel writes either of them: the copies
+// would lose writes that natively show through both. Such a launch fails
+// with an *ArgumentError naming both; slices the kernel only reads may
+// overlap.
 //
 // Errors in arguments are *ArgumentError values naming the kernel and the
 // parameter. Errors raised while the kernel runs (an index out of range on
