@@ -4,18 +4,23 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
+	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/quadrants-go/qd/internal/frontend"
 	"github.com/quadrants-go/qd/internal/lower"
 )
 
-// Module is the set of kernels compiled from one Go source file.
+// Module is the set of kernels compiled from one Go source file. It owns
+// the compiled kernels; Kernel hands out handles to them.
 type Module struct {
 	p       *Program
-	kernels map[string]*Kernel
+	kernels map[string]*kernelCore
 	names   []string
+	closed  atomic.Bool
 }
 
 // CompileOption configures Compile.
@@ -53,18 +58,27 @@ func Compile[S ~string | ~[]byte](p *Program, src S, opts ...CompileOption) (*Mo
 		return nil, err
 	}
 	defer p.exit()
-	m := &Module{p: p, kernels: make(map[string]*Kernel, len(plans))}
+	m := &Module{p: p, kernels: make(map[string]*kernelCore, len(plans))}
+	cores := make([]*kernelCore, 0, len(plans))
 	for _, plan := range plans {
-		k, err := p.newKernel(plan)
+		c, err := p.newKernel(plan)
 		if err != nil {
-			for _, k := range m.kernels {
-				k.c.leakClose()
+			for _, c := range cores {
+				c.leakClose()
 			}
 			return nil, err
 		}
-		m.kernels[plan.Kernel.Name] = k
+		m.kernels[plan.Kernel.Name] = c
 		m.names = append(m.names, plan.Kernel.Name)
+		cores = append(cores, c)
 	}
+	// Handles keep their Module reachable, so once it is unreachable no
+	// handle can launch its kernels any more.
+	runtime.AddCleanup(m, func(cores []*kernelCore) {
+		for _, c := range cores {
+			go c.p.releaseLeaked(c)
+		}
+	}, cores)
 	return m, nil
 }
 
@@ -104,16 +118,21 @@ func parseCached(filename string, src []byte) ([]*lower.Plan, error) {
 	return plans, nil
 }
 
-// Kernel returns the kernel of that name.
+// Kernel returns a new handle to the kernel of that name. Handles share
+// the compiled kernel; closing one leaves the others working. After
+// Module.Close or Program.Close it returns ErrClosed.
 func (m *Module) Kernel(name string) (*Kernel, error) {
 	if m == nil {
 		return nil, fmt.Errorf("%w: nil Module", ErrInvalidArgument)
 	}
-	k, ok := m.kernels[name]
+	c, ok := m.kernels[name]
 	if !ok {
 		return nil, fmt.Errorf("%w: no kernel %q in the module (kernels: %v); mark kernels with a //qd:kernel comment", ErrInvalidArgument, name, m.names)
 	}
-	return k, nil
+	if m.closed.Load() || c.closed.Load() {
+		return nil, closedErr("module (Kernel " + strconv.Quote(name) + ")")
+	}
+	return &Kernel{c: c, m: m}, nil
 }
 
 // Kernels lists the module's kernel names in source order.
@@ -124,14 +143,15 @@ func (m *Module) Kernels() []string {
 	return slices.Clone(m.names)
 }
 
-// Close closes every kernel of the module. It is idempotent.
+// Close releases the module's compiled kernels: every handle from Kernel
+// then returns ErrClosed. It is idempotent.
 func (m *Module) Close() error {
-	if m == nil {
+	if m == nil || !m.closed.CompareAndSwap(false, true) {
 		return nil
 	}
 	var errs []error
-	for _, k := range m.kernels {
-		errs = append(errs, k.Close())
+	for _, c := range m.kernels {
+		errs = append(errs, m.p.closeObject(c))
 	}
 	return errors.Join(errs...)
 }

@@ -63,9 +63,6 @@ func TestCompileModule(t *testing.T) {
 		if fill.Name() != "fill" {
 			t.Errorf("Name() = %q", fill.Name())
 		}
-		if again := must[*Kernel](t)(m.Kernel("fill")); again != fill {
-			t.Error("Kernel returns a different *Kernel for the same name")
-		}
 		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 300))
 		check(t, fill.Launch(x, float32(3)))
 		check(t, scale.Launch(x, float32(5)))
@@ -116,6 +113,42 @@ func TestCompileNilAndClosed(t *testing.T) {
 	wantErr(t, err, ErrClosed)
 	wantErr(t, k.Launch([]float32{1}, float32(1)), ErrClosed)
 	check(t, mod.Close()) // after the Program: fine
+}
+
+// TestKernelHandles: every Module.Kernel call returns its own handle to
+// the shared compiled kernel, so one handle's Close leaves the others
+// working; Module.Kernel after Module.Close or Program.Close is ErrClosed.
+func TestKernelHandles(t *testing.T) {
+	forEachArch(t, func(t *testing.T, p *Program) {
+		m := must[*Module](t)(Compile(p, compileSrc))
+		k1 := must[*Kernel](t)(m.Kernel("fill"))
+		k2 := must[*Kernel](t)(m.Kernel("fill"))
+		if k1 == k2 {
+			t.Fatal("two Kernel calls returned one handle: closing one would close both")
+		}
+		x := []float32{0, 0}
+		check(t, k1.Close())
+		check(t, k1.Close()) // idempotent
+		wantErr(t, k1.Launch(x, float32(1)), ErrClosed)
+		check(t, k2.Launch(x, float32(2)))
+		k3 := must[*Kernel](t)(m.Kernel("fill"))
+		check(t, k3.Launch(x, float32(3)))
+		if x[0] != 3 {
+			t.Fatalf("x = %v after fill(3)", x)
+		}
+		check(t, m.Close())
+		_, err := m.Kernel("fill")
+		wantErr(t, err, ErrClosed)
+		wantErr(t, k2.Launch(x, float32(4)), ErrClosed)
+
+		m2 := must[*Module](t)(Compile(p, compileSrc))
+		built := must[*Kernel](t)(BuildKernel(p, fillKernel("fill", ir.F32)))
+		check(t, built.Close())
+		wantErr(t, built.Launch(x, float32(5)), ErrClosed)
+		check(t, p.Close())
+		_, err = m2.Kernel("fill")
+		wantErr(t, err, ErrClosed)
+	})
 }
 
 // TestCompileCaches: the same source is parsed once per process (the

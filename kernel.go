@@ -13,11 +13,15 @@ import (
 	"github.com/quadrants-go/qd/internal/lower"
 )
 
-// Kernel is a compiled kernel of a Program. Launch and LaunchOn may be
-// called from any goroutine, at once, on any streams: every call has its own
-// argument memory.
+// Kernel is a handle to a compiled kernel of a Program. Launch and
+// LaunchOn may be called from any goroutine, at once, on any streams: every
+// call has its own argument memory.
 type Kernel struct {
 	c *kernelCore
+	// m is the Module the handle came from (nil for BuildKernel): it keeps
+	// the Module, which owns c, reachable while the handle is.
+	m      *Module
+	closed atomic.Bool // this handle's Close
 }
 
 type kernelCore struct {
@@ -56,10 +60,17 @@ func BuildKernel(p *Program, k *ir.Kernel) (*Kernel, error) {
 		return nil, err
 	}
 	defer p.exit()
-	return p.newKernel(plan)
+	c, err := p.newKernel(plan)
+	if err != nil {
+		return nil, err
+	}
+	// The handle owns its kernel: its Close, or its cleanup, releases it.
+	h := &Kernel{c: c}
+	runtime.AddCleanup(h, func(c *kernelCore) { go c.p.releaseLeaked(c) }, c)
+	return h, nil
 }
 
-func (p *Program) newKernel(plan *lower.Plan) (*Kernel, error) {
+func (p *Program) newKernel(plan *lower.Plan) (*kernelCore, error) {
 	m, err := p.modules.get(p.dev, plan)
 	if err != nil {
 		return nil, err
@@ -68,18 +79,33 @@ func (p *Program) newKernel(plan *lower.Plan) (*Kernel, error) {
 	p.mu.Lock()
 	p.kernels[c] = struct{}{}
 	p.mu.Unlock()
-	k := &Kernel{c: c}
-	runtime.AddCleanup(k, func(c *kernelCore) { go c.p.releaseLeaked(c) }, c)
-	return k, nil
+	return c, nil
 }
 
-// Close releases the kernel; its module is unloaded when no kernel of the
-// Program uses it. It is idempotent.
+// Close closes this handle: its launches then return ErrClosed. Other
+// handles to the same kernel (each Module.Kernel call returns a new one)
+// keep working; Module.Close releases the compiled kernel. The handle of
+// BuildKernel owns its kernel, and its Close releases it. Close is
+// idempotent.
 func (k *Kernel) Close() error {
-	if k == nil || k.c == nil {
+	if k == nil || k.c == nil || !k.closed.CompareAndSwap(false, true) {
+		return nil
+	}
+	if k.m != nil {
 		return nil
 	}
 	return k.c.p.closeObject(k.c)
+}
+
+// core returns the kernel of an open handle.
+func (k *Kernel) core() (*kernelCore, error) {
+	if k == nil || k.c == nil {
+		return nil, fmt.Errorf("%w: nil Kernel", ErrInvalidArgument)
+	}
+	if k.closed.Load() {
+		return nil, closedErr("kernel " + k.c.name)
+	}
+	return k.c, nil
 }
 
 func (c *kernelCore) leakClose() error {
@@ -154,10 +180,11 @@ func (mc *moduleCache) closeAll() error {
 
 // Launch runs the kernel on the Program's default stream. See LaunchOn.
 func (k *Kernel) Launch(args ...any) error {
-	if k == nil || k.c == nil {
-		return fmt.Errorf("%w: nil Kernel", ErrInvalidArgument)
+	c, err := k.core()
+	if err != nil {
+		return err
 	}
-	return k.c.launch(nil, k.c.p.def, args)
+	return c.launch(nil, c.p.def, args)
 }
 
 // LaunchOn enqueues the kernel on stream s with the given arguments, one per
@@ -180,10 +207,11 @@ func (k *Kernel) Launch(args ...any) error {
 // waits for slices. Streams that wait for s (WaitStream, WaitEvent) are
 // ordered after the failed work but do not report its error.
 func (k *Kernel) LaunchOn(s *Stream, args ...any) error {
-	if k == nil || k.c == nil {
-		return fmt.Errorf("%w: nil Kernel", ErrInvalidArgument)
+	c, err := k.core()
+	if err != nil {
+		return err
 	}
-	return k.c.launch(nil, s, args)
+	return c.launch(nil, s, args)
 }
 
 // LaunchContext is LaunchOn with a context that can stop the launch. When
@@ -206,14 +234,15 @@ func (k *Kernel) LaunchOn(s *Stream, args ...any) error {
 // (qd.AtomicAdd(&stop[0], 0)) and that a one-line kernel launched on
 // another stream sets. Stream.Wait(ctx) stops waiting for such work.
 func (k *Kernel) LaunchContext(ctx context.Context, s *Stream, args ...any) error {
-	if k == nil || k.c == nil {
-		return fmt.Errorf("%w: nil Kernel", ErrInvalidArgument)
+	c, err := k.core()
+	if err != nil {
+		return err
 	}
 	if ctx == nil {
-		return fmt.Errorf("%w: kernel %s: nil context", ErrInvalidArgument, k.c.name)
+		return fmt.Errorf("%w: kernel %s: nil context", ErrInvalidArgument, c.name)
 	}
 	if ctx.Err() != nil {
-		return fmt.Errorf("qd: kernel %s: not launched: %w", k.c.name, context.Cause(ctx))
+		return fmt.Errorf("qd: kernel %s: not launched: %w", c.name, context.Cause(ctx))
 	}
-	return k.c.launch(ctx, s, args)
+	return c.launch(ctx, s, args)
 }
