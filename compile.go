@@ -1,6 +1,7 @@
 package qd
 
 import (
+	"container/list"
 	"crypto/sha256"
 	"errors"
 	"fmt"
@@ -84,8 +85,77 @@ func Compile[S ~string | ~[]byte](p *Program, src S, opts ...CompileOption) (*Mo
 
 // sourceCache maps a source's hash to its lowered kernels: parsing and type
 // checking dominate a compile, and lowered plans are immutable, so every
-// Program can share them.
-var sourceCache sync.Map // [32]byte → []*lower.Plan
+// Program can share them. It is bounded, so that a process compiling ever
+// new sources (generated kernels) levels off: it keeps the most recently
+// used sources, at most maxSources of them and maxSourceBytes of source
+// text (the plans' memory grows with their source's length).
+var sourceCache = planCache{maxEntries: maxSources, maxBytes: maxSourceBytes}
+
+const (
+	maxSources     = 256
+	maxSourceBytes = 32 << 20
+)
+
+// planCache is a least-recently-used map from a source's hash to its plans.
+type planCache struct {
+	maxEntries, maxBytes int
+
+	mu    sync.Mutex
+	bytes int // source bytes of the entries held
+	m     map[[32]byte]*list.Element
+	lru   list.List // *planEntry, most recently used first
+}
+
+type planEntry struct {
+	key   [32]byte
+	plans []*lower.Plan
+	bytes int
+}
+
+func (c *planCache) get(key [32]byte) ([]*lower.Plan, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	el, ok := c.m[key]
+	if !ok {
+		return nil, false
+	}
+	c.lru.MoveToFront(el)
+	return el.Value.(*planEntry).plans, true
+}
+
+// put adds an entry for a source of the given length, evicting the least
+// recently used entries beyond the bounds (never the new one).
+func (c *planCache) put(key [32]byte, plans []*lower.Plan, bytes int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = make(map[[32]byte]*list.Element)
+	}
+	if _, ok := c.m[key]; ok {
+		return // another goroutine parsed the same source meanwhile
+	}
+	c.m[key] = c.lru.PushFront(&planEntry{key: key, plans: plans, bytes: bytes})
+	c.bytes += bytes
+	for c.lru.Len() > 1 && (c.lru.Len() > c.maxEntries || c.bytes > c.maxBytes) {
+		e := c.lru.Remove(c.lru.Back()).(*planEntry)
+		delete(c.m, e.key)
+		c.bytes -= e.bytes
+	}
+}
+
+func (c *planCache) len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.lru.Len()
+}
+
+func (c *planCache) clear() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	clear(c.m)
+	c.lru.Init()
+	c.bytes = 0
+}
 
 func parseCached(filename string, src []byte) ([]*lower.Plan, error) {
 	h := sha256.New()
@@ -94,8 +164,8 @@ func parseCached(filename string, src []byte) ([]*lower.Plan, error) {
 	h.Write(src)
 	var key [32]byte
 	h.Sum(key[:0])
-	if v, ok := sourceCache.Load(key); ok {
-		return v.([]*lower.Plan), nil
+	if plans, ok := sourceCache.get(key); ok {
+		return plans, nil
 	}
 	kernels, err := frontend.Parse(filename, src)
 	if err != nil {
@@ -114,7 +184,7 @@ func parseCached(filename string, src []byte) ([]*lower.Plan, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	sourceCache.Store(key, plans)
+	sourceCache.put(key, plans, len(filename)+len(src))
 	return plans, nil
 }
 

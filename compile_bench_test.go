@@ -54,7 +54,7 @@ func BenchmarkCompile20Lines(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		b.StopTimer()
-		sourceCache.Clear()
+		sourceCache.clear()
 		b.StartTimer()
 		m, err := Compile(p, kernel20, WithFilename("step.go"))
 		if err != nil {
