@@ -2,11 +2,13 @@ package frontend
 
 import (
 	"errors"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/scanner"
 	"go/token"
 	"go/types"
+	"slices"
 	"strings"
 
 	"github.com/quadrants-go/qd/internal/ir"
@@ -222,17 +224,46 @@ func (fc *fileCtx) typeCheck() {
 	for _, fd := range roots {
 		visit(fd)
 	}
-	for _, te := range fc.typeErrs {
-		if foreign[te.Pos] {
-			continue
-		}
+	relevant := func(p token.Pos) bool {
 		for _, sp := range spans {
-			if te.Pos >= sp.lo && te.Pos < sp.hi {
-				fc.errorf(te.Pos, "", "%s", te.Msg)
-				break
+			if p >= sp.lo && p < sp.hi {
+				return true
 			}
 		}
+		return false
 	}
+	for _, g := range groupTypeErrors(fc.typeErrs) {
+		main := g[0]
+		if foreign[main.Pos] || !slices.ContainsFunc(g, func(te types.Error) bool { return relevant(te.Pos) }) {
+			continue
+		}
+		// A continuation goes after its error, positioned, as go vet
+		// prints it: "k redeclared in this block" at the second
+		// declaration, then "\tk.go:4:6: other declaration of k". The
+		// second declaration of a kernel is itself in no span (go/types
+		// defines no object for it), so a group counts if any part does.
+		msg := main.Msg
+		for _, cont := range g[1:] {
+			p := fc.pos(cont.Pos)
+			msg += fmt.Sprintf("\n\t%s:%d:%d: %s", p.File, p.Line, p.Col, strings.TrimLeft(cont.Msg, "\t"))
+		}
+		fc.errorf(main.Pos, "", "%s", msg)
+	}
+}
+
+// groupTypeErrors groups go/types errors: an error whose message starts
+// with a tab continues the one before it (go/types reports "other
+// declaration of k" that way).
+func groupTypeErrors(errs []types.Error) [][]types.Error {
+	var groups [][]types.Error
+	for _, te := range errs {
+		if n := len(groups); n > 0 && strings.HasPrefix(te.Msg, "\t") {
+			groups[n-1] = append(groups[n-1], te)
+			continue
+		}
+		groups = append(groups, []types.Error{te})
+	}
+	return groups
 }
 
 func hasMarker(cg *ast.CommentGroup) bool {
