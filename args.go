@@ -2,7 +2,6 @@ package qd
 
 import (
 	"fmt"
-	"math"
 	"strings"
 	"unsafe"
 
@@ -72,18 +71,13 @@ func goTypeName(t ir.Type) string {
 	return t.String()
 }
 
+// paramTypeName says what an array parameter takes, for messages.
 func paramTypeName(p *ir.Param) string {
 	if p.Dims == 0 {
-		return goTypeName(p.Elem)
+		return scalarName(p)
 	}
-	elem := goTypeName(p.Elem)
-	switch p.Elem {
-	case ir.I64:
-		elem = "int64" // int is accepted too
-	case ir.U64:
-		elem = "uint64"
-	}
-	return fmt.Sprintf("a %d-dim *Ndarray[%s] or %s%s", p.Dims, elem, strings.Repeat("[]", p.Dims), elem)
+	slice := goParamType(p)
+	return fmt.Sprintf("a %d-dim *Ndarray[%s] or %s", p.Dims, strings.TrimLeft(slice, "[]"), slice)
 }
 
 func (k *kernelCore) argErr(i int, format string, args ...any) *ArgumentError {
@@ -108,9 +102,9 @@ func (k *kernelCore) bind(c *call, args []any) error {
 	for i, prm := range params {
 		arg := args[i]
 		if prm.Dims == 0 {
-			bits, ok := scalarBits(prm.Elem, arg)
-			if !ok {
-				return k.argErr(i, "want %s, got %s", goTypeName(prm.Elem), describe(arg))
+			bits, msg := scalarArg(prm, arg)
+			if msg != "" {
+				return k.argErr(i, "%s", msg)
 			}
 			c.b.Scalars[i] = bits
 			c.b.Arrays[i] = backend.ArrayArg{}
@@ -156,19 +150,32 @@ func resize[T any](s []T, n int) []T {
 	return s[:n]
 }
 
+// signature spells the kernel's parameters as Go does: (x []float32, n int).
 func signature(params []*ir.Param) string {
 	s := ""
 	for i, p := range params {
 		if i > 0 {
 			s += ", "
 		}
-		if p.Dims == 0 {
-			s += p.Name + " " + goTypeName(p.Elem)
-		} else {
-			s += fmt.Sprintf("%s [%d]%s", p.Name, p.Dims, p.Elem)
-		}
+		s += p.Name + " " + goParamType(p)
 	}
 	return s
+}
+
+// goParamType is p's Go type: as declared, or for a kernel built with the
+// IR builder, from its element type (int64 and uint64 for 64-bit integers).
+func goParamType(p *ir.Param) string {
+	if p.GoType != "" {
+		return p.GoType
+	}
+	elem := goTypeName(p.Elem)
+	switch p.Elem {
+	case ir.I64:
+		elem = "int64"
+	case ir.U64:
+		elem = "uint64"
+	}
+	return strings.Repeat("[]", p.Dims) + elem
 }
 
 func describe(v any) string {
@@ -176,51 +183,6 @@ func describe(v any) string {
 		return "nil"
 	}
 	return fmt.Sprintf("%T", v)
-}
-
-// scalarBits converts a scalar argument to its ir.Const bit pattern; the Go
-// type must match the parameter's (int and int64 both match an i64).
-func scalarBits(t ir.Type, v any) (uint64, bool) {
-	switch t {
-	case ir.Bool:
-		if b, ok := v.(bool); ok {
-			if b {
-				return 1, true
-			}
-			return 0, true
-		}
-	case ir.I32:
-		if x, ok := v.(int32); ok {
-			return uint64(int64(x)), true
-		}
-	case ir.I64:
-		switch x := v.(type) {
-		case int:
-			return uint64(x), true
-		case int64:
-			return uint64(x), true
-		}
-	case ir.U32:
-		if x, ok := v.(uint32); ok {
-			return uint64(x), true
-		}
-	case ir.U64:
-		switch x := v.(type) {
-		case uint:
-			return uint64(x), true
-		case uint64:
-			return x, true
-		}
-	case ir.F32:
-		if x, ok := v.(float32); ok {
-			return uint64(math.Float32bits(x)), true
-		}
-	case ir.F64:
-		if x, ok := v.(float64); ok {
-			return math.Float64bits(x), true
-		}
-	}
-	return 0, false
 }
 
 // bindSlice takes a Go slice argument of an array parameter. It returns a

@@ -55,6 +55,10 @@ func Compile[S ~string | ~[]byte](p *Program, src S, opts ...CompileOption) (*Mo
 	if err != nil {
 		return nil, err
 	}
+	if len(plans) == 0 {
+		return nil, fmt.Errorf("%w: Compile: %s has no kernel; mark each kernel function with a //qd:kernel comment on the line directly above its func",
+			ErrInvalidArgument, cfg.filename)
+	}
 	if err := p.enter(); err != nil {
 		return nil, err
 	}

@@ -188,9 +188,13 @@ func (k *Kernel) Launch(args ...any) error {
 }
 
 // LaunchOn enqueues the kernel on stream s with the given arguments, one per
-// parameter: a scalar of the parameter's Go type, or for an array parameter
-// a *Ndarray of its element type and number of dimensions, or a Go slice of
-// the parameter's type ([]T, [][]T, [][][]T; rectangular). Ndarray launches
+// parameter: for a scalar parameter a value of its exact Go type (an int32
+// for an int parameter is refused, as in a Go call), or an untyped constant
+// such as 2 or 0.5, which Go passes as an int or a float64 and LaunchOn
+// converts as a Go call of the kernel would, so it must fit (2 for a
+// float32, but not 1<<40 for an int32 nor 2.5 for an int); for an array
+// parameter a *Ndarray of its element type and number of dimensions, or a
+// Go slice of the parameter's type ([]T, [][]T, [][][]T; rectangular). Ndarray launches
 // return without waiting for the kernel. Slices are copied to the device
 // before the kernel and back after it, in the order of s, and LaunchOn then
 // waits for the copy back, so the slices hold the results when it returns.

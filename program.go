@@ -104,7 +104,7 @@ func openDevice(arch Arch) (backend.Device, Arch, error) {
 		}
 		return dev, arch, nil
 	}
-	return nil, 0, fmt.Errorf("qd: unknown arch %v: %w", arch, ErrInvalidArgument)
+	return nil, 0, fmt.Errorf("%w: WithArch(%d): no such arch; use qd.Auto, qd.CPU, qd.CUDA or qd.AMDGPU", ErrInvalidArgument, int(arch))
 }
 
 // errClosing is the cause of the work Close stops.

@@ -256,7 +256,7 @@ func TestArgumentErrors(t *testing.T) {
 		}{
 			{"too few", []any{float32(1), xs}, "", "got 2 arguments, want 3", nil},
 			{"too many", []any{float32(1), xs, ys, ys}, "", "got 4 arguments, want 3", nil},
-			{"scalar kind", []any{float64(1), xs, ys}, "a", "want float32, got float64", nil},
+			{"scalar kind", []any{int32(1), xs, ys}, "a", "want float32, got int32", nil},
 			{"scalar nil", []any{nil, xs, ys}, "a", "got nil", nil},
 			{"array for scalar", []any{xs, xs, ys}, "a", "want float32", nil},
 			{"scalar for array", []any{float32(1), float32(2), ys}, "x", "got float32", nil},

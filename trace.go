@@ -133,6 +133,9 @@ func (p *Program) StopTrace(w io.Writer) error {
 	}
 	tr := p.tracer.Swap(nil)
 	if tr == nil {
+		if p.closed.Load() {
+			return closedErr("program (StopTrace)")
+		}
 		return errors.New("qd: StopTrace: no trace in progress")
 	}
 	tr.drain()

@@ -176,7 +176,8 @@ func (b *builder) params(fd *ast.FuncDecl) {
 			if !ok {
 				continue
 			}
-			prm := &ir.Param{Name: name, Elem: elem, Dims: dims, Index: len(b.k.Params), Pos: b.fc.pos(p)}
+			prm := &ir.Param{Name: name, Elem: elem, Dims: dims, Index: len(b.k.Params), Pos: b.fc.pos(p),
+				GoType: types.TypeString(t, types.RelativeTo(b.fc.pkg))}
 			b.k.Params = append(b.k.Params, prm)
 			if obj == nil {
 				continue

@@ -92,10 +92,22 @@ func isMarker(c *ast.Comment) bool {
 	return strings.TrimRight(c.Text, " \t\r") == kernelMarker
 }
 
+// nearMarker reports whether c looks like the kernel marker but is not
+// it (// qd:kernel, //qd: kernel, //QD:Kernel): like a //go: directive,
+// the marker has no space and is lower case, and a near miss would
+// otherwise leave its function silently not a kernel.
+func nearMarker(c *ast.Comment) bool {
+	if isMarker(c) {
+		return false
+	}
+	t := strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(c.Text, "//"), "/*"), "*/")
+	return strings.ToLower(strings.Join(strings.Fields(t), "")) == "qd:kernel"
+}
+
 // findKernels returns the marked functions and reports markers that mark
 // nothing: a marker separated from its function by a blank line, above a
 // method, or above something that is not a function, would otherwise be
-// silently ignored.
+// silently ignored; so would a near miss of the marker.
 func (fc *fileCtx) findKernels() []*ast.FuncDecl {
 	var kernels []*ast.FuncDecl
 	used := map[*ast.Comment]bool{}
@@ -128,6 +140,9 @@ func (fc *fileCtx) findKernels() []*ast.FuncDecl {
 		for _, c := range cg.List {
 			if isMarker(c) && !used[c] {
 				fc.errorf(c.Pos(), "", "%s must be on the line directly above a func declaration (no blank line in between)", kernelMarker)
+			}
+			if nearMarker(c) {
+				fc.errorf(c.Pos(), "", "%s is not the kernel marker: write %s, with no space and in lower case", strings.TrimSpace(c.Text), kernelMarker)
 			}
 		}
 	}
