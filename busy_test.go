@@ -49,7 +49,7 @@ func waitParked(t *testing.T, fn string) {
 // once it is enqueued.
 func TestCloseWaitsWithoutPolling(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		k := must[*Kernel](t)(BuildKernel(p, fillKernel("fill", ir.F32)))
+		k := must[*Kernel](t)(buildKernel(p, fillKernel("fill", ir.F32)))
 		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 16))
 		s := must[*Stream](t)(p.NewStream())
 		entered, release := make(chan struct{}), make(chan struct{})

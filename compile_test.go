@@ -142,7 +142,7 @@ func TestKernelHandles(t *testing.T) {
 		wantErr(t, k2.Launch(x, float32(4)), ErrClosed)
 
 		m2 := must[*Module](t)(Compile(p, compileSrc))
-		built := must[*Kernel](t)(BuildKernel(p, fillKernel("fill", ir.F32)))
+		built := must[*Kernel](t)(buildKernel(p, fillKernel("fill", ir.F32)))
 		check(t, built.Close())
 		wantErr(t, built.Launch(x, float32(5)), ErrClosed)
 		check(t, p.Close())

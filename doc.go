@@ -1,11 +1,12 @@
 // Package qd is a GPU compute framework for Go: kernels written in Go syntax
-// are compiled at run time for NVIDIA GPUs (PTX through the CUDA driver),
-// AMD GPUs (HIP) or the CPU, and run on streams, ordered by events, so that
-// independent work overlaps.
+// are compiled at run time for NVIDIA GPUs (PTX through the CUDA driver) or
+// the CPU, and run on streams, ordered by events, so that independent work
+// overlaps. An AMD GPU backend (HIP) is planned but not implemented yet:
+// WithArch(AMDGPU) returns ErrUnsupported, and Auto skips it.
 //
 // A Program owns one device and everything made on it:
 //
-//	p, err := qd.Init(qd.WithArch(qd.Auto)) // CUDA, else AMDGPU, else the CPU
+//	p, err := qd.Init(qd.WithArch(qd.Auto)) // CUDA if present, else the CPU
 //	defer p.Close()
 //	x, err := qd.NewNdarray[float32](p, 1024)
 //	s, err := p.NewStream()

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/quadrants-go/qd/internal/backend"
+	"github.com/quadrants-go/qd/internal/benchsuite/probe"
 	"github.com/quadrants-go/qd/internal/ir"
 	"github.com/quadrants-go/qd/internal/lower"
 )
@@ -18,7 +19,7 @@ import (
 // call has its own argument memory.
 type Kernel struct {
 	c *kernelCore
-	// m is the Module the handle came from (nil for BuildKernel): it keeps
+	// m is the Module the handle came from (nil for buildKernel): it keeps
 	// the Module, which owns c, reachable while the handle is.
 	m      *Module
 	closed atomic.Bool // this handle's Close
@@ -44,13 +45,14 @@ func (k *Kernel) Name() string {
 	return k.c.name
 }
 
-// BuildKernel compiles a kernel written with the IR builder of package
-// internal/ir. It is the entry point for code inside this module that builds
-// kernels by hand (tests, benchmarks, the behaviour suite, tools generating
-// IR); kernels written in Go come through Compile.
-func BuildKernel(p *Program, k *ir.Kernel) (*Kernel, error) {
+// buildKernel compiles a kernel written with the IR builder of package
+// internal/ir: the entry point for code inside this module that builds
+// kernels by hand (the behaviour suite, tests, the benchmark suite through
+// probe.BuildKernel). Users write kernels in Go and call Compile; the IR is
+// internal, so this is not part of the API.
+func buildKernel(p *Program, k *ir.Kernel) (*Kernel, error) {
 	if p == nil || k == nil {
-		return nil, fmt.Errorf("%w: BuildKernel: nil Program or kernel", ErrInvalidArgument)
+		return nil, fmt.Errorf("%w: buildKernel: nil Program or kernel", ErrInvalidArgument)
 	}
 	plan, err := lower.Lower(k)
 	if err != nil {
@@ -70,6 +72,16 @@ func BuildKernel(p *Program, k *ir.Kernel) (*Kernel, error) {
 	return h, nil
 }
 
+func init() {
+	probe.BuildKernel = func(prog any, k *ir.Kernel) (any, error) {
+		p, ok := prog.(*Program)
+		if !ok {
+			return nil, fmt.Errorf("%w: BuildKernel(%T)", ErrInvalidArgument, prog)
+		}
+		return buildKernel(p, k)
+	}
+}
+
 func (p *Program) newKernel(plan *lower.Plan) (*kernelCore, error) {
 	m, err := p.modules.get(p.dev, plan)
 	if err != nil {
@@ -85,7 +97,7 @@ func (p *Program) newKernel(plan *lower.Plan) (*kernelCore, error) {
 // Close closes this handle: its launches then return ErrClosed. Other
 // handles to the same kernel (each Module.Kernel call returns a new one)
 // keep working; Module.Close releases the compiled kernel. The handle of
-// BuildKernel owns its kernel, and its Close releases it. Close is
+// buildKernel owns its kernel, and its Close releases it. Close is
 // idempotent.
 func (k *Kernel) Close() error {
 	if k == nil || k.c == nil || !k.closed.CompareAndSwap(false, true) {

@@ -40,8 +40,9 @@ type Program struct {
 }
 
 // Init starts a Program on the chosen backend (WithArch; Auto by default).
-// Auto takes CUDA when a device is present, then AMDGPU, then the CPU, which
-// always works; an explicit GPU arch without a usable device is an error.
+// Auto takes CUDA when a device is present, then AMDGPU (once its backend
+// is built in; it is not yet), then the CPU, which always works; an
+// explicit GPU arch without a usable device is an error.
 func Init(opts ...InitOption) (*Program, error) {
 	cfg := initConfig{arch: Auto}
 	for _, o := range opts {

@@ -156,7 +156,7 @@ func inlineSuiteKernels() []*ir.Kernel {
 }
 
 // invalidKernelNames are NewBuilder names of kernels built to be rejected
-// by BuildKernel (no PTX exists for them).
+// by buildKernel (no PTX exists for them).
 var invalidKernelNames = map[string]bool{"bad": true}
 
 // TestSuiteKernelsCovered parses this package's test files and checks that

@@ -27,8 +27,8 @@ func aliasKernel() *ir.Kernel {
 // only read may overlap, and neighbouring slices of one array are fine.
 func TestAliasedSliceArguments(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		alias := must[*Kernel](t)(BuildKernel(p, aliasKernel()))
-		add := must[*Kernel](t)(BuildKernel(p, addKernel()))
+		alias := must[*Kernel](t)(buildKernel(p, aliasKernel()))
+		add := must[*Kernel](t)(buildKernel(p, addKernel()))
 		grid := func() [][]float32 { return [][]float32{make([]float32, 3), make([]float32, 3)} }
 		m := grid()
 		shared := make([]float32, 3)

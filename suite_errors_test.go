@@ -46,8 +46,8 @@ func poolClean(t *testing.T, p *Program) {
 func TestGroupErrorReportedOnce(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
 		skipUnlessKernelErrors(t, p)
-		bad := must[*Kernel](t)(BuildKernel(p, badGroupKernel()))
-		good := must[*Kernel](t)(BuildKernel(p, twoGroupKernel()))
+		bad := must[*Kernel](t)(buildKernel(p, badGroupKernel()))
+		good := must[*Kernel](t)(buildKernel(p, twoGroupKernel()))
 		short := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 4))
 		long := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 100))
 		a := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
@@ -82,8 +82,8 @@ func TestErrorBeforeForkReportedOnce(t *testing.T) {
 		b := ir.NewBuilder("oob")
 		x := b.Array("x", ir.F32, 1)
 		b.Parallel(ir.I64c(10), func(i *ir.Var) { b.Store(x, ir.F32c(1), ir.Ref(i)) })
-		oob := must[*Kernel](t)(BuildKernel(p, b.Kernel()))
-		good := must[*Kernel](t)(BuildKernel(p, twoGroupKernel()))
+		oob := must[*Kernel](t)(buildKernel(p, b.Kernel()))
+		good := must[*Kernel](t)(buildKernel(p, twoGroupKernel()))
 		short := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 4))
 		ga := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
 		gb := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
@@ -105,7 +105,7 @@ func TestErrorBeforeForkReportedOnce(t *testing.T) {
 func TestErrorNotCopiedByWaits(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
 		skipUnlessKernelErrors(t, p)
-		bad := must[*Kernel](t)(BuildKernel(p, badGroupKernel()))
+		bad := must[*Kernel](t)(buildKernel(p, badGroupKernel()))
 		short := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 4))
 		s := must[*Stream](t)(p.NewStream())
 		o := must[*Stream](t)(p.NewStream())

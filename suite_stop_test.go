@@ -76,7 +76,7 @@ func TestCloseStopsRunawayKernel(t *testing.T) {
 		for _, waiter := range []string{"none", "synchronize", "slices"} {
 			t.Run(kind+"/"+waiter, func(t *testing.T) {
 				p := must[*Program](t)(Init(WithArch(CPU)))
-				k := must[*Kernel](t)(BuildKernel(p, runawayKernel(kind)))
+				k := must[*Kernel](t)(buildKernel(p, runawayKernel(kind)))
 				s := must[*Stream](t)(p.NewStream())
 				started := make([]int32, 3)
 				waited := make(chan error, 1)
@@ -104,7 +104,7 @@ func TestCloseStopsRunawayKernel(t *testing.T) {
 // done enqueues nothing; a live one changes nothing.
 func TestLaunchContext(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		k := must[*Kernel](t)(BuildKernel(p, fillKernel("fill", ir.F32)))
+		k := must[*Kernel](t)(buildKernel(p, fillKernel("fill", ir.F32)))
 		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
 		s := must[*Stream](t)(p.NewStream())
 		wantErr(t, k.LaunchContext(nil, s, x, float32(1)), ErrInvalidArgument)
@@ -127,13 +127,13 @@ func TestLaunchContextStopsKernel(t *testing.T) {
 		if p.Arch() != CPU {
 			t.Skipf("%s kernels cannot be stopped once enqueued", p.Arch())
 		}
-		fill := must[*Kernel](t)(BuildKernel(p, fillKernel("fill", ir.F32)))
+		fill := must[*Kernel](t)(buildKernel(p, fillKernel("fill", ir.F32)))
 		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
 		s := must[*Stream](t)(p.NewStream())
 		cause := errors.New("the user gave up")
 		for _, kind := range runawayKinds {
 			t.Run(kind, func(t *testing.T) {
-				k := must[*Kernel](t)(BuildKernel(p, runawayKernel(kind)))
+				k := must[*Kernel](t)(buildKernel(p, runawayKernel(kind)))
 				// Running, with slices: the launch itself reports the stop.
 				ctx, cancel := context.WithCancelCause(context.Background())
 				started := make([]int32, 3)

@@ -23,7 +23,7 @@ const gpuOnly = "GPU only: needs CUDA"
 // bindings (cuda.RawLaunchCost), and qd's allocations per launch.
 func (s *suite) launch() error {
 	p := s.p
-	k, err := qd.BuildKernel(p, saxpyIR())
+	k, err := buildKernel(p, saxpyIR())
 	if err != nil {
 		return err
 	}
@@ -207,7 +207,7 @@ func (s *suite) kStreams() error {
 		return nil
 	}
 	p := s.p
-	k, err := qd.BuildKernel(p, spinIR())
+	k, err := buildKernel(p, spinIR())
 	if err != nil {
 		return err
 	}
@@ -277,7 +277,7 @@ func (s *suite) groups() error {
 		return nil
 	}
 	p := s.p
-	cal, err := qd.BuildKernel(p, spinIR())
+	cal, err := buildKernel(p, spinIR())
 	if err != nil {
 		return err
 	}
@@ -297,11 +297,11 @@ func (s *suite) groups() error {
 		return err
 	}
 	for _, g := range gs {
-		plain, err := qd.BuildKernel(p, groupsIR(g, false))
+		plain, err := buildKernel(p, groupsIR(g, false))
 		if err != nil {
 			return err
 		}
-		grouped, err := qd.BuildKernel(p, groupsIR(g, true))
+		grouped, err := buildKernel(p, groupsIR(g, true))
 		if err != nil {
 			plain.Close()
 			return err
@@ -454,7 +454,7 @@ func (s *suite) timeKernel(st *qd.Stream, reps int, launch func() error) (time.D
 func (s *suite) saxpy() error {
 	p := s.p
 	n := s.memSize()
-	k, err := qd.BuildKernel(p, saxpyIR())
+	k, err := buildKernel(p, saxpyIR())
 	if err != nil {
 		return err
 	}
@@ -510,12 +510,12 @@ func log2(n int) int {
 func (s *suite) reduction() error {
 	p := s.p
 	n := s.memSize()
-	fill, err := qd.BuildKernel(p, fillIR())
+	fill, err := buildKernel(p, fillIR())
 	if err != nil {
 		return err
 	}
 	defer fill.Close()
-	sum, err := qd.BuildKernel(p, reduceIR())
+	sum, err := buildKernel(p, reduceIR())
 	if err != nil {
 		return err
 	}
@@ -576,7 +576,7 @@ func (s *suite) reduction() error {
 func (s *suite) stencil() error {
 	p := s.p
 	side := s.pick(1<<10, 1<<12, 1<<14)
-	k, err := qd.BuildKernel(p, stencilIR())
+	k, err := buildKernel(p, stencilIR())
 	if err != nil {
 		return err
 	}
