@@ -46,7 +46,7 @@ func BenchmarkLaunchGPU(b *testing.B) {
 func benchLaunch(b *testing.B, arch Arch) {
 	p := must[*Program](b)(Init(WithArch(arch)))
 	defer p.Close()
-	k := must[*Kernel](b)(BuildKernel(p, saxpyKernel()))
+	k := must[*Kernel](b)(buildKernel(p, saxpyKernel()))
 	x := must[*Ndarray[float32]](b)(NewNdarray[float32](p, 16))
 	y := must[*Ndarray[float32]](b)(NewNdarray[float32](p, 16))
 	s := must[*Stream](b)(p.NewStream())
@@ -101,7 +101,7 @@ func BenchmarkParallelLoopCPU(b *testing.B) {
 				defer runtime.GOMAXPROCS(old)
 				p := must[*Program](b)(Init(WithArch(CPU)))
 				defer p.Close()
-				k := must[*Kernel](b)(BuildKernel(p, c.k))
+				k := must[*Kernel](b)(buildKernel(p, c.k))
 				x := must[*Ndarray[float32]](b)(NewNdarray[float32](p, c.size))
 				y := must[*Ndarray[float32]](b)(NewNdarray[float32](p, c.size))
 				args := c.args(x, y, c.size)
@@ -142,7 +142,7 @@ func BenchmarkStreamParallelLaunchCPU(b *testing.B) {
 			bld.Parallel(ir.I64c(1), func(_ *ir.Var) { bld.Store(x, ir.F32c(1), ir.I64c(int64(g))) })
 		})
 	}
-	k := must[*Kernel](b)(BuildKernel(p, bld.Kernel()))
+	k := must[*Kernel](b)(buildKernel(p, bld.Kernel()))
 	arr := must[*Ndarray[float32]](b)(NewNdarray[float32](p, 4))
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {

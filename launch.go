@@ -1,6 +1,7 @@
 package qd
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -12,7 +13,7 @@ import (
 // fail it, to prove that a failed launch returns every pooled stream.
 var testHookRun func(task int) error
 
-func (k *kernelCore) launch(s *Stream, args []any) error {
+func (k *kernelCore) launch(ctx context.Context, s *Stream, args []any) error {
 	if s == nil || s.c == nil {
 		return fmt.Errorf("%w: kernel %s: nil stream", ErrInvalidArgument, k.name)
 	}
@@ -33,23 +34,24 @@ func (k *kernelCore) launch(s *Stream, args []any) error {
 	// flight, so it never destroys the stream under an enqueue. Count
 	// first, then check, as Close marks first, then waits: one of the two
 	// sees the other.
-	s.c.inflight.Add(1)
+	s.c.inflight.enter()
 	var err error
 	if s.c.closed.Load() {
 		err = closedErr("stream")
 	} else {
-		err = k.launchHeld(s.c, args)
+		err = k.launchHeld(ctx, s.c, args)
 	}
-	s.c.inflight.Add(-1)
+	s.c.inflight.leave()
 	return err
 }
 
 // launchHeld is launch once the Program, kernel and stream are held.
-func (k *kernelCore) launchHeld(s *streamCore, args []any) error {
+func (k *kernelCore) launchHeld(ctx context.Context, s *streamCore, args []any) error {
 	c, _ := k.calls.Get().(*call)
 	if c == nil {
 		c = new(call)
 	}
+	c.b.Ctx = ctx
 	err := k.bind(c, args)
 	if err == nil {
 		err = k.enqueueCall(c, s)
@@ -66,6 +68,7 @@ func (k *kernelCore) launchHeld(s *streamCore, args []any) error {
 	}
 	c.arrays = c.arrays[:0]
 	clear(c.b.Arrays) // drop buffers (and wrapped slices) from the pool
+	c.b.Ctx = nil
 	k.calls.Put(c)
 	return err
 }

@@ -7,7 +7,6 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
-	"time"
 	"unsafe"
 
 	"github.com/quadrants-go/qd/internal/backend"
@@ -65,7 +64,7 @@ type ndCore struct {
 	// pins counts launches between argument binding and the enqueue of
 	// their work; Close waits for it to drop to zero so that it never frees
 	// memory a launch is about to use.
-	pins atomic.Int32
+	pins busy
 
 	// users lists the streams that launched kernels using the array since
 	// the host last waited for them. A launch only notes its stream here
@@ -242,9 +241,7 @@ func (c *ndCore) leakClose() error {
 	c.p.mu.Unlock()
 	// Launches that pinned the array before it was closed are enqueueing
 	// their work: let them finish, so waitUsers sees their uses.
-	for c.pins.Load() > 0 {
-		time.Sleep(10 * time.Microsecond)
-	}
+	c.pins.wait()
 	err := c.p.waitUsers(c)
 	return errors.Join(err, c.buf.Close())
 }
@@ -253,15 +250,15 @@ func (c *ndCore) leakClose() error {
 // array is closed. The order (count, then check) pairs with Close's (mark
 // closed, then read the count): one of the two sees the other.
 func (c *ndCore) pin() bool {
-	c.pins.Add(1)
+	c.pins.enter()
 	if c.closed.Load() {
-		c.pins.Add(-1)
+		c.pins.leave()
 		return false
 	}
 	return true
 }
 
-func (c *ndCore) unpin() { c.pins.Add(-1) }
+func (c *ndCore) unpin() { c.pins.leave() }
 
 // release is Program.Close's path: all work is already done.
 func (c *ndCore) release() error {
@@ -354,9 +351,8 @@ func (p *Program) hostTransfer(c *ndCore, enqueue func(backend.Stream) error, di
 	if err := enqueue(s.b); err != nil {
 		return err
 	}
-	// Wait through an event, not Synchronize: a pooled stream may hold the
-	// error of an earlier stream-parallel group, which is the launch's to
-	// report (its launch stream got it at the join), not this copy's.
+	// Wait through an event. Pooled streams hold no errors (a launch's
+	// errors go to its own stream), so Synchronize would serve as well.
 	e, err := p.evpool.get()
 	if err != nil {
 		return err

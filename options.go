@@ -6,13 +6,15 @@ import "fmt"
 type Arch int
 
 const (
-	// Auto picks CUDA when a device is present, else AMDGPU, else the CPU.
+	// Auto picks CUDA when a device is present, else the CPU (and AMDGPU
+	// before the CPU once its backend is built in).
 	Auto Arch = iota
 	// CPU runs kernels on the host's cores; always available.
 	CPU
 	// CUDA runs kernels on an NVIDIA GPU through the CUDA driver.
 	CUDA
-	// AMDGPU runs kernels on an AMD GPU through HIP.
+	// AMDGPU will run kernels on an AMD GPU through HIP; its backend is not
+	// implemented yet, so Init(WithArch(AMDGPU)) returns ErrUnsupported.
 	AMDGPU
 )
 

@@ -39,8 +39,9 @@ type Program struct {
 }
 
 // Init starts a Program on the chosen backend (WithArch; Auto by default).
-// Auto takes CUDA when a device is present, then AMDGPU, then the CPU, which
-// always works; an explicit GPU arch without a usable device is an error.
+// Auto takes CUDA when a device is present, then AMDGPU (once its backend
+// is built in; it is not yet), then the CPU, which always works; an
+// explicit GPU arch without a usable device is an error.
 func Init(opts ...InitOption) (*Program, error) {
 	cfg := initConfig{arch: Auto}
 	for _, o := range opts {
@@ -101,7 +102,7 @@ func openDevice(arch Arch, ordinal int) (backend.Device, Arch, error) {
 		return nil, 0, fmt.Errorf("qd: no backend opened: %w", errors.Join(errs...))
 	}
 	if arch < CPU || arch > AMDGPU {
-		return nil, 0, fmt.Errorf("qd: unknown arch %v: %w", arch, ErrInvalidArgument)
+		return nil, 0, fmt.Errorf("%w: WithArch(%d): no such arch; use qd.Auto, qd.CPU, qd.CUDA or qd.AMDGPU", ErrInvalidArgument, int(arch))
 	}
 	b, ok := backend.Lookup(arch.String())
 	if !ok {
@@ -123,6 +124,9 @@ func archOf(name string) Arch {
 	}
 	return Auto
 }
+
+// errClosing is the cause of the work Close stops.
+var errClosing = fmt.Errorf("%w: the Program is closing", ErrClosed)
 
 // Arch is the backend the Program runs on (never Auto).
 func (p *Program) Arch() Arch {
@@ -176,7 +180,10 @@ func (p *Program) Sync() error {
 	return p.syncAll()
 }
 
-func (p *Program) syncAll() error {
+func (p *Program) syncAll() error { return p.syncAllBut(nil) }
+
+// syncAllBut is syncAll, leaving out errors that match skip.
+func (p *Program) syncAllBut(skip error) error {
 	p.mu.Lock()
 	streams := make([]*streamCore, 0, len(p.streams))
 	for s := range p.streams {
@@ -189,26 +196,37 @@ func (p *Program) syncAll() error {
 			<-s.gone // being closed by another goroutine: wait for its work
 			continue
 		}
-		if err := s.b.Synchronize(); err != nil {
+		if err := s.b.Synchronize(); err != nil && (skip == nil || !errors.Is(err, skip)) {
 			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)
 }
 
-// Close waits for all work, then releases every stream, event, array and
-// kernel of the Program and the device. Close is idempotent; afterwards
+// Close ends the Program's work, then releases every stream, event, array
+// and kernel of the Program and the device. Close is idempotent; afterwards
 // every method of the Program and of its objects returns ErrClosed.
+//
+// On the CPU, Close first stops the work still queued or running, as a
+// cancelled LaunchContext would (a kernel that never ends cannot hold it
+// up), and calls waiting for that work in other goroutines return errors
+// matching ErrClosed; Close does not report them. Its results could not be
+// read afterwards anyway. On a GPU, Close waits for the work to finish.
 func (p *Program) Close() error {
 	if p == nil {
 		return nil // so that defer p.Close() after a failed Init is harmless
+	}
+	// Stop before taking the lock: a goroutine waiting for a runaway
+	// kernel (Synchronize, a slice launch) holds it shared.
+	if st, ok := p.dev.(backend.Stopper); ok && !p.closed.Load() {
+		st.Stop(errClosing)
 	}
 	p.life.Lock()
 	defer p.life.Unlock()
 	if p.closed.Load() {
 		return nil
 	}
-	errs := []error{p.syncAll(), p.stopTraceOnClose()}
+	errs := []error{p.syncAllBut(errClosing), p.stopTraceOnClose()}
 	p.closed.Store(true)
 	p.mu.Lock()
 	defer p.mu.Unlock()

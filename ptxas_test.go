@@ -39,7 +39,10 @@ func suiteKernels() []*ir.Kernel {
 		fillKernel("fill", ir.F32), fillKernel("fill", ir.I32), copyKernel(), addKernel(),
 		slowWriteKernel(), rendezvousKernel(), rendezvousAllKernel(), twoGroupKernel(),
 		rendezvousGroupsKernel(2), rendezvousGroupsKernel(4), rendezvousGroupsKernel(8),
-		saxpyKernel(), polyKernel(), badGroupKernel(),
+		saxpyKernel(), polyKernel(), badGroupKernel(), aliasKernel(),
+	}
+	for _, kind := range runawayKinds {
+		ks = append(ks, runawayKernel(kind))
 	}
 	ks = append(ks, inlineSuiteKernels()...)
 	ks = append(ks, sourceKernels()...)
@@ -154,7 +157,7 @@ func inlineSuiteKernels() []*ir.Kernel {
 }
 
 // invalidKernelNames are NewBuilder names of kernels built to be rejected
-// by BuildKernel (no PTX exists for them).
+// by buildKernel (no PTX exists for them).
 var invalidKernelNames = map[string]bool{"bad": true}
 
 // TestSuiteKernelsCovered parses this package's test files and checks that

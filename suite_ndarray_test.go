@@ -10,7 +10,7 @@ import (
 // host copies in and out, and bad inputs.
 func TestNdarrayBasics(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		fill := must[*Kernel](t)(BuildKernel(p, fillKernel("fill", ir.F32)))
+		fill := must[*Kernel](t)(buildKernel(p, fillKernel("fill", ir.F32)))
 		for range 3 {
 			x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 4096))
 			allEqual(t, "new array", must[[]float32](t)(x.ToSlice()), 0)

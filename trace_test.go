@@ -31,9 +31,9 @@ func groupsKernel(g int) *ir.Kernel {
 
 func TestTrace(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		saxpy := must[*Kernel](t)(BuildKernel(p, saxpyKernel()))
-		groups := must[*Kernel](t)(BuildKernel(p, groupsKernel(3)))
-		add := must[*Kernel](t)(BuildKernel(p, addKernel()))
+		saxpy := must[*Kernel](t)(buildKernel(p, saxpyKernel()))
+		groups := must[*Kernel](t)(buildKernel(p, groupsKernel(3)))
+		add := must[*Kernel](t)(buildKernel(p, addKernel()))
 		// One output per stream: the streams run at once.
 		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 256))
 		y := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 256))
@@ -169,7 +169,7 @@ func TestWithTrace(t *testing.T) {
 	if !p.Tracing() {
 		t.Fatal("WithTrace: not tracing after Init")
 	}
-	k := must[*Kernel](t)(BuildKernel(p, saxpyKernel()))
+	k := must[*Kernel](t)(buildKernel(p, saxpyKernel()))
 	x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 8))
 	for range 3 {
 		check(t, k.Launch(float32(1), x, x, int64(8)))
@@ -197,7 +197,7 @@ func TestWithTrace(t *testing.T) {
 func TestTraceConcurrent(t *testing.T) {
 	p := must[*Program](t)(Init(WithArch(CPU)))
 	defer p.Close()
-	k := must[*Kernel](t)(BuildKernel(p, saxpyKernel()))
+	k := must[*Kernel](t)(buildKernel(p, saxpyKernel()))
 	x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 64))
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
@@ -250,7 +250,7 @@ func BenchmarkLaunchTrace(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			p := must[*Program](b)(Init(WithArch(CPU)))
 			defer p.Close()
-			k := must[*Kernel](b)(BuildKernel(p, saxpyKernel()))
+			k := must[*Kernel](b)(buildKernel(p, saxpyKernel()))
 			x := must[*Ndarray[float32]](b)(NewNdarray[float32](p, 16))
 			y := must[*Ndarray[float32]](b)(NewNdarray[float32](p, 16))
 			s := must[*Stream](b)(p.NewStream())
@@ -349,7 +349,7 @@ func withNullDevice(b *testing.B, f func(p *Program)) {
 func BenchmarkLaunchOverhead(b *testing.B) {
 	b.Run("saxpy", func(b *testing.B) {
 		withNullDevice(b, func(p *Program) {
-			k := must[*Kernel](b)(BuildKernel(p, saxpyKernel()))
+			k := must[*Kernel](b)(buildKernel(p, saxpyKernel()))
 			x := must[*Ndarray[float32]](b)(NewNdarray[float32](p, 16))
 			y := must[*Ndarray[float32]](b)(NewNdarray[float32](p, 16))
 			s := must[*Stream](b)(p.NewStream())
@@ -364,7 +364,7 @@ func BenchmarkLaunchOverhead(b *testing.B) {
 	})
 	b.Run("groups4", func(b *testing.B) {
 		withNullDevice(b, func(p *Program) {
-			k := must[*Kernel](b)(BuildKernel(p, groupsKernel(4)))
+			k := must[*Kernel](b)(buildKernel(p, groupsKernel(4)))
 			x := must[*Ndarray[float32]](b)(NewNdarray[float32](p, 4))
 			b.ReportAllocs()
 			for b.Loop() {

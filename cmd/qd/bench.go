@@ -15,7 +15,7 @@ import (
 
 const benchUsage = `usage: qd bench [-arch auto|cpu|cuda] [-json] [-quick] [-run REGEXP]
 
-Run qd's performance suite (SPEC §7) on one device and print every figure
+Run qd's performance suite on one device and print every figure
 beside its reference, measured in the same run, and its bar: launch host
 cost against a raw cuLaunchKernel, K streams and stream-parallel groups of
 latency-bound kernels, saxpy against a device-to-device copy, a reduction

@@ -1,6 +1,7 @@
 package backend
 
 import (
+	"context"
 	"errors"
 	"time"
 	"unsafe"
@@ -166,6 +167,12 @@ type Launch interface {
 	// enqueued so far on s. Every task must have been ordered before that
 	// point on s (by running on s or by an event s waits for). End is called
 	// exactly once, also after a failed Run.
+	//
+	// Errors that tasks raise while they run belong to the launch, wherever
+	// they ran: the backend reports them on s when End's point is reached
+	// (the next Synchronize of s returns them), never on the streams of
+	// stream-parallel groups, and never through events. So each is
+	// reported once, to the launch's stream, and pooled streams stay clean.
 	End(s Stream) error
 }
 
@@ -183,6 +190,21 @@ type RawLauncher interface {
 type Args struct {
 	Scalars []uint64   // scalar values as ir.Const bit patterns; unused for arrays
 	Arrays  []ArrayArg // unused for scalars
+	// Ctx, when not nil, is the launch's context (Kernel.LaunchContext):
+	// a backend that can stop running work (Stopper) ends the launch's
+	// tasks once Ctx is done, with an error wrapping context.Cause(Ctx).
+	// Others ignore it.
+	Ctx context.Context
+}
+
+// Stopper is implemented by devices that can stop work in flight (the
+// CPU's): tasks check between chunks of work, and their loops at every
+// iteration, whether they must stop.
+type Stopper interface {
+	// Stop makes every task of every launch, queued or running, end at its
+	// next check with an error wrapping cause; launches begun later stop at
+	// once. It cannot be undone: the Program is closing.
+	Stop(cause error)
 }
 
 // ArrayArg is an array argument: its buffer and its shape (unused dimensions

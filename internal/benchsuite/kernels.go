@@ -1,8 +1,11 @@
 package benchsuite
 
 import (
+	"errors"
 	"fmt"
 
+	"github.com/quadrants-go/qd"
+	"github.com/quadrants-go/qd/internal/benchsuite/probe"
 	"github.com/quadrants-go/qd/internal/ir"
 )
 
@@ -131,3 +134,15 @@ func step(dt float32, pos, vel [][]float32, mass []float32, hits []int32) {
 	}
 }
 `
+
+// buildKernel compiles an IR kernel on p through the hook package qd sets.
+func buildKernel(p *qd.Program, k *ir.Kernel) (*qd.Kernel, error) {
+	if probe.BuildKernel == nil {
+		return nil, errors.New("package qd did not set probe.BuildKernel")
+	}
+	v, err := probe.BuildKernel(p, k)
+	if err != nil {
+		return nil, err
+	}
+	return v.(*qd.Kernel), nil
+}

@@ -25,7 +25,7 @@ const gpuOnly = "GPU only"
 // bindings (cuda.RawLaunchCost), and qd's allocations per launch.
 func (s *suite) launch() error {
 	p := s.p
-	k, err := qd.BuildKernel(p, saxpyIR())
+	k, err := buildKernel(p, saxpyIR())
 	if err != nil {
 		return err
 	}
@@ -253,7 +253,7 @@ func (s *suite) kStreams() error {
 		return nil
 	}
 	p := s.p
-	k, err := qd.BuildKernel(p, spinIR())
+	k, err := buildKernel(p, spinIR())
 	if err != nil {
 		return err
 	}
@@ -323,7 +323,7 @@ func (s *suite) groups() error {
 		return nil
 	}
 	p := s.p
-	cal, err := qd.BuildKernel(p, spinIR())
+	cal, err := buildKernel(p, spinIR())
 	if err != nil {
 		return err
 	}
@@ -343,11 +343,11 @@ func (s *suite) groups() error {
 		return err
 	}
 	for _, g := range gs {
-		plain, err := qd.BuildKernel(p, groupsIR(g, false))
+		plain, err := buildKernel(p, groupsIR(g, false))
 		if err != nil {
 			return err
 		}
-		grouped, err := qd.BuildKernel(p, groupsIR(g, true))
+		grouped, err := buildKernel(p, groupsIR(g, true))
 		if err != nil {
 			plain.Close()
 			return err
@@ -502,7 +502,7 @@ func (s *suite) timeKernel(st *qd.Stream, reps int, launch func() error) (time.D
 func (s *suite) saxpy() error {
 	p := s.p
 	n := s.memSize()
-	k, err := qd.BuildKernel(p, saxpyIR())
+	k, err := buildKernel(p, saxpyIR())
 	if err != nil {
 		return err
 	}
@@ -577,12 +577,12 @@ func (s *suite) reduction() error {
 func reduceRow[T float32 | float64 | int32](s *suite, t ir.Type) error {
 	p := s.p
 	n := s.memSize()
-	fill, err := qd.BuildKernel(p, fillIR(t))
+	fill, err := buildKernel(p, fillIR(t))
 	if err != nil {
 		return err
 	}
 	defer fill.Close()
-	sum, err := qd.BuildKernel(p, reduceIR(t))
+	sum, err := buildKernel(p, reduceIR(t))
 	if err != nil {
 		return err
 	}
@@ -648,7 +648,7 @@ func reduceRow[T float32 | float64 | int32](s *suite, t ir.Type) error {
 func (s *suite) stencil() error {
 	p := s.p
 	side := s.pick(1<<10, 1<<12, 1<<14)
-	k, err := qd.BuildKernel(p, stencilIR())
+	k, err := buildKernel(p, stencilIR())
 	if err != nil {
 		return err
 	}

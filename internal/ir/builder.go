@@ -176,7 +176,7 @@ func P(p *Param) Expr { return &ParamRef{Param: p} }
 func LenOf(a *Param, dim int) Expr { return &Len{Array: a, Dim: dim} }
 
 // Op applies a binary operator.
-func Op(op BinOp, x, y Expr) Expr { return &Binary{Op: op, X: x, Y: y} }
+func Op(op BinOp, x, y Expr) Expr { return NewBinary(op, x, y) }
 
 // Un applies a unary operator.
 func Un(op UnOp, x Expr) Expr { return &Unary{Op: op, X: x} }
