@@ -121,12 +121,12 @@ func BenchmarkParallelLoopCPU(b *testing.B) {
 func BenchmarkPoolAcquireRelease(b *testing.B) {
 	p := must[*Program](b)(Init(WithArch(CPU)))
 	defer p.Close()
-	s := must[*streamCore](b)(p.pool.acquire())
-	p.pool.release(s)
+	s := must[*streamCore](b)(p.pool.Get())
+	p.pool.Put(s)
 	b.ReportAllocs()
 	for b.Loop() {
-		s, _ := p.pool.acquire()
-		p.pool.release(s)
+		s, _ := p.pool.Get()
+		p.pool.Put(s)
 	}
 }
 

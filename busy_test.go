@@ -48,22 +48,23 @@ func waitParked(t *testing.T, fn string) {
 // both Closes must wait for the launch asleep on a condition, and return
 // once it is enqueued.
 func TestCloseWaitsWithoutPolling(t *testing.T) {
-	forEachArch(t, func(t *testing.T, p *Program) {
+	forEachArchFaulty(t, func(t *testing.T, p *Program, d *faultyDevice) {
 		k := must[*Kernel](t)(buildKernel(p, fillKernel("fill", ir.F32)))
 		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 16))
 		s := must[*Stream](t)(p.NewStream())
 		entered, release := make(chan struct{}), make(chan struct{})
-		testHookRun = func(int) error {
+		hold := func(int) error {
 			close(entered)
 			<-release
 			return nil
 		}
+		d.failRun.Store(&hold)
 		var wg sync.WaitGroup
 		releaseOnce := sync.OnceFunc(func() { close(release) })
 		// Also on failure: let the launch and the Closes finish.
 		defer wg.Wait()
 		defer releaseOnce()
-		defer func() { testHookRun = nil }()
+		defer d.failRun.Store(nil)
 		errs := make(chan error, 3)
 		wg.Add(3)
 		go func() { defer wg.Done(); errs <- k.LaunchOn(s, x, float32(3)) }()

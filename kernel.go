@@ -4,12 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"sync"
 	"sync/atomic"
 
 	"github.com/quadrants-go/qd/internal/backend"
-	"github.com/quadrants-go/qd/internal/benchsuite/probe"
 	"github.com/quadrants-go/qd/internal/ir"
 	"github.com/quadrants-go/qd/internal/lower"
 )
@@ -43,43 +41,6 @@ func (k *Kernel) Name() string {
 		return ""
 	}
 	return k.c.name
-}
-
-// buildKernel compiles a kernel written with the IR builder of package
-// internal/ir: the entry point for code inside this module that builds
-// kernels by hand (the behaviour suite, tests, the benchmark suite through
-// probe.BuildKernel). Users write kernels in Go and call Compile; the IR is
-// internal, so this is not part of the API.
-func buildKernel(p *Program, k *ir.Kernel) (*Kernel, error) {
-	if p == nil || k == nil {
-		return nil, fmt.Errorf("%w: buildKernel: nil Program or kernel", ErrInvalidArgument)
-	}
-	plan, err := lower.Lower(k)
-	if err != nil {
-		return nil, err
-	}
-	if err := p.enter(); err != nil {
-		return nil, err
-	}
-	defer p.exit()
-	c, err := p.newKernel(plan)
-	if err != nil {
-		return nil, err
-	}
-	// The handle owns its kernel: its Close, or its cleanup, releases it.
-	h := &Kernel{c: c}
-	runtime.AddCleanup(h, func(c *kernelCore) { go c.p.releaseLeaked(c) }, c)
-	return h, nil
-}
-
-func init() {
-	probe.BuildKernel = func(prog any, k *ir.Kernel) (any, error) {
-		p, ok := prog.(*Program)
-		if !ok {
-			return nil, fmt.Errorf("%w: BuildKernel(%T)", ErrInvalidArgument, prog)
-		}
-		return buildKernel(p, k)
-	}
 }
 
 func (p *Program) newKernel(plan *lower.Plan) (*kernelCore, error) {

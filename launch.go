@@ -9,10 +9,6 @@ import (
 	"github.com/quadrants-go/qd/internal/trace"
 )
 
-// testHookRun, when set by a test, runs before each task is enqueued and can
-// fail it, to prove that a failed launch returns every pooled stream.
-var testHookRun func(task int) error
-
 func (k *kernelCore) launch(ctx context.Context, s *Stream, args []any) error {
 	if s == nil || s.c == nil {
 		return fmt.Errorf("%w: kernel %s: nil stream", ErrInvalidArgument, k.name)
@@ -135,11 +131,11 @@ func (p *Program) runTasks(k *kernelCore, c *call, l backend.Launch, s *streamCo
 	streams := c.streams
 	defer clear(streams)
 	streams[0] = s
-	fork, err := p.evpool.get()
+	fork, err := p.evpool.Get()
 	if err != nil {
 		return err
 	}
-	defer p.evpool.put(fork)
+	defer p.evpool.Put(fork)
 	if err := fork.Record(s.b); err != nil {
 		return err
 	}
@@ -150,7 +146,7 @@ func (p *Program) runTasks(k *kernelCore, c *call, l backend.Launch, s *streamCo
 		if next[g] >= len(tasks) || tasks[next[g]].Group != g+1 {
 			continue // an empty group needs no stream
 		}
-		ps, err := p.pool.acquire()
+		ps, err := p.pool.Get()
 		if err != nil {
 			runErr = err
 			break
@@ -194,17 +190,12 @@ func (p *Program) runTasks(k *kernelCore, c *call, l backend.Launch, s *streamCo
 				runErr = err
 			}
 		}
-		p.pool.release(ps)
+		p.pool.Put(ps)
 	}
 	return runErr
 }
 
 func runTask(l backend.Launch, task int, s *streamCore) error {
-	if testHookRun != nil {
-		if err := testHookRun(task); err != nil {
-			return err
-		}
-	}
 	return l.Run(task, s.b)
 }
 
@@ -224,11 +215,11 @@ func groupStarts(k *kernelCore, starts []int) []int {
 
 // join makes s wait for the work enqueued so far on o.
 func (p *Program) join(s, o *streamCore) error {
-	e, err := p.evpool.get()
+	e, err := p.evpool.Get()
 	if err != nil {
 		return err
 	}
-	defer p.evpool.put(e)
+	defer p.evpool.Put(e)
 	if err := e.Record(o.b); err != nil {
 		return err
 	}

@@ -299,7 +299,7 @@ func (p *Program) waitUsers(c *ndCore) error {
 			<-u.s.gone // its Close waits for its work
 			continue
 		}
-		e, err := p.evpool.get()
+		e, err := p.evpool.Get()
 		if err != nil {
 			return err
 		}
@@ -308,7 +308,7 @@ func (p *Program) waitUsers(c *ndCore) error {
 		} else if err := e.Synchronize(); err != nil {
 			errs = append(errs, err)
 		}
-		p.evpool.put(e)
+		p.evpool.Put(e)
 	}
 	c.mu.Lock()
 	kept := c.users[:0]
@@ -343,21 +343,21 @@ func (p *Program) hostTransfer(c *ndCore, enqueue func(backend.Stream) error, di
 		direct[0](hp.HostPointer())
 		return nil
 	}
-	s, err := p.pool.acquire()
+	s, err := p.pool.Get()
 	if err != nil {
 		return err
 	}
-	defer p.pool.release(s)
+	defer p.pool.Put(s)
 	if err := enqueue(s.b); err != nil {
 		return err
 	}
 	// Wait through an event. Pooled streams hold no errors (a launch's
 	// errors go to its own stream), so Synchronize would serve as well.
-	e, err := p.evpool.get()
+	e, err := p.evpool.Get()
 	if err != nil {
 		return err
 	}
-	defer p.evpool.put(e)
+	defer p.evpool.Put(e)
 	if err := e.Record(s.b); err != nil {
 		return err
 	}

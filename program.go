@@ -67,8 +67,7 @@ func newProgram(dev backend.Device, arch Arch, cfg initConfig) (*Program, error)
 		arrays:  make(map[*ndCore]struct{}),
 		kernels: make(map[*kernelCore]struct{}),
 	}
-	p.pool.p = p
-	p.evpool.p = p
+	p.initPools()
 	p.modules.init()
 	p.modules.opts.FastMath = cfg.fastMath
 	bs, err := dev.NewStream(0)
@@ -246,6 +245,6 @@ func (p *Program) Close() error {
 	clear(p.events)
 	clear(p.arrays)
 	clear(p.streams)
-	errs = append(errs, p.evpool.closeAll(), p.modules.closeAll(), p.dev.Close())
+	errs = append(errs, p.closeEvents(), p.modules.closeAll(), p.dev.Close())
 	return errors.Join(errs...)
 }

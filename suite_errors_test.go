@@ -30,9 +30,7 @@ func wantOnce(t *testing.T, what string, err error) {
 // poolClean fails unless every pooled stream is back in the pool.
 func poolClean(t *testing.T, p *Program) {
 	t.Helper()
-	p.pool.mu.Lock()
-	out := p.pool.out
-	p.pool.mu.Unlock()
+	out := p.pool.Out()
 	if out != 0 {
 		t.Fatalf("%d pooled streams still out", out)
 	}

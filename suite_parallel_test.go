@@ -111,9 +111,7 @@ func TestStreamPoolReuse(t *testing.T) {
 			allEqual(t, "a", must[[]float32](t)(a.ToSlice()), float32(v))
 			allEqual(t, "b", must[[]float32](t)(b.ToSlice()), float32(2*v))
 		}
-		p.pool.mu.Lock()
-		free, out := len(p.pool.free), p.pool.out
-		p.pool.mu.Unlock()
+		free, out := p.pool.Free(), p.pool.Out()
 		// Two groups need one borrowed stream (the first group runs on the
 		// launch stream); host transfers may have borrowed more.
 		if out != 0 || free < 1 || free > 2 {
@@ -143,7 +141,7 @@ func TestStreamParallelGroupsOverlap(t *testing.T) {
 // group's launch: every borrowed stream must be back in the pool, and the
 // Program must keep working.
 func TestLaunchFailureReturnsPooledStreams(t *testing.T) {
-	forEachArch(t, func(t *testing.T, p *Program) {
+	forEachArchFaulty(t, func(t *testing.T, p *Program, d *faultyDevice) {
 		b := ir.NewBuilder("three_groups")
 		x := b.Array("x", ir.F32, 1)
 		for g := range 3 {
@@ -154,20 +152,19 @@ func TestLaunchFailureReturnsPooledStreams(t *testing.T) {
 		k := must[*Kernel](t)(buildKernel(p, b.Kernel()))
 		arr := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 3))
 		injected := errors.New("injected launch failure")
-		testHookRun = func(task int) error {
+		fail := func(task int) error {
 			if task == 1 {
 				return injected
 			}
 			return nil
 		}
+		d.failRun.Store(&fail)
 		err := k.Launch(arr, nil)
 		wantErr(t, err, ErrInvalidArgument) // argument errors come before any task
 		err = k.Launch(arr)
-		testHookRun = nil
+		d.failRun.Store(nil)
 		wantErr(t, err, injected)
-		p.pool.mu.Lock()
-		out := p.pool.out
-		p.pool.mu.Unlock()
+		out := p.pool.Out()
 		if out != 0 {
 			t.Fatalf("%d pooled streams still out after a failed launch", out)
 		}

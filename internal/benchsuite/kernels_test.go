@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/quadrants-go/qd/internal/codegen/ptx"
-	"github.com/quadrants-go/qd/internal/ir"
+	"github.com/quadrants-go/qd/internal/frontend"
 	"github.com/quadrants-go/qd/internal/lower"
 	"github.com/quadrants-go/qd/internal/ptxas"
 )
@@ -15,9 +15,12 @@ import (
 // ptxas (install it with .ci/install-ptxas.sh) the PTX is still generated
 // and the test skips saying so.
 func TestKernelsPTX(t *testing.T) {
-	kernels := []*ir.Kernel{saxpyIR(), fillIR(ir.F32), fillIR(ir.F64), fillIR(ir.I32), spinIR(), reduceIR(ir.F32), reduceIR(ir.F64), reduceIR(ir.I32), stencilIR()}
-	for _, g := range []int{2, 4, 8} {
-		kernels = append(kernels, groupsIR(g, false), groupsIR(g, true))
+	kernels, err := frontend.Parse("bench.go", []byte(benchSrc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(kernels) != 3+2*3+2*3 {
+		t.Fatalf("%d kernels in benchSrc", len(kernels))
 	}
 	tool, toolErr := ptxas.Find()
 	dir := t.TempDir()

@@ -1,7 +1,6 @@
 package benchsuite
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -11,7 +10,7 @@ import (
 	"github.com/quadrants-go/qd"
 	"github.com/quadrants-go/qd/internal/backend"
 	"github.com/quadrants-go/qd/internal/backend/gpu"
-	"github.com/quadrants-go/qd/internal/benchsuite/probe"
+	"github.com/quadrants-go/qd/internal/pool"
 	"github.com/quadrants-go/qd/internal/codegen/ptx"
 	"github.com/quadrants-go/qd/internal/frontend"
 	"github.com/quadrants-go/qd/internal/ir"
@@ -25,7 +24,7 @@ const gpuOnly = "GPU only"
 // bindings (cuda.RawLaunchCost), and qd's allocations per launch.
 func (s *suite) launch() error {
 	p := s.p
-	k, err := buildKernel(p, saxpyIR())
+	k, err := benchKernel(p, "saxpy")
 	if err != nil {
 		return err
 	}
@@ -145,7 +144,11 @@ func (s *suite) launch() error {
 // returns a function that measures it once (the mean over iters launches).
 // What it prepared is released when the suite ends.
 func (s *suite) rawLaunch(n, iters int) (func() (time.Duration, error), error) {
-	plan, err := lower.Lower(saxpyIR())
+	k, err := benchIR("saxpy")
+	if err != nil {
+		return nil, err
+	}
+	plan, err := lower.Lower(k)
 	if err != nil {
 		return nil, err
 	}
@@ -253,7 +256,7 @@ func (s *suite) kStreams() error {
 		return nil
 	}
 	p := s.p
-	k, err := buildKernel(p, spinIR())
+	k, err := benchKernel(p, "spin")
 	if err != nil {
 		return err
 	}
@@ -323,7 +326,7 @@ func (s *suite) groups() error {
 		return nil
 	}
 	p := s.p
-	cal, err := buildKernel(p, spinIR())
+	cal, err := benchKernel(p, "spin")
 	if err != nil {
 		return err
 	}
@@ -343,11 +346,11 @@ func (s *suite) groups() error {
 		return err
 	}
 	for _, g := range gs {
-		plain, err := buildKernel(p, groupsIR(g, false))
+		plain, err := benchKernel(p, fmt.Sprintf("spin%d", g))
 		if err != nil {
 			return err
 		}
-		grouped, err := buildKernel(p, groupsIR(g, true))
+		grouped, err := benchKernel(p, fmt.Sprintf("spin%d_groups", g))
 		if err != nil {
 			plain.Close()
 			return err
@@ -502,7 +505,7 @@ func (s *suite) timeKernel(st *qd.Stream, reps int, launch func() error) (time.D
 func (s *suite) saxpy() error {
 	p := s.p
 	n := s.memSize()
-	k, err := buildKernel(p, saxpyIR())
+	k, err := benchKernel(p, "saxpy")
 	if err != nil {
 		return err
 	}
@@ -574,15 +577,18 @@ func (s *suite) reduction() error {
 	return nil
 }
 
+// goName names the element types of the reduction rows as Go does.
+var goName = map[ir.Type]string{ir.F32: "float32", ir.F64: "float64", ir.I32: "int32"}
+
 func reduceRow[T float32 | float64 | int32](s *suite, t ir.Type) error {
 	p := s.p
 	n := s.memSize()
-	fill, err := buildKernel(p, fillIR(t))
+	fill, err := benchKernel(p, "fill_"+goName[t])
 	if err != nil {
 		return err
 	}
 	defer fill.Close()
-	sum, err := buildKernel(p, reduceIR(t))
+	sum, err := benchKernel(p, "sum_"+goName[t])
 	if err != nil {
 		return err
 	}
@@ -648,7 +654,7 @@ func reduceRow[T float32 | float64 | int32](s *suite, t ir.Type) error {
 func (s *suite) stencil() error {
 	p := s.p
 	side := s.pick(1<<10, 1<<12, 1<<14)
-	k, err := buildKernel(p, stencilIR())
+	k, err := benchKernel(p, "stencil5")
 	if err != nil {
 		return err
 	}
@@ -684,13 +690,26 @@ func (s *suite) stencil() error {
 	return nil
 }
 
-// pool: one acquire+release of a pooled stream; bar ≤ 0.2 µs.
+// pool: one acquire+release of a pooled stream, the internal/pool Get and
+// Put that a stream-parallel launch runs per borrowed stream (the pool
+// holds pointers to qd's stream records); bar ≤ 0.2 µs.
 func (s *suite) pool() error {
-	if probe.PoolCycle == nil {
-		return errors.New("package qd did not set probe.PoolCycle")
-	}
+	type stream struct{ h uintptr }
+	sp := &pool.Pool[*stream]{New: func() (*stream, error) { return new(stream), nil }}
 	n := s.pick(100000, 1000000, 1000000)
-	d, err := best(5, func() (time.Duration, error) { return probe.PoolCycle(s.p, n) })
+	d, err := best(5, func() (time.Duration, error) {
+		v, err := sp.Get() // the first makes the value
+		if err != nil {
+			return 0, err
+		}
+		sp.Put(v)
+		t0 := time.Now()
+		for range n {
+			v, _ := sp.Get()
+			sp.Put(v)
+		}
+		return time.Since(t0) / time.Duration(n), nil
+	})
 	if err != nil {
 		return err
 	}
