@@ -26,12 +26,14 @@ type Program struct {
 	streams map[*streamCore]struct{}
 	events  map[*eventCore]struct{}
 	arrays  map[*ndCore]struct{}
+	hosts   map[*hostCore]struct{}
 	kernels map[*kernelCore]struct{}
 
 	def     *Stream // the default stream
 	pool    streamPool
 	evpool  eventPool
 	modules moduleCache
+	fills   fillKernels
 
 	// tracer is the trace in progress, nil when tracing is off: the one
 	// thing a launch checks for tracing (trace.go).
@@ -65,6 +67,7 @@ func newProgram(dev backend.Device, arch Arch, cfg initConfig) (*Program, error)
 		streams: make(map[*streamCore]struct{}),
 		events:  make(map[*eventCore]struct{}),
 		arrays:  make(map[*ndCore]struct{}),
+		hosts:   make(map[*hostCore]struct{}),
 		kernels: make(map[*kernelCore]struct{}),
 	}
 	p.initPools()
@@ -238,12 +241,16 @@ func (p *Program) Close() error {
 	for a := range p.arrays {
 		errs = append(errs, a.release())
 	}
+	for h := range p.hosts {
+		errs = append(errs, h.release())
+	}
 	for s := range p.streams {
 		errs = append(errs, s.release())
 	}
 	clear(p.kernels)
 	clear(p.events)
 	clear(p.arrays)
+	clear(p.hosts)
 	clear(p.streams)
 	errs = append(errs, p.closeEvents(), p.modules.closeAll(), p.dev.Close())
 	return errors.Join(errs...)

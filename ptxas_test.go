@@ -39,7 +39,7 @@ func suiteKernels() []*ir.Kernel {
 		fillKernel("fill", ir.F32), fillKernel("fill", ir.I32), copyKernel(), addKernel(),
 		slowWriteKernel(), rendezvousKernel(), rendezvousAllKernel(), twoGroupKernel(),
 		rendezvousGroupsKernel(2), rendezvousGroupsKernel(4), rendezvousGroupsKernel(8),
-		saxpyKernel(), polyKernel(), badGroupKernel(), aliasKernel(),
+		saxpyKernel(), polyKernel(), badGroupKernel(), aliasKernel(), waitFlagKernel(), scaleKernel(),
 	}
 	for _, kind := range runawayKinds {
 		ks = append(ks, runawayKernel(kind))

@@ -33,7 +33,7 @@ func TestHostReadConcurrentWithLaunch(t *testing.T) {
 				case <-stop:
 					return
 				default:
-					if err := p.waitUsers(x.c); err != nil {
+					if err := p.waitUses(&x.c.st.tracker); err != nil {
 						t.Error(err)
 						return
 					}
