@@ -141,4 +141,3 @@ func step(dt float32, pos, vel [][]float32, mass []float32, hits []int32) {
 	}
 }
 `
-

@@ -10,11 +10,11 @@ import (
 	"github.com/quadrants-go/qd"
 	"github.com/quadrants-go/qd/internal/backend"
 	"github.com/quadrants-go/qd/internal/backend/gpu"
-	"github.com/quadrants-go/qd/internal/pool"
 	"github.com/quadrants-go/qd/internal/codegen/ptx"
 	"github.com/quadrants-go/qd/internal/frontend"
 	"github.com/quadrants-go/qd/internal/ir"
 	"github.com/quadrants-go/qd/internal/lower"
+	"github.com/quadrants-go/qd/internal/pool"
 )
 
 const gpuOnly = "GPU only"
