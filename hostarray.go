@@ -18,6 +18,9 @@ import (
 // safe for concurrent use.
 type HostArray[T Elem] struct {
 	c *hostCore
+	// parent keeps a Rows view's array reachable: losing the parent's
+	// handle would otherwise let its cleanup free memory the view uses.
+	parent *HostArray[T]
 }
 
 // hostCore is the part of a HostArray the Program's registry and the leak
@@ -142,7 +145,11 @@ func (h *HostArray[T]) Rows(lo, hi int) (*HostArray[T], error) {
 		return nil, err
 	}
 	v := &hostCore{p: c.p, st: c.st, ptr: unsafe.Add(c.ptr, off*c.elem.Size()), elem: c.elem, shape: shape, dims: c.dims, n: n, view: true}
-	return &HostArray[T]{c: v}, nil
+	parent := h
+	if h.parent != nil {
+		parent = h.parent
+	}
+	return &HostArray[T]{c: v, parent: parent}, nil
 }
 
 // rowsOf is the element offset, shape and length of rows [lo, hi) of an

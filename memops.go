@@ -112,7 +112,16 @@ func (a *Ndarray[T]) Rows(lo, hi int) (*Ndarray[T], error) {
 		return nil, fmt.Errorf("qd: Ndarray.Rows(%d, %d): %w", lo, hi, err)
 	}
 	v := &ndCore{p: c.p, st: c.st, buf: buf, elem: c.elem, shape: shape, dims: c.dims, n: n, view: true}
-	return &Ndarray[T]{c: v}, nil
+	return &Ndarray[T]{c: v, parent: a.root()}, nil
+}
+
+// root is the array that owns a's memory: a itself, or the parent of a
+// view.
+func (a *Ndarray[T]) root() *Ndarray[T] {
+	if a.parent != nil {
+		return a.parent
+	}
+	return a
 }
 
 // pinned is an array a stream operation uses: pinned while the operation

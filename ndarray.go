@@ -47,6 +47,9 @@ func elemType[T Elem]() ir.Type {
 // safe for concurrent use.
 type Ndarray[T Elem] struct {
 	c *ndCore
+	// parent keeps a Rows view's array reachable: losing the parent's
+	// handle would otherwise let its cleanup free memory the view uses.
+	parent *Ndarray[T]
 }
 
 // ndCore is the part of an Ndarray the Program's registry, kernel launches

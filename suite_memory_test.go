@@ -389,3 +389,22 @@ func TestStreamOrderedAllocChurn(t *testing.T) {
 		}
 	})
 }
+
+// A view keeps its parent's memory alive: dropping the parent's handle (a
+// leak cleanup would free it) must not close the view.
+func TestRowsKeepParentAlive(t *testing.T) {
+	forEachArch(t, func(t *testing.T, p *Program) {
+		view := func() (*Ndarray[float32], *HostArray[float32]) {
+			a := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 64))
+			h := must[*HostArray[float32]](t)(NewHostArray[float32](p, 64))
+			check(t, a.FillOn(p.DefaultStream(), 3))
+			return must[*Ndarray[float32]](t)(a.Rows(8, 16)), must[*HostArray[float32]](t)(h.Rows(0, 8))
+		}
+		av, hv := view()
+		for range 5 {
+			runtime.GC()
+		}
+		check(t, av.CopyToHostOn(p.DefaultStream(), hv))
+		allEqual(t, "view after its parent's handle was dropped", must[[]float32](t)(hv.Slice()), 3)
+	})
+}

@@ -24,6 +24,8 @@ import (
 //     thread, so that many fit at once;
 //   - spinG and spinG_groups: G such loops, one after another, or in G
 //     stream-parallel groups (G = 2, 4, 8);
+//   - poly(x, work): x[i] = a polynomial of degree work in x[i], the
+//     kernel of the copy/compute pipeline;
 //   - stencil5(in, out): a 2-D 5-point stencil over the interior of an n×n
 //     grid, out = 0.5*in + 0.125*(the four neighbours).
 var benchSrc = func() string {
@@ -36,6 +38,18 @@ import "github.com/quadrants-go/qd"
 func saxpy(a float32, x, y []float32, n int64) {
 	for i := range n {
 		y[i] = a*x[i] + y[i]
+	}
+}
+
+//qd:kernel
+func poly(x []float32, work int64) {
+	for i := range len(x) {
+		v := x[i]
+		acc := float32(0)
+		for k := int64(0); k < work; k++ {
+			acc = acc*v + 0.5
+		}
+		x[i] = acc
 	}
 }
 

@@ -19,7 +19,7 @@ func TestKernelsPTX(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(kernels) != 3+2*3+2*3 {
+	if len(kernels) != 4+2*3+2*3 {
 		t.Fatalf("%d kernels in benchSrc", len(kernels))
 	}
 	tool, toolErr := ptxas.Find()

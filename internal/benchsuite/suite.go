@@ -113,6 +113,9 @@ func Run(p *qd.Program, opt Options) ([]Row, error) {
 		{"stream pool", s.pool},
 		{"event record+wait", s.events},
 		{"Ndarray alloc/free", s.ndarrays},
+		{"NewNdarrayOn alloc/free", s.ndarraysOn},
+		{"host copies", s.hostCopies},
+		{"copy/compute pipeline", s.pipeline},
 		{"compile", s.compile},
 		{"Init and Close", s.programs},
 	}
