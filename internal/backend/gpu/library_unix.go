@@ -2,9 +2,18 @@
 
 package gpu
 
-import "github.com/ebitengine/purego"
+import (
+	"runtime"
 
+	"github.com/ebitengine/purego"
+)
+
+// openLibrary holds the goroutine on one OS thread: Dlopen reads dlerror's
+// message after the dlopen, and the message is per thread, so a goroutine
+// moved between the two calls reported an empty reason.
 func openLibrary(name string) (uintptr, error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	return purego.Dlopen(name, purego.RTLD_NOW|purego.RTLD_GLOBAL)
 }
 
