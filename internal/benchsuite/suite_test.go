@@ -41,8 +41,8 @@ func TestQuickCPU(t *testing.T) {
 			}
 		}
 	}
-	if skipped != 8 {
-		t.Errorf("%d rows skipped, want 8 (K streams ×5, groups ×3)", skipped)
+	if skipped != 10 {
+		t.Errorf("%d rows skipped, want 10 (K streams ×5, groups ×3, host copies ×2)", skipped)
 	}
 	if measured < 9 {
 		t.Errorf("%d rows measured, want at least 9", measured)
