@@ -44,7 +44,7 @@ type vectorPlan struct {
 
 // vectorize decides whether l gets a vector loop, and its width.
 func (f *fnWriter) vectorize(l *ir.ParallelFor) *vectorPlan {
-	if !vectorLoops || len(l.Vars) != 1 || !f.unrollable(l) || len(f.redOrder) > 0 {
+	if !vectorLoops || len(l.Vars) != 1 || !f.unrollable(l) {
 		return nil
 	}
 	read := map[*ir.Param]bool{}
@@ -101,19 +101,27 @@ func (f *fnWriter) vectorize(l *ir.ParallelFor) *vectorPlan {
 	return &vectorPlan{width: 16 / size, arrays: arrays, read: read}
 }
 
-// vectorLoop writes the vector loop before the ordinary ones and moves the
+// vecUnroll is how many vectors a thread handles per trip of the main
+// vector loop: their loads all issue before the body, for more memory in
+// flight (a remainder loop handles one vector per trip).
+const vecUnroll = 2
+
+// vectorLoop writes the vector loops before the ordinary ones and moves the
 // thread's flat index past the vectors:
 //
-//	      if any array's start is not 16-byte aligned goto scalar
-//	      nv := total / w; k := global thread index
-//	loop: if k >= nv goto last
-//	      i_c := w·k + c for c < w; vector loads; body ×w; vector stores
-//	      k += stride; goto loop
-//	last: i += w·nv (both widths)
+//	       if any array's start is not 16-byte aligned goto scalar
+//	       nv := total / w; k := global thread index
+//	main:  if k + stride >= nv goto one
+//	       vectors k and k+stride: loads; body ×2w; stores
+//	       k += 2·stride; goto main
+//	one:   if k >= nv goto last
+//	       vector k: loads; body ×w; stores
+//	       k += stride; goto one
+//	last:  i += w·nv (both widths)
 //	scalar:
 func (f *fnWriter) vectorLoop(l *ir.ParallelFor, g gridIndex, v *vectorPlan) {
 	w := v.width
-	scalar, loop, last := f.label(), f.label(), f.label()
+	scalar, main, one, last := f.label(), f.label(), f.label(), f.label()
 	// Alignment: OR every start address, test the low four bits.
 	var orr string
 	for _, p := range f.k.Params {
@@ -133,52 +141,25 @@ func (f *fnWriter) vectorLoop(l *ir.ParallelFor, g gridIndex, v *vectorPlan) {
 	f.emit("setp.ne.u64 %s, %s, 0", mis, low)
 	f.braIf(mis, false, scalar)
 
-	nv, k := f.reg(ir.I64), f.reg(ir.I64)
+	nv, k, stop := f.reg(ir.I64), f.reg(ir.I64), f.reg(ir.Bool)
 	f.emit("div.s64 %s, %s, %d", nv, g.total, w)
 	f.mov(ir.I64, k, g.i64)
-	f.place(loop)
-	stop := f.reg(ir.Bool)
+
+	f.place(main)
+	next := f.reg(ir.I64)
+	f.emit("add.s64 %s, %s, %s", next, k, g.stride64)
+	f.emit("setp.ge.s64 %s, %s, %s", stop, next, nv)
+	f.braIf(stop, false, one)
+	f.vectorTrip(l, v, []string{k, next})
+	f.emit("add.s64 %s, %s, %s", k, next, g.stride64)
+	f.bra(main)
+
+	f.place(one)
 	f.emit("setp.ge.s64 %s, %s, %s", stop, k, nv)
 	f.braIf(stop, false, last)
-
-	// The loop variable of each copy, and the vector loads.
-	iv := l.Vars[0]
-	private := map[*ir.Var][]string{iv: make([]string, w)}
-	base := f.reg(ir.I64)
-	f.emit("mul.lo.s64 %s, %s, %d", base, k, w)
-	for c := range w {
-		idx := base
-		if c > 0 {
-			idx = f.reg(ir.I64)
-			f.emit("add.s64 %s, %s, %d", idx, base, c)
-		}
-		r := f.reg(iv.Type)
-		f.setIndexVar(iv.Type, r, ir.I64, idx)
-		private[iv][c] = r
-	}
-	f.vars[iv] = private[iv][0]
-	v.loaded, v.pend = map[*ir.Param][]string{}, map[*ir.Param][]string{}
-	for _, p := range f.k.Params {
-		if !v.read[p] {
-			continue
-		}
-		regs := make([]string, w)
-		for c := range regs {
-			regs[c] = f.reg(p.Elem)
-		}
-		f.emit("ld.global.v%d.%s {%s}, [%s]", w, memType(p.Elem), joinRegs(regs), f.vectorAddr(p, base))
-		v.loaded[p] = regs
-	}
-	f.vec = v
-	f.unrolledStmts(l.Body, private, w)
-	f.vec = nil
-	for _, p := range f.k.Params {
-		if vals, ok := v.pend[p]; ok {
-			f.emit("st.global.v%d.%s [%s], {%s}", w, memType(p.Elem), f.vectorAddr(p, base), joinRegs(vals))
-		}
-	}
+	f.vectorTrip(l, v, []string{k})
 	f.emit("add.s64 %s, %s, %s", k, k, g.stride64)
-	f.bra(loop)
+	f.bra(one)
 
 	f.place(last)
 	done := f.reg(ir.I64)
@@ -188,6 +169,57 @@ func (f *fnWriter) vectorLoop(l *ir.ParallelFor, g gridIndex, v *vectorPlan) {
 	f.emit("cvt.u32.u64 %s, %s", done32, done)
 	f.emit("add.u32 %s, %s, %s", g.i32, g.i32, done32)
 	f.place(scalar)
+}
+
+// vectorTrip writes one trip over the vectors ks (vector indices): every
+// vector load first, the body once per element, the vector stores last.
+func (f *fnWriter) vectorTrip(l *ir.ParallelFor, v *vectorPlan, ks []string) {
+	w := v.width
+	copies := w * len(ks)
+	iv := l.Vars[0]
+	private := map[*ir.Var][]string{iv: make([]string, copies)}
+	bases := make([]string, len(ks))
+	for b, k := range ks {
+		bases[b] = f.reg(ir.I64)
+		f.emit("mul.lo.s64 %s, %s, %d", bases[b], k, w)
+		for c := range w {
+			idx := bases[b]
+			if c > 0 {
+				idx = f.reg(ir.I64)
+				f.emit("add.s64 %s, %s, %d", idx, bases[b], c)
+			}
+			r := f.reg(iv.Type)
+			f.setIndexVar(iv.Type, r, ir.I64, idx)
+			private[iv][b*w+c] = r
+		}
+	}
+	f.vars[iv] = private[iv][0]
+	v.loaded, v.pend = map[*ir.Param][]string{}, map[*ir.Param][]string{}
+	for _, p := range f.k.Params {
+		if !v.read[p] {
+			continue
+		}
+		regs := make([]string, copies)
+		for c := range regs {
+			regs[c] = f.reg(p.Elem)
+		}
+		for b, base := range bases {
+			f.emit("ld.global.v%d.%s {%s}, [%s]", w, memType(p.Elem), joinRegs(regs[b*w:(b+1)*w]), f.vectorAddr(p, base))
+		}
+		v.loaded[p] = regs
+	}
+	f.vec = v
+	f.unrolledStmts(l.Body, private, copies)
+	f.vec = nil
+	for _, p := range f.k.Params {
+		vals, ok := v.pend[p]
+		if !ok {
+			continue
+		}
+		for b, base := range bases {
+			f.emit("st.global.v%d.%s [%s], {%s}", w, memType(p.Elem), f.vectorAddr(p, base), joinRegs(vals[b*w:(b+1)*w]))
+		}
+	}
 }
 
 // vectorAddr is the address of element base of array p.

@@ -21,8 +21,10 @@ func saxpyVec(t ir.Type) *ir.Kernel {
 func TestVectorLoop(t *testing.T) {
 	m := compileKernel(t, saxpyVec(ir.F32))
 	asm(t, m.PTX, `ld\.global\.v4\.f32 \{%f\d+, %f\d+, %f\d+, %f\d+\}`, `st\.global\.v4\.f32`, `and\.b64 %rd\d+, %rd\d+, 15`)
-	if n := count(m.PTX, `ld\.global\.v4`); n != 2 {
-		t.Errorf("%d vector loads, want 2 (x and y)", n)
+	// x and y, for the vecUnroll vectors of the main loop and the one of
+	// the remainder loop.
+	if n, want := count(m.PTX, `ld\.global\.v4`), 2*(vecUnroll+1); n != want {
+		t.Errorf("%d vector loads, want %d", n, want)
 	}
 	m = compileKernel(t, saxpyVec(ir.F64))
 	asm(t, m.PTX, `ld\.global\.v2\.f64`, `st\.global\.v2\.f64`)
@@ -32,8 +34,8 @@ func TestVectorLoop(t *testing.T) {
 	x, y := b.Array("x", ir.I32, 1), b.Array("y", ir.I32, 1)
 	b.Parallel(ir.LenOf(y, 0), func(i *ir.Var) { b.Store(y, ir.Op(ir.Mul, ir.Ld(x, ir.Ref(i)), ir.I32c(3)), ir.Ref(i)) })
 	m = compileKernel(t, b.Kernel())
-	if n := count(m.PTX, `ld\.global\.v4`); n != 1 {
-		t.Errorf("%d vector loads, want 1", n)
+	if n, want := count(m.PTX, `ld\.global\.v4`), vecUnroll+1; n != want {
+		t.Errorf("%d vector loads, want %d", n, want)
 	}
 }
 
@@ -81,4 +83,10 @@ func TestNoVectorLoop(t *testing.T) {
 			t.Errorf("%s: vector accesses in\n%s", name, numbered(m.PTX))
 		}
 	}
+}
+
+// A reduction's reads are vector loads too.
+func TestVectorReduction(t *testing.T) {
+	m := compileKernel(t, reduceKernel(ir.AtomicAdd, ir.F32, 1))
+	asm(t, m.PTX, `ld\.global\.v4\.f32`, `red\.global\.add\.f32`)
 }
