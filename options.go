@@ -39,6 +39,7 @@ type initConfig struct {
 	arch     Arch
 	trace    bool // WithTrace (trace.go)
 	fastMath bool
+	debug    bool
 }
 
 // WithArch chooses the backend (default Auto).
@@ -53,6 +54,18 @@ func WithArch(a Arch) InitOption { return func(c *initConfig) { c.arch = a } }
 // (the default) every result is Go's, bit for bit, except the documented
 // transcendental bounds. The CPU backend always keeps Go's semantics.
 func WithFastMath() InitOption { return func(c *initConfig) { c.fastMath = true } }
+
+// WithDebug makes GPU kernels check every array index, as the CPU backend
+// always does. An access out of range does not happen (a load reads zero,
+// a store or an atomic is skipped), and the first one of a launch is
+// reported as an error naming the kernel, the array, the index, the extent
+// and the source position, by the next Synchronize of the stream the
+// kernel was launched on (or Program.Sync), like any error raised while a
+// kernel runs. Checked kernels are slower: each access compares its
+// indices and the vector and unrolled loops are off (docs/performance.md
+// has the cost). Without it (the default) a GPU kernel indexing out of
+// range reads or writes whatever lies there, or faults.
+func WithDebug() InitOption { return func(c *initConfig) { c.debug = true } }
 
 // StreamOption configures Program.NewStream.
 type StreamOption func(*streamConfig)

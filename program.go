@@ -73,6 +73,7 @@ func newProgram(dev backend.Device, arch Arch, cfg initConfig) (*Program, error)
 	p.initPools()
 	p.modules.init()
 	p.modules.opts.FastMath = cfg.fastMath
+	p.modules.opts.Debug = cfg.debug
 	bs, err := dev.NewStream(0)
 	if err != nil {
 		dev.Close()

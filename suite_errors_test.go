@@ -8,15 +8,14 @@ import (
 )
 
 // Errors raised while a kernel runs are reported once, to the launch that
-// raised them, by its stream's next synchronizing call (SPEC §4). Only the
-// CPU backend raises such errors today (an index out of range); GPU kernels
-// check no bounds yet, so these tests skip there.
+// raised them, by its stream's next synchronizing call (SPEC §4). The error
+// is an index out of range: the CPU always checks, GPU kernels under
+// WithDebug.
 
-func skipUnlessKernelErrors(t *testing.T, p *Program) {
+// forEachChecked runs f for every backend with index checks on.
+func forEachChecked(t *testing.T, f func(t *testing.T, p *Program)) {
 	t.Helper()
-	if p.Arch() != CPU {
-		t.Skipf("%s kernels do not check bounds yet: nothing raises an error while running", p.Arch())
-	}
+	forEachArchWith(t, []InitOption{WithDebug()}, f)
 }
 
 // wantOnce fails unless err reports an index out of range exactly once.
@@ -42,8 +41,7 @@ func poolClean(t *testing.T, p *Program) {
 // arguments, another stream-parallel kernel on a fresh stream, the default
 // stream, a launch with slices, Program.Sync) sees no error.
 func TestGroupErrorReportedOnce(t *testing.T) {
-	forEachArch(t, func(t *testing.T, p *Program) {
-		skipUnlessKernelErrors(t, p)
+	forEachChecked(t, func(t *testing.T, p *Program) {
 		bad := must[*Kernel](t)(buildKernel(p, badGroupKernel()))
 		good := must[*Kernel](t)(buildKernel(p, twoGroupKernel()))
 		short := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 4))
@@ -75,8 +73,7 @@ func TestGroupErrorReportedOnce(t *testing.T) {
 // error forks a stream-parallel launch; the error stays the launch
 // stream's, and the pooled streams come back clean.
 func TestErrorBeforeForkReportedOnce(t *testing.T) {
-	forEachArch(t, func(t *testing.T, p *Program) {
-		skipUnlessKernelErrors(t, p)
+	forEachChecked(t, func(t *testing.T, p *Program) {
 		b := ir.NewBuilder("oob")
 		x := b.Array("x", ir.F32, 1)
 		b.Parallel(ir.I64c(10), func(i *ir.Var) { b.Store(x, ir.F32c(1), ir.Ref(i)) })
@@ -101,8 +98,7 @@ func TestErrorBeforeForkReportedOnce(t *testing.T) {
 // stream (WaitStream, WaitEvent) is ordered after it but does not report
 // its error again: Program.Sync reports it once.
 func TestErrorNotCopiedByWaits(t *testing.T) {
-	forEachArch(t, func(t *testing.T, p *Program) {
-		skipUnlessKernelErrors(t, p)
+	forEachChecked(t, func(t *testing.T, p *Program) {
 		bad := must[*Kernel](t)(buildKernel(p, badGroupKernel()))
 		short := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 4))
 		s := must[*Stream](t)(p.NewStream())

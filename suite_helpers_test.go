@@ -59,9 +59,15 @@ func suiteArchs(t *testing.T) []Arch {
 // afterwards.
 func forEachArch(t *testing.T, f func(t *testing.T, p *Program)) {
 	t.Helper()
+	forEachArchWith(t, nil, f)
+}
+
+// forEachArchWith is forEachArch with more Init options.
+func forEachArchWith(t *testing.T, opts []InitOption, f func(t *testing.T, p *Program)) {
+	t.Helper()
 	for _, a := range suiteArchs(t) {
 		t.Run(a.String(), func(t *testing.T) {
-			p, err := Init(WithArch(a))
+			p, err := Init(append([]InitOption{WithArch(a)}, opts...)...)
 			if err != nil {
 				t.Fatal(err)
 			}

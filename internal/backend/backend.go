@@ -67,6 +67,11 @@ type CompileOptions struct {
 	// fused ones and use approximate division, square roots and
 	// transcendentals (qd.WithFastMath). The CPU keeps Go's semantics.
 	FastMath bool
+	// Debug makes GPU kernels check every array index (qd.WithDebug): an
+	// access out of range is skipped, and the first of a launch is
+	// reported, with its kernel, array and position, by the next
+	// Synchronize of the launch's stream. The CPU always checks.
+	Debug bool
 }
 
 // Stream is an in-order queue of work.

@@ -503,29 +503,8 @@ func (s *suite) timeKernel(st *qd.Stream, reps int, launch func() error) (time.D
 // saxpy over 2^28 float32 against a device-to-device copy of the same
 // bytes; bar: ≥ 90 % of the copy's bandwidth.
 func (s *suite) saxpy() error {
-	p := s.p
 	n := s.memSize()
-	k, err := benchKernel(p, "saxpy")
-	if err != nil {
-		return err
-	}
-	defer k.Close()
-	x, err := qd.NewNdarray[float32](p, n)
-	if err != nil {
-		return err
-	}
-	defer x.Close()
-	y, err := qd.NewNdarray[float32](p, n)
-	if err != nil {
-		return err
-	}
-	defer y.Close()
-	st, err := p.NewStream()
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	d, err := s.timeKernel(st, s.pick(3, 5, 20), func() error { return k.LaunchOn(st, float32(2), x, y, int64(n)) })
+	d, err := saxpyTime(s, n)
 	if err != nil {
 		return err
 	}
@@ -544,6 +523,55 @@ func (s *suite) saxpy() error {
 		r.Note += "; the CPU kernel uses every core, the copy one"
 	}
 	s.add(r)
+	if s.gpu {
+		return s.saxpyChecked(n, d)
+	}
+	return nil
+}
+
+// saxpyTime is the device time of one saxpy over n elements on s's Program.
+func saxpyTime(s *suite, n int) (time.Duration, error) {
+	p := s.p
+	k, err := benchKernel(p, "saxpy")
+	if err != nil {
+		return 0, err
+	}
+	defer k.Close()
+	x, err := qd.NewNdarray[float32](p, n)
+	if err != nil {
+		return 0, err
+	}
+	defer x.Close()
+	y, err := qd.NewNdarray[float32](p, n)
+	if err != nil {
+		return 0, err
+	}
+	defer y.Close()
+	st, err := p.NewStream()
+	if err != nil {
+		return 0, err
+	}
+	defer st.Close()
+	return s.timeKernel(st, s.pick(3, 5, 20), func() error { return k.LaunchOn(st, float32(2), x, y, int64(n)) })
+}
+
+// saxpyChecked: the same saxpy with qd.WithDebug's index checks, for
+// information: what checking every index costs a bandwidth-bound kernel.
+func (s *suite) saxpyChecked(n int, plain time.Duration) error {
+	q, err := qd.Init(qd.WithArch(s.p.Arch()), qd.WithDebug())
+	if err != nil {
+		return err
+	}
+	defer q.Close()
+	on := *s // timing events come from the Program that runs the kernel
+	on.p = q
+	d, err := saxpyTime(&on, n)
+	if err != nil {
+		return err
+	}
+	s.add(Row{Name: fmt.Sprintf("saxpy with WithDebug (2^%d float32)", log2(n)), Value: ms(d), Unit: "ms",
+		RefName: "saxpy without", RefValue: ms(plain), Ratio: plain.Seconds() / d.Seconds(), Status: Info,
+		Note: "every index checked, scalar loads and stores"})
 	return nil
 }
 

@@ -35,18 +35,51 @@ type Module struct {
 	Tasks     []Task // one per plan task, in plan order
 	NumParams int    // the kernel's parameters (length of HostTotal's inputs)
 	NumTemps  int    // per-launch temporaries, 8 bytes each
+	// Bounds: the entries check every array index (Options.Bounds). The
+	// launch's temporaries then end with a violation record of
+	// DebugWords words after the NumTemps temporaries, zeroed by the
+	// launcher before the first task: [site+1, index, extent, dimension] of
+	// the first index out of range, site indexing Sites.
+	Bounds bool
+	// Sites are the array accesses the entries check, filled in by the
+	// code generator as it writes them.
+	Sites []Site
+}
+
+// Site is one checked array access.
+type Site struct {
+	Array string // the array parameter's name
+	Pos   ir.Pos // the statement's position
+	// U64 has bit d set when the index in dimension d is a uint64: a
+	// recorded index is then shown unsigned, else as a signed number.
+	U64 uint32
+}
+
+// DebugWords is the size, in 8-byte words, of the violation record of a
+// module with Bounds.
+const DebugWords = 4
+
+// Options change the layout.
+type Options struct {
+	// Bounds makes entries check array indices (qd.WithDebug): every
+	// array a task indexes passes all its extents, and every task that
+	// indexes one takes the temporaries, where it records a violation.
+	Bounds bool
 }
 
 // Layout computes the module layout of plan. The slots of each task are
 // read off its IR: every scalar it reads, every array it indexes or takes
 // the length of, and the temporaries when it touches a local that lives
 // across tasks.
-func Layout(plan *lower.Plan) (*Module, error) {
+func Layout(plan *lower.Plan) (*Module, error) { return LayoutWith(plan, Options{}) }
+
+// LayoutWith is Layout with options.
+func LayoutWith(plan *lower.Plan, opts Options) (*Module, error) {
 	if plan == nil || plan.Kernel == nil {
 		return nil, fmt.Errorf("kabi: nil plan")
 	}
 	k := plan.Kernel
-	m := &Module{Name: Identifier(k.Name), NumParams: len(k.Params), NumTemps: len(plan.Temps)}
+	m := &Module{Name: Identifier(k.Name), NumParams: len(k.Params), NumTemps: len(plan.Temps), Bounds: opts.Bounds}
 	for _, t := range plan.Tasks {
 		task := Task{
 			Index:    t.Index,
@@ -72,7 +105,7 @@ func Layout(plan *lower.Plan) (*Module, error) {
 		default:
 			return nil, ir.Errorf(t.Pos, k.Name, "task %d has unknown kind %v", t.Index, t.Kind)
 		}
-		task.Slots = slotsOf(plan, t)
+		task.Slots = slotsOf(plan, t, opts)
 		m.Tasks = append(m.Tasks, task)
 	}
 	return m, nil
@@ -88,15 +121,22 @@ type uses struct {
 
 // slotsOf lays out the parameters task t uses, in parameter order (an
 // array's address before its extents), the temporaries last.
-func slotsOf(plan *lower.Plan, t *lower.Task) []Slot {
+func slotsOf(plan *lower.Plan, t *lower.Task, opts Options) []Slot {
 	u := uses{scalars: map[int]bool{}, arrays: map[int]bool{}, dims: map[[2]int]bool{}}
+	first := 1 // dimension 0 is needed only to check indices
+	if opts.Bounds {
+		first = 0
+	}
 	indexed := func(a *ir.Param) {
 		if a == nil {
 			return
 		}
 		u.arrays[a.Index] = true
-		for d := 1; d < a.Dims; d++ {
+		for d := first; d < a.Dims; d++ {
 			u.dims[[2]int{a.Index, d}] = true
+		}
+		if opts.Bounds {
+			u.temps = true // the violation record
 		}
 	}
 	local := func(v *ir.Var) {

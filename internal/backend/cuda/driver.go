@@ -191,7 +191,7 @@ func (d *driver) Build(plan *lower.Plan, p *gpu.Props, opts backend.CompileOptio
 	if err != nil {
 		return nil, err
 	}
-	text, layout, err := ptx.Generate(plan, target, ptx.Options{FastMath: opts.FastMath})
+	text, layout, err := ptx.Generate(plan, target, ptx.Options{FastMath: opts.FastMath, Debug: opts.Debug})
 	if err != nil {
 		return nil, err
 	}

@@ -32,6 +32,7 @@ type Device struct {
 	mu      sync.Mutex
 	modules map[*loadedModule]struct{} // unloaded by Close if still loaded
 	temps   tempPool
+	records records // violation-record slots of checked launches (debug.go)
 }
 
 var (
@@ -175,7 +176,7 @@ func (d *Device) Close() error {
 				errs = append(errs, m.unloadLocked())
 			}
 			d.mu.Unlock()
-			errs = append(errs, d.temps.release())
+			errs = append(errs, d.temps.release(), d.records.release(d))
 			d.leave()
 		}
 	}

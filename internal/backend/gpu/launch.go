@@ -85,7 +85,7 @@ func (m *loadedModule) Begin(bs backend.Stream, args *backend.Args) (backend.Lau
 		m.launches.Put(l)
 		return nil, err
 	}
-	if m.numTemps > 0 {
+	if m.numTemps > 0 || m.bounds {
 		if err := l.takeTemps(d, s); err != nil {
 			m.launches.Put(l)
 			return nil, err
@@ -166,6 +166,9 @@ func slotValue(d *Device, sl kabi.Slot, args *backend.Args) (uint64, error) {
 // takeTemps allocates the temporaries in the order of s.
 func (l *launch) takeTemps(d *Device, s *stream) error {
 	size := l.m.numTemps * 8
+	if l.m.bounds {
+		size += recordBytes
+	}
 	if err := d.enter(); err != nil {
 		return err
 	}
@@ -188,6 +191,9 @@ func (l *launch) takeTemps(d *Device, s *stream) error {
 	}
 	for _, i := range l.m.tempSlots {
 		l.vals[i] = l.temps
+	}
+	if l.m.bounds {
+		return l.clearRecord(d, s)
 	}
 	return nil
 }
@@ -228,8 +234,11 @@ func (l *launch) End(bs backend.Stream) error {
 	m := l.m
 	d := m.d
 	var err error
+	if m.bounds && l.temps != 0 {
+		err = l.sendRecord(d, bs)
+	}
 	if l.temps != 0 {
-		err = l.freeTemps(d, bs)
+		err = errors.Join(err, l.freeTemps(d, bs))
 		l.temps, l.block = 0, nil
 	}
 	m.launches.Put(l)

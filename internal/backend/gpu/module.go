@@ -30,9 +30,12 @@ type loadedModule struct {
 	h         uintptr // the driver's module handle; 0 once unloaded
 	tasks     []task
 	numTemps  int
-	nslots    int   // value slots over all tasks
-	nparams   int   // kernel parameters (length of the HostTotal inputs)
-	tempSlots []int // value slots that hold the temporaries' address
+	nslots    int         // value slots over all tasks
+	nparams   int         // kernel parameters (length of the HostTotal inputs)
+	tempSlots []int       // value slots that hold the temporaries' address
+	bounds    bool        // indices checked: launches carry a violation record
+	sites     []kabi.Site // the checked accesses, by record site number
+	kernel    string      // the kernel's name, for violation reports
 	launches  sync.Pool
 	closed    atomic.Bool
 }
@@ -52,12 +55,17 @@ func (d *Device) Compile(plan *lower.Plan, opts backend.CompileOptions) (backend
 	if err != nil {
 		return nil, fmt.Errorf("%s: compiling kernel %s: %w", d.Arch(), plan.Kernel.Name, err)
 	}
-	return d.load(img)
+	m, err := d.load(img)
+	if err != nil {
+		return nil, err
+	}
+	m.kernel = plan.Kernel.Name
+	return m, nil
 }
 
 // load loads img and resolves its tasks.
 func (d *Device) load(img *Image) (*loadedModule, error) {
-	m := &loadedModule{d: d, numTemps: img.Layout.NumTemps, nparams: img.Layout.NumParams}
+	m := &loadedModule{d: d, numTemps: img.Layout.NumTemps, nparams: img.Layout.NumParams, bounds: img.Layout.Bounds, sites: img.Layout.Sites}
 	for _, t := range img.Layout.Tasks {
 		m.tasks = append(m.tasks, task{Task: t})
 	}

@@ -3,6 +3,7 @@ package gpu
 import (
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"unsafe"
 
@@ -28,6 +29,10 @@ type stream struct {
 	args   []uintptr // {h}: the argument list of one-argument calls, read-only
 	owned  bool      // made by NewStream: Close destroys it
 	closed atomic.Bool
+
+	pmu     sync.Mutex
+	pending []pendingRecord // violation records of launches (debug.go)
+	kept    error           // a violation found early, for the next Synchronize
 }
 
 // NewStream creates a non-blocking stream; priority is clamped into
@@ -91,7 +96,11 @@ func (s *stream) Synchronize() error {
 	if s.closed.Load() {
 		return errStreamClosed
 	}
-	return s.d.run(&s.d.c.StreamSynchronize, s.args)
+	err := s.d.run(&s.d.c.StreamSynchronize, s.args)
+	if verr := s.harvest(err == nil, false); err == nil {
+		err = verr
+	}
+	return err
 }
 
 // Query reports whether the stream's work is done: the driver's "not
@@ -142,6 +151,9 @@ func (s *stream) Close() error {
 	}
 	defer d.leave()
 	err := d.check(&d.c.StreamSynchronize, res(purego.SyscallN(d.c.StreamSynchronize.Addr, s.args...)))
+	if verr := s.harvest(err == nil, false); err == nil {
+		err = verr
+	}
 	if s.owned {
 		err = errors.Join(err, d.check(&d.c.StreamDestroy, res(purego.SyscallN(d.c.StreamDestroy.Addr, s.args...))))
 	}

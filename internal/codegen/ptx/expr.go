@@ -36,9 +36,12 @@ func (f *fnWriter) expr(e ir.Expr) string {
 			return r
 		}
 		t := e.Array.Elem
-		addr := f.address(e.Array, e.Index)
+		addr, ok := f.checked(e.Array, e.Index)
 		r := f.reg(t)
-		f.loadInto(t, r, "["+addr+"]")
+		if ok != "" {
+			f.zeroOf(t, r)
+		}
+		f.guarded(ok, func() { f.loadInto(t, r, "["+addr+"]") })
 		return r
 	case *ir.Atomic:
 		return f.atomic(e, true)

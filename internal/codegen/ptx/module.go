@@ -19,6 +19,9 @@ type Options struct {
 	// log, log2, sin and cos through the hardware's approximations; float32
 	// denormals flushed to zero.
 	FastMath bool
+	// Debug makes every array access check its indices against the
+	// extents (see bounds.go), recording the first violation of a launch.
+	Debug bool
 }
 
 // Compile writes the PTX module of plan for t. layout is kabi.Layout(plan):
@@ -34,7 +37,7 @@ func Compile(plan *lower.Plan, layout *kabi.Module, t Target, opts Options) (str
 	if err := t.check(); err != nil {
 		return "", err
 	}
-	m := &modWriter{plan: plan, opts: opts, funcs: map[string]string{}}
+	m := &modWriter{plan: plan, opts: opts, layout: layout, funcs: map[string]string{}}
 	var entries []string
 	for i, task := range plan.Tasks {
 		text, err := newFunc(m, task, &layout.Tasks[i]).compile()
@@ -69,7 +72,7 @@ func Generate(plan *lower.Plan, t Target, opts Options) (string, *kabi.Module, e
 	if plan == nil || plan.Kernel == nil {
 		return "", nil, fmt.Errorf("ptx: nil plan")
 	}
-	layout, err := kabi.Layout(plan)
+	layout, err := kabi.LayoutWith(plan, kabi.Options{Bounds: opts.Debug})
 	if err != nil {
 		return "", nil, err
 	}
@@ -83,9 +86,10 @@ func Generate(plan *lower.Plan, t Target, opts Options) (string, *kabi.Module, e
 // modWriter holds what the entries of one module share: the math
 // subroutines they call, emitted once each before the entries.
 type modWriter struct {
-	plan  *lower.Plan
-	opts  Options
-	funcs map[string]string // name → .func definition
+	plan   *lower.Plan
+	opts   Options
+	layout *kabi.Module      // the entries' layout; the bounds checks add their sites
+	funcs  map[string]string // name → .func definition
 }
 
 // errorf makes a positioned error for the kernel being compiled.

@@ -30,11 +30,12 @@ func (f *fnWriter) stmt(s ir.Stmt) {
 		f.wrote(s.Var)
 	case *ir.Store:
 		// Go evaluates the index operands before the value.
-		addr := f.address(s.Array, s.Index)
+		addr, ok := f.checked(s.Array, s.Index)
 		if s.Value == nil || s.Value.Type() != s.Array.Elem {
 			f.fail("store to %s of a value that is not %v", s.Array.Name, s.Array.Elem)
 		}
-		f.store(s.Array.Elem, "["+addr+"]", f.expr(s.Value))
+		v := f.expr(s.Value)
+		f.guarded(ok, func() { f.store(s.Array.Elem, "["+addr+"]", v) })
 	case *ir.ExprStmt:
 		if acc := f.red[s]; acc != nil {
 			f.reduceStmt(acc)

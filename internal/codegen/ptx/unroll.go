@@ -50,7 +50,7 @@ var unrollMaxDims = 1
 // transcendental call (those that PTX computes inline are allowed). Other
 // bodies run the one-element loop only.
 func (f *fnWriter) unrollable(l *ir.ParallelFor) bool {
-	if unroll < 2 || len(l.Vars) > unrollMaxDims {
+	if unroll < 2 || len(l.Vars) > unrollMaxDims || f.bounds() {
 		return false
 	}
 	private := map[*ir.Var]bool{}

@@ -44,7 +44,7 @@ type vectorPlan struct {
 
 // vectorize decides whether l gets a vector loop, and its width.
 func (f *fnWriter) vectorize(l *ir.ParallelFor) *vectorPlan {
-	if !vectorLoops || len(l.Vars) != 1 || !f.unrollable(l) {
+	if !vectorLoops || len(l.Vars) != 1 || !f.unrollable(l) || f.bounds() {
 		return nil
 	}
 	read := map[*ir.Param]bool{}
