@@ -82,16 +82,14 @@ QD_DEV qd_u32 qd_bid(void) { return __builtin_amdgcn_workgroup_id_x(); }
 QD_DEV qd_u32 qd_bdim(void) { return ((QD_CONST unsigned short *)__builtin_amdgcn_dispatch_ptr())[2]; }
 QD_DEV qd_u32 qd_gdim(void) { return ((QD_CONST qd_u32 *)__builtin_amdgcn_dispatch_ptr())[3] / qd_bdim(); }
 QD_DEV double qd_fma_f64(double a, double b, double c) { return __builtin_fma(a, b, c); }
-QD_DEV double qd_sqrt_f64(double x) { return __builtin_sqrt(x); }
-QD_DEV float qd_sqrt_f32(float x) { return __builtin_sqrtf(x); }
-QD_DEV double qd_rint_f64(double x) { return __builtin_rint(x); }
+%[4]sQD_DEV double qd_rint_f64(double x) { return __builtin_rint(x); }
 QD_DEV qd_u64 qd_mulhi_u64(qd_u64 a, qd_u64 b) { return (qd_u64)(((unsigned __int128)a * b) >> 64); }
 QD_DEV qd_u32 qd_clz_u64(qd_u64 x) { return x ? (qd_u32)__builtin_clzll(x) : 64u; }
 QD_DEV qd_u64 qd_bits_f64(double x) { return __builtin_bit_cast(qd_u64, x); }
 QD_DEV double qd_f64_from(qd_u64 u) { return __builtin_bit_cast(double, u); }
 QD_DEV qd_u32 qd_bits_f32(float x) { return __builtin_bit_cast(qd_u32, x); }
 QD_DEV float qd_f32_from(qd_u32 u) { return __builtin_bit_cast(float, u); }
-`, t.WaveSize, t.Processor(), typedefs)
+`, t.WaveSize, t.Processor(), typedefs, amdSqrt)
 	for _, f := range []string{"floor", "ceil", "trunc"} {
 		fmt.Fprintf(&sb, "QD_DEV double qd_%[1]s_f64(double x) { return __builtin_%[1]s(x); }\n", f)
 		fmt.Fprintf(&sb, "QD_DEV float qd_%[1]s_f32(float x) { return __builtin_%[1]sf(x); }\n", f)
@@ -117,6 +115,36 @@ QD_DEV float qd_f32_from(qd_u32 u) { return __builtin_bit_cast(float, u); }
 	}
 	return sb.String()
 }
+
+// amdSqrt is a correctly rounded sqrt for AMDGPU whatever the compiler's
+// version: LLVM before 17 (ROCm 5's hiprtc among them) lowers sqrt to the
+// hardware's v_sqrt, which is not correctly rounded. This is the expansion
+// LLVM 17 adopted from ROCm's device libraries: a v_rsq_f64 estimate
+// refined by Goldschmidt and two Newton steps with fma, tiny inputs scaled
+// by 2^256 (and the root by 2^-128, exactly), ±0 and +Inf passed through;
+// a negative input or NaN gives NaN (rsq's). A float's sqrt computed in
+// double and rounded once is correctly rounded (53 ≥ 2·24 + 2: the double
+// rounding is innocuous). csrc's tests run this text on the host with a
+// deliberately coarse estimate in place of v_rsq_f64 and check every
+// result against the correctly rounded root.
+const amdSqrt = `QD_DEV double qd_sqrt_f64(double x)
+{
+	bool scale = x < 0x1p-767;
+	double sx = scale ? x * 0x1p+256 : x;
+	double y = __builtin_amdgcn_rsq(sx);
+	double s = sx * y, h = y * 0.5;
+	double r = __builtin_fma(-h, s, 0.5);
+	h = __builtin_fma(h, r, h);
+	s = __builtin_fma(s, r, s);
+	double d = __builtin_fma(-s, s, sx);
+	s = __builtin_fma(d, h, s);
+	d = __builtin_fma(-s, s, sx);
+	s = __builtin_fma(d, h, s);
+	s = scale ? s * 0x1p-128 : s;
+	return sx == 0 || sx == __builtin_inf() ? sx : s;
+}
+QD_DEV float qd_sqrt_f32(float x) { return (float)qd_sqrt_f64((double)x); }
+`
 
 // ptxReg is the inline-assembly constraint of a C type: r and l for 32- and
 // 64-bit integers, f and d for floats.

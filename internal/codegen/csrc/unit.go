@@ -108,3 +108,13 @@ func Generate(plan *lower.Plan, t Target) (string, *kabi.Module, error) {
 	}
 	return src, layout, nil
 }
+
+// Numbered prefixes every line of src with its number, as compilers count
+// them in their logs: for error messages that quote the source.
+func Numbered(src string) string {
+	var sb strings.Builder
+	for i, line := range strings.Split(src, "\n") {
+		fmt.Fprintf(&sb, "%5d  %s\n", i+1, line)
+	}
+	return sb.String()
+}
