@@ -22,25 +22,25 @@ type driver struct {
 
 var _ gpu.Driver = (*driver)(nil)
 
-func (d *driver) Arch() string                  { return "amdgpu" }
-func (d *driver) Calls() *gpu.Calls             { return &d.calls }
+// hipCodes are the codes and flags the runtime tests: hipErrorNotReady,
+// hipErrorInvalidValue, hipStreamNonBlocking, hipEventDisableTiming,
+// hipHostMallocPortable.
+var hipCodes = gpu.Codes{NotReady: hipErrNotReady, InvalidValue: hipErrInvalidValue, StreamNonBlocking: 1, EventDisableTiming: 2, HostAllocPortable: 1}
+
+// Arch is the name Auto and WithArch know the backend by.
+func (d *driver) Arch() string { return "amdgpu" }
+
+// Calls is the runtime's table, bound by callNames.
+func (d *driver) Calls() *gpu.Calls { return &d.calls }
+
+// Codes gives hipCodes.
+func (d *driver) Codes() gpu.Codes { return hipCodes }
+
+// Classify reads the class from the codes table.
 func (d *driver) Classify(code int32) gpu.Class { return classify(code) }
 
+// ErrorText asks the runtime, falling back on the codes table.
 func (d *driver) ErrorText(code int32) (name, msg string) { return d.errorText(code) }
-
-// Codes: hipStreamNonBlocking, hipEventDisableTiming, hipHostMallocPortable.
-func (d *driver) Codes() gpu.Codes {
-	return gpu.Codes{NotReady: hipErrNotReady, InvalidValue: hipErrInvalidValue, StreamNonBlocking: 1, EventDisableTiming: 2, HostAllocPortable: 1}
-}
-
-// hipDeviceAttribute_t values (the same in ROCm 5.2 and 6.3).
-const (
-	attrMaxThreadsPerBlock  = 56
-	attrMaxThreadsPerCU     = 57
-	attrMultiprocessorCount = 63
-	attrWarpSize            = 87
-	attrMemoryPoolsSupport  = 88
-)
 
 // Where hipDeviceProp_t keeps gcnArchName ("gfx90a:sramecc+:xnack-"): the
 // layout changed in ROCm 6, whose runtime exports the new one as
@@ -65,26 +65,31 @@ func (d *driver) query(ordinal int) (*gpu.Props, error) {
 	if ordinal < 0 || ordinal >= d.devices {
 		return nil, fmt.Errorf("amdgpu: %w: ordinal %d, the HIP runtime reports %d device(s)", gpu.ErrNoDevice, ordinal, d.devices)
 	}
-	var err error
-	attr := func(a, def int) int {
-		var v int32
-		r := call(&d.own.attribute, uintptr(unsafe.Pointer(&v)), uintptr(a), uintptr(ordinal))
-		switch {
-		case r == hipErrInvalidValue:
-			return def // an attribute this runtime does not know
-		case r != hipSuccess && err == nil:
-			err = d.fail(&d.own.attribute, r)
-		}
-		return int(v)
-	}
 	p := &gpu.Props{Ordinal: ordinal, CurrentArg: uintptr(ordinal)}
-	p.Units = attr(attrMultiprocessorCount, 1)
-	p.ThreadsPerUnit = attr(attrMaxThreadsPerCU, 2048)
-	p.MaxBlockDim = attr(attrMaxThreadsPerBlock, 1024)
-	p.WarpSize = attr(attrWarpSize, 64)
-	pools := attr(attrMemoryPoolsSupport, 0)
-	if err != nil {
-		return nil, err
+	pools := 0
+	// hipDeviceAttribute_t values are the same in ROCm 5.2 and 6.3; an
+	// attribute the runtime does not know (hipErrorInvalidValue) takes its
+	// default.
+	for _, a := range []struct {
+		id       uintptr
+		fallback int
+		into     *int
+	}{
+		{63, 1, &p.Units},             // MultiprocessorCount (compute units)
+		{57, 2048, &p.ThreadsPerUnit}, // MaxThreadsPerMultiProcessor
+		{56, 1024, &p.MaxBlockDim},    // MaxThreadsPerBlock
+		{87, 64, &p.WarpSize},         // WarpSize
+		{88, 0, &pools},               // MemoryPoolsSupported
+	} {
+		var v int32
+		switch r := call(&d.own.attribute, uintptr(unsafe.Pointer(&v)), a.id, uintptr(ordinal)); r {
+		case hipSuccess:
+			*a.into = int(v)
+		case hipErrInvalidValue:
+			*a.into = a.fallback
+		default:
+			return nil, d.fail(&d.own.attribute, r)
+		}
 	}
 	p.MemPools = pools != 0 && d.calls.MemAllocAsync.Bound()
 	name := make([]byte, 256)
@@ -95,6 +100,7 @@ func (d *driver) query(ordinal int) (*gpu.Props, error) {
 	if r := call(&d.own.totalMem, uintptr(unsafe.Pointer(&p.MemoryBytes)), uintptr(ordinal)); r != hipSuccess {
 		return nil, d.fail(&d.own.totalMem, r)
 	}
+	var err error
 	if p.Target, err = d.arch(ordinal); err != nil {
 		return nil, err
 	}

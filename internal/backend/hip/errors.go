@@ -8,15 +8,9 @@ import (
 	"github.com/quadrants-go/qd/internal/backend/gpu"
 )
 
-// hipError_t values this package names or acts on (hip_runtime_api.h,
-// identical in ROCm 5.2 and 6.3).
-const (
-	hipSuccess          = 0
-	hipErrInvalidValue  = 1
-	hipErrNoDevice      = 100
-	hipErrInvalidDevice = 101
-	hipErrNotReady      = 600
-)
+// The hipError_t values the code tests by name (hip_runtime_api.h,
+// identical in ROCm 5.2 and 6.3); codes below names the rest.
+const hipSuccess, hipErrInvalidValue, hipErrNoDevice, hipErrInvalidDevice, hipErrNotReady = 0, 1, 100, 101, 600
 
 // codes names hipError_t values and says what each means to the runtime,
 // for messages when the library cannot (it failed to load, or does not
@@ -79,4 +73,10 @@ func cString(fn *gpu.Fn, code int32) string {
 	}
 	r, _, _ := purego.SyscallN(fn.Addr, uintptr(code))
 	return gpu.GoString(*(**byte)(unsafe.Pointer(&r)))
+}
+
+// call calls fn (off the runtime's hot paths) and returns its hipError_t.
+func call(fn *gpu.Fn, args ...uintptr) int32 {
+	r, _, _ := purego.SyscallN(fn.Addr, args...)
+	return int32(uint32(r))
 }

@@ -53,20 +53,20 @@ func saxpyPlan(t *testing.T) *lower.Plan {
 func TestBindingsComplete(t *testing.T) {
 	var c gpu.Calls
 	var o own
-	fns := map[*gpu.Fn]bool{}
-	names := map[string]bool{}
-	for _, b := range bindings(&c, &o) {
-		if len(b.Names) != 1 || !strings.HasPrefix(b.Names[0], "hip") {
-			t.Errorf("binding %v: want one hip* name", b.Names)
-		}
-		if fns[b.Fn] || names[b.Names[0]] {
-			t.Errorf("%s bound twice", b.Names[0])
-		}
-		fns[b.Fn], names[b.Names[0]] = true, true
+	bs := bindings(&c, &o)
+	byFn, byName := map[*gpu.Fn]string{}, map[string]*gpu.Fn{}
+	for _, b := range bs {
+		name := strings.Join(b.Names, "|")
+		byFn[b.Fn], byName[name] = name, b.Fn
 	}
 	want := reflect.TypeOf(c).NumField() + reflect.TypeOf(o).NumField()
-	if len(fns) != want {
-		t.Errorf("%d functions bound, the tables have %d", len(fns), want)
+	if len(bs) != want || len(byFn) != want || len(byName) != want {
+		t.Errorf("%d bindings of %d functions under %d names, for %d fields", len(bs), len(byFn), len(byName), want)
+	}
+	for name := range byName {
+		if !strings.HasPrefix(name, "hip") || strings.Contains(name, "|") {
+			t.Errorf("binding %q: want one hip* name", name)
+		}
 	}
 	for field := range callNames {
 		if _, ok := reflect.TypeOf(c).FieldByName(field); !ok {

@@ -8,8 +8,6 @@ import (
 	"sync"
 	"unsafe"
 
-	"github.com/ebitengine/purego"
-
 	"github.com/quadrants-go/qd/internal/backend/gpu"
 	"github.com/quadrants-go/qd/internal/backend/rtc"
 )
@@ -151,10 +149,4 @@ func bindRTC(hip *gpu.Library, c *rtc.Calls) (*gpu.Library, error) {
 // versionString formats hipRuntimeGetVersion: 50221153 → "5.2.21153".
 func versionString(v int) string {
 	return fmt.Sprintf("%d.%d.%d", v/10000000, v/100000%100, v%100000)
-}
-
-// call calls fn (off the runtime's hot paths) and returns its hipError_t.
-func call(fn *gpu.Fn, args ...uintptr) int32 {
-	r, _, _ := purego.SyscallN(fn.Addr, args...)
-	return int32(uint32(r))
 }

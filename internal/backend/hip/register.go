@@ -7,19 +7,25 @@ import (
 	"github.com/quadrants-go/qd/internal/backend/gpu"
 )
 
+// Auto tries CUDA (preference 0), then AMD GPUs, then the CPU.
 func init() {
-	backend.Register(backend.Backend{
-		Arch:       "amdgpu",
-		Preference: 1, // Auto tries CUDA, then AMD GPUs, then the CPU
-		Open: func(ordinal int) (backend.Device, error) {
-			d, err := Open(ordinal)
-			if err != nil {
-				return nil, err // not a typed nil in the interface
-			}
-			return d, nil
-		},
-		Devices: Devices,
-	})
+	backend.Register(backend.Backend{Arch: "amdgpu", Preference: 1, Open: openDevice, Devices: Devices})
+}
+
+// orNil returns v as the interface I, or a nil I (never a typed nil) with
+// err.
+func orNil[I any](v I, err error) (I, error) {
+	if err != nil {
+		var none I
+		return none, err
+	}
+	return v, nil
+}
+
+// openDevice is Open for the registry.
+func openDevice(ordinal int) (backend.Device, error) {
+	d, err := Open(ordinal)
+	return orNil[backend.Device](d, err)
 }
 
 // Available reports whether AMD GPUs can be used: nil, or an error that
@@ -32,19 +38,16 @@ func Available() error {
 // Driver returns the HIP driver for the GPU runtime, or why there is none.
 func Driver() (gpu.Driver, error) {
 	d, err := loadDriver()
-	if err != nil {
-		return nil, err
-	}
-	return d, nil
+	return orNil[gpu.Driver](d, err)
 }
 
 // Open opens AMD GPU ordinal on the GPU runtime.
 func Open(ordinal int) (*gpu.Device, error) {
 	d, err := loadDriver()
-	if err != nil {
-		return nil, err
+	if err == nil {
+		return gpu.Open(d, ordinal)
 	}
-	return gpu.Open(d, ordinal)
+	return nil, err
 }
 
 // Devices lists the AMD GPUs (reading properties creates nothing), or says

@@ -136,7 +136,6 @@ func TestSaxpySource(t *testing.T) {
 		`= \(qd_u64\)qd_gdim\(\) \* qd_bdim\(\);`, // grid-stride
 		`< 0x80000000LL && t\d+ < 0x80000000ULL;`, // 32-bit indices when they fit
 		`t\d+ = s0 \* t\d+;\n\t\tt\d+ = a2\[v\d+_i\];\n\t\tt\d+ = t\d+ \+ t\d+;`,
-		`next:;`,
 		`!fma`,
 	)
 }

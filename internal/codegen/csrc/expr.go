@@ -61,26 +61,35 @@ func signed(v int64, suffix string) string {
 // change meaning before the caller uses it.
 func (f *fn) expr(e ir.Expr) string {
 	switch e := e.(type) {
+	case *ir.VarRef:
+		return f.local(e.Var, false)
 	case *ir.Const:
 		if !e.T.Valid() {
 			f.fail("constant of invalid type %v", e.T)
 		}
 		return literal(e.T, e.Bits)
+	case *ir.Load:
+		elem := f.element(e.Array, e.Index)
+		if e.Array.Elem == ir.Bool {
+			return f.tmp(ir.Bool, "%s != 0", elem)
+		}
+		return f.tmp(e.Array.Elem, "%s", elem)
+	case *ir.Binary:
+		return f.binary(e)
 	case *ir.ParamRef:
 		if e.Param.IsArray() {
 			f.fail("array %s used as a scalar", e.Param.Name)
 		}
 		return f.scalar(e.Param)
-	case *ir.VarRef:
-		return f.local(e.Var, false)
-	case *ir.Len:
-		return f.dim(e.Array, e.Dim)
+	case *ir.Call:
+		return f.call(e)
+	case *ir.Convert:
+		x := f.expr(e.X)
+		return f.convert(e.To, e.X.Type(), x)
+	case *ir.Atomic:
+		return f.atomic(e, true)
 	case *ir.Unary:
 		return f.unary(e)
-	case *ir.Binary:
-		return f.binary(e)
-	case *ir.Convert:
-		return f.convert(e.To, e.X.Type(), f.expr(e.X))
 	case *ir.Select:
 		t := e.X.Type()
 		if e.Cond.Type() != ir.Bool || e.Y.Type() != t {
@@ -88,16 +97,8 @@ func (f *fn) expr(e ir.Expr) string {
 		}
 		c, x, y := f.expr(e.Cond), f.expr(e.X), f.expr(e.Y) // all three, in order
 		return f.tmp(t, "%s ? %s : %s", c, x, y)
-	case *ir.Call:
-		return f.call(e)
-	case *ir.Load:
-		elem := f.element(e.Array, e.Index)
-		if e.Array.Elem == ir.Bool {
-			return f.tmp(ir.Bool, "%s != 0", elem)
-		}
-		return f.tmp(e.Array.Elem, "%s", elem)
-	case *ir.Atomic:
-		return f.atomic(e, true)
+	case *ir.Len:
+		return f.dim(e.Array, e.Dim)
 	case nil:
 		f.fail("missing expression")
 	}
@@ -234,13 +235,12 @@ func (f *fn) logical(e *ir.Binary) string {
 
 // convert writes Go's conversion of x (of type from) to type to.
 func (f *fn) convert(to, from ir.Type, x string) string {
-	if to == from {
+	switch {
+	case to == from:
 		return x
-	}
-	if to == ir.Bool || from == ir.Bool || !to.Valid() || !from.Valid() {
-		f.fail("conversion from %v to %v", from, to)
-	}
-	if to.IsInteger() && from.IsFloat() {
+	case !to.IsNumeric() || !from.IsNumeric():
+		f.fail("cannot convert %v to %v: conversions are between numeric types", from, to)
+	case to.IsInteger() && from.IsFloat():
 		// Truncation; out of range saturates and NaN gives 0 (a helper:
 		// C leaves both undefined).
 		return f.tmp(to, "qd_cvt_%v_%v(%s)", to, from, x)
@@ -255,22 +255,22 @@ func (f *fn) convert(to, from ir.Type, x string) string {
 // transcendental ones through ptxmath's C rendering of the PTX path's
 // functions, defined once per unit.
 func (f *fn) call(e *ir.Call) string {
-	if e.Fn.Arity() == 0 || len(e.Args) != e.Fn.Arity() {
-		f.fail("math function %v with %d arguments", e.Fn, len(e.Args))
-	}
-	t := e.Args[0].Type()
-	if !t.IsFloat() {
-		f.fail("math function %v on %v: it takes float32 or float64", e.Fn, t)
+	var t ir.Type
+	if len(e.Args) > 0 {
+		t = e.Args[0].Type()
 	}
 	args := ""
 	for i, a := range e.Args {
-		if a.Type() != t {
-			f.fail("math function %v on %v and %v", e.Fn, t, a.Type())
+		if len(e.Args) != e.Fn.Arity() || !t.IsFloat() || a.Type() != t {
+			f.fail("%v takes %d float32 or float64 arguments of one type", e.Fn, e.Fn.Arity())
 		}
 		if i > 0 {
 			args += ", "
 		}
 		args += f.expr(a)
+	}
+	if args == "" {
+		f.fail("%v without arguments", e.Fn)
 	}
 	switch e.Fn {
 	case ir.Sqrt, ir.Abs, ir.Floor, ir.Ceil, ir.Trunc, ir.Round:

@@ -2,6 +2,7 @@ package csrc
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -58,8 +59,7 @@ type fn struct {
 	tempIn  []*ir.Var        // cross-task locals the task touches, in first-use order
 	tempOut map[*ir.Var]bool // those a serial task writes back at its end
 
-	loops   []loop
-	parNext string // the label of the parallel loop's next iteration
+	loops []loop
 }
 
 // loop is an enclosing serial loop and the labels break and continue go to.
@@ -266,12 +266,7 @@ func (f *fn) assemble() string {
 		}
 	}
 	sb.WriteString(")\n{\n")
-	types := make([]string, 0, len(f.decls))
-	for ct := range f.decls {
-		types = append(types, ct)
-	}
-	slices.Sort(types)
-	for _, ct := range types {
+	for _, ct := range slices.Sorted(maps.Keys(f.decls)) {
 		fmt.Fprintf(&sb, "\t%s %s;\n", ct, strings.Join(f.decls[ct], ", "))
 	}
 	for _, v := range f.tempIn {
@@ -316,23 +311,20 @@ func (f *fn) serialTask() {
 //		if (fits) { if (i32 >= total) return; vars from i32 }
 //		else      { if (i64 >= total) return; vars from i64 }
 //		body
-//	next:	if (fits) i32 += stride; else i64 += stride;
+//		if (fits) i32 += stride; else i64 += stride;
 //	}
 func (f *fn) parallelTask(l *ir.ParallelFor) {
-	n := len(l.Extents)
-	if n < 1 || n > 3 || len(l.Vars) != n {
-		f.fail("parallel loop with %d extents and %d variables (want 1 to 3 of each)", n, len(l.Vars))
-	}
 	f.pos = l.Pos
+	n := len(l.Extents)
 	ext := make([]string, n)
 	for d, e := range l.Extents {
-		if e == nil || !e.Type().IsInteger() {
-			f.fail("parallel loop extent %d is not an integer", d)
-		}
-		if l.Vars[d].Type != e.Type() {
-			f.fail("parallel loop variable %s has type %v, its extent %v", l.Vars[d].Name, l.Vars[d].Type, e.Type())
+		if n > 3 || len(l.Vars) != n || e == nil || !e.Type().IsInteger() || l.Vars[d].Type != e.Type() {
+			f.fail("parallel loop dimension %d: want 1 to 3 integer extents, each with a variable of its type", d)
 		}
 		ext[d] = f.index64(e)
+	}
+	if n == 0 {
+		f.fail("parallel loop without extents")
 	}
 	empty := make([]string, n)
 	for d := range ext {
@@ -371,10 +363,7 @@ func (f *fn) parallelTask(l *ir.ParallelFor) {
 	f.unflatten(l.Vars, vars, ir.U64, "(qd_u64)"+i64, ext)
 	f.indent--
 	f.line("}")
-	f.parNext = "next"
 	f.stmts(l.Body)
-	f.parNext = ""
-	f.label("next")
 	f.line("if (%s)", fits)
 	f.line("\t%s += (qd_u32)%s;", i32, stride)
 	f.line("else")

@@ -24,11 +24,15 @@ func corpus() []*ir.Kernel {
 	return ks
 }
 
+// saxpy is y[i] = a*x[i] + y[i].
 func saxpy() *ir.Kernel {
 	b := ir.NewBuilder("saxpy")
-	a, x, y := b.Scalar("a", ir.F32), b.Array("x", ir.F32, 1), b.Array("y", ir.F32, 1)
+	a := b.Scalar("a", ir.F32)
+	x := b.Array("x", ir.F32, 1)
+	y := b.Array("y", ir.F32, 1)
 	b.Parallel(ir.LenOf(x, 0), func(i *ir.Var) {
-		b.Store(y, ir.Op(ir.Add, ir.Op(ir.Mul, ir.P(a), ir.Ld(x, ir.Ref(i))), ir.Ld(y, ir.Ref(i))), ir.Ref(i))
+		ax := ir.Op(ir.Mul, ir.P(a), ir.Ld(x, ir.Ref(i)))
+		b.Store(y, ir.Op(ir.Add, ax, ir.Ld(y, ir.Ref(i))), ir.Ref(i))
 	})
 	return b.Kernel()
 }

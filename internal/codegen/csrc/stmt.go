@@ -6,28 +6,27 @@ import (
 	"github.com/quadrants-go/qd/internal/ir"
 )
 
+// stmts writes a block's statements, each with its position for errors.
 func (f *fn) stmts(ss []ir.Stmt) {
 	for _, s := range ss {
+		if s == nil {
+			f.fail("missing statement")
+		}
+		f.pos = s.Position()
 		f.stmt(s)
 	}
 }
 
 func (f *fn) stmt(s ir.Stmt) {
-	if s == nil {
-		f.fail("missing statement")
-	}
-	f.pos = s.Position()
 	switch s := s.(type) {
 	case *ir.Decl:
 		value := literal(s.Var.Type, 0)
 		if s.Init != nil {
-			f.sameType(s.Var, s.Init.Type())
-			value = f.expr(s.Init)
+			value = f.valueFor(s.Var, s.Init)
 		}
 		f.set(s.Var, value, true)
 	case *ir.Assign:
-		f.sameType(s.Var, s.Value.Type())
-		f.set(s.Var, f.expr(s.Value), false)
+		f.set(s.Var, f.valueFor(s.Var, s.Value), false)
 	case *ir.Store:
 		// Go evaluates the index operands before the value.
 		elem := f.element(s.Array, s.Index)
@@ -39,37 +38,37 @@ func (f *fn) stmt(s ir.Stmt) {
 			v += " ? 1 : 0"
 		}
 		f.line("%s = %s;", elem, v)
-	case *ir.ExprStmt:
-		if a, ok := s.X.(*ir.Atomic); ok {
-			f.atomic(a, false)
-		} else {
-			f.expr(s.X)
-		}
-	case *ir.If:
-		f.ifStmt(s)
 	case *ir.For:
 		f.forStmt(s)
+	case *ir.If:
+		f.ifStmt(s)
+	case *ir.ExprStmt:
+		// An atomic whose old value is unused takes the reduction form.
+		if a, ok := s.X.(*ir.Atomic); !ok {
+			f.expr(s.X)
+		} else {
+			f.atomic(a, false)
+		}
 	case *ir.Break:
 		f.line("goto %s;", f.target(s.Loop, "break").brk)
 	case *ir.Continue:
-		if s.Loop == nil && len(f.loops) == 0 && f.parNext != "" {
-			f.line("goto %s;", f.parNext) // the parallel loop's next iteration
-			return
-		}
+		// A continue of the parallel loop itself is not valid IR (the
+		// verifier rejects it), so every continue has a serial loop.
 		f.line("goto %s;", f.target(s.Loop, "continue").cont)
-	case *ir.ParallelFor:
-		f.fail("parallel loop inside a task: only top-level loops run in parallel (lowering should have made it a task)")
-	case *ir.StreamParallel:
-		f.fail("stream-parallel group inside a task (lowering should have split it)")
 	default:
-		f.fail("unknown statement %T", s)
+		// ParallelFor and StreamParallel included: lowering leaves them
+		// only at the top level, as tasks.
+		f.fail("statement %T cannot appear inside a task", s)
 	}
 }
 
-func (f *fn) sameType(v *ir.Var, t ir.Type) {
-	if v.Type != t {
-		f.fail("%v value assigned to %s of type %v", t, v.Name, v.Type)
+// valueFor evaluates e, which is being stored in local v and must have
+// its type.
+func (f *fn) valueFor(v *ir.Var, e ir.Expr) string {
+	if e == nil || e.Type() != v.Type {
+		f.fail("local %s of type %v set to a value of another type", v.Name, v.Type)
 	}
+	return f.expr(e)
 }
 
 // target finds the loop a break or continue goes to: l, or the innermost
@@ -150,11 +149,11 @@ func (f *fn) forStmt(s *ir.For) {
 // arrays (bytes) have no atomics.
 func (f *fn) atomic(e *ir.Atomic, want bool) string {
 	t := e.Array.Elem
-	if t == ir.Bool || !t.Valid() {
-		f.fail("atomic %v on an array of %v: atomics take int32, int64, uint32, uint64, float32 or float64 elements", e.Op, t)
-	}
-	if e.Value == nil || e.Value.Type() != t {
-		f.fail("atomic %v on %s with a value that is not %v", e.Op, e.Array.Name, t)
+	switch {
+	case !t.IsNumeric():
+		f.fail("atomic %v on %s, an array of %v: atomics need numeric elements", e.Op, e.Array.Name, t)
+	case e.Value == nil || e.Value.Type() != t:
+		f.fail("atomic %v on %s, an array of %v, needs a %v value", e.Op, e.Array.Name, t, t)
 	}
 	ptr := "&" + f.element(e.Array, e.Index)
 	v := f.expr(e.Value)
