@@ -255,3 +255,32 @@ func TestErrors(t *testing.T) {
 		t.Error("nil plan accepted")
 	}
 }
+
+func TestReductions(t *testing.T) {
+	src, layout := generate(t, reductions(), mustTarget(t, "gfx90a"))
+	if layout.Tasks[0].BlockDim != 100 {
+		t.Fatalf("block %d", layout.Tasks[0].BlockDim)
+	}
+	e := entries(src)
+	match(t, e,
+		`QD_SHARED float r0_block\[100\]`,
+		`r0_acc = \(-0x0p\+00f\);`, // the identity of a float sum is -0
+		`r1_acc = 2147483647;`,
+		`r2_acc = qd_f64_from\(0xFFF0000000000000ULL\);`,
+		`r0_acc = r0_acc \+ t\d+;`,
+		`r1_acc = t\d+ < r1_acc \? t\d+ : r1_acc;|r1_acc = r1_acc < t\d+ \? r1_acc : t\d+;`,
+		`r2_acc = qd_max_f64\(r2_acc, t\d+\);`,
+		`r3_acc = \(qd_u64\)\(\(qd_u64\)r3_acc \+ \(qd_u64\)1ULL\);`,
+		`\t\tgoto done;`,
+		`done:;`,
+		`for \(qd_u32 s = 64u; s > 0u; s >>= 1\)`,
+		`if \(t\d+ < s && t\d+ \+ s < 100u\)`,
+		`QD_BARRIER\(\);`,
+		`qd_red_add_f32\(&a1\[0LL\], r0_block\[0\]\);`,
+		`t\d+ = qd_atomic_max_f64\(&a3\[t\d+\], r2_block\[0\]\);`, // a CAS loop: no reduction form
+		`!return;\n\t\t\} else`,                                   // no thread leaves before the barriers
+	)
+	// The 2-D task's sum follows the outer index: per-iteration atomics.
+	second := e[strings.Index(e, "// task 1"):]
+	match(t, second, `qd_red_add_u64\(\(qd_u64 \*\)&a6\[`, `!QD_BARRIER`, `!r\d_acc`)
+}

@@ -69,6 +69,15 @@
 // the bits of floats; float min and max are compare-and-swap loops with
 // Go's min and max, as in the PTX path.
 //
+// # Reductions
+//
+// A reduction of scope Whole (lower.Reduction: an add, min or max whose
+// address is the same in every iteration and whose old value is unused)
+// is folded into a per-thread accumulator, combined per block in shared
+// memory between barriers, and written by one atomic per block
+// (reduce.go). Reductions of scope Innermost keep their per-iteration
+// atomics.
+//
 // # Math
 //
 // The exact functions (sqrt, abs, floor, ceil, trunc, round) are prelude

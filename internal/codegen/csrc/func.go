@@ -59,7 +59,8 @@ type fn struct {
 	tempIn  []*ir.Var        // cross-task locals the task touches, in first-use order
 	tempOut map[*ir.Var]bool // those a serial task writes back at its end
 
-	loops []loop
+	loops   []loop
+	reduced map[*ir.Atomic]*reduction // the task's combined atomics (reduce.go)
 }
 
 // loop is an enclosing serial loop and the labels break and continue go to.
@@ -348,18 +349,23 @@ func (f *fn) parallelTask(l *ir.ParallelFor) {
 	for d, v := range l.Vars {
 		vars[d] = f.local(v, true)
 	}
+	f.setupReductions()
+	exit := "return;"
+	if len(f.reduced) > 0 {
+		exit = "goto done;" // every thread must reach the block's combination
+	}
 	f.line("for (;;) {")
 	f.indent++
 	f.line("if (%s) {", fits)
 	f.indent++
 	f.line("if (%s >= (qd_u32)%s)", i32, total)
-	f.line("\treturn;")
+	f.line("\t%s", exit)
 	f.unflatten(l.Vars, vars, ir.U32, i32, ext32)
 	f.indent--
 	f.line("} else {")
 	f.indent++
 	f.line("if (%s >= %s)", i64, total)
-	f.line("\treturn;")
+	f.line("\t%s", exit)
 	f.unflatten(l.Vars, vars, ir.U64, "(qd_u64)"+i64, ext)
 	f.indent--
 	f.line("}")
@@ -370,6 +376,10 @@ func (f *fn) parallelTask(l *ir.ParallelFor) {
 	f.line("\t%s += (qd_i64)%s;", i64, stride)
 	f.indent--
 	f.line("}")
+	if len(f.reduced) > 0 {
+		f.label("done")
+		f.finishReductions()
+	}
 }
 
 // unflatten splits the flat index idx (of unsigned type it, non-negative)

@@ -20,7 +20,7 @@ func corpus() []*ir.Kernel {
 	for _, t := range []ir.Type{ir.F32, ir.F64} {
 		ks = append(ks, floatOps(t))
 	}
-	ks = append(ks, conversions(), atomics(), constants())
+	ks = append(ks, conversions(), atomics(), constants(), reductions())
 	return ks
 }
 
@@ -251,6 +251,36 @@ func constants() *ir.Kernel {
 			b.Store(f32, ir.F32c(float32(v)), ir.I64c(int64(k)))
 		}
 		b.Store(f32, ir.F32c(1e-45), ir.I64c(6))
+	})
+	return b.Kernel()
+}
+
+// reductions has atomics lowering marks as reductions: a float sum, an
+// integer min under an if (not every iteration reaches it), a max and an
+// unsigned sum at an address computed from a scalar, in a block of 100
+// threads (not a power of two); and, in a 2-D loop, a sum whose address
+// follows the outer index (scope Innermost: it stays per-iteration).
+func reductions() *ir.Kernel {
+	b := ir.NewBuilder("reductions")
+	x := b.Array("x", ir.F32, 1)
+	sum := b.Array("sum", ir.F32, 1)
+	lo := b.Array("lo", ir.I32, 1)
+	hi := b.Array("hi", ir.F64, 1)
+	cnt := b.Array("cnt", ir.U64, 1)
+	k := b.Scalar("k", ir.I64)
+	rows := b.Array("rows", ir.I64, 1)
+	pf := b.Parallel(ir.LenOf(x, 0), func(i *ir.Var) {
+		xi := ir.Ld(x, ir.Ref(i))
+		b.Do(ir.AtomicE(ir.AtomicAdd, sum, xi, ir.I64c(0)))
+		b.If(ir.Op(ir.Gt, xi, ir.F32c(0)), func() {
+			b.Do(ir.AtomicE(ir.AtomicMin, lo, ir.Conv(ir.I32, ir.Ref(i)), ir.I64c(0)))
+		}, nil)
+		b.Do(ir.AtomicE(ir.AtomicMax, hi, ir.Conv(ir.F64, xi), ir.Op(ir.Add, ir.P(k), ir.I64c(1))))
+		b.Do(ir.AtomicE(ir.AtomicAdd, cnt, ir.U64c(1), ir.P(k)))
+	})
+	pf.BlockDim = 100
+	b.Parallel2(ir.LenOf(rows, 0), ir.I64c(8), func(i, j *ir.Var) {
+		b.Do(ir.AtomicE(ir.AtomicAdd, rows, ir.Ref(j), ir.Ref(i)))
 	})
 	return b.Kernel()
 }

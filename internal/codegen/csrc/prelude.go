@@ -69,6 +69,10 @@ func amdPrelude(t Target) string {
 #define QD_DEV static __attribute__((device)) __attribute__((always_inline)) inline
 #define QD_MATH static __attribute__((device))
 #define QD_KERNEL(block) extern "C" __attribute__((global)) __attribute__((amdgpu_flat_work_group_size(1, block)))
+#define QD_SHARED __attribute__((shared))
+// A block barrier that also orders the block's memory accesses, as CUDA's
+// bar.sync does: release, s_barrier, acquire at work-group scope.
+#define QD_BARRIER() do { __builtin_amdgcn_fence(__ATOMIC_RELEASE, "workgroup"); __builtin_amdgcn_s_barrier(); __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "workgroup"); } while (0)
 #define QD_WAVE_SIZE %[1]d
 #ifdef __AMDGCN_WAVEFRONT_SIZE
 static_assert(QD_WAVE_SIZE == __AMDGCN_WAVEFRONT_SIZE, "qd: wave size %[1]d for %[2]s is not the compiler's");
@@ -178,6 +182,11 @@ func cudaPrelude(t Target) string {
 #ifndef __launch_bounds__
 #define __launch_bounds__(n) __attribute__((launch_bounds(n)))
 #endif
+#ifndef __shared__
+#define __shared__ __attribute__((shared))
+#endif
+#define QD_SHARED __shared__
+#define QD_BARRIER() asm volatile("bar.sync 0;" ::: "memory")
 #define QD_DEV static __device__ __forceinline__
 #define QD_MATH static __device__
 #define QD_KERNEL(block) extern "C" __global__ __launch_bounds__(block)

@@ -43,10 +43,15 @@ func (f *fn) stmt(s ir.Stmt) {
 	case *ir.If:
 		f.ifStmt(s)
 	case *ir.ExprStmt:
-		// An atomic whose old value is unused takes the reduction form.
-		if a, ok := s.X.(*ir.Atomic); !ok {
+		// An atomic whose old value is unused takes the reduction form,
+		// or is combined with the block's (reduce.go).
+		a, ok := s.X.(*ir.Atomic)
+		switch {
+		case !ok:
 			f.expr(s.X)
-		} else {
+		case f.reduced[a] != nil:
+			f.accumulate(f.reduced[a])
+		default:
 			f.atomic(a, false)
 		}
 	case *ir.Break:
@@ -156,7 +161,18 @@ func (f *fn) atomic(e *ir.Atomic, want bool) string {
 		f.fail("atomic %v on %s, an array of %v, needs a %v value", e.Op, e.Array.Name, t, t)
 	}
 	ptr := "&" + f.element(e.Array, e.Index)
-	v := f.expr(e.Value)
+	return f.atomicAt(e, ptr, f.expr(e.Value), want)
+}
+
+// atomicOf writes the atomic of e with the value v, computed already (a
+// reduction's combined value).
+func (f *fn) atomicOf(e *ir.Atomic, v string, want bool) string {
+	return f.atomicAt(e, "&"+f.element(e.Array, e.Index), v, want)
+}
+
+// atomicAt writes the atomic of e on the element ptr points at.
+func (f *fn) atomicAt(e *ir.Atomic, ptr, v string, want bool) string {
+	t := e.Array.Elem
 	ct, bits := cType(t), "u"+fmt.Sprint(t.Bits())
 	ubits := cTypes[bits]
 	// call applies primitive op of type ty to the element, with the value
