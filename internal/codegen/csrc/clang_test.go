@@ -129,6 +129,9 @@ func TestClangCUDA(t *testing.T) {
 		if strings.Contains(text, ".approx") {
 			t.Errorf("sm_%d: the PTX uses an .approx instruction", sm)
 		}
+		if !strings.Contains(text, ".maxntid 100, 1, 1") {
+			t.Errorf("sm_%d: the block size of 100 is not a launch bound (.maxntid) in the PTX", sm)
+		}
 		if err := tool.Assemble(dir, "corpus", sm, text); err != nil {
 			t.Error(err)
 		}

@@ -122,7 +122,7 @@ func TestEntriesFollowLayout(t *testing.T) {
 				for _, s := range task.Slots {
 					params = append(params, `[\w ]+\*?`+regexp.QuoteMeta(slotName(s)))
 				}
-				match(t, src, fmt.Sprintf(`QD_KERNEL\(%d\) void %s\(%s\)\n\{`, task.BlockDim, task.Entry, strings.Join(params, ", ")))
+				match(t, src, fmt.Sprintf(`QD_KERNEL void QD_BOUNDS\(%d\) %s\(%s\)\n\{`, task.BlockDim, task.Entry, strings.Join(params, ", ")))
 			}
 		}
 	}
@@ -131,7 +131,7 @@ func TestEntriesFollowLayout(t *testing.T) {
 func TestSaxpySource(t *testing.T) {
 	src, _ := generate(t, saxpy(), mustTarget(t, "gfx90a"))
 	match(t, entries(src),
-		`QD_KERNEL\(256\) void saxpy_t0\(float s0, float \*a1, qd_i64 a1_d0, float \*a2\)`,
+		`QD_KERNEL void QD_BOUNDS\(256\) saxpy_t0\(float s0, float \*a1, qd_i64 a1_d0, float \*a2\)`,
 		`if \(a1_d0 <= 0\)\n\t\treturn;`,
 		`= \(qd_u64\)qd_gdim\(\) \* qd_bdim\(\);`, // grid-stride
 		`< 0x80000000LL && t\d+ < 0x80000000ULL;`, // 32-bit indices when they fit

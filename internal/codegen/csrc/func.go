@@ -244,7 +244,7 @@ func (f *fn) assemble() string {
 	if f.task.Pos.IsKnown() {
 		fmt.Fprintf(&sb, " at %s", strings.ReplaceAll(f.task.Pos.String(), "\n", " "))
 	}
-	fmt.Fprintf(&sb, "\nQD_KERNEL(%d) void %s(", f.info.BlockDim, f.info.Entry)
+	fmt.Fprintf(&sb, "\nQD_KERNEL void QD_BOUNDS(%d) %s(", f.info.BlockDim, f.info.Entry)
 	params := f.plan.Kernel.Params
 	for i, s := range f.info.Slots {
 		if i > 0 {

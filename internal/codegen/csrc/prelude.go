@@ -68,7 +68,8 @@ func amdPrelude(t Target) string {
 #pragma clang fp contract(off)
 #define QD_DEV static __attribute__((device)) __attribute__((always_inline)) inline
 #define QD_MATH static __attribute__((device))
-#define QD_KERNEL(block) extern "C" __attribute__((global)) __attribute__((amdgpu_flat_work_group_size(1, block)))
+#define QD_KERNEL extern "C" __attribute__((global))
+#define QD_BOUNDS(block) __attribute__((amdgpu_flat_work_group_size(1, block)))
 #define QD_SHARED __attribute__((shared))
 // A block barrier that also orders the block's memory accesses, as CUDA's
 // bar.sync does: release, s_barrier, acquire at work-group scope.
@@ -189,7 +190,9 @@ func cudaPrelude(t Target) string {
 #define QD_BARRIER() asm volatile("bar.sync 0;" ::: "memory")
 #define QD_DEV static __device__ __forceinline__
 #define QD_MATH static __device__
-#define QD_KERNEL(block) extern "C" __global__ __launch_bounds__(block)
+// Entries as CUDA's guide writes them: __global__ void __launch_bounds__(n) k(...).
+#define QD_KERNEL extern "C" __global__
+#define QD_BOUNDS(block) __launch_bounds__(block)
 #define QD_WAVE_SIZE %d
 %s`, t.WaveSize, typedefs)
 	for _, s := range []struct{ name, reg string }{{"tid", "tid"}, {"bid", "ctaid"}, {"bdim", "ntid"}, {"gdim", "nctaid"}} {
