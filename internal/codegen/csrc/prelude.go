@@ -3,6 +3,7 @@ package csrc
 import (
 	"fmt"
 	"strings"
+	"sync"
 )
 
 // The prelude is the C every source starts with: no #include, no vendor
@@ -32,8 +33,21 @@ typedef long long qd_i64;
 typedef unsigned long long qd_u64;
 `
 
+// preludes caches prelude's text per target: it is the same every time,
+// and writing it costs more than a small kernel's entries.
+var preludes sync.Map // Target → string
+
 // prelude returns the whole prelude for t.
 func prelude(t Target) string {
+	if p, ok := preludes.Load(t); ok {
+		return p.(string)
+	}
+	p := writePrelude(t)
+	preludes.Store(t, p)
+	return p
+}
+
+func writePrelude(t Target) string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "// qd prelude for %s (%s); header-free.\n", t.Processor(), t.Vendor)
 	switch t.Vendor {
