@@ -34,9 +34,13 @@ announce() {
 	echo "export PATH=\"$bin:\$PATH\" LD_LIBRARY_PATH=\"$lib\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}\" QD_AMD_TOOLS=\"$dir\""
 }
 
+# ready: a clang 19 (unpacked here, or the system's) that runs, and a
+# libamdhip64 (unpacked here, or the system's).
 ready() {
-	[[ -x $bin/clang ]] && [[ -e $lib/libamdhip64.so.5 || -e /usr/lib/$multiarch/libamdhip64.so.5 ]] &&
-		LD_LIBRARY_PATH="$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$bin/clang" --version >/dev/null 2>&1
+	local clang=$bin/clang
+	[[ -x $clang ]] || clang=$(command -v clang-19) || return 1
+	[[ -e $lib/libamdhip64.so.5 || -e /usr/lib/$multiarch/libamdhip64.so.5 ]] &&
+		LD_LIBRARY_PATH="$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$clang" --version >/dev/null 2>&1
 }
 
 if ready; then
@@ -70,16 +74,16 @@ for p in "${closure[@]}"; do
 		need+=("$p")
 	fi
 done
-echo "install-amd-tools: downloading ${need[*]}" >&2
-(cd "$tmp" && "${apt[@]}" download "${need[@]}" >&2)
-
 mkdir -p "$dir"
-for deb in "$tmp"/*.deb; do
-	dpkg -x "$deb" "$dir"
-done
+if ((${#need[@]})); then
+	echo "install-amd-tools: downloading ${need[*]}" >&2
+	(cd "$tmp" && "${apt[@]}" download "${need[@]}" >&2)
+	for deb in "$tmp"/*.deb; do
+		dpkg -x "$deb" "$dir"
+	done
+fi
 if ! ready; then
-	echo "install-amd-tools: $bin/clang does not run, or libamdhip64.so.5 is missing" >&2
+	echo "install-amd-tools: no clang 19 that runs, or no libamdhip64.so.5 (looked in $dir and the system)" >&2
 	exit 1
 fi
-LD_LIBRARY_PATH="$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$bin/clang" --version | head -n 1 >&2
 announce
