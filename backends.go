@@ -7,4 +7,5 @@ package qd
 import (
 	_ "github.com/quadrants-go/qd/internal/backend/cpu"
 	_ "github.com/quadrants-go/qd/internal/backend/cuda"
+	_ "github.com/quadrants-go/qd/internal/backend/hip"
 )

@@ -14,6 +14,9 @@ type DeviceInfo struct {
 	Name    string // "NVIDIA H200", or the CPU's model name
 	// ComputeCapability is "9.0" on CUDA; empty elsewhere.
 	ComputeCapability string
+	// Target is what kernels are compiled for: "sm_90", "gfx90a"; empty for
+	// the CPU.
+	Target string
 	// Cores is the number of threads the CPU backend uses (GOMAXPROCS), or
 	// the number of multiprocessors of a GPU.
 	Cores int
@@ -52,7 +55,7 @@ func archDevices(a Arch) []DeviceInfo {
 	out := make([]DeviceInfo, len(infos))
 	for i, in := range infos {
 		out[i] = DeviceInfo{
-			Arch: a, Ordinal: in.Ordinal, Name: in.Name, ComputeCapability: in.ComputeCapability,
+			Arch: a, Ordinal: in.Ordinal, Name: in.Name, ComputeCapability: in.ComputeCapability, Target: in.Target,
 			Cores: in.Cores, MemoryBytes: in.MemoryBytes, Driver: in.Driver,
 		}
 	}

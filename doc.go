@@ -1,8 +1,10 @@
 // Package qd is a GPU compute framework for Go: kernels written in Go syntax
-// are compiled at run time for NVIDIA GPUs (PTX through the CUDA driver) or
+// are compiled at run time for NVIDIA GPUs (PTX through the CUDA driver),
+// AMD GPUs (C source through HIP's hiprtc; compiled and checked for gfx90a,
+// gfx942 and gfx1100 without AMD hardware, never yet run on an AMD GPU) or
 // the CPU, and run on streams, ordered by events, so that independent work
-// overlaps. An AMD GPU backend (HIP) is planned but not implemented yet:
-// WithArch(AMDGPU) returns ErrUnsupported, and Auto skips it.
+// overlaps. Without an AMD GPU, WithArch(AMDGPU) returns an error wrapping
+// ErrUnsupported that says so, and Auto skips it.
 //
 // A Program owns one device and everything made on it:
 //

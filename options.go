@@ -6,15 +6,18 @@ import "fmt"
 type Arch int
 
 const (
-	// Auto picks CUDA when a device is present, else the CPU (and AMDGPU
-	// before the CPU once its backend is built in).
+	// Auto picks CUDA when a device is present, else an AMD GPU, else the
+	// CPU.
 	Auto Arch = iota
 	// CPU runs kernels on the host's cores; always available.
 	CPU
 	// CUDA runs kernels on an NVIDIA GPU through the CUDA driver.
 	CUDA
-	// AMDGPU will run kernels on an AMD GPU through HIP; its backend is not
-	// implemented yet, so Init(WithArch(AMDGPU)) returns ErrUnsupported.
+	// AMDGPU runs kernels on an AMD GPU through HIP (C source compiled by
+	// hiprtc). Its code is compiled and checked in CI for gfx90a, gfx942 and
+	// gfx1100, but it has never run on an AMD GPU (docs/amd.md). Without an
+	// AMD GPU, Init(WithArch(AMDGPU)) returns an error wrapping
+	// ErrUnsupported that says none was found.
 	AMDGPU
 )
 

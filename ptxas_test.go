@@ -221,21 +221,7 @@ func TestPtxasSuiteKernels(t *testing.T) {
 	// Kernels are renamed apart (two tests may use one name) and each math
 	// subroutine is defined once. A failing module is retried kernel by
 	// kernel so that the error names its kernel.
-	var kernels []*ir.Kernel
-	seen := map[ir.Hash]bool{}
-	for i, k := range suiteKernels() {
-		plan, err := lower.Lower(k)
-		if err != nil {
-			t.Errorf("lower %s: %v", k.Name, err)
-			continue
-		}
-		if seen[plan.Hash] {
-			continue // the same kernel built twice (e.g. by two tests)
-		}
-		seen[plan.Hash] = true
-		k.Name = fmt.Sprintf("k%03d_%s", i, k.Name)
-		kernels = append(kernels, k)
-	}
+	kernels := distinctSuiteKernels(t)
 	var wg sync.WaitGroup
 	errs := make([][]string, len(tool.Archs))
 	for ai, sm := range tool.Archs {
@@ -255,6 +241,28 @@ func TestPtxasSuiteKernels(t *testing.T) {
 	}
 	t.Logf("ptxas %s (CUDA %d.%d): %d kernels assembled for sm_%v, %d failures",
 		tool.Path, tool.CUDA/1000, tool.CUDA%1000/10, len(kernels), tool.Archs, failed)
+}
+
+// distinctSuiteKernels are suiteKernels without repeats (two tests may
+// build the same kernel), renamed apart (two kernels may share a name):
+// what the checks of every emitted kernel compile.
+func distinctSuiteKernels(t *testing.T) []*ir.Kernel {
+	var kernels []*ir.Kernel
+	seen := map[ir.Hash]bool{}
+	for i, k := range suiteKernels() {
+		plan, err := lower.Lower(k)
+		if err != nil {
+			t.Errorf("lower %s: %v", k.Name, err)
+			continue
+		}
+		if seen[plan.Hash] {
+			continue // the same kernel built twice (e.g. by two tests)
+		}
+		seen[plan.Hash] = true
+		k.Name = fmt.Sprintf("k%03d_%s", i, k.Name)
+		kernels = append(kernels, k)
+	}
+	return kernels
 }
 
 var headerLineRE = regexp.MustCompile(`^\.(version|target|address_size)\b`)

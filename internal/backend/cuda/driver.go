@@ -184,9 +184,16 @@ func (d *driver) CloseDevice(p *gpu.Props, lost bool) error {
 }
 
 // Build writes the PTX of plan for the device's compute capability and the
-// driver's PTX ISA.
+// driver's PTX ISA, or, with QD_CUDA_CODEGEN=csrc, has NVRTC compile the C
+// source of plan to PTX (nvrtc.go).
 func (d *driver) Build(plan *lower.Plan, p *gpu.Props, opts backend.CompileOptions) (*gpu.Image, error) {
 	dv := p.Driver.(*device)
+	if gen, err := codegen(); err != nil || gen == "csrc" {
+		if err != nil {
+			return nil, err
+		}
+		return d.buildCsrc(plan, dv) // nvrtc.go
+	}
 	target, err := ptx.TargetFor(dv.ccMajor*10+dv.ccMinor, d.version)
 	if err != nil {
 		return nil, err

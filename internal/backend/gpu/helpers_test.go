@@ -8,6 +8,7 @@ import (
 	"github.com/quadrants-go/qd/internal/backend/cuda"
 	"github.com/quadrants-go/qd/internal/backend/gpu"
 	"github.com/quadrants-go/qd/internal/backend/gpu/gputest"
+	"github.com/quadrants-go/qd/internal/backend/hip"
 	"github.com/quadrants-go/qd/internal/ir"
 	"github.com/quadrants-go/qd/internal/lower"
 )
@@ -20,6 +21,7 @@ var drivers = []struct {
 	get  func() (gpu.Driver, error)
 }{
 	{"cuda", cuda.Driver},
+	{"amdgpu", hip.Driver},
 }
 
 // forEachDriver runs f as a subtest per driver on a device opened for it
