@@ -6,6 +6,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -222,25 +223,41 @@ func TestPtxasSuiteKernels(t *testing.T) {
 	// subroutine is defined once. A failing module is retried kernel by
 	// kernel so that the error names its kernel.
 	kernels := distinctSuiteKernels(t)
+	type job struct {
+		sm   int
+		opts ptx.Options
+	}
+	var jobs []job
+	for _, sm := range tool.Archs {
+		jobs = append(jobs, job{sm: sm})
+	}
+	// The other code the options select, for the newest architecture.
+	newest := tool.Archs[len(tool.Archs)-1]
+	jobs = append(jobs, job{newest, ptx.Options{Debug: true}}, job{newest, ptx.Options{FastMath: true}})
 	var wg sync.WaitGroup
-	errs := make([][]string, len(tool.Archs))
-	for ai, sm := range tool.Archs {
+	errs := make([][]string, len(jobs))
+	for ji, j := range jobs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[ai] = ptxasArch(tool, sm, dir, kernels)
+			jd := filepath.Join(dir, fmt.Sprint(ji)) // the jobs' files apart
+			if err := os.Mkdir(jd, 0o755); err != nil {
+				errs[ji] = []string{err.Error()}
+				return
+			}
+			errs[ji] = ptxasArch(tool, j.sm, j.opts, jd, kernels)
 		}()
 	}
 	wg.Wait()
 	failed := 0
-	for _, list := range errs {
+	for ji, list := range errs {
 		failed += len(list)
 		for _, e := range list {
-			t.Error(e)
+			t.Errorf("%+v: %s", jobs[ji].opts, e)
 		}
 	}
-	t.Logf("ptxas %s (CUDA %d.%d): %d kernels assembled for sm_%v, %d failures",
-		tool.Path, tool.CUDA/1000, tool.CUDA%1000/10, len(kernels), tool.Archs, failed)
+	t.Logf("ptxas %s (CUDA %d.%d): %d kernels assembled for sm_%v, and with Debug and with FastMath for sm_%d, %d failures",
+		tool.Path, tool.CUDA/1000, tool.CUDA%1000/10, len(kernels), tool.Archs, newest, failed)
 }
 
 // distinctSuiteKernels are suiteKernels without repeats (two tests may
@@ -269,7 +286,7 @@ var headerLineRE = regexp.MustCompile(`^\.(version|target|address_size)\b`)
 
 // ptxasArch assembles the kernels for sm_<sm> as one module; on failure,
 // each on its own. It returns the errors.
-func ptxasArch(tool ptxas.Tool, sm int, dir string, kernels []*ir.Kernel) []string {
+func ptxasArch(tool ptxas.Tool, sm int, opts ptx.Options, dir string, kernels []*ir.Kernel) []string {
 	// The target the CUDA backend would pick on a device of this compute
 	// capability with a driver of ptxas's CUDA release.
 	tg, err := ptx.TargetFor(sm, tool.CUDA)
@@ -284,9 +301,9 @@ func ptxasArch(tool ptxas.Tool, sm int, dir string, kernels []*ir.Kernel) []stri
 		plan, err := lower.Lower(k)
 		if err == nil {
 			var text string
-			if text, _, err = ptx.Generate(plan, tg, ptx.Options{}); err == nil {
+			if text, _, err = ptx.Generate(plan, tg, opts); err == nil {
 				texts[k.Name] = text
-				if strings.Contains(text, ".approx") {
+				if !opts.FastMath && strings.Contains(text, ".approx") {
 					errs = append(errs, fmt.Sprintf("%s: the PTX uses an .approx instruction", k.Name))
 				}
 				if e := splitModule(text, funcs, &body); e != nil {

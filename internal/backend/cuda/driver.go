@@ -192,7 +192,7 @@ func (d *driver) Build(plan *lower.Plan, p *gpu.Props, opts backend.CompileOptio
 		if err != nil {
 			return nil, err
 		}
-		return d.buildCsrc(plan, dv) // nvrtc.go
+		return d.buildCsrc(plan, dv, opts) // nvrtc.go
 	}
 	target, err := ptx.TargetFor(dv.ccMajor*10+dv.ccMinor, d.version)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ebitengine/purego"
 
+	"github.com/quadrants-go/qd/internal/backend"
 	"github.com/quadrants-go/qd/internal/backend/gpu"
 	"github.com/quadrants-go/qd/internal/backend/rtc"
 	"github.com/quadrants-go/qd/internal/codegen/csrc"
@@ -121,7 +122,7 @@ func (n *nvrtc) arch(sm int) (int, error) {
 // with NVRTC for compute capability sm (×10). The result is NUL-terminated
 // PTX, as Load takes it. A failure carries NVRTC's log and the numbered
 // source, so that a run on a GPU machine explains itself.
-func csrcPTX(plan *lower.Plan, sm int) ([]byte, *kabi.Module, error) {
+func csrcPTX(plan *lower.Plan, sm int, debug bool) ([]byte, *kabi.Module, error) {
 	n, err := openNVRTC()
 	if err != nil {
 		return nil, nil, err
@@ -134,7 +135,7 @@ func csrcPTX(plan *lower.Plan, sm int) ([]byte, *kabi.Module, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	src, layout, err := csrc.Generate(plan, t)
+	src, layout, err := csrc.Generate(plan, t, csrc.GenOptions{Debug: debug})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -153,7 +154,7 @@ func csrcPTX(plan *lower.Plan, sm int) ([]byte, *kabi.Module, error) {
 // buildCsrc is Build for CodegenEnv=csrc. NVRTC writes PTX of its own
 // release's ISA, which a driver of an older release refuses: that is said
 // here, before the JIT's less telling CUDA_ERROR_UNSUPPORTED_PTX_VERSION.
-func (d *driver) buildCsrc(plan *lower.Plan, dv *device) (*gpu.Image, error) {
+func (d *driver) buildCsrc(plan *lower.Plan, dv *device, opts backend.CompileOptions) (*gpu.Image, error) {
 	n, err := openNVRTC()
 	if err != nil {
 		return nil, err
@@ -163,7 +164,7 @@ func (d *driver) buildCsrc(plan *lower.Plan, dv *device) (*gpu.Image, error) {
 		return nil, fmt.Errorf("cuda: NVRTC %s (%s) is newer than the driver (CUDA %s), which would refuse its PTX; set %s to an NVRTC no newer than the driver",
 			n.versionStr, n.lib.Name, versionString(d.version), nvrtcEnv)
 	}
-	ptx, layout, err := csrcPTX(plan, dv.ccMajor*10+dv.ccMinor)
+	ptx, layout, err := csrcPTX(plan, dv.ccMajor*10+dv.ccMinor, opts.Debug)
 	if err != nil {
 		return nil, err
 	}

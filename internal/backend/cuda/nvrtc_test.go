@@ -89,7 +89,7 @@ func TestNVRTCCompilesCsrc(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, sm := range []int{80, 90} {
-			code, layout, err := csrcPTX(plan, sm)
+			code, layout, err := csrcPTX(plan, sm, false)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -154,8 +154,8 @@ func (d *driver) CloseDevice(*gpu.Props, bool) error { return nil }
 // Build writes the HIP source of plan for the device's target and compiles
 // it with hiprtc (in a child process, or from the disk cache). The C source
 // keeps Go's semantics: backend.CompileOptions.FastMath is a permission
-// this generator does not use.
-func (d *driver) Build(plan *lower.Plan, p *gpu.Props, _ backend.CompileOptions) (*gpu.Image, error) {
+// this generator does not use; Debug adds index checks.
+func (d *driver) Build(plan *lower.Plan, p *gpu.Props, opts backend.CompileOptions) (*gpu.Image, error) {
 	t, err := csrc.TargetFor(p.Target)
 	if err != nil {
 		return nil, err
@@ -163,7 +163,7 @@ func (d *driver) Build(plan *lower.Plan, p *gpu.Props, _ backend.CompileOptions)
 	if t.WaveSize != p.WarpSize {
 		return nil, fmt.Errorf("amdgpu: %s runs wavefronts of %d, qd's target table says %d", p.Target, p.WarpSize, t.WaveSize)
 	}
-	src, layout, err := csrc.Generate(plan, t)
+	src, layout, err := csrc.Generate(plan, t, csrc.GenOptions{Debug: opts.Debug})
 	if err != nil {
 		return nil, err
 	}

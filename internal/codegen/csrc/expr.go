@@ -70,9 +70,12 @@ func (f *fn) expr(e ir.Expr) string {
 		}
 		return literal(e.T, e.Bits)
 	case *ir.Load:
-		elem := f.element(e.Array, e.Index)
+		elem, ok := f.checked(e.Array, e.Index)
 		if e.Array.Elem == ir.Bool {
-			return f.tmp(ir.Bool, "%s != 0", elem)
+			elem += " != 0"
+		}
+		if ok != "" {
+			return f.tmp(e.Array.Elem, "%s ? (%s) : %s", ok, elem, literal(e.Array.Elem, 0))
 		}
 		return f.tmp(e.Array.Elem, "%s", elem)
 	case *ir.Binary:

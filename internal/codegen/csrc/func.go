@@ -46,6 +46,7 @@ type fn struct {
 	plan   *lower.Plan
 	task   *lower.Task
 	info   *kabi.Task
+	layout *kabi.Module // the module's: its Sites grow as checked accesses are written
 	serial bool
 	pos    ir.Pos // of the statement being written, for errors
 
@@ -69,9 +70,9 @@ type loop struct {
 	cont, brk string
 }
 
-func newFunc(u *Unit, plan *lower.Plan, task *lower.Task, info *kabi.Task) *fn {
+func newFunc(u *Unit, plan *lower.Plan, task *lower.Task, layout *kabi.Module, info *kabi.Task) *fn {
 	return &fn{
-		u: u, plan: plan, task: task, info: info, serial: task.Kind == lower.Serial,
+		u: u, plan: plan, task: task, info: info, layout: layout, serial: task.Kind == lower.Serial,
 		decls: map[string][]string{}, vars: map[*ir.Var]string{}, tempOut: map[*ir.Var]bool{},
 		indent: 1,
 	}

@@ -29,7 +29,7 @@ func (f *fn) stmt(s ir.Stmt) {
 		f.set(s.Var, f.valueFor(s.Var, s.Value), false)
 	case *ir.Store:
 		// Go evaluates the index operands before the value.
-		elem := f.element(s.Array, s.Index)
+		elem, ok := f.checked(s.Array, s.Index)
 		if s.Value == nil || s.Value.Type() != s.Array.Elem {
 			f.fail("store to %s of a value that is not %v", s.Array.Name, s.Array.Elem)
 		}
@@ -37,7 +37,7 @@ func (f *fn) stmt(s ir.Stmt) {
 		if s.Array.Elem == ir.Bool {
 			v += " ? 1 : 0"
 		}
-		f.line("%s = %s;", elem, v)
+		f.guarded(ok, func() { f.line("%s = %s;", elem, v) })
 	case *ir.For:
 		f.forStmt(s)
 	case *ir.If:
@@ -160,14 +160,33 @@ func (f *fn) atomic(e *ir.Atomic, want bool) string {
 	case e.Value == nil || e.Value.Type() != t:
 		f.fail("atomic %v on %s, an array of %v, needs a %v value", e.Op, e.Array.Name, t, t)
 	}
-	ptr := "&" + f.element(e.Array, e.Index)
-	return f.atomicAt(e, ptr, f.expr(e.Value), want)
+	elem, ok := f.checked(e.Array, e.Index)
+	return f.guardedAtomic(e, "&"+elem, ok, f.expr(e.Value), want)
 }
 
 // atomicOf writes the atomic of e with the value v, computed already (a
 // reduction's combined value).
 func (f *fn) atomicOf(e *ir.Atomic, v string, want bool) string {
-	return f.atomicAt(e, "&"+f.element(e.Array, e.Index), v, want)
+	elem, ok := f.checked(e.Array, e.Index)
+	return f.guardedAtomic(e, "&"+elem, ok, v, want)
+}
+
+// guardedAtomic is atomicAt under ok (when not ""): skipped, with a zero
+// result, when an index is out of range.
+func (f *fn) guardedAtomic(e *ir.Atomic, ptr, ok, v string, want bool) string {
+	if ok == "" {
+		return f.atomicAt(e, ptr, v, want)
+	}
+	r := ""
+	if want {
+		r = f.tmp(e.Array.Elem, "%s", literal(e.Array.Elem, 0))
+	}
+	f.guarded(ok, func() {
+		if x := f.atomicAt(e, ptr, v, want); want {
+			f.line("%s = %s;", r, x)
+		}
+	})
+	return r
 }
 
 // atomicAt writes the atomic of e on the element ptr points at.

@@ -45,7 +45,7 @@ func (u *Unit) Add(plan *lower.Plan, layout *kabi.Module) error {
 		if u.names[info.Entry] {
 			return fmt.Errorf("csrc: entry %s is already in the unit", info.Entry)
 		}
-		text, err := newFunc(u, plan, task, info).compile()
+		text, err := newFunc(u, plan, task, layout, info).compile()
 		if err != nil {
 			return err
 		}
@@ -87,13 +87,19 @@ func Compile(plan *lower.Plan, layout *kabi.Module, t Target) (string, error) {
 	return u.Source(), nil
 }
 
-// Generate lays out plan (kabi.Layout) and writes its C source for t: the
-// whole path from a lowered kernel to source and the launcher's layout.
-func Generate(plan *lower.Plan, t Target) (string, *kabi.Module, error) {
+// GenOptions choose what Generate writes.
+type GenOptions struct {
+	// Debug makes every array access check its indices (qd.WithDebug).
+	Debug bool
+}
+
+// Generate lays out plan (kabi.LayoutWith) and writes its C source for t:
+// the whole path from a lowered kernel to source and the launcher's layout.
+func Generate(plan *lower.Plan, t Target, opts GenOptions) (string, *kabi.Module, error) {
 	if plan == nil || plan.Kernel == nil {
 		return "", nil, fmt.Errorf("csrc: nil plan")
 	}
-	layout, err := kabi.Layout(plan)
+	layout, err := kabi.LayoutWith(plan, kabi.Options{Bounds: opts.Debug})
 	if err != nil {
 		return "", nil, err
 	}
