@@ -79,14 +79,14 @@ func (d *driver) OpenDevice(ordinal int) (*gpu.Props, error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	dv := &device{}
-	if r := call(&d.own.deviceGet, uintptr(unsafe.Pointer(&dv.dev)), uintptr(ordinal)); r != success {
+	if r := gpu.Call(&d.own.deviceGet, uintptr(unsafe.Pointer(&dv.dev)), uintptr(ordinal)); r != success {
 		return nil, d.error(&d.own.deviceGet, r)
 	}
 	pr := &d.primaries[ordinal]
 	pr.mu.Lock()
 	defer pr.mu.Unlock()
 	if pr.ctx == 0 {
-		if r := call(&d.own.primaryCtxRetain, uintptr(unsafe.Pointer(&pr.ctx)), uintptr(dv.dev)); r != success {
+		if r := gpu.Call(&d.own.primaryCtxRetain, uintptr(unsafe.Pointer(&pr.ctx)), uintptr(dv.dev)); r != success {
 			pr.ctx = 0
 			return nil, d.error(&d.own.primaryCtxRetain, r)
 		}
@@ -102,13 +102,13 @@ func (d *driver) OpenDevice(ordinal int) (*gpu.Props, error) {
 
 // properties runs on a locked thread during OpenDevice.
 func (d *driver) properties(ordinal int, dv *device) (*gpu.Props, error) {
-	if r := call(&d.calls.MakeCurrent, dv.ctx); r != success {
+	if r := gpu.Call(&d.calls.MakeCurrent, dv.ctx); r != success {
 		return nil, d.error(&d.calls.MakeCurrent, r)
 	}
 	var err error
 	attr := func(a, def int) int {
 		var v int32
-		r := call(&d.own.deviceGetAttribute, uintptr(unsafe.Pointer(&v)), uintptr(a), uintptr(dv.dev))
+		r := gpu.Call(&d.own.deviceGetAttribute, uintptr(unsafe.Pointer(&v)), uintptr(a), uintptr(dv.dev))
 		switch {
 		case r == errInvalidValue:
 			return def // an attribute this driver does not know
@@ -134,26 +134,26 @@ func (d *driver) properties(ordinal int, dv *device) (*gpu.Props, error) {
 		// Keep freed memory for reuse (the default threshold, 0, returns
 		// it at every synchronization, and the next allocation pays the
 		// system again); CloseDevice trims what no allocation holds.
-		if r := call(&d.own.defaultMemPool, uintptr(unsafe.Pointer(&dv.pool)), uintptr(dv.dev)); r != success {
+		if r := gpu.Call(&d.own.defaultMemPool, uintptr(unsafe.Pointer(&dv.pool)), uintptr(dv.dev)); r != success {
 			return nil, d.error(&d.own.defaultMemPool, r)
 		}
 		threshold := new(uint64)
 		*threshold = ^uint64(0)
-		if r := call(&d.own.memPoolSetAttr, dv.pool, memPoolAttrReleaseThreshold, uintptr(unsafe.Pointer(threshold))); r != success {
+		if r := gpu.Call(&d.own.memPoolSetAttr, dv.pool, memPoolAttrReleaseThreshold, uintptr(unsafe.Pointer(threshold))); r != success {
 			return nil, d.error(&d.own.memPoolSetAttr, r)
 		}
 	}
 	p.Target = fmt.Sprintf("sm_%d%d", dv.ccMajor, dv.ccMinor)
 	name := make([]byte, 256)
-	if r := call(&d.own.deviceGetName, uintptr(unsafe.Pointer(&name[0])), uintptr(len(name)-1), uintptr(dv.dev)); r != success {
+	if r := gpu.Call(&d.own.deviceGetName, uintptr(unsafe.Pointer(&name[0])), uintptr(len(name)-1), uintptr(dv.dev)); r != success {
 		return nil, d.error(&d.own.deviceGetName, r)
 	}
 	p.Name = gpu.GoString(&name[0])
-	if r := call(&d.own.deviceTotalMem, uintptr(unsafe.Pointer(&p.MemoryBytes)), uintptr(dv.dev)); r != success {
+	if r := gpu.Call(&d.own.deviceTotalMem, uintptr(unsafe.Pointer(&p.MemoryBytes)), uintptr(dv.dev)); r != success {
 		return nil, d.error(&d.own.deviceTotalMem, r)
 	}
 	var least, greatest int32
-	if r := call(&d.own.ctxPriorityRange, uintptr(unsafe.Pointer(&least)), uintptr(unsafe.Pointer(&greatest))); r != success {
+	if r := gpu.Call(&d.own.ctxPriorityRange, uintptr(unsafe.Pointer(&least)), uintptr(unsafe.Pointer(&greatest))); r != success {
 		return nil, d.error(&d.own.ctxPriorityRange, r)
 	}
 	p.PriorityLeast, p.PriorityGreatest = int(least), int(greatest)
@@ -176,7 +176,7 @@ func (d *driver) CloseDevice(p *gpu.Props, lost bool) error {
 	pr.mu.Unlock()
 	// Give the pool's free memory back (what other Programs hold stays).
 	if dv := p.Driver.(*device); dv.pool != 0 && !lost {
-		if r := call(&d.own.memPoolTrimTo, dv.pool, 0); r != success {
+		if r := gpu.Call(&d.own.memPoolTrimTo, dv.pool, 0); r != success {
 			return d.error(&d.own.memPoolTrimTo, r)
 		}
 	}
@@ -241,7 +241,7 @@ func (d *driver) Load(img *gpu.Image) (uintptr, error) {
 		uintptr(unsafe.Pointer(&j.infoLog[0])), uintptr(len(j.infoLog)),
 	}
 	var h uintptr
-	r := call(&d.own.moduleLoadDataEx,
+	r := gpu.Call(&d.own.moduleLoadDataEx,
 		uintptr(unsafe.Pointer(&h)), uintptr(unsafe.Pointer(&img.Code[0])),
 		uintptr(len(j.opts)), uintptr(unsafe.Pointer(&j.opts[0])), uintptr(unsafe.Pointer(&j.vals[0])))
 	runtime.KeepAlive(img)

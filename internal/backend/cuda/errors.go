@@ -103,11 +103,11 @@ func classify(code int32) gpu.Class {
 func (d *driver) ErrorText(code int32) (name, msg string) {
 	if d != nil && d.own.getErrorName.Bound() && d.own.getErrorString.Bound() {
 		var p *byte
-		if call(&d.own.getErrorName, uintptr(code), uintptr(unsafe.Pointer(&p))) == success {
+		if gpu.Call(&d.own.getErrorName, uintptr(code), uintptr(unsafe.Pointer(&p))) == success {
 			name = gpu.GoString(p)
 		}
 		p = nil
-		if call(&d.own.getErrorString, uintptr(code), uintptr(unsafe.Pointer(&p))) == success {
+		if gpu.Call(&d.own.getErrorString, uintptr(code), uintptr(unsafe.Pointer(&p))) == success {
 			msg = gpu.GoString(p)
 		}
 	}

@@ -122,7 +122,7 @@ func TestGPUStreamPriorities(t *testing.T) {
 		}
 		var p int32
 		r := int32(-1)
-		d.Do(func() error { r = call(&getPrio, s.Handle(), uintptr(unsafe.Pointer(&p))); return nil })
+		d.Do(func() error { r = gpu.Call(&getPrio, s.Handle(), uintptr(unsafe.Pointer(&p))); return nil })
 		if r != success || int(p) != c.want {
 			t.Errorf("NewStream(%d): priority %d (r=%d), want %d", c.ask, p, r, c.want)
 		}

@@ -27,7 +27,7 @@ func Devices() ([]backend.DeviceInfo, error) {
 	out := make([]backend.DeviceInfo, 0, d.devices)
 	for ord := range d.devices {
 		var dev int32
-		if r := call(&d.own.deviceGet, uintptr(unsafe.Pointer(&dev)), uintptr(ord)); r != success {
+		if r := gpu.Call(&d.own.deviceGet, uintptr(unsafe.Pointer(&dev)), uintptr(ord)); r != success {
 			return nil, d.error(&d.own.deviceGet, r)
 		}
 		var major, minor int
@@ -37,7 +37,7 @@ func Devices() ([]backend.DeviceInfo, error) {
 			dst  *int
 		}{{attrComputeCapMajor, &major}, {attrComputeCapMinor, &minor}, {attrMultiprocessorCount, &in.Cores}} {
 			var v int32
-			if r := call(&d.own.deviceGetAttribute, uintptr(unsafe.Pointer(&v)), uintptr(q.attr), uintptr(dev)); r != success {
+			if r := gpu.Call(&d.own.deviceGetAttribute, uintptr(unsafe.Pointer(&v)), uintptr(q.attr), uintptr(dev)); r != success {
 				return nil, d.error(&d.own.deviceGetAttribute, r)
 			}
 			*q.dst = int(v)
@@ -45,11 +45,11 @@ func Devices() ([]backend.DeviceInfo, error) {
 		in.ComputeCapability = fmt.Sprintf("%d.%d", major, minor)
 		in.Target = fmt.Sprintf("sm_%d%d", major, minor)
 		name := make([]byte, 256)
-		if r := call(&d.own.deviceGetName, uintptr(unsafe.Pointer(&name[0])), uintptr(len(name)-1), uintptr(dev)); r != success {
+		if r := gpu.Call(&d.own.deviceGetName, uintptr(unsafe.Pointer(&name[0])), uintptr(len(name)-1), uintptr(dev)); r != success {
 			return nil, d.error(&d.own.deviceGetName, r)
 		}
 		in.Name = gpu.GoString(&name[0])
-		if r := call(&d.own.deviceTotalMem, uintptr(unsafe.Pointer(&in.MemoryBytes)), uintptr(dev)); r != success {
+		if r := gpu.Call(&d.own.deviceTotalMem, uintptr(unsafe.Pointer(&in.MemoryBytes)), uintptr(dev)); r != success {
 			return nil, d.error(&d.own.deviceTotalMem, r)
 		}
 		out = append(out, in)

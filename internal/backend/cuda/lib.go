@@ -7,8 +7,6 @@ import (
 	"sync"
 	"unsafe"
 
-	"github.com/ebitengine/purego"
-
 	"github.com/quadrants-go/qd/internal/backend/gpu"
 )
 
@@ -144,11 +142,11 @@ func open() (*driver, error) {
 		// fakecgo provides _cgo_setenv), as long as cuInit has not run.
 		os.Setenv(maxConnectionsEnv, "32")
 	}
-	if r := call(&d.own.init, 0); r != success {
+	if r := gpu.Call(&d.own.init, 0); r != success {
 		return nil, initError(d.error(&d.own.init, r))
 	}
 	var v int32
-	if r := call(&d.own.driverVersion, uintptr(unsafe.Pointer(&v))); r != success {
+	if r := gpu.Call(&d.own.driverVersion, uintptr(unsafe.Pointer(&v))); r != success {
 		return nil, d.error(&d.own.driverVersion, r)
 	}
 	d.version = int(v)
@@ -157,7 +155,7 @@ func open() (*driver, error) {
 			gpu.ErrDriverTooOld, versionString(d.version), versionString(minDriverVersion))
 	}
 	var n int32
-	if r := call(&d.own.deviceGetCount, uintptr(unsafe.Pointer(&n))); r != success {
+	if r := gpu.Call(&d.own.deviceGetCount, uintptr(unsafe.Pointer(&n))); r != success {
 		return nil, d.error(&d.own.deviceGetCount, r)
 	}
 	if n <= 0 {
@@ -177,21 +175,6 @@ func initError(e *gpu.DriverError) error {
 		return fmt.Errorf("%w: libcuda is the toolkit's stub library, not a driver (%w)", gpu.ErrNoDriver, e)
 	}
 	return e
-}
-
-// call calls fn (off the runtime's hot paths) and returns its CUresult.
-//
-// Arguments are often Go pointers converted to uintptr (out-parameters such
-// as &h). The directive below makes the compiler keep what they point to
-// on the heap and alive for the call, as it does for purego.SyscallN
-// itself: without it a pointer to a local stays on the goroutine's stack,
-// which may move while the driver runs, and the driver writes into the old
-// stack (seen as a module handle the driver called invalid).
-//
-//go:uintptrescapes
-func call(fn *gpu.Fn, args ...uintptr) int32 {
-	r, _, _ := purego.SyscallN(fn.Addr, args...)
-	return int32(uint32(r))
 }
 
 // versionString formats a cuDriverGetVersion number: 12040 → "12.4".

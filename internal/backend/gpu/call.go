@@ -3,6 +3,8 @@ package gpu
 import (
 	"sync"
 	"unsafe"
+
+	"github.com/ebitengine/purego"
 )
 
 // Driver calls go through purego.SyscallN on the Fn's address, never
@@ -12,6 +14,24 @@ import (
 // per-launch blocks, per-object read-only lists), so they do not allocate.
 // Device addresses are uint64/uintptr, never unsafe.Pointer. Go memory
 // handed to the driver is heap memory kept alive across the call.
+
+// Call calls fn off the hot paths and returns its result code (a C enum,
+// in the low 32 bits). Every driver and compiler binding calls through it
+// rather than wrapping SyscallN itself.
+//
+// Arguments are often Go pointers converted to uintptr (out-parameters such
+// as &h). The directive below makes the compiler keep what they point to
+// on the heap and alive for the call, as it does for purego.SyscallN
+// itself: without it a pointer to a local stays on the goroutine's stack,
+// which may move while the driver runs, and the driver writes into the old
+// stack (seen as a module handle the CUDA driver called invalid, and as
+// NVRTC's "invalid program" for a program handle never written).
+//
+//go:uintptrescapes
+func Call(fn *Fn, args ...uintptr) int32 {
+	r, _, _ := purego.SyscallN(fn.Addr, args...)
+	return int32(uint32(r))
+}
 
 // res extracts a result code (a C enum, returned in the low 32 bits of the
 // result register) from a SyscallN result.

@@ -82,7 +82,7 @@ func (d *driver) query(ordinal int) (*gpu.Props, error) {
 		{88, 0, &pools},               // MemoryPoolsSupported
 	} {
 		var v int32
-		switch r := call(&d.own.attribute, uintptr(unsafe.Pointer(&v)), a.id, uintptr(ordinal)); r {
+		switch r := gpu.Call(&d.own.attribute, uintptr(unsafe.Pointer(&v)), a.id, uintptr(ordinal)); r {
 		case hipSuccess:
 			*a.into = int(v)
 		case hipErrInvalidValue:
@@ -93,11 +93,11 @@ func (d *driver) query(ordinal int) (*gpu.Props, error) {
 	}
 	p.MemPools = pools != 0 && d.calls.MemAllocAsync.Bound()
 	name := make([]byte, 256)
-	if r := call(&d.own.name, uintptr(unsafe.Pointer(&name[0])), uintptr(len(name)-1), uintptr(ordinal)); r != hipSuccess {
+	if r := gpu.Call(&d.own.name, uintptr(unsafe.Pointer(&name[0])), uintptr(len(name)-1), uintptr(ordinal)); r != hipSuccess {
 		return nil, d.fail(&d.own.name, r)
 	}
 	p.Name = gpu.CBytes(name)
-	if r := call(&d.own.totalMem, uintptr(unsafe.Pointer(&p.MemoryBytes)), uintptr(ordinal)); r != hipSuccess {
+	if r := gpu.Call(&d.own.totalMem, uintptr(unsafe.Pointer(&p.MemoryBytes)), uintptr(ordinal)); r != hipSuccess {
 		return nil, d.fail(&d.own.totalMem, r)
 	}
 	var err error
@@ -117,7 +117,7 @@ func (d *driver) arch(ordinal int) (string, error) {
 	if d.own.propsR0600.Bound() {
 		fn, off = &d.own.propsR0600, archOffsetR0600
 	}
-	if r := call(fn, uintptr(unsafe.Pointer(&buf[0])), uintptr(ordinal)); r != hipSuccess {
+	if r := gpu.Call(fn, uintptr(unsafe.Pointer(&buf[0])), uintptr(ordinal)); r != hipSuccess {
 		return "", d.fail(fn, r)
 	}
 	arch := gpu.CBytes(buf[off : off+256])
@@ -137,11 +137,11 @@ func (d *driver) OpenDevice(ordinal int) (*gpu.Props, error) {
 	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	if r := call(&d.calls.MakeCurrent, uintptr(ordinal)); r != hipSuccess {
+	if r := gpu.Call(&d.calls.MakeCurrent, uintptr(ordinal)); r != hipSuccess {
 		return nil, d.fail(&d.calls.MakeCurrent, r)
 	}
 	var least, greatest int32
-	if r := call(&d.own.priorities, uintptr(unsafe.Pointer(&least)), uintptr(unsafe.Pointer(&greatest))); r != hipSuccess {
+	if r := gpu.Call(&d.own.priorities, uintptr(unsafe.Pointer(&least)), uintptr(unsafe.Pointer(&greatest))); r != hipSuccess {
 		return nil, d.fail(&d.own.priorities, r)
 	}
 	p.PriorityLeast, p.PriorityGreatest = int(least), int(greatest)
@@ -180,7 +180,7 @@ func (d *driver) Load(img *gpu.Image) (uintptr, error) {
 		return 0, fmt.Errorf("amdgpu: empty code object")
 	}
 	var h uintptr
-	r := call(&d.own.moduleLoad, uintptr(unsafe.Pointer(&h)), uintptr(unsafe.Pointer(&img.Code[0])))
+	r := gpu.Call(&d.own.moduleLoad, uintptr(unsafe.Pointer(&h)), uintptr(unsafe.Pointer(&img.Code[0])))
 	runtime.KeepAlive(img)
 	if r != hipSuccess {
 		return 0, d.fail(&d.own.moduleLoad, r)
@@ -195,11 +195,11 @@ var loadDriver = sync.OnceValues(func() (*driver, error) {
 	if err != nil {
 		return nil, err
 	}
-	if r := call(&l.own.init, 0); r != hipSuccess {
+	if r := gpu.Call(&l.own.init, 0); r != hipSuccess {
 		return nil, noDevice(l.fail(&l.own.init, r))
 	}
 	var n int32
-	if r := call(&l.own.deviceCount, uintptr(unsafe.Pointer(&n))); r != hipSuccess {
+	if r := gpu.Call(&l.own.deviceCount, uintptr(unsafe.Pointer(&n))); r != hipSuccess {
 		return nil, noDevice(l.fail(&l.own.deviceCount, r))
 	}
 	if n <= 0 {

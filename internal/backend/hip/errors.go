@@ -74,9 +74,3 @@ func cString(fn *gpu.Fn, code int32) string {
 	r, _, _ := purego.SyscallN(fn.Addr, uintptr(code))
 	return gpu.GoString(*(**byte)(unsafe.Pointer(&r)))
 }
-
-// call calls fn (off the runtime's hot paths) and returns its hipError_t.
-func call(fn *gpu.Fn, args ...uintptr) int32 {
-	r, _, _ := purego.SyscallN(fn.Addr, args...)
-	return int32(uint32(r))
-}

@@ -123,7 +123,7 @@ var openLibrary = sync.OnceValues(func() (*library, error) {
 		l.calls.MemAllocAsync.Addr, l.calls.MemFreeAsync.Addr = 0, 0 // both or neither
 	}
 	var v int32
-	if r := call(&l.own.runtimeVersion, uintptr(unsafe.Pointer(&v))); r == 0 {
+	if r := gpu.Call(&l.own.runtimeVersion, uintptr(unsafe.Pointer(&v))); r == 0 {
 		l.version = int(v)
 	}
 	if l.rtcLib, err = bindRTC(lib, &l.rtc.Calls); err != nil {

@@ -63,7 +63,7 @@ func (c *Compiler) Version() string {
 		return ""
 	}
 	var major, minor int32
-	if c.call(&c.Calls.Version, uintptr(unsafe.Pointer(&major)), uintptr(unsafe.Pointer(&minor))) != 0 {
+	if gpu.Call(&c.Calls.Version, uintptr(unsafe.Pointer(&major)), uintptr(unsafe.Pointer(&minor))) != 0 {
 		return ""
 	}
 	return fmt.Sprintf("%d.%d", major, minor)
@@ -82,16 +82,16 @@ func (c *Compiler) Run(src, name string, opts []string) (code []byte, log string
 		return uintptr(unsafe.Pointer(&b[0]))
 	}
 	var prog uintptr
-	if r := c.call(&c.Calls.Create, uintptr(unsafe.Pointer(&prog)), cstr(src), cstr(name), 0, 0, 0); r != 0 {
+	if r := gpu.Call(&c.Calls.Create, uintptr(unsafe.Pointer(&prog)), cstr(src), cstr(name), 0, 0, 0); r != 0 {
 		return nil, "", c.error(&c.Calls.Create, r, "")
 	}
-	defer c.call(&c.Calls.Destroy, uintptr(unsafe.Pointer(&prog)))
+	defer gpu.Call(&c.Calls.Destroy, uintptr(unsafe.Pointer(&prog)))
 
 	ptrs := make([]uintptr, len(opts)+1) // never empty: its address is passed
 	for i, o := range opts {
 		ptrs[i] = cstr(o)
 	}
-	r := c.call(&c.Calls.Compile, prog, uintptr(len(opts)), uintptr(unsafe.Pointer(&ptrs[0])))
+	r := gpu.Call(&c.Calls.Compile, prog, uintptr(len(opts)), uintptr(unsafe.Pointer(&ptrs[0])))
 	runtime.KeepAlive(ptrs)
 	log = c.read(prog, &c.Calls.LogSize, &c.Calls.Log, true)
 	if r != 0 {
@@ -108,22 +108,17 @@ func (c *Compiler) Run(src, name string, opts []string) (code []byte, log string
 // lose their terminating NUL.
 func (c *Compiler) read(prog uintptr, size, get *gpu.Fn, text bool) string {
 	var n uint64
-	if c.call(size, prog, uintptr(unsafe.Pointer(&n))) != 0 || n == 0 {
+	if gpu.Call(size, prog, uintptr(unsafe.Pointer(&n))) != 0 || n == 0 {
 		return ""
 	}
 	buf := make([]byte, n)
-	if c.call(get, prog, uintptr(unsafe.Pointer(&buf[0]))) != 0 {
+	if gpu.Call(get, prog, uintptr(unsafe.Pointer(&buf[0]))) != 0 {
 		return ""
 	}
 	if text {
 		return strings.TrimSpace(gpu.CBytes(buf))
 	}
 	return string(buf)
-}
-
-func (c *Compiler) call(fn *gpu.Fn, args ...uintptr) int32 {
-	r, _, _ := purego.SyscallN(fn.Addr, args...)
-	return int32(uint32(r))
 }
 
 // error is the DriverError of result r of fn, with the compiler's log.
