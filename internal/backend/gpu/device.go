@@ -40,6 +40,11 @@ var (
 	_ backend.Tracing = (*Device)(nil)
 )
 
+// openDevices counts the devices open in the process, of every driver: a
+// launch may skip making its device current only while it is the only one
+// (Props.LaunchChecksContext).
+var openDevices atomic.Int32
+
 // Open opens device ordinal of drv.
 func Open(drv Driver, ordinal int) (*Device, error) {
 	p, err := drv.OpenDevice(ordinal)
@@ -55,6 +60,7 @@ func Open(drv Driver, ordinal int) (*Device, error) {
 		modules: map[*loadedModule]struct{}{},
 	}
 	d.temps.d = d
+	openDevices.Add(1)
 	return d, nil
 }
 
@@ -164,6 +170,7 @@ func (d *Device) Close() error {
 	if !d.closing.CompareAndSwap(false, true) {
 		return nil
 	}
+	openDevices.Add(-1)
 	var errs []error
 	lost := d.lost.Load() != nil
 	if !lost {

@@ -145,6 +145,12 @@ type Props struct {
 	// PriorityLeast and PriorityGreatest bound stream priorities (a lower
 	// number is a higher priority).
 	PriorityLeast, PriorityGreatest int
+	// LaunchChecksContext: a launch made while the device is not current
+	// on the thread (no context, or another one) fails instead of running
+	// elsewhere, so while the process has this one device open, Run may
+	// launch without MakeCurrent first and retry after it on failure
+	// (CUDA; not HIP, whose threads default to device 0).
+	LaunchChecksContext bool
 	// Driver holds state the vendor needs later (its device handle, its
 	// version), opaque to the runtime.
 	Driver any

@@ -533,3 +533,37 @@ func TestGroupsOnStreams(t *testing.T) {
 		}
 	})
 }
+
+// A launch from a thread where the device is not current still runs, in
+// the device's context: where the driver lets Run skip MakeCurrent
+// (Props.LaunchChecksContext), the launch that finds no context fails and
+// is repeated after it.
+func TestLaunchWithoutCurrentContext(t *testing.T) {
+	forEachDriver(t, func(t *testing.T, d *gpu.Device) {
+		if !d.Props().LaunchChecksContext {
+			t.Skipf("%s makes the device current before every launch", d.Arch())
+		}
+		s := mustStream(t, d, 0)
+		fill := build(t, d, fillKernel())
+		const n = 1 << 10
+		buf := mustAlloc(t, d, 4*n)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			runtime.LockOSThread() // the thread loses its context for good: let it exit with the goroutine
+			if r := d.RawCall(&d.Driver().Calls().MakeCurrent, 0); r != 0 {
+				t.Errorf("unbinding the context: result %d", r)
+				return
+			}
+			if err := fill.launch(s, &backend.Args{Scalars: []uint64{0, 5}, Arrays: []backend.ArrayArg{arr(buf, n)}}); err != nil {
+				t.Errorf("launch on a thread without the context: %v", err)
+			}
+		}()
+		<-done
+		for i, v := range readU32(t, buf, s, n) {
+			if v != 5 {
+				t.Fatalf("element %d = %d", i, v)
+			}
+		}
+	})
+}
