@@ -40,10 +40,32 @@ var (
 	_ backend.Tracing = (*Device)(nil)
 )
 
-// openDevices counts the devices open in the process, of every driver: a
-// launch may skip making its device current only while it is the only one
-// (Props.LaunchChecksContext).
-var openDevices atomic.Int32
+// contexts counts the devices open in the process by what MakeCurrent
+// makes current (Props.CurrentArg: a context, an ordinal). A launch may
+// skip making its device current only while there is one
+// (Props.LaunchChecksContext); devices opened twice on one context, as
+// qd bench's reference does, share it.
+var contexts struct {
+	mu       sync.Mutex
+	refs     map[uintptr]int
+	distinct atomic.Int32
+}
+
+func addContext(arg uintptr, delta int) {
+	contexts.mu.Lock()
+	defer contexts.mu.Unlock()
+	if contexts.refs == nil {
+		contexts.refs = map[uintptr]int{}
+	}
+	contexts.refs[arg] += delta
+	if contexts.refs[arg] <= 0 {
+		delete(contexts.refs, arg)
+	}
+	contexts.distinct.Store(int32(len(contexts.refs)))
+}
+
+// soleContext reports whether d's context is the only one open.
+func (d *Device) soleContext() bool { return contexts.distinct.Load() == 1 }
 
 // Open opens device ordinal of drv.
 func Open(drv Driver, ordinal int) (*Device, error) {
@@ -60,7 +82,7 @@ func Open(drv Driver, ordinal int) (*Device, error) {
 		modules: map[*loadedModule]struct{}{},
 	}
 	d.temps.d = d
-	openDevices.Add(1)
+	addContext(p.CurrentArg, 1)
 	return d, nil
 }
 
@@ -170,7 +192,7 @@ func (d *Device) Close() error {
 	if !d.closing.CompareAndSwap(false, true) {
 		return nil
 	}
-	openDevices.Add(-1)
+	addContext(d.props.CurrentArg, -1)
 	var errs []error
 	lost := d.lost.Load() != nil
 	if !lost {

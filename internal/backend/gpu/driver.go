@@ -147,7 +147,7 @@ type Props struct {
 	PriorityLeast, PriorityGreatest int
 	// LaunchChecksContext: a launch made while the device is not current
 	// on the thread (no context, or another one) fails instead of running
-	// elsewhere, so while the process has this one device open, Run may
+	// elsewhere, so while the process has this one context open, Run may
 	// launch without MakeCurrent first and retry after it on failure
 	// (CUDA; not HIP, whose threads default to device 0).
 	LaunchChecksContext bool

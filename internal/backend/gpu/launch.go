@@ -216,7 +216,7 @@ func (l *launch) Run(task int, bs backend.Stream) error {
 	a := &l.kargs[task]
 	a[1] = uintptr(g)
 	a[8] = s.h
-	if d.props.LaunchChecksContext && openDevices.Load() == 1 && !d.closed.Load() && d.lost.Load() == nil {
+	if d.props.LaunchChecksContext && d.soleContext() && !d.closed.Load() && d.lost.Load() == nil {
 		// The device is current on most threads that launched before:
 		// try without making it current (cuCtxSetCurrent is a third of a
 		// launch's host cost). A failure, "not current" or real, takes
