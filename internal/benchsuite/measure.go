@@ -45,51 +45,51 @@ func (s *suite) launch() error {
 		return err
 	}
 	defer st.Close()
-	iters := s.pick(2048, 20000, 20000)
+	// Bursts of syncEvery launches, qd's and the reference's in turn, and
+	// the fastest burst of each: on a shared host, noise only ever adds
+	// time, and alternating bursts gives both sides the same machine.
+	rounds := s.pick(8, 80, 80)
 	var launchErr error
-	loop := func() (time.Duration, error) {
-		var total time.Duration
-		for done := 0; done < iters; {
-			burst := min(syncEvery, iters-done)
-			t0 := time.Now()
-			for range burst {
-				// Constants boxed into any cost no allocation.
-				if err := k.LaunchOn(st, float32(2), x, y, int64(n)); err != nil {
-					launchErr = err
-				}
+	burst := func() (time.Duration, error) {
+		t0 := time.Now()
+		for range syncEvery {
+			// Constants boxed into any cost no allocation.
+			if err := k.LaunchOn(st, float32(2), x, y, int64(n)); err != nil {
+				launchErr = err
 			}
-			total += time.Since(t0)
-			if err := st.Synchronize(); err != nil {
-				return 0, err
-			}
-			done += burst
 		}
-		return total / time.Duration(iters), launchErr
+		d := time.Since(t0)
+		if err := st.Synchronize(); err != nil {
+			return 0, err
+		}
+		return d / syncEvery, launchErr
 	}
-	// locked is loop with the calling goroutine locked to its OS thread,
+	// locked is a burst with the calling goroutine locked to its OS thread,
 	// as the raw reference runs: the difference shows what moving between
 	// threads costs the driver.
 	locked := func() (time.Duration, error) {
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
-		return loop()
+		return burst()
 	}
-	if _, err := loop(); err != nil { // warm: pools, the driver's JIT
-		return err
-	}
-	row := Row{Name: "launch host cost (LaunchOn, 4 args, explicit stream)", Unit: "µs",
-		Note: fmt.Sprintf("mean of %d launches in bursts of %d, best of 5 rounds, each round qd then the reference", iters, syncEvery)}
-	lockedRow := Row{Name: "launch host cost, caller locked to its thread", Unit: "µs", Status: Info,
-		Note: "the same with runtime.LockOSThread around the loop"}
-	var cost, costLocked, raw time.Duration
-	var rawRun func() (time.Duration, error)
-	if s.gpu {
-		if rawRun, err = s.rawLaunch(n, iters); err != nil {
+	for range 8 { // warm: pools, the driver's JIT
+		if _, err := burst(); err != nil {
 			return err
 		}
 	}
-	for r := range 5 {
-		c, err := loop()
+	row := Row{Name: "launch host cost (LaunchOn, 4 args, explicit stream)", Unit: "µs",
+		Note: fmt.Sprintf("mean per launch of the fastest of %d bursts of %d, qd's and the reference's bursts in turn", rounds, syncEvery)}
+	lockedRow := Row{Name: "launch host cost, caller locked to its thread", Unit: "µs", Status: Info,
+		Note: "the same with runtime.LockOSThread around each burst"}
+	var cost, costLocked, raw time.Duration
+	var rawRun func() (time.Duration, error)
+	if s.gpu {
+		if rawRun, err = s.rawLaunch(n, syncEvery); err != nil {
+			return err
+		}
+	}
+	for r := range rounds {
+		c, err := burst()
 		if err != nil {
 			return err
 		}
@@ -126,12 +126,15 @@ func (s *suite) launch() error {
 	s.add(lockedRow)
 
 	var m0, m1 runtime.MemStats
+	const allocBursts = 40
 	runtime.ReadMemStats(&m0)
-	if _, err := loop(); err != nil {
-		return err
+	for range allocBursts {
+		if _, err := burst(); err != nil {
+			return err
+		}
 	}
 	runtime.ReadMemStats(&m1)
-	allocs := Row{Name: "launch allocations", Value: float64(m1.Mallocs-m0.Mallocs) / float64(iters), Unit: "allocs/launch",
+	allocs := Row{Name: "launch allocations", Value: float64(m1.Mallocs-m0.Mallocs) / float64(allocBursts*syncEvery), Unit: "allocs/launch",
 		Note: "whole process during the launch loop (includes the stream's own work)"}
 	allocs.Ratio = allocs.Value
 	barLE(&allocs, 0.01)
