@@ -160,7 +160,7 @@ func (d *driver) properties(ordinal int, dv *device) (*gpu.Props, error) {
 	// A launch whose function's context is not current fails with
 	// CUDA_ERROR_INVALID_CONTEXT or an invalid handle; it never runs in
 	// another context (TestLaunchWithoutCurrentContext checks).
-	p.LaunchChecksContext = true
+	p.ContextChecked = true
 	p.Describe = fmt.Sprintf("CUDA device %d: %s, compute capability %d.%d, %d SMs, %.1f GiB, driver CUDA %s",
 		ordinal, p.Name, dv.ccMajor, dv.ccMinor, p.Units, float64(p.MemoryBytes)/(1<<30), versionString(d.version))
 	return p, nil

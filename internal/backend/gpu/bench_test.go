@@ -1,8 +1,13 @@
 package gpu_test
 
 import (
+	"fmt"
 	"math"
 	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/ebitengine/purego"
 
 	"github.com/quadrants-go/qd/internal/backend"
 	"github.com/quadrants-go/qd/internal/backend/gpu"
@@ -160,5 +165,96 @@ func BenchmarkCopyDtoD256MiB(b *testing.B) {
 			}
 		}
 		s.Synchronize()
+	})
+}
+
+// Stream-ordered memory, 1 MiB: what NewNdarrayOn + Close cost the host
+// in the runtime (AllocOn, Zero, FreeOn), piece by piece, and the bare
+// driver calls on a thread with the device current.
+func BenchmarkStreamOrderedMemory(b *testing.B) {
+	const n = 1 << 20
+	ops := []struct {
+		name string
+		op   func(d *gpu.Device, s backend.Stream) error
+	}{
+		{"AllocOn+FreeOn", func(d *gpu.Device, s backend.Stream) error {
+			buf, err := d.AllocOn(s, n)
+			if err != nil {
+				return err
+			}
+			return buf.FreeOn(s)
+		}},
+		{"AllocOn+Zero+FreeOn", func(d *gpu.Device, s backend.Stream) error {
+			buf, err := d.AllocOn(s, n)
+			if err != nil {
+				return err
+			}
+			if err := buf.(backend.Zeroer).Zero(s); err != nil {
+				return err
+			}
+			return buf.FreeOn(s)
+		}},
+	}
+	for _, o := range ops {
+		b.Run(o.name, func(b *testing.B) {
+			forEachDriverB(b, func(b *testing.B, d *gpu.Device) {
+				if !d.Props().MemPools {
+					b.Skip("no memory pools on this device")
+				}
+				s := mustStream(b, d, 0)
+				b.ReportAllocs()
+				for i := range b.N {
+					if err := o.op(d, s); err != nil {
+						b.Fatal(err)
+					}
+					if i%syncEvery == syncEvery-1 {
+						s.Synchronize()
+					}
+				}
+				s.Synchronize()
+			})
+		})
+	}
+	// The bare calls, n of each, in one call path (no MakeCurrent each).
+	b.Run("raw", func(b *testing.B) {
+		forEachDriverB(b, func(b *testing.B, d *gpu.Device) {
+			if !d.Props().MemPools {
+				b.Skip("no memory pools on this device")
+			}
+			c := d.Driver().Calls()
+			s := mustStream(b, d, 0)
+			h := s.Handle()
+			ptr := new(uint64)
+			var alloc, zero, free time.Duration
+			err := d.Do(func() error {
+				for i := range b.N {
+					t0 := time.Now()
+					if r, _, _ := purego.SyscallN(c.MemAllocAsync.Addr, uintptr(unsafe.Pointer(ptr)), n, h); r != 0 {
+						return fmt.Errorf("MemAllocAsync: %d", r)
+					}
+					t1 := time.Now()
+					if r, _, _ := purego.SyscallN(c.MemsetD8Async.Addr, uintptr(*ptr), 0, n, h); r != 0 {
+						return fmt.Errorf("MemsetD8Async: %d", r)
+					}
+					t2 := time.Now()
+					if r, _, _ := purego.SyscallN(c.MemFreeAsync.Addr, uintptr(*ptr), h); r != 0 {
+						return fmt.Errorf("MemFreeAsync: %d", r)
+					}
+					free += time.Since(t2)
+					alloc, zero = alloc+t1.Sub(t0), zero+t2.Sub(t1)
+					if i%syncEvery == syncEvery-1 {
+						purego.SyscallN(c.StreamSynchronize.Addr, h)
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+			s.Synchronize()
+			b.ReportMetric(float64(alloc.Nanoseconds())/float64(b.N), "ns-alloc")
+			b.ReportMetric(float64(zero.Nanoseconds())/float64(b.N), "ns-memset")
+			b.ReportMetric(float64(free.Nanoseconds())/float64(b.N), "ns-free")
+		})
 	})
 }

@@ -75,7 +75,7 @@ func (b *buffer) checkCopy(bs backend.Stream, n int, what string) (*stream, erro
 func (b *buffer) copyAsync(fn *Fn, dst, src uintptr, n int, s *stream) error {
 	f := getFrame()
 	f.a[0], f.a[1], f.a[2], f.a[3] = dst, src, uintptr(n), s.h
-	err := b.d.run(fn, f.a[:4])
+	err := b.d.runOn(fn, f.a[:4])
 	putFrame(f)
 	return err
 }

@@ -43,7 +43,7 @@ var (
 // contexts counts the devices open in the process by what MakeCurrent
 // makes current (Props.CurrentArg: a context, an ordinal). A launch may
 // skip making its device current only while there is one
-// (Props.LaunchChecksContext); devices opened twice on one context, as
+// (Props.ContextChecked); devices opened twice on one context, as
 // qd bench's reference does, share it.
 var contexts struct {
 	mu       sync.Mutex
@@ -63,9 +63,6 @@ func addContext(arg uintptr, delta int) {
 	}
 	contexts.distinct.Store(int32(len(contexts.refs)))
 }
-
-// soleContext reports whether d's context is the only one open.
-func (d *Device) soleContext() bool { return contexts.distinct.Load() == 1 }
 
 // Open opens device ordinal of drv.
 func Open(drv Driver, ordinal int) (*Device, error) {
@@ -160,6 +157,26 @@ func (d *Device) run(fn *Fn, args []uintptr) error {
 	r := res(purego.SyscallN(fn.Addr, args...))
 	d.leave()
 	return d.check(fn, r)
+}
+
+// runOn is run for a call that names one of the device's streams (or
+// functions): while the device's context is the only one open and the
+// driver checks it (Props.ContextChecked), the call goes without making
+// the device current, which is a third of a small call's cost; a failure,
+// "not current" or real, takes the full path, which repeats the call and
+// reports. The thread's current context is almost always the device's:
+// every call path that made it current left it so.
+func (d *Device) runOn(fn *Fn, args []uintptr) error {
+	if d.mayCallUnbound() && res(purego.SyscallN(fn.Addr, args...)) == 0 {
+		return nil
+	}
+	return d.run(fn, args)
+}
+
+// mayCallUnbound reports whether a call naming one of the device's streams
+// may go without making the device current (runOn).
+func (d *Device) mayCallUnbound() bool {
+	return d.props.ContextChecked && contexts.distinct.Load() == 1 && !d.closed.Load() && d.lost.Load() == nil
 }
 
 // poll is run for a query: the driver's "not ready" is "not yet" (false),

@@ -145,12 +145,15 @@ type Props struct {
 	// PriorityLeast and PriorityGreatest bound stream priorities (a lower
 	// number is a higher priority).
 	PriorityLeast, PriorityGreatest int
-	// LaunchChecksContext: a launch made while the device is not current
-	// on the thread (no context, or another one) fails instead of running
-	// elsewhere, so while the process has this one context open, Run may
-	// launch without MakeCurrent first and retry after it on failure
-	// (CUDA; not HIP, whose threads default to device 0).
-	LaunchChecksContext bool
+	// ContextChecked: a call that names a stream or a function of the
+	// device (a launch, a stream-ordered allocation, free, copy or fill,
+	// an event record or wait) made while the device is not current on
+	// the thread (no context, or another one) fails instead of acting
+	// elsewhere. While the process has this one context open, such calls
+	// go without MakeCurrent first and are retried after it on failure
+	// (Device.runOn). True for CUDA; not for HIP, whose threads default
+	// to device 0.
+	ContextChecked bool
 	// Driver holds state the vendor needs later (its device handle, its
 	// version), opaque to the runtime.
 	Driver any

@@ -80,7 +80,7 @@ func (e *event) Record(bs backend.Stream) error {
 func (e *event) record(stream uintptr) error {
 	f := getFrame()
 	f.a[0], f.a[1] = e.h, stream
-	err := e.d.run(&e.d.c.EventRecord, f.a[:2])
+	err := e.d.runOn(&e.d.c.EventRecord, f.a[:2])
 	putFrame(f)
 	return err
 }

@@ -216,11 +216,7 @@ func (l *launch) Run(task int, bs backend.Stream) error {
 	a := &l.kargs[task]
 	a[1] = uintptr(g)
 	a[8] = s.h
-	if d.props.LaunchChecksContext && d.soleContext() && !d.closed.Load() && d.lost.Load() == nil {
-		// The device is current on most threads that launched before:
-		// try without making it current (cuCtxSetCurrent is a third of a
-		// launch's host cost). A failure, "not current" or real, takes
-		// the full path below, which repeats the launch and reports.
+	if d.mayCallUnbound() { // as Device.runOn
 		if r := res(purego.SyscallN(d.c.LaunchKernel.Addr, a[:]...)); r == 0 {
 			runtime.KeepAlive(l)
 			return nil

@@ -37,7 +37,7 @@ func (d *Device) AllocOn(bs backend.Stream, bytes int) (backend.Buffer, error) {
 	b := &buffer{d: d, n: bytes, pooled: true}
 	f := getFrame()
 	f.a[0], f.a[1], f.a[2] = uintptr(unsafe.Pointer(&b.ptr)), uintptr(bytes), s.h
-	err = d.run(&d.c.MemAllocAsync, f.a[:3])
+	err = d.runOn(&d.c.MemAllocAsync, f.a[:3])
 	putFrame(f)
 	if err != nil {
 		if errors.Is(err, backend.ErrOutOfMemory) {
@@ -70,7 +70,7 @@ func (b *buffer) FreeOn(bs backend.Stream) error {
 	}
 	f := getFrame()
 	f.a[0], f.a[1] = uintptr(b.ptr), s.h
-	err = d.run(&d.c.MemFreeAsync, f.a[:2])
+	err = d.runOn(&d.c.MemFreeAsync, f.a[:2])
 	putFrame(f)
 	return err
 }

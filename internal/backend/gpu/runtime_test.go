@@ -534,33 +534,56 @@ func TestGroupsOnStreams(t *testing.T) {
 	})
 }
 
-// A launch from a thread where the device is not current still runs, in
-// the device's context: where the driver lets Run skip MakeCurrent
-// (Props.LaunchChecksContext), the launch that finds no context fails and
-// is repeated after it.
-func TestLaunchWithoutCurrentContext(t *testing.T) {
+// Calls from a thread where the device is not current still act, in the
+// device's context: where the driver lets calls that name a stream skip
+// MakeCurrent (Props.ContextChecked), the call that finds no context fails
+// and is repeated after it. Every such call is made once from a thread
+// whose context was unbound: a stream-ordered allocation, a fill, a copy,
+// a launch, an event record and wait, a free.
+func TestCallsWithoutCurrentContext(t *testing.T) {
 	forEachDriver(t, func(t *testing.T, d *gpu.Device) {
-		if !d.Props().LaunchChecksContext {
-			t.Skipf("%s makes the device current before every launch", d.Arch())
+		if !d.Props().ContextChecked {
+			t.Skipf("%s makes the device current before every call", d.Arch())
 		}
-		s := mustStream(t, d, 0)
+		s1, s2 := mustStream(t, d, 0), mustStream(t, d, 0)
 		fill := build(t, d, fillKernel())
 		const n = 1 << 10
 		buf := mustAlloc(t, d, 4*n)
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			runtime.LockOSThread() // the thread loses its context for good: let it exit with the goroutine
-			if r := d.RawCall(&d.Driver().Calls().MakeCurrent, 0); r != 0 {
-				t.Errorf("unbinding the context: result %d", r)
-				return
+		ev, err := d.NewEvent(false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ev.Close()
+		unbound := func(what string, f func() error) {
+			t.Helper()
+			done := make(chan error)
+			go func() {
+				runtime.LockOSThread() // the thread loses its context for good: let it exit with the goroutine
+				if r := d.RawCall(&d.Driver().Calls().MakeCurrent, 0); r != 0 {
+					done <- fmt.Errorf("unbinding the context: result %d", r)
+					return
+				}
+				done <- f()
+			}()
+			if err := <-done; err != nil {
+				t.Fatalf("%s on a thread without the context: %v", what, err)
 			}
-			if err := fill.launch(s, &backend.Args{Scalars: []uint64{0, 5}, Arrays: []backend.ArrayArg{arr(buf, n)}}); err != nil {
-				t.Errorf("launch on a thread without the context: %v", err)
-			}
-		}()
-		<-done
-		for i, v := range readU32(t, buf, s, n) {
+		}
+		var tmp backend.Buffer
+		if d.Props().MemPools {
+			unbound("AllocOn", func() (err error) { tmp, err = d.AllocOn(s1, 4*n); return err })
+			unbound("Zero", func() error { return tmp.(backend.Zeroer).Zero(s1) })
+		}
+		unbound("launch", func() error {
+			return fill.launch(s1, &backend.Args{Scalars: []uint64{0, 5}, Arrays: []backend.ArrayArg{arr(buf, n)}})
+		})
+		unbound("Record", func() error { return ev.Record(s1) })
+		unbound("WaitEvent", func() error { return s2.WaitEvent(ev) })
+		if tmp != nil {
+			unbound("CopyFrom", func() error { return tmp.CopyFrom(s2, buf, 4*n) })
+			unbound("FreeOn", func() error { return tmp.FreeOn(s2) })
+		}
+		for i, v := range readU32(t, buf, s2, n) {
 			if v != 5 {
 				t.Fatalf("element %d = %d", i, v)
 			}

@@ -133,7 +133,7 @@ func (s *stream) WaitEvent(be backend.Event) error {
 func (s *stream) waitEvent(ev uintptr) error {
 	f := getFrame()
 	f.a[0], f.a[1], f.a[2] = s.h, ev, 0
-	err := s.d.run(&s.d.c.StreamWaitEvent, f.a[:3])
+	err := s.d.runOn(&s.d.c.StreamWaitEvent, f.a[:3])
 	putFrame(f)
 	return err
 }
