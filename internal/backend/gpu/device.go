@@ -32,7 +32,8 @@ type Device struct {
 	mu      sync.Mutex
 	modules map[*loadedModule]struct{} // unloaded by Close if still loaded
 	temps   tempPool
-	records records // violation-record slots of checked launches (debug.go)
+	records records    // violation-record slots of checked launches (debug.go)
+	cache   blockCache // freed stream-ordered blocks, by stream (blockcache.go)
 }
 
 var (
@@ -222,7 +223,7 @@ func (d *Device) Close() error {
 				errs = append(errs, m.unloadLocked())
 			}
 			d.mu.Unlock()
-			errs = append(errs, d.temps.release(), d.records.release(d))
+			errs = append(errs, d.freeCached(nil, true), d.temps.release(), d.records.release(d))
 			d.leave()
 		}
 	}

@@ -34,11 +34,21 @@ func (d *Device) AllocOn(bs backend.Stream, bytes int) (backend.Buffer, error) {
 	if !d.props.MemPools {
 		return d.Alloc(bytes)
 	}
-	b := &buffer{d: d, n: bytes, pooled: true}
-	f := getFrame()
-	f.a[0], f.a[1], f.a[2] = uintptr(unsafe.Pointer(&b.ptr)), uintptr(bytes), s.h
-	err = d.runOn(&d.c.MemAllocAsync, f.a[:3])
-	putFrame(f)
+	class := sizeClass(bytes)
+	b := &buffer{d: d, n: bytes, pooled: true, class: class}
+	if b.ptr = d.cache.take(s, class); b.ptr != 0 {
+		if d.closed.Load() {
+			return nil, ErrDeviceClosed
+		}
+		return b, nil
+	}
+	err = d.allocAsync(b, s)
+	if errors.Is(err, backend.ErrOutOfMemory) && !d.cache.empty() {
+		// Give the cached blocks back to the pool and try again.
+		if err = d.Do(func() error { return d.freeCached(nil, false) }); err == nil {
+			err = d.allocAsync(b, s)
+		}
+	}
 	if err != nil {
 		if errors.Is(err, backend.ErrOutOfMemory) {
 			return nil, fmt.Errorf("%s: AllocOn of %d bytes: %w", d.Arch(), bytes, err)
@@ -46,6 +56,15 @@ func (d *Device) AllocOn(bs backend.Stream, bytes int) (backend.Buffer, error) {
 		return nil, err
 	}
 	return b, nil
+}
+
+// allocAsync allocates b.class bytes from the pool in the order of s.
+func (d *Device) allocAsync(b *buffer, s *stream) error {
+	f := getFrame()
+	f.a[0], f.a[1], f.a[2] = uintptr(unsafe.Pointer(&b.ptr)), uintptr(b.class), s.h
+	err := d.runOn(&d.c.MemAllocAsync, f.a[:3])
+	putFrame(f)
+	return err
 }
 
 // FreeOn frees the buffer in the order of bs. Views free nothing.
@@ -67,6 +86,9 @@ func (b *buffer) FreeOn(bs backend.Stream) error {
 			return err
 		}
 		return d.run(&d.c.MemFree, []uintptr{uintptr(b.ptr)})
+	}
+	if d.cache.keep(s, b.class, b.ptr) {
+		return nil
 	}
 	f := getFrame()
 	f.a[0], f.a[1] = uintptr(b.ptr), s.h

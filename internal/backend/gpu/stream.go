@@ -151,6 +151,7 @@ func (s *stream) Close() error {
 	}
 	defer d.leave()
 	err := d.check(&d.c.StreamSynchronize, res(purego.SyscallN(d.c.StreamSynchronize.Addr, s.args...)))
+	err = errors.Join(err, d.freeCached(s, false))
 	if verr := s.harvest(err == nil, false); err == nil {
 		err = verr
 	}
