@@ -33,6 +33,9 @@ type kernelCore struct {
 	// written marks the parameters the kernel writes, for the alias
 	// check of slice arguments (alias.go).
 	written []bool
+	// fills: the built-in fill kernel (FillOn), which writes every
+	// element of its array argument (zerofill.go).
+	fills bool
 }
 
 // Name is the kernel's name.

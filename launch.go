@@ -50,7 +50,11 @@ func (k *kernelCore) launchHeld(ctx context.Context, s *streamCore, args []any) 
 	c.b.Ctx = ctx
 	err := k.bind(c, args)
 	if err == nil {
+		err = k.zeroArrays(c, s)
+	}
+	if err == nil {
 		err = k.enqueueCall(c, s)
+		k.zeroAfterLaunch(c, err)
 	}
 	// bind pinned the Ndarray arguments, so a Close waits for this launch
 	// to be enqueued. Their uses are noted only now, after the enqueue, so

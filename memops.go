@@ -20,10 +20,16 @@ import (
 // NewNdarrayOn makes a zero-filled array of the given shape (1 to 3
 // dimensions, each ≥ 0) in the order of s: its memory comes from the
 // device's memory pool, usable by the work enqueued on s from now on (other
-// streams must be ordered after s to use it), and is zeroed on s. Its Close
-// frees the memory in stream order, after every stream that used it,
-// without blocking the host; the pool keeps freed memory for reuse, so
-// allocating and freeing in a loop is cheap. On the CPU it is NewNdarray.
+// streams must be ordered after s to use it). Its Close frees the memory
+// in stream order, after every stream that used it, without blocking the
+// host; freed memory is kept for reuse on the same stream, so allocating
+// and freeing in a loop costs no driver call. On the CPU it is NewNdarray.
+//
+// The array reads as zeros until written. On a GPU the zero fill is
+// enqueued by the array's first use, on that use's stream, and left out
+// when that use writes every element (CopyFromHostOn, CopyFromOn or FillOn
+// of the whole array) or the array is closed unused: a fill costs the host
+// more than the allocation.
 func NewNdarrayOn[T Elem](s *Stream, shape ...int) (*Ndarray[T], error) {
 	if err := s.use(); err != nil {
 		return nil, err
@@ -45,15 +51,12 @@ func NewNdarrayOn[T Elem](s *Stream, shape ...int) (*Ndarray[T], error) {
 	}
 	c.buf, c.st = buf, &storage{buf: buf, pooled: true, home: s.c}
 	if _, host := buf.(backend.HostPointer); !host && c.n > 0 {
-		z, ok := buf.(backend.Zeroer)
-		if !ok {
+		if _, ok := buf.(backend.Zeroer); !ok {
 			buf.FreeOn(s.c.b)
 			return nil, fmt.Errorf("qd: NewNdarrayOn: the %s backend cannot zero memory on a stream: %w", p.arch, ErrUnsupported)
 		}
-		if err := z.Zero(s.c.b); err != nil {
-			buf.FreeOn(s.c.b)
-			return nil, err
-		}
+		// The fill waits for the first use (zerofill.go).
+		c.st.zero.state.Store(zeroPending)
 	}
 	c.st.noteUse(s.c)
 	return newArray[T](c), nil
@@ -80,6 +83,7 @@ func (p *Program) freeInOrder(st *storage) error {
 		on = p.def.c
 		if !on.hold() {
 			err := p.waitUses(&st.tracker)
+			st.zero.release(p)
 			return errors.Join(err, st.buf.Close())
 		}
 	}
@@ -87,7 +91,9 @@ func (p *Program) freeInOrder(st *storage) error {
 	if err := p.orderAfterUses(&st.tracker, on); err != nil {
 		return err
 	}
-	return st.buf.FreeOn(on.b)
+	err := st.buf.FreeOn(on.b)
+	st.zero.release(p)
+	return err
 }
 
 // Rows is a view of rows [lo, hi) of the first dimension: an Ndarray
@@ -137,7 +143,8 @@ func (c *hostCore) noteUse(s *streamCore) { c.st.noteUse(s) }
 // enqueueOn runs enqueue on s with the arrays pinned, then notes that s
 // used them. The caller holds the Program's lifetime lock and has checked
 // the arrays.
-func (p *Program) enqueueOn(s *Stream, what string, arrays []pinned, enqueue func(backend.Stream) error) error {
+// zs are the arrays whose zero fill the operation must come after.
+func (p *Program) enqueueOn(s *Stream, what string, arrays []pinned, enqueue func(backend.Stream) error, zs ...zeroUse) error {
 	if err := s.check(p); err != nil {
 		return fmt.Errorf("qd: %s: %w", what, err)
 	}
@@ -153,7 +160,11 @@ func (p *Program) enqueueOn(s *Stream, what string, arrays []pinned, enqueue fun
 			return fmt.Errorf("qd: %s: %w", what, closedErr("array"))
 		}
 	}
-	err := enqueue(s.c.b)
+	err := p.zeroFirst(s.c, zs)
+	if err == nil {
+		err = enqueue(s.c.b)
+		p.zeroAfter(zs, err)
+	}
 	for _, a := range arrays {
 		a.noteUse(s.c)
 		a.unpin()
@@ -193,7 +204,7 @@ func (a *Ndarray[T]) CopyFromHostOn(s *Stream, h *HostArray[T]) error {
 			return nil
 		}
 		return a.c.buf.CopyFromHost(bs, h.c.ptr, a.c.n*a.c.elem.Size())
-	})
+	}, zeroUse{a.c.st, !a.c.view})
 }
 
 // CopyToHostOn enqueues on s a copy of the array into h (the same number of
@@ -213,7 +224,7 @@ func (a *Ndarray[T]) CopyToHostOn(s *Stream, h *HostArray[T]) error {
 			return nil
 		}
 		return a.c.buf.CopyToHost(bs, h.c.ptr, a.c.n*a.c.elem.Size())
-	})
+	}, zeroUse{st: a.c.st})
 }
 
 // CopyFromOn enqueues on s a device-to-device copy of src into the array
@@ -239,7 +250,7 @@ func (a *Ndarray[T]) CopyFromOn(s *Stream, src *Ndarray[T]) error {
 			return nil
 		}
 		return a.c.buf.CopyFrom(bs, src.c.buf, a.c.n*a.c.elem.Size())
-	})
+	}, zeroUse{st: src.c.st}, zeroUse{a.c.st, !a.c.view})
 }
 
 // FillOn enqueues on s a fill of every element with v and returns. It is a
@@ -296,6 +307,7 @@ func (p *Program) fillKernel(t ir.Type, dims int) (*kernelCore, error) {
 	if err != nil {
 		return nil, err
 	}
+	k.fills = true
 	if p.fills.k == nil {
 		p.fills.k = map[[2]int]*kernelCore{}
 	}

@@ -76,6 +76,7 @@ type storage struct {
 	// every stream that used it.
 	pooled bool
 	home   *streamCore
+	zero   zeroFill // NewNdarrayOn's fill, enqueued by the first use (zerofill.go)
 }
 
 // NewNdarray makes a zero-filled array of the given shape (1 to 3
@@ -144,10 +145,10 @@ func (c *ndCore) zero() error {
 		return nil
 	}
 	if z, ok := c.buf.(backend.Zeroer); ok {
-		return c.p.hostTransfer(c, z.Zero)
+		return c.p.hostTransfer(c, true, z.Zero)
 	}
 	zeros := make([]byte, c.n*c.elem.Size())
-	return c.p.hostTransfer(c, func(s backend.Stream) error {
+	return c.p.hostTransfer(c, true, func(s backend.Stream) error {
 		return c.buf.CopyFromHost(s, unsafe.Pointer(&zeros[0]), len(zeros))
 	})
 }
@@ -201,7 +202,7 @@ func (a *Ndarray[T]) CopyFromHost(src []T) error {
 	if a.c.n == 0 {
 		return nil
 	}
-	return a.c.p.hostTransfer(a.c, func(s backend.Stream) error {
+	return a.c.p.hostTransfer(a.c, !a.c.view, func(s backend.Stream) error {
 		return a.c.buf.CopyFromHost(s, unsafe.Pointer(&src[0]), len(src)*a.c.elem.Size())
 	}, func(p unsafe.Pointer) {
 		copy(unsafe.Slice((*T)(p), a.c.n), src)
@@ -226,7 +227,7 @@ func (a *Ndarray[T]) copyOut(dst []T) error {
 	if a.c.n == 0 {
 		return nil
 	}
-	return a.c.p.hostTransfer(a.c, func(s backend.Stream) error {
+	return a.c.p.hostTransfer(a.c, false, func(s backend.Stream) error {
 		return a.c.buf.CopyToHost(s, unsafe.Pointer(&dst[0]), len(dst)*a.c.elem.Size())
 	}, func(p unsafe.Pointer) {
 		copy(dst, unsafe.Slice((*T)(p), a.c.n))
@@ -298,13 +299,15 @@ func (c *ndCore) release() error {
 		return nil
 	}
 	c.st.closed.Store(true)
+	c.st.zero.release(c.p)
 	return c.st.buf.Close()
 }
 
 // hostTransfer runs one host copy of c after the work that uses it: on a
 // host-addressable buffer directly (direct), otherwise enqueued by enqueue
 // on a pooled stream that is then waited for.
-func (p *Program) hostTransfer(c *ndCore, enqueue func(backend.Stream) error, direct ...func(unsafe.Pointer)) error {
+// overwrite says the copy writes every element of c's storage (zerofill.go).
+func (p *Program) hostTransfer(c *ndCore, overwrite bool, enqueue func(backend.Stream) error, direct ...func(unsafe.Pointer)) error {
 	if err := p.waitUses(&c.st.tracker); err != nil {
 		return err
 	}
@@ -317,8 +320,14 @@ func (p *Program) hostTransfer(c *ndCore, enqueue func(backend.Stream) error, di
 		return err
 	}
 	defer p.pool.Put(s)
+	if err := p.zeroed(c.st, s, overwrite); err != nil {
+		return err
+	}
 	if err := enqueue(s.b); err != nil {
 		return err
+	}
+	if overwrite {
+		p.overwritten(c.st)
 	}
 	// Wait through an event. Pooled streams hold no errors (a launch's
 	// errors go to its own stream), so Synchronize would serve as well.
