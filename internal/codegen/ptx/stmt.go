@@ -120,6 +120,9 @@ func (f *fnWriter) ifStmt(s *ir.If) {
 func (f *fnWriter) forStmt(s *ir.For) {
 	f.stmts(s.Init)
 	f.pos = s.Pos
+	if v, e, ok := f.countedLoop(s); ok {
+		f.unrolledTrips(s, v, e) // serialunroll.go
+	}
 	head, cont, brk := f.label(), f.label(), f.label()
 	f.place(head)
 	if s.Cond != nil {
