@@ -136,6 +136,7 @@ type fnWriter struct {
 	loops   []loopLabels
 	parNext string // label of the next parallel iteration (continue), "" outside
 
+	aff     *affinePlan // the multi-dimensional parallel body being written (affine.go)
 	vec     *vectorPlan // the vector loop being written, nil elsewhere
 	vecCopy int         // which of its elements the body is written for
 
