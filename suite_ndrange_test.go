@@ -33,6 +33,18 @@ func transpose(a, b [][]float32) {
 }
 
 //qd:kernel
+func window(x, c, y []float32) {
+	for i := range len(y) {
+		acc := float32(0)
+		for j := 0; j < len(c)-1; j++ {
+			k := j + 1
+			acc += c[j]*x[i] - c[k]
+			y[i] = acc
+		}
+	}
+}
+
+//qd:kernel
 func shiftBack(a, b [][]float32) {
 	for i, j := range qd.NDRange(len(b), len(b[0])) {
 		k := j

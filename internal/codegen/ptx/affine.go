@@ -103,16 +103,20 @@ func (f *fnWriter) planAffine(l *ir.ParallelFor) *affinePlan {
 }
 
 // form is the affine form of e, if it has one.
-func (p *affinePlan) form(e ir.Expr) (affineIndex, bool) {
+func (p *affinePlan) form(e ir.Expr) (affineIndex, bool) { return affineForm(p.forms, e) }
+
+// affineForm is the affine form of e over the forms of the locals, if it
+// has one: a local with a form, plus or minus integer constants, in int64.
+func affineForm(forms map[*ir.Var]affineIndex, e ir.Expr) (affineIndex, bool) {
 	switch e := e.(type) {
 	case *ir.VarRef:
-		form, ok := p.forms[e.Var]
+		form, ok := forms[e.Var]
 		return form, ok
 	case *ir.Binary:
 		if e.Type() != ir.I64 || (e.Op != ir.Add && e.Op != ir.Sub) {
 			return affineIndex{}, false
 		}
-		x, xok := p.form(e.X)
+		x, xok := affineForm(forms, e.X)
 		cy, cyok := e.Y.(*ir.Const)
 		if xok && cyok {
 			if e.Op == ir.Sub {
@@ -121,7 +125,7 @@ func (p *affinePlan) form(e ir.Expr) (affineIndex, bool) {
 			return affineIndex{x.v, x.c + cy.Int()}, true
 		}
 		cx, cxok := e.X.(*ir.Const)
-		y, yok := p.form(e.Y)
+		y, yok := affineForm(forms, e.Y)
 		if cxok && yok && e.Op == ir.Add {
 			return affineIndex{y.v, y.c + cx.Int()}, true
 		}
@@ -212,6 +216,9 @@ func (f *fnWriter) affineBases(p *affinePlan, vars []string) {
 // its in-range predicate ("" when indices are not checked): through the
 // scheme when it applies, else checked's.
 func (f *fnWriter) memAddr(a *ir.Param, index []ir.Expr) (addr, ok string) {
+	if addr := f.serialAddress(a, index); addr != "" {
+		return addr, ""
+	}
 	if addr := f.affineAddress(a, index); addr != "" {
 		return addr, ""
 	}
