@@ -14,7 +14,9 @@ import (
 
 	"github.com/quadrants-go/qd/internal/backend"
 	"github.com/quadrants-go/qd/internal/backend/gpu"
+	"github.com/quadrants-go/qd/internal/backend/gpu/fakedriver"
 	"github.com/quadrants-go/qd/internal/ir"
+	"github.com/quadrants-go/qd/internal/lower"
 )
 
 // spinBound bounds the spin kernel's polls: seconds of polling on a GPU,
@@ -385,6 +387,38 @@ func lostChild(t *testing.T, arch string) {
 		return
 	}
 	t.Fatalf("no %s driver in the child", arch)
+}
+
+// fatalLoad is a driver whose module loads fail with a fatal code, as a
+// load does after a fault: the driver returns the context's sticky error.
+type fatalLoad struct{ gpu.Driver }
+
+func (d fatalLoad) Load(*gpu.Image) (uintptr, error) {
+	code, _ := fakedriver.CodeFor(d.Driver, gpu.Fatal)
+	return 0, gpu.NewDriverError(d, "load", code)
+}
+
+// A fatal code from a module load loses the device, as from any call.
+func TestFatalLoadLosesDevice(t *testing.T) {
+	forEachDriver(t, func(t *testing.T, d0 *gpu.Device) {
+		d, err := gpu.Open(fatalLoad{d0.Driver()}, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plan, err := lower.Lower(fillKernel())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := d.Compile(plan, backend.CompileOptions{}); !errors.Is(err, backend.ErrDeviceLost) {
+			t.Errorf("Compile: %v, want ErrDeviceLost", err)
+		}
+		if _, err := d.Alloc(16); !errors.Is(err, backend.ErrDeviceLost) || !d.Lost() {
+			t.Errorf("Alloc after a fatal load: %v, want ErrDeviceLost", err)
+		}
+		if err := d.Close(); !errors.Is(err, backend.ErrDeviceLost) {
+			t.Errorf("Close: %v, want the loss reported", err)
+		}
+	})
 }
 
 // Many goroutines launch the same kernels on their own streams at once,
