@@ -1,6 +1,8 @@
 package fakedriver
 
 import (
+	"sync"
+
 	"github.com/ebitengine/purego"
 
 	"github.com/quadrants-go/qd/internal/backend/gpu"
@@ -15,6 +17,9 @@ type Wrapped struct {
 	*Injector
 	ip    interposer
 	addrs [numCalls]uintptr // the wrapped driver's functions
+
+	mu    sync.Mutex
+	users int // open devices
 }
 
 var _ gpu.Driver = (*Wrapped)(nil)
@@ -53,6 +58,32 @@ func (w *Wrapped) Calls() *gpu.Calls { return &w.ip.calls }
 // failure is named "Load" and classified by the wrapped driver.
 func (w *Wrapped) Load(img *gpu.Image) (uintptr, error) {
 	return w.ip.load(w, img, w.Driver.Load)
+}
+
+// OpenDevice is the wrapped driver's, counting the devices open.
+func (w *Wrapped) OpenDevice(ordinal int) (*gpu.Props, error) {
+	p, err := w.Driver.OpenDevice(ordinal)
+	if err == nil {
+		w.mu.Lock()
+		w.users++
+		w.mu.Unlock()
+	}
+	return p, err
+}
+
+// CloseDevice is the wrapped driver's. When the last open device closes
+// lost, the Injector forgets what lived on it: gpu.Driver promises the
+// context is then reset (and where a driver keeps a lost context, as CUDA
+// does, nothing can reach what was on it any more), and its addresses may
+// be handed out again.
+func (w *Wrapped) CloseDevice(p *gpu.Props, lost bool) error {
+	err := w.Driver.CloseDevice(p, lost)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.users--; w.users == 0 && lost {
+		w.forget()
+	}
+	return err
 }
 
 // RunsKernels is the wrapped driver's answer where it gives one (the
