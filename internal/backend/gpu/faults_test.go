@@ -229,32 +229,41 @@ func cleanRun(t *testing.T, tg *faultTarget, sc *scenario, pools bool) map[strin
 	if err != nil || releaseErr != nil {
 		t.Errorf("the scenario without faults: %v; release: %v", err, releaseErr)
 	}
-	if left := leftOver(live, tg.in.Live(), d.TempBlocks()); left != "" {
+	if left := leftOver(live, tg.in.Live(), d); left != "" {
 		t.Errorf("after the scenario without faults: %s", left)
 	}
 	if err := d.Close(); err != nil {
 		t.Errorf("Close: %v", err)
 	}
-	if left := leftOver(live, tg.in.Live(), 0); left != "" {
+	if left := leftOver(live, tg.in.Live(), nil); left != "" {
 		t.Errorf("after Close: %s", left)
 	}
 	checkMisuses(t, tg, misuses)
 	return counts
 }
 
-// leftOver says what now holds beyond before, other than blocks of
-// temporaries (an allocation and an event each, kept by the device until
-// it closes); "" if nothing.
-func leftOver(before, now fakedriver.Live, blocks int) string {
+// leftOver says what now holds beyond before, other than what open device
+// d (nil once closed) keeps until it closes: blocks of temporaries (an
+// allocation and an event each) and page-locked slabs of violation
+// records. It is "" if nothing.
+func leftOver(before, now fakedriver.Live, d *gpu.Device) string {
+	blocks, slabs := 0, 0
+	if d != nil {
+		blocks, slabs = d.TempBlocks(), d.RecordSlabs()
+	}
 	now.Allocs -= blocks
 	now.Events -= blocks
+	now.HostAllocs -= slabs
 	if blocks > 0 {
 		now.AllocBytes, before.AllocBytes = 0, 0 // a block's size is the device's choice
+	}
+	if slabs > 0 {
+		now.HostBytes, before.HostBytes = 0, 0
 	}
 	if now == before {
 		return ""
 	}
-	return fmt.Sprintf("%v held, against %v before (and %d blocks of temporaries)", now, before, blocks)
+	return fmt.Sprintf("%v held, against %v before (and %d blocks of temporaries, %d slabs of records)", now, before, blocks, slabs)
 }
 
 // oneFault runs the scenario on a new device of tg with fault f, whose code
@@ -311,7 +320,7 @@ func oneFault(t *testing.T, tg *faultTarget, sc *scenario, pools bool, f fakedri
 	if releaseErr != nil {
 		t.Errorf("releasing after the failure: %v", releaseErr)
 	}
-	if left := leftOver(live, tg.in.Live(), d.TempBlocks()); left != "" {
+	if left := leftOver(live, tg.in.Live(), d); left != "" {
 		t.Errorf("after the failure and the scenario's release: %s", left)
 	}
 	if err, releaseErr := safeRun(t, sc, d); err != nil || releaseErr != nil {
@@ -321,7 +330,7 @@ func oneFault(t *testing.T, tg *faultTarget, sc *scenario, pools bool, f fakedri
 	if err := d.Close(); err != nil {
 		t.Errorf("Close: %v", err)
 	}
-	if left := leftOver(live, tg.in.Live(), 0); left != "" {
+	if left := leftOver(live, tg.in.Live(), nil); left != "" {
 		t.Errorf("after Close: %s", left)
 	}
 	checkMisuses(t, tg, misuses)

@@ -16,10 +16,10 @@ const scenarioWords = 4096
 
 // scenario uses a device the way package qd does: two streams, a trace
 // timer, page-locked host memory, a buffer, a buffer in stream order with
-// a view of it, two compiled kernels (one with temporaries), copies in
-// every direction, a fill, events ordering the streams, launches (one
-// traced, one split over both streams as a stream-parallel launch is),
-// then frees in stream order. Like qd, on an error it stops, and it always
+// a view of it, three compiled kernels (one with temporaries, one with
+// index checks), copies in every direction, a fill, events ordering the
+// streams, launches (one traced, one split over both streams as a
+// stream-parallel launch is, one checked), then frees in stream order. Like qd, on an error it stops, and it always
 // releases what it made. It returns the first error, saying which step
 // failed, and any error of the release separately.
 type scenario struct {
@@ -100,6 +100,11 @@ func (sc *scenario) run(d *gpu.Device) (err, releaseErr error) {
 		return step("Compile temps", err), nil
 	}
 	closer(temps)
+	checked, err := d.Compile(sc.fill, backend.CompileOptions{Debug: true})
+	if err != nil {
+		return step("Compile fill (checked)", err), nil
+	}
+	closer(checked)
 	var ev, fork, join backend.Event
 	for _, e := range []*backend.Event{&ev, &fork, &join} {
 		if *e, err = d.NewEvent(false); err != nil {
@@ -132,6 +137,10 @@ func (sc *scenario) run(d *gpu.Device) (err, releaseErr error) {
 	}
 	if err := sc.splitTemps(temps, s2, s1, fork, join, out); err != nil {
 		return err, nil
+	}
+	fillArgs := &backend.Args{Scalars: []uint64{0, 7}, Arrays: []backend.ArrayArg{arr(out, 32)}}
+	if err := (&kernel{checked, len(sc.fill.Tasks)}).launch(s2, fillArgs); err != nil {
+		return fmt.Errorf("launch fill (checked): %w", err), nil
 	}
 	if err := pooled.CopyToHost(s2, h.Pointer(), n); err != nil {
 		return step("CopyToHost", err), nil

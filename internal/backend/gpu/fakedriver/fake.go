@@ -178,9 +178,11 @@ func (d *Driver) resetLocked() {
 	d.forget()
 }
 
-// Build lays the plan out; the image holds no code (the fake runs none).
-func (d *Driver) Build(plan *lower.Plan, _ *gpu.Props, _ backend.CompileOptions) (*gpu.Image, error) {
-	layout, err := kabi.Layout(plan)
+// Build lays the plan out, with the violation record of index checks
+// under Debug; the image holds no code (the fake runs none, so no index is
+// ever out of range).
+func (d *Driver) Build(plan *lower.Plan, _ *gpu.Props, opts backend.CompileOptions) (*gpu.Image, error) {
+	layout, err := kabi.LayoutWith(plan, kabi.Options{Bounds: opts.Debug})
 	if err != nil {
 		return nil, err
 	}
