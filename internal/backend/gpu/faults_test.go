@@ -26,12 +26,16 @@ import (
 // stay usable (the scenario then runs clean on it); a fatal code instead
 // loses the device, which must then fail fast without calling the driver,
 // report the loss on Close and leave the driver usable by a new device.
+//
+// On a GPU machine it runs over every real driver too, wrapped:
+//
+//	QD_GPU_RUN=1 go test ./internal/backend/gpu -run 'TestFaults' -v
 
 // faultKinds are the call sites, by kind, and their driver functions (as
-// fakedriver.Fault names them). A fault in a release (or in the wait or
-// the MakeCurrent before one) may leave the object being released: the
-// driver said it failed, and memory that work may still use must not be
-// freed; releases leaves at most that one object.
+// fakedriver.Fault names them). A fault in a release, or in the wait or
+// the MakeCurrent before one (kinds marked releases), may leave the object
+// being released, and nothing more: the driver said the release failed,
+// and memory that work may still use is never freed.
 var faultKinds = []struct {
 	kind     string
 	calls    []string
