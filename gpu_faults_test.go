@@ -64,6 +64,14 @@ func openFake(t *testing.T) (*fakeEnv, *fakedriver.Driver) {
 	return e, fakeDrv
 }
 
+// closeMade closes what an operation made, so that it can run again.
+func closeMade[T interface{ Close() error }](x T, err error) error {
+	if err == nil {
+		err = x.Close()
+	}
+	return err
+}
+
 // freshSource is a source that p has not compiled: a load happens.
 func (e *fakeEnv) freshSource() string {
 	e.freshCount++
@@ -88,46 +96,22 @@ func TestGPUFaults(t *testing.T) {
 		names []string               // what the error must name besides the function
 	}{
 		{"NewNdarray", "MemAlloc", 1, gpu.OutOfMemory, func(e *fakeEnv) error {
-			a, err := NewNdarray[float32](e.p, 1024)
-			if err == nil {
-				err = a.Close()
-			}
-			return err
+			return closeMade(NewNdarray[float32](e.p, 1024))
 		}, ErrOutOfMemory, nil},
 		{"NewNdarrayOn", "MemAllocAsync", 1, gpu.OutOfMemory, func(e *fakeEnv) error {
-			a, err := NewNdarrayOn[float32](e.s, 1024)
-			if err == nil {
-				err = a.Close()
-			}
-			return err
+			return closeMade(NewNdarrayOn[float32](e.s, 1024))
 		}, ErrOutOfMemory, nil},
 		{"NewNdarray zero fill", "MemsetD8Async", 1, gpu.Failed, func(e *fakeEnv) error {
-			a, err := NewNdarray[float32](e.p, 1024)
-			if err == nil {
-				err = a.Close()
-			}
-			return err
+			return closeMade(NewNdarray[float32](e.p, 1024))
 		}, nil, []string{"NewNdarray"}},
 		{"NewHostArray", "HostAlloc", 1, gpu.OutOfMemory, func(e *fakeEnv) error {
-			h, err := NewHostArray[float32](e.p, 1024)
-			if err == nil {
-				err = h.Close()
-			}
-			return err
+			return closeMade(NewHostArray[float32](e.p, 1024))
 		}, ErrOutOfMemory, nil},
 		{"NewStream", "StreamCreate", 1, gpu.Failed, func(e *fakeEnv) error {
-			s, err := e.p.NewStream()
-			if err == nil {
-				err = s.Close()
-			}
-			return err
+			return closeMade(e.p.NewStream())
 		}, nil, nil},
 		{"NewEvent", "EventCreate", 1, gpu.Failed, func(e *fakeEnv) error {
-			ev, err := e.p.NewEvent()
-			if err == nil {
-				err = ev.Close()
-			}
-			return err
+			return closeMade(e.p.NewEvent())
 		}, nil, nil},
 		{"Compile", fakedriver.Load, 1, gpu.InvalidCode, func(e *fakeEnv) error {
 			_, err := Compile(e.p, e.freshSource())

@@ -12,8 +12,6 @@ import (
 	"github.com/quadrants-go/qd/internal/backend/gpu"
 	"github.com/quadrants-go/qd/internal/backend/gpu/fakedriver"
 	"github.com/quadrants-go/qd/internal/backend/gpu/gputest"
-	"github.com/quadrants-go/qd/internal/ir"
-	"github.com/quadrants-go/qd/internal/lower"
 )
 
 // Fault injection: for every kind of driver call the runtime makes, the
@@ -141,15 +139,6 @@ func TestFaults(t *testing.T) {
 			}
 		})
 	}
-}
-
-func mustLower(t *testing.T, k *ir.Kernel) *lower.Plan {
-	t.Helper()
-	plan, err := lower.Lower(k)
-	if err != nil {
-		t.Fatalf("lower %s: %v", k.Name, err)
-	}
-	return plan
 }
 
 // faultsOn runs every fault on tg, its devices in the pool mode given.

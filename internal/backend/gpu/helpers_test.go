@@ -138,16 +138,23 @@ type kernel struct {
 // build lowers k and compiles it on d, unloading it when the test ends.
 func build(t testing.TB, d *gpu.Device, k *ir.Kernel) *kernel {
 	t.Helper()
-	plan, err := lower.Lower(k)
-	if err != nil {
-		t.Fatalf("lower %s: %v", k.Name, err)
-	}
+	plan := mustLower(t, k)
 	m, err := d.Compile(plan, backend.CompileOptions{})
 	if err != nil {
 		t.Fatalf("compile %s: %v", k.Name, err)
 	}
 	t.Cleanup(func() { m.Close() })
 	return &kernel{m, len(plan.Tasks)}
+}
+
+// mustLower lowers k for t.
+func mustLower(t testing.TB, k *ir.Kernel) *lower.Plan {
+	t.Helper()
+	plan, err := lower.Lower(k)
+	if err != nil {
+		t.Fatalf("lower %s: %v", k.Name, err)
+	}
+	return plan
 }
 
 // launch runs every task of k on s, as package qd does for a kernel
