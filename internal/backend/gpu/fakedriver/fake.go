@@ -52,9 +52,9 @@ type module struct {
 	funcs map[string]uintptr // entry name → function handle
 }
 
+// function is an entry of a loaded module (ModuleUnload drops it).
 type function struct {
-	mod  uintptr
-	task kabi.Task
+	task kabi.Task // its layout: what a launch must pass it
 }
 
 // New makes a fake driver. It fails where purego cannot make callbacks
@@ -207,7 +207,7 @@ func (d *Driver) load(img *gpu.Image) (uintptr, error) {
 	for _, t := range img.Layout.Tasks {
 		f := d.newHandle()
 		m.funcs[t.Entry] = f
-		d.funcs[f] = &function{mod: h, task: t}
+		d.funcs[f] = &function{task: t}
 	}
 	d.modules[h] = m
 	return h, nil

@@ -91,7 +91,7 @@ func (d *Driver) sim(c call, a *args) int32 {
 		}
 		return d.dev.free(d, c, a[0])
 	case cCopyHtoDAsync, cCopyDtoHAsync, cCopyDtoDAsync, cMemsetD8Async:
-		return d.copy(c, a)
+		return d.transfer(c, a)
 	case cHostAlloc:
 		if a[2]&^1 != 0 {
 			return d.misuse(c, CodeInvalidValue, "flags %#x", a[2])
@@ -168,10 +168,10 @@ func (d *Driver) elapsed(a *args) int32 {
 	return 0
 }
 
-// copy runs CopyHtoDAsync (dst, src host*, bytes, stream), CopyDtoHAsync
+// transfer runs CopyHtoDAsync (dst, src host*, bytes, stream), CopyDtoHAsync
 // (dst host*, src, bytes, stream), CopyDtoDAsync (dst, src, bytes, stream)
 // and MemsetD8Async (dst, value, bytes, stream).
-func (d *Driver) copy(c call, a *args) int32 {
+func (d *Driver) transfer(c call, a *args) int32 {
 	n := a[2]
 	if r := d.stream(c, a[3]); r != 0 {
 		return r
