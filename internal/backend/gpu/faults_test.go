@@ -201,7 +201,10 @@ func nths(n int, class gpu.Class) []int {
 }
 
 // openFor opens device 0 of tg, with memory pools only if pools is set
-// (and the device has them).
+// (and the device has them). Over the fake, calls that name a stream skip
+// MakeCurrent as they do on CUDA (Props.ContextChecked), so that faults
+// meet the runtime's repeat after MakeCurrent too: the fake has one
+// context, so a call never acts elsewhere.
 func openFor(t *testing.T, tg *faultTarget, pools bool) *gpu.Device {
 	t.Helper()
 	d, err := gpu.Open(tg.drv, 0)
@@ -210,6 +213,9 @@ func openFor(t *testing.T, tg *faultTarget, pools bool) *gpu.Device {
 	}
 	p := d.Props()
 	p.MemPools = p.MemPools && pools
+	if tg.exact {
+		p.ContextChecked = true
+	}
 	return d
 }
 

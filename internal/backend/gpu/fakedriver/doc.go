@@ -37,7 +37,8 @@
 // so what runs over a real GPU is what the fake exercises everywhere.
 //
 // A fatal code (one the driver classifies gpu.Fatal) injected into the fake
-// poisons its context as a real fault would: every later call returns it,
+// poisons its context as a real fault would: every later call but
+// MakeCurrent returns it,
 // until the last device on the context closes, which resets the context
 // (everything on it is released) as gpu.Driver.CloseDevice describes.
 //

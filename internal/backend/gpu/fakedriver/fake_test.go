@@ -214,6 +214,29 @@ func TestInjectNth(t *testing.T) {
 	}
 }
 
+// A failed call that the runtime repeats at once, after MakeCurrent, fails
+// again, as a real failure does; a later identical call does not.
+func TestInjectRepeatsAtOnce(t *testing.T) {
+	f, _ := drivers(t)
+	d := open(t, f)
+	defer d.Close()
+	d.Props().ContextChecked = true // records go without MakeCurrent, and repeat after it on failure
+	s, _ := d.NewStream(0)
+	defer s.Close()
+	e, _ := d.NewEvent(false)
+	defer e.Close()
+	f.Inject(Fault{Call: "EventRecord", N: 1, Code: CodeInvalidValue})
+	if err := e.Record(s); err == nil || !strings.Contains(err.Error(), "fakeEventRecord") {
+		t.Fatalf("Record: %v", err)
+	}
+	if n, fired := f.Count("EventRecord"), len(f.Fired()); n != 2 || fired != 1 {
+		t.Errorf("%d records, %d faults fired; want the repeat counted and one fault", n, fired)
+	}
+	if err := e.Record(s); err != nil {
+		t.Errorf("a later Record: %v", err)
+	}
+}
+
 // A fatal code poisons the fake's context: every later call fails with it
 // until the last device closes, which resets the context.
 func TestFatalPoisonsUntilReset(t *testing.T) {

@@ -38,13 +38,32 @@ func (l Live) String() string {
 // Injector counts the calls of one driver's functions, fails the calls its
 // faults name, and keeps account of what successful calls create and
 // destroy. Its methods are safe for concurrent use.
+//
+// A failed call that the runtime repeats at once fails again, as a real
+// failure does: the runtime makes calls that name a stream without making
+// the device current first where the driver allows it, and after any
+// failure makes it current and repeats the call (gpu.Props.ContextChecked).
+// So the next call but one after a fault, if the one between is
+// MakeCurrent, fails with the fault's code when it is the same call with
+// the same arguments. Calls of other goroutines in between end that
+// window.
 type Injector struct {
 	mu     sync.Mutex
 	names  [numCalls]string // the driver's name of each function
 	counts [numCalls]int    // calls since Inject
 	faults []Fault
 	fired  []Fault
+	retry  retry            // the last failed call, which a repeat fails again
 	live   map[handle]int64 // live objects and their bytes
+}
+
+// retry is a failed call that fails again if repeated at once.
+type retry struct {
+	c       call
+	a       args
+	code    int32
+	pending bool // the failure was the last call
+	current bool // and MakeCurrent came after it
 }
 
 // handle is one live object: its kind and the driver's handle or address
@@ -69,6 +88,7 @@ func (in *Injector) Inject(faults ...Fault) {
 	in.faults = slices.Clone(faults)
 	in.fired = nil
 	in.counts = [numCalls]int{}
+	in.retry = retry{}
 }
 
 // Reset removes the faults and restarts the call counts.
@@ -154,14 +174,27 @@ func (in *Injector) Live() Live {
 	return l
 }
 
-// fire counts a call of c and reports the code of the fault it triggers.
-func (in *Injector) fire(c call) (int32, bool) {
+// fire counts a call of c with arguments a and reports the code of the
+// fault it triggers, or of the failed call it repeats.
+func (in *Injector) fire(c call, a *args) (int32, bool) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	in.counts[c]++
+	r := &in.retry
+	switch {
+	case !r.pending:
+	case c == cMakeCurrent && !r.current:
+		r.current = true
+	case r.current && c == r.c && *a == r.a:
+		r.pending = false
+		return r.code, true
+	default:
+		r.pending = false
+	}
 	for _, f := range in.faults {
 		if f.Call == calls[c].field && f.N == in.counts[c] {
 			in.fired = append(in.fired, f)
+			*r = retry{c: c, a: *a, code: f.Code, pending: true}
 			return f.Code, true
 		}
 	}

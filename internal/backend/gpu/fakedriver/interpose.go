@@ -160,7 +160,7 @@ func (ip *interposer) bind(base *gpu.Calls, bound func(c call) bool) (err error)
 
 // handle is one call through the table.
 func (ip *interposer) handle(c call, a *args) uintptr {
-	if code, ok := ip.in.fire(c); ok {
+	if code, ok := ip.in.fire(c, a); ok {
 		ip.injected(code)
 		return uintptr(uint32(code))
 	}
@@ -180,7 +180,7 @@ func (ip *interposer) injected(code int32) {
 // load is Driver.Load through the Injector: drv names and classifies an
 // injected code, load is the function behind it.
 func (ip *interposer) load(drv gpu.Driver, img *gpu.Image, load func(*gpu.Image) (uintptr, error)) (uintptr, error) {
-	if code, ok := ip.in.fire(cLoad); ok {
+	if code, ok := ip.in.fire(cLoad, &args{}); ok {
 		ip.injected(code)
 		return 0, gpu.NewDriverError(drv, ip.in.names[cLoad], code)
 	}

@@ -17,7 +17,8 @@ func (d *Driver) sim(c call, a *args) int32 {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.clock++
-	if d.poisoned != 0 {
+	// A faulted context can still be made current; every call on it fails.
+	if d.poisoned != 0 && c != cMakeCurrent {
 		return d.poisoned
 	}
 	switch c {
