@@ -37,7 +37,8 @@ type fakeEnv struct {
 }
 
 // openFake opens a Program on the fake driver's device: a GPU device to
-// package qd (arch CUDA), its driver faults reset.
+// package qd (arch CUDA), its driver faults reset. The Program closes when
+// t ends, if the test has not closed it.
 func openFake(t *testing.T) (*fakeEnv, *fakedriver.Driver) {
 	t.Helper()
 	fakeOnce.Do(func() { fakeDrv, fakeErr = fakedriver.New() })
@@ -49,6 +50,9 @@ func openFake(t *testing.T) (*fakeEnv, *fakedriver.Driver) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Take CUDA's paths: calls that name a stream skip MakeCurrent, and
+	// repeat after it on failure (the fake has one context).
+	dev.Props().ContextChecked = true
 	p, err := newProgram(dev, CUDA, initConfig{arch: CUDA})
 	if err != nil {
 		t.Fatal(err)
