@@ -79,6 +79,33 @@ var (
 // real driver present, wrapped. Each is made once per process: they use
 // callbacks, which are never freed.
 func faultTargets(t *testing.T) []faultTarget {
+	makeFaultTargets()
+	real := 0
+	for _, tg := range faultTargetList {
+		if !tg.exact {
+			real++
+		}
+	}
+	for _, why := range faultTargetSkips {
+		name, _, _ := strings.Cut(why, ":")
+		t.Run(name, func(t *testing.T) { t.Skip(why) })
+	}
+	if real == 0 && gputest.Required() {
+		t.Errorf("QD_GPU_RUN=1 but no real driver to inject faults into: %v", faultTargetSkips)
+	}
+	return faultTargetList
+}
+
+// fakeTarget is the fake driver of faultTargets, or skips t.
+func fakeTarget(t *testing.T) *faultTarget {
+	makeFaultTargets()
+	if len(faultTargetList) == 0 || faultTargetList[0].name != "fake" {
+		t.Skipf("no fake driver: %v", faultTargetSkips)
+	}
+	return &faultTargetList[0]
+}
+
+func makeFaultTargets() {
 	faultTargetsOnce.Do(func() {
 		fake, err := fakedriver.New()
 		if err == nil {
@@ -110,20 +137,6 @@ func faultTargets(t *testing.T) []faultTarget {
 			faultTargetList = append(faultTargetList, faultTarget{"wrapped " + dc.name, w, w.Injector, false, nil})
 		}
 	})
-	real := 0
-	for _, tg := range faultTargetList {
-		if !tg.exact {
-			real++
-		}
-	}
-	for _, why := range faultTargetSkips {
-		name, _, _ := strings.Cut(why, ":")
-		t.Run(name, func(t *testing.T) { t.Skip(why) })
-	}
-	if real == 0 && gputest.Required() {
-		t.Errorf("QD_GPU_RUN=1 but no real driver to inject faults into: %v", faultTargetSkips)
-	}
-	return faultTargetList
 }
 
 func TestFaults(t *testing.T) {
@@ -427,5 +440,69 @@ func checkMisuses(t *testing.T, tg *faultTarget, before int) {
 	}
 	for _, m := range tg.misuses()[before:] {
 		t.Errorf("misuse of the fake driver: %s", m)
+	}
+}
+
+// An allocation in stream order that the pool refuses for lack of memory
+// gives the blocks cached by FreeOn back and tries again: it succeeds when
+// the memory comes back, and fails with ErrOutOfMemory, the cache given
+// back, when it does not.
+func TestOutOfMemoryGivesCacheBack(t *testing.T) {
+	tg := fakeTarget(t)
+	fake := tg.in
+	oom, _ := fakedriver.CodeFor(tg.drv, gpu.OutOfMemory)
+	for _, tc := range []struct {
+		name  string
+		fails []int // the MemAllocAsync calls that fail: each try, and its repeat after MakeCurrent
+		ok    bool
+	}{
+		{"memory comes back", []int{1}, true},
+		{"it does not", []int{1, 3}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			misuses := misuseCount(tg)
+			live := fake.Live()
+			d := openFor(t, tg, true)
+			s, err := d.NewStream(0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := d.AllocOn(s, 1000)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := b.FreeOn(s); err != nil {
+				t.Fatal(err)
+			}
+			cached := fake.Live() // the block, in s's cache
+			var faults []fakedriver.Fault
+			for _, n := range tc.fails {
+				faults = append(faults, fakedriver.Fault{Call: "MemAllocAsync", N: n, Code: oom})
+			}
+			fake.Inject(faults...)
+			b, err = d.AllocOn(s, 1<<20) // another size: not from the cache
+			now, frees := fake.Live(), fake.Count("MemFreeAsync")
+			fake.Reset()
+			if tc.ok {
+				if err != nil {
+					t.Errorf("AllocOn once the cache was given back: %v", err)
+				} else {
+					now.Allocs-- // the new block
+					b.FreeOn(s)
+				}
+			} else if !errors.Is(err, backend.ErrOutOfMemory) {
+				t.Errorf("AllocOn with no memory left: %v, want ErrOutOfMemory", err)
+			}
+			if frees != 1 || now.Allocs != cached.Allocs-1 {
+				t.Errorf("the cached block was not given back: %d frees, %v held, %v before", frees, now, cached)
+			}
+			if err := errors.Join(s.Close(), d.Close()); err != nil {
+				t.Errorf("Close: %v", err)
+			}
+			if left := leftOver(live, fake.Live(), nil, 0); left != "" {
+				t.Errorf("after Close: %s", left)
+			}
+			checkMisuses(t, tg, misuses)
+		})
 	}
 }
