@@ -33,6 +33,14 @@ func transpose(a, b [][]float32) {
 }
 
 //qd:kernel
+func sum2(a [][]float32, out []float32, cnt []int32) {
+	for i, j := range qd.NDRange(len(a), len(a[0])) {
+		qd.AtomicAdd(&out[0], a[i][j])
+		qd.AtomicAdd(&cnt[0], 1)
+	}
+}
+
+//qd:kernel
 func window(x, c, y []float32) {
 	for i := range len(y) {
 		acc := float32(0)
@@ -87,34 +95,64 @@ func grid(n, m int, f func(i, j int) float32) [][]float32 {
 func TestNDRangeAccesses(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
 		m := must[*Module](t)(Compile(p, ndrangeSrc, WithFilename("k.go")))
-		const n, w = 37, 53
-		in := grid(n, w, func(i, j int) float32 { return float32(i*w + j) })
-
-		out := grid(n, w, nil)
-		check(t, must[*Kernel](t)(m.Kernel("stencil")).Launch(in, out))
-		for i := 1; i < n-1; i++ {
-			for j := 1; j < w-1; j++ {
-				want := in[i-1][j] + 2*in[i+1][j] + 3*in[i][j-1] + 4*in[i][j+1] + 5*in[i][j]
-				if out[i][j] != want {
-					t.Fatalf("stencil: out[%d][%d] = %v, want %v", i, j, out[i][j], want)
+		// Rows shorter and longer than a GPU tile's 32 columns, row counts
+		// that are not multiples of a tile's rows.
+		for _, size := range [][2]int{{37, 53}, {37, 130}, {9, 200}} {
+			n, w := size[0], size[1]
+			in := grid(n, w, func(i, j int) float32 { return float32(i*w + j) })
+			out := grid(n, w, nil)
+			check(t, must[*Kernel](t)(m.Kernel("stencil")).Launch(in, out))
+			for i := 1; i < n-1; i++ {
+				for j := 1; j < w-1; j++ {
+					want := in[i-1][j] + 2*in[i+1][j] + 3*in[i][j-1] + 4*in[i][j+1] + 5*in[i][j]
+					if out[i][j] != want {
+						t.Fatalf("stencil %dx%d: out[%d][%d] = %v, want %v", n, w, i, j, out[i][j], want)
+					}
 				}
 			}
-		}
-		if out[0][5] != 0 || out[5][w-1] != 0 {
-			t.Fatal("stencil wrote the border")
+			if out[0][5] != 0 || out[5][w-1] != 0 {
+				t.Fatalf("stencil %dx%d wrote the border", n, w)
+			}
+			tr := grid(w, n, nil)
+			check(t, must[*Kernel](t)(m.Kernel("transpose")).Launch(in, tr))
+			sb := grid(n, w, nil)
+			check(t, must[*Kernel](t)(m.Kernel("shiftBack")).Launch(in, sb))
+			for i := range n {
+				for j := range w {
+					if tr[j][i] != in[i][j] {
+						t.Fatalf("transpose %dx%d: b[%d][%d] = %v, want %v", n, w, j, i, tr[j][i], in[i][j])
+					}
+					if want := in[i][max(j-1, 0)]; sb[i][j] != want {
+						t.Fatalf("shiftBack %dx%d: b[%d][%d] = %v, want %v", n, w, i, j, sb[i][j], want)
+					}
+				}
+			}
+			sum, cnt := []float32{0}, []int32{0}
+			check(t, must[*Kernel](t)(m.Kernel("sum2")).Launch(in, sum, cnt))
+			if want := float32(n*w*(n*w-1)) / 2; sum[0] != want || cnt[0] != int32(n*w) {
+				t.Fatalf("sum2 %dx%d: sum %v count %d, want %v and %d", n, w, sum[0], cnt[0], want, n*w)
+			}
 		}
 
-		tr := grid(w, n, nil)
-		check(t, must[*Kernel](t)(m.Kernel("transpose")).Launch(in, tr))
-		sb := grid(n, w, nil)
-		check(t, must[*Kernel](t)(m.Kernel("shiftBack")).Launch(in, sb))
-		for i := range n {
-			for j := range w {
-				if tr[j][i] != in[i][j] {
-					t.Fatalf("transpose: b[%d][%d] = %v, want %v", j, i, tr[j][i], in[i][j])
+		// A serial loop unrolled by GPU code generators, with c[j] and
+		// c[j+1]; lengths 0 to 9 cover every remainder.
+		win := must[*Kernel](t)(m.Kernel("window"))
+		x := []float32{1, 2, 3}
+		for nc := range 10 {
+			c := make([]float32, nc)
+			for j := range c {
+				c[j] = float32(j*j) - 3
+			}
+			y := make([]float32, len(x))
+			check(t, win.Launch(x, c, y))
+			for i := range x {
+				var acc, want float32
+				for j := 0; j < len(c)-1; j++ {
+					acc += c[j]*x[i] - c[j+1]
+					want = acc
 				}
-				if want := in[i][max(j-1, 0)]; sb[i][j] != want {
-					t.Fatalf("shiftBack: b[%d][%d] = %v, want %v", i, j, sb[i][j], want)
+				if y[i] != want {
+					t.Fatalf("window with %d coefficients: y[%d] = %v, want %v", nc, i, y[i], want)
 				}
 			}
 		}
