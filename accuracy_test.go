@@ -847,7 +847,7 @@ func TestMathAccuracy(t *testing.T) {
 				res := &accResult{name: f.name, typ: typ.String()}
 				results = append(results, res)
 				t.Run(f.name+"/"+typ.String(), func(t *testing.T) {
-					k := must[*Kernel](t)(BuildKernel(p, accKernel(f, typ)))
+					k := must[*Kernel](t)(buildKernel(p, accKernel(f, typ)))
 					defer k.Close()
 					xs, ys := accInputs(f, f32, nRand)
 					var got []float64

@@ -2,7 +2,6 @@ package qd
 
 import (
 	"fmt"
-	"math"
 	"strings"
 	"unsafe"
 
@@ -16,6 +15,7 @@ type call struct {
 	b      backend.Args
 	arrays []*ndCore  // Ndarray arguments, for use tracking
 	hosts  []hostCopy // slice arguments, copied in and out around the kernel
+	spans  []span     // their memory, for the alias check (alias.go)
 
 	// Scratch of stream-parallel launches: the stream of each group and
 	// the next task of each.
@@ -71,18 +71,13 @@ func goTypeName(t ir.Type) string {
 	return t.String()
 }
 
+// paramTypeName says what an array parameter takes, for messages.
 func paramTypeName(p *ir.Param) string {
 	if p.Dims == 0 {
-		return goTypeName(p.Elem)
+		return scalarName(p)
 	}
-	elem := goTypeName(p.Elem)
-	switch p.Elem {
-	case ir.I64:
-		elem = "int64" // int is accepted too
-	case ir.U64:
-		elem = "uint64"
-	}
-	return fmt.Sprintf("a %d-dim *Ndarray[%s] or %s%s", p.Dims, elem, strings.Repeat("[]", p.Dims), elem)
+	slice := goParamType(p)
+	return fmt.Sprintf("a %d-dim *Ndarray[%s] or %s", p.Dims, strings.TrimLeft(slice, "[]"), slice)
 }
 
 func (k *kernelCore) argErr(i int, format string, args ...any) *ArgumentError {
@@ -103,12 +98,13 @@ func (k *kernelCore) bind(c *call, args []any) error {
 	c.b.Arrays = resize(c.b.Arrays, n)
 	c.arrays = c.arrays[:0]
 	c.hosts = c.hosts[:0]
+	c.spans = c.spans[:0]
 	for i, prm := range params {
 		arg := args[i]
 		if prm.Dims == 0 {
-			bits, ok := scalarBits(prm.Elem, arg)
-			if !ok {
-				return k.argErr(i, "want %s, got %s", goTypeName(prm.Elem), describe(arg))
+			bits, msg := scalarArg(prm, arg)
+			if msg != "" {
+				return k.argErr(i, "%s", msg)
 			}
 			c.b.Scalars[i] = bits
 			c.b.Arrays[i] = backend.ArrayArg{}
@@ -136,7 +132,7 @@ func (k *kernelCore) bind(c *call, args []any) error {
 			c.arrays = append(c.arrays, core)
 			continue
 		}
-		h, shape, err := bindSlice(prm, arg)
+		h, shape, err := bindSlice(prm, arg, &c.spans)
 		if err != "" {
 			return k.argErr(i, "%s", err)
 		}
@@ -144,7 +140,7 @@ func (k *kernelCore) bind(c *call, args []any) error {
 		c.b.Arrays[i] = backend.ArrayArg{Shape: shape}
 		c.hosts = append(c.hosts, h)
 	}
-	return nil
+	return k.checkAliases(c.spans)
 }
 
 func resize[T any](s []T, n int) []T {
@@ -154,19 +150,32 @@ func resize[T any](s []T, n int) []T {
 	return s[:n]
 }
 
+// signature spells the kernel's parameters as Go does: (x []float32, n int).
 func signature(params []*ir.Param) string {
 	s := ""
 	for i, p := range params {
 		if i > 0 {
 			s += ", "
 		}
-		if p.Dims == 0 {
-			s += p.Name + " " + goTypeName(p.Elem)
-		} else {
-			s += fmt.Sprintf("%s [%d]%s", p.Name, p.Dims, p.Elem)
-		}
+		s += p.Name + " " + goParamType(p)
 	}
 	return s
+}
+
+// goParamType is p's Go type: as declared, or for a kernel built with the
+// IR builder, from its element type (int64 and uint64 for 64-bit integers).
+func goParamType(p *ir.Param) string {
+	if p.GoType != "" {
+		return p.GoType
+	}
+	elem := goTypeName(p.Elem)
+	switch p.Elem {
+	case ir.I64:
+		elem = "int64"
+	case ir.U64:
+		elem = "uint64"
+	}
+	return strings.Repeat("[]", p.Dims) + elem
 }
 
 func describe(v any) string {
@@ -176,80 +185,37 @@ func describe(v any) string {
 	return fmt.Sprintf("%T", v)
 }
 
-// scalarBits converts a scalar argument to its ir.Const bit pattern; the Go
-// type must match the parameter's (int and int64 both match an i64).
-func scalarBits(t ir.Type, v any) (uint64, bool) {
-	switch t {
-	case ir.Bool:
-		if b, ok := v.(bool); ok {
-			if b {
-				return 1, true
-			}
-			return 0, true
-		}
-	case ir.I32:
-		if x, ok := v.(int32); ok {
-			return uint64(int64(x)), true
-		}
-	case ir.I64:
-		switch x := v.(type) {
-		case int:
-			return uint64(x), true
-		case int64:
-			return uint64(x), true
-		}
-	case ir.U32:
-		if x, ok := v.(uint32); ok {
-			return uint64(x), true
-		}
-	case ir.U64:
-		switch x := v.(type) {
-		case uint:
-			return uint64(x), true
-		case uint64:
-			return x, true
-		}
-	case ir.F32:
-		if x, ok := v.(float32); ok {
-			return uint64(math.Float32bits(x)), true
-		}
-	case ir.F64:
-		if x, ok := v.(float64); ok {
-			return math.Float64bits(x), true
-		}
-	}
-	return 0, false
-}
-
 // bindSlice takes a Go slice argument of an array parameter. It returns a
 // message (not an error) on mismatch, for the caller to wrap.
-func bindSlice(p *ir.Param, v any) (hostCopy, [3]int, string) {
+func bindSlice(p *ir.Param, v any, spans *[]span) (hostCopy, [3]int, string) {
 	switch p.Elem {
 	case ir.Bool:
-		return sliceOf[bool](p, v)
+		return sliceOf[bool](p, v, spans)
 	case ir.I32:
-		return sliceOf[int32](p, v)
+		return sliceOf[int32](p, v, spans)
 	case ir.I64:
-		if h, s, msg := sliceOf[int64](p, v); msg == "" {
+		if h, s, msg := sliceOf[int64](p, v, spans); msg == "" {
 			return h, s, msg
 		}
-		return sliceOf[int](p, v)
+		return sliceOf[int](p, v, spans)
 	case ir.U32:
-		return sliceOf[uint32](p, v)
+		return sliceOf[uint32](p, v, spans)
 	case ir.U64:
-		if h, s, msg := sliceOf[uint64](p, v); msg == "" {
+		if h, s, msg := sliceOf[uint64](p, v, spans); msg == "" {
 			return h, s, msg
 		}
-		return sliceOf[uint](p, v)
+		return sliceOf[uint](p, v, spans)
 	case ir.F32:
-		return sliceOf[float32](p, v)
+		return sliceOf[float32](p, v, spans)
 	case ir.F64:
-		return sliceOf[float64](p, v)
+		return sliceOf[float64](p, v, spans)
 	}
 	return hostCopy{}, [3]int{}, "unsupported element type " + p.Elem.String()
 }
 
-func sliceOf[T Elem](p *ir.Param, v any) (hostCopy, [3]int, string) {
+// sliceOf takes a Go slice argument of element type T, noting its memory
+// (each row's, for several dimensions) in spans.
+func sliceOf[T Elem](p *ir.Param, v any, spans *[]span) (hostCopy, [3]int, string) {
 	size := int(unsafe.Sizeof(*new(T)))
 	want := "want " + paramTypeName(p) + ", got " + describe(v)
 	switch p.Dims {
@@ -258,6 +224,7 @@ func sliceOf[T Elem](p *ir.Param, v any) (hostCopy, [3]int, string) {
 		if !ok {
 			return hostCopy{}, [3]int{}, want
 		}
+		addSpan(spans, p.Index, [2]int{-1, -1}, s)
 		h := hostCopy{bytes: len(s) * size, keep: s}
 		if len(s) > 0 {
 			h.packed = unsafe.Pointer(&s[0])
@@ -278,7 +245,8 @@ func sliceOf[T Elem](p *ir.Param, v any) (hostCopy, [3]int, string) {
 			}
 		}
 		flat := make([]T, 0, shape[0]*shape[1])
-		for _, row := range s {
+		for r, row := range s {
+			addSpan(spans, p.Index, [2]int{r, -1}, row)
 			flat = append(flat, row...)
 		}
 		return packed(flat, size, func() {
@@ -309,8 +277,9 @@ func sliceOf[T Elem](p *ir.Param, v any) (hostCopy, [3]int, string) {
 			}
 		}
 		flat := make([]T, 0, shape[0]*shape[1]*shape[2])
-		for _, plane := range s {
-			for _, row := range plane {
+		for a, plane := range s {
+			for b, row := range plane {
+				addSpan(spans, p.Index, [2]int{a, b}, row)
 				flat = append(flat, row...)
 			}
 		}

@@ -1,12 +1,11 @@
 package qd
 
+// The backends compiled in register themselves (backend.Register) from
+// their init functions; the root package only loops over the registry. Each
+// GPU backend opens its driver at run time, so the same binary runs where
+// there is no GPU.
 import (
-	"github.com/quadrants-go/qd/internal/backend"
-	"github.com/quadrants-go/qd/internal/backend/cuda"
+	_ "github.com/quadrants-go/qd/internal/backend/cpu"
+	_ "github.com/quadrants-go/qd/internal/backend/cuda"
+	_ "github.com/quadrants-go/qd/internal/backend/hip"
 )
-
-// The GPU backends compiled in. Each opens its driver at run time, so the
-// same binary runs where there is no GPU.
-func init() {
-	gpuOpeners[CUDA] = func() (backend.Device, error) { return cuda.Open(0) }
-}

@@ -2,6 +2,7 @@ package qd
 
 import (
 	"fmt"
+	"os"
 	"runtime"
 	"testing"
 
@@ -25,10 +26,27 @@ func saxpyKernel() *ir.Kernel {
 // an explicit stream of the CPU backend, with a tiny range so that the
 // launch path, not the loop, is measured. The stream drains concurrently;
 // the reported time is per launch in steady state.
-func BenchmarkLaunchCPU(b *testing.B) {
-	p := must[*Program](b)(Init(WithArch(CPU)))
+func BenchmarkLaunchCPU(b *testing.B) { benchLaunch(b, CPU) }
+
+// BenchmarkLaunchGPU is the same on CUDA: the path the launch host-cost
+// bar measures, for profiling (-test.cpuprofile) on a GPU machine. It skips
+// without a GPU (fails under QD_GPU_RUN=1).
+func BenchmarkLaunchGPU(b *testing.B) {
+	if p, err := Init(WithArch(CUDA)); err != nil {
+		if os.Getenv("QD_GPU_RUN") == "1" {
+			b.Fatalf("QD_GPU_RUN=1 but CUDA is unavailable: %v", err)
+		}
+		b.Skipf("no CUDA: %v", err)
+	} else {
+		p.Close()
+	}
+	benchLaunch(b, CUDA)
+}
+
+func benchLaunch(b *testing.B, arch Arch) {
+	p := must[*Program](b)(Init(WithArch(arch)))
 	defer p.Close()
-	k := must[*Kernel](b)(BuildKernel(p, saxpyKernel()))
+	k := must[*Kernel](b)(buildKernel(p, saxpyKernel()))
 	x := must[*Ndarray[float32]](b)(NewNdarray[float32](p, 16))
 	y := must[*Ndarray[float32]](b)(NewNdarray[float32](p, 16))
 	s := must[*Stream](b)(p.NewStream())
@@ -83,7 +101,7 @@ func BenchmarkParallelLoopCPU(b *testing.B) {
 				defer runtime.GOMAXPROCS(old)
 				p := must[*Program](b)(Init(WithArch(CPU)))
 				defer p.Close()
-				k := must[*Kernel](b)(BuildKernel(p, c.k))
+				k := must[*Kernel](b)(buildKernel(p, c.k))
 				x := must[*Ndarray[float32]](b)(NewNdarray[float32](p, c.size))
 				y := must[*Ndarray[float32]](b)(NewNdarray[float32](p, c.size))
 				args := c.args(x, y, c.size)
@@ -103,12 +121,12 @@ func BenchmarkParallelLoopCPU(b *testing.B) {
 func BenchmarkPoolAcquireRelease(b *testing.B) {
 	p := must[*Program](b)(Init(WithArch(CPU)))
 	defer p.Close()
-	s := must[*streamCore](b)(p.pool.acquire())
-	p.pool.release(s)
+	s := must[*streamCore](b)(p.pool.Get())
+	p.pool.Put(s)
 	b.ReportAllocs()
 	for b.Loop() {
-		s, _ := p.pool.acquire()
-		p.pool.release(s)
+		s, _ := p.pool.Get()
+		p.pool.Put(s)
 	}
 }
 
@@ -124,7 +142,7 @@ func BenchmarkStreamParallelLaunchCPU(b *testing.B) {
 			bld.Parallel(ir.I64c(1), func(_ *ir.Var) { bld.Store(x, ir.F32c(1), ir.I64c(int64(g))) })
 		})
 	}
-	k := must[*Kernel](b)(BuildKernel(p, bld.Kernel()))
+	k := must[*Kernel](b)(buildKernel(p, bld.Kernel()))
 	arr := must[*Ndarray[float32]](b)(NewNdarray[float32](p, 4))
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {

@@ -1,21 +1,27 @@
 package qd
 
 import (
+	"container/list"
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
+	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/quadrants-go/qd/internal/frontend"
 	"github.com/quadrants-go/qd/internal/lower"
 )
 
-// Module is the set of kernels compiled from one Go source file.
+// Module is the set of kernels compiled from one Go source file. It owns
+// the compiled kernels; Kernel hands out handles to them.
 type Module struct {
 	p       *Program
-	kernels map[string]*Kernel
+	kernels map[string]*kernelCore
 	names   []string
+	closed  atomic.Bool
 }
 
 // CompileOption configures Compile.
@@ -49,29 +55,111 @@ func Compile[S ~string | ~[]byte](p *Program, src S, opts ...CompileOption) (*Mo
 	if err != nil {
 		return nil, err
 	}
+	if len(plans) == 0 {
+		return nil, fmt.Errorf("%w: Compile: %s has no kernel; mark each kernel function with a //qd:kernel comment on the line directly above its func",
+			ErrInvalidArgument, cfg.filename)
+	}
 	if err := p.enter(); err != nil {
 		return nil, err
 	}
 	defer p.exit()
-	m := &Module{p: p, kernels: make(map[string]*Kernel, len(plans))}
+	m := &Module{p: p, kernels: make(map[string]*kernelCore, len(plans))}
+	cores := make([]*kernelCore, 0, len(plans))
 	for _, plan := range plans {
-		k, err := p.newKernel(plan)
+		c, err := p.newKernel(plan)
 		if err != nil {
-			for _, k := range m.kernels {
-				k.c.leakClose()
+			for _, c := range cores {
+				c.leakClose()
 			}
 			return nil, err
 		}
-		m.kernels[plan.Kernel.Name] = k
+		m.kernels[plan.Kernel.Name] = c
 		m.names = append(m.names, plan.Kernel.Name)
+		cores = append(cores, c)
 	}
+	// Handles keep their Module reachable, so once it is unreachable no
+	// handle can launch its kernels any more.
+	runtime.AddCleanup(m, func(cores []*kernelCore) {
+		for _, c := range cores {
+			go c.p.releaseLeaked(c)
+		}
+	}, cores)
 	return m, nil
 }
 
 // sourceCache maps a source's hash to its lowered kernels: parsing and type
 // checking dominate a compile, and lowered plans are immutable, so every
-// Program can share them.
-var sourceCache sync.Map // [32]byte → []*lower.Plan
+// Program can share them. It is bounded, so that a process compiling ever
+// new sources (generated kernels) levels off: it keeps the most recently
+// used sources, at most maxSources of them and maxSourceBytes of source
+// text (the plans' memory grows with their source's length).
+var sourceCache = planCache{maxEntries: maxSources, maxBytes: maxSourceBytes}
+
+const (
+	maxSources     = 256
+	maxSourceBytes = 32 << 20
+)
+
+// planCache is a least-recently-used map from a source's hash to its plans.
+type planCache struct {
+	maxEntries, maxBytes int
+
+	mu    sync.Mutex
+	bytes int // source bytes of the entries held
+	m     map[[32]byte]*list.Element
+	lru   list.List // *planEntry, most recently used first
+}
+
+type planEntry struct {
+	key   [32]byte
+	plans []*lower.Plan
+	bytes int
+}
+
+func (c *planCache) get(key [32]byte) ([]*lower.Plan, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	el, ok := c.m[key]
+	if !ok {
+		return nil, false
+	}
+	c.lru.MoveToFront(el)
+	return el.Value.(*planEntry).plans, true
+}
+
+// put adds an entry for a source of the given length, evicting the least
+// recently used entries beyond the bounds (never the new one).
+func (c *planCache) put(key [32]byte, plans []*lower.Plan, bytes int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = make(map[[32]byte]*list.Element)
+	}
+	if _, ok := c.m[key]; ok {
+		return // another goroutine parsed the same source meanwhile
+	}
+	c.m[key] = c.lru.PushFront(&planEntry{key: key, plans: plans, bytes: bytes})
+	c.bytes += bytes
+	for c.lru.Len() > 1 && (c.lru.Len() > c.maxEntries || c.bytes > c.maxBytes) {
+		e := c.lru.Remove(c.lru.Back()).(*planEntry)
+		delete(c.m, e.key)
+		c.bytes -= e.bytes
+	}
+}
+
+func (c *planCache) len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.lru.Len()
+}
+
+func (c *planCache) clear() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	clear(c.m)
+	c.lru.Init()
+	c.bytes = 0
+}
 
 func parseCached(filename string, src []byte) ([]*lower.Plan, error) {
 	h := sha256.New()
@@ -80,8 +168,8 @@ func parseCached(filename string, src []byte) ([]*lower.Plan, error) {
 	h.Write(src)
 	var key [32]byte
 	h.Sum(key[:0])
-	if v, ok := sourceCache.Load(key); ok {
-		return v.([]*lower.Plan), nil
+	if plans, ok := sourceCache.get(key); ok {
+		return plans, nil
 	}
 	kernels, err := frontend.Parse(filename, src)
 	if err != nil {
@@ -100,20 +188,25 @@ func parseCached(filename string, src []byte) ([]*lower.Plan, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	sourceCache.Store(key, plans)
+	sourceCache.put(key, plans, len(filename)+len(src))
 	return plans, nil
 }
 
-// Kernel returns the kernel of that name.
+// Kernel returns a new handle to the kernel of that name. Handles share
+// the compiled kernel; closing one leaves the others working. After
+// Module.Close or Program.Close it returns ErrClosed.
 func (m *Module) Kernel(name string) (*Kernel, error) {
 	if m == nil {
 		return nil, fmt.Errorf("%w: nil Module", ErrInvalidArgument)
 	}
-	k, ok := m.kernels[name]
+	c, ok := m.kernels[name]
 	if !ok {
 		return nil, fmt.Errorf("%w: no kernel %q in the module (kernels: %v); mark kernels with a //qd:kernel comment", ErrInvalidArgument, name, m.names)
 	}
-	return k, nil
+	if m.closed.Load() || c.closed.Load() {
+		return nil, closedErr("module (Kernel " + strconv.Quote(name) + ")")
+	}
+	return &Kernel{c: c, m: m}, nil
 }
 
 // Kernels lists the module's kernel names in source order.
@@ -124,14 +217,15 @@ func (m *Module) Kernels() []string {
 	return slices.Clone(m.names)
 }
 
-// Close closes every kernel of the module. It is idempotent.
+// Close releases the module's compiled kernels: every handle from Kernel
+// then returns ErrClosed. It is idempotent.
 func (m *Module) Close() error {
-	if m == nil {
+	if m == nil || !m.closed.CompareAndSwap(false, true) {
 		return nil
 	}
 	var errs []error
-	for _, k := range m.kernels {
-		errs = append(errs, k.Close())
+	for _, c := range m.kernels {
+		errs = append(errs, m.p.closeObject(c))
 	}
 	return errors.Join(errs...)
 }

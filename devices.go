@@ -1,13 +1,9 @@
 package qd
 
 import (
-	"fmt"
-	"os"
-	"runtime"
-	"strconv"
-	"strings"
+	"errors"
 
-	"github.com/quadrants-go/qd/internal/backend/cuda"
+	"github.com/quadrants-go/qd/internal/backend"
 )
 
 // DeviceInfo describes one device a backend offers, or, when Err is set,
@@ -18,6 +14,9 @@ type DeviceInfo struct {
 	Name    string // "NVIDIA H200", or the CPU's model name
 	// ComputeCapability is "9.0" on CUDA; empty elsewhere.
 	ComputeCapability string
+	// Target is what kernels are compiled for: "sm_90", "gfx90a"; empty for
+	// the CPU.
+	Target string
 	// Cores is the number of threads the CPU backend uses (GOMAXPROCS), or
 	// the number of multiprocessors of a GPU.
 	Cores int
@@ -32,83 +31,33 @@ type DeviceInfo struct {
 	Err error
 }
 
-// Devices lists what each backend offers: the CPU always, then every CUDA
-// device, then AMD GPUs; a backend without a usable device contributes one
-// entry whose Err says why. Listing opens drivers but creates no context,
-// so it is cheap and changes nothing.
+// Devices lists what each backend offers: the CPU, then every CUDA device,
+// then AMD GPUs; a backend without a usable device contributes one entry
+// whose Err says why. Listing opens drivers but creates no context, so it
+// is cheap and changes nothing.
 func Devices() []DeviceInfo {
-	out := []DeviceInfo{cpuInfo()}
-	for _, a := range []Arch{CUDA, AMDGPU} {
-		out = append(out, gpuDevices(a)...)
+	var out []DeviceInfo
+	for _, a := range []Arch{CPU, CUDA, AMDGPU} {
+		out = append(out, archDevices(a)...)
 	}
 	return out
 }
 
-func gpuDevices(a Arch) []DeviceInfo {
-	if a == CUDA {
-		infos, err := cuda.Devices()
-		if err != nil {
-			return []DeviceInfo{{Arch: a, Err: fmt.Errorf("qd: cuda backend unavailable: %w", err)}}
-		}
-		out := make([]DeviceInfo, len(infos))
-		for i, in := range infos {
-			drv := "CUDA " + in.CUDAVersion
-			if in.KernelDriver != "" {
-				drv += ", kernel module " + in.KernelDriver
-			}
-			out[i] = DeviceInfo{
-				Arch: a, Ordinal: in.Ordinal, Name: in.Name,
-				ComputeCapability: fmt.Sprintf("%d.%d", in.CCMajor, in.CCMinor),
-				Cores:             in.SMs, MemoryBytes: in.MemoryBytes, Driver: drv,
-			}
-		}
-		return out
+func archDevices(a Arch) []DeviceInfo {
+	b, ok := backend.Lookup(a.String())
+	if !ok {
+		return []DeviceInfo{{Arch: a, Err: &unavailableError{a, errors.New("not built in yet")}}}
 	}
-	open := gpuOpeners[a]
-	if open == nil {
-		return []DeviceInfo{{Arch: a, Err: fmt.Errorf("qd: the %s backend is not built in yet: %w", a, ErrUnsupported)}}
-	}
-	dev, err := open()
+	infos, err := b.Devices()
 	if err != nil {
-		return []DeviceInfo{{Arch: a, Err: fmt.Errorf("qd: %s backend unavailable: %w", a, err)}}
+		return []DeviceInfo{{Arch: a, Err: &unavailableError{a, err}}}
 	}
-	defer dev.Close()
-	return []DeviceInfo{{Arch: a, Name: dev.Describe()}}
-}
-
-func cpuInfo() DeviceInfo {
-	in := DeviceInfo{
-		Arch:   CPU,
-		Name:   runtime.GOARCH + " CPU",
-		Cores:  runtime.GOMAXPROCS(0),
-		Driver: runtime.GOOS + "/" + runtime.GOARCH,
-	}
-	if runtime.GOOS != "linux" {
-		return in
-	}
-	// Best effort: the model name and the RAM, from /proc.
-	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
-		if v := procField(string(b), "model name"); v != "" {
-			in.Name = v
+	out := make([]DeviceInfo, len(infos))
+	for i, in := range infos {
+		out[i] = DeviceInfo{
+			Arch: a, Ordinal: in.Ordinal, Name: in.Name, ComputeCapability: in.ComputeCapability, Target: in.Target,
+			Cores: in.Cores, MemoryBytes: in.MemoryBytes, Driver: in.Driver,
 		}
 	}
-	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
-		kb, err := strconv.ParseUint(strings.TrimSuffix(procField(string(b), "MemTotal"), " kB"), 10, 64)
-		if err == nil {
-			in.MemoryBytes = kb << 10
-		}
-	}
-	return in
-}
-
-// procField returns the value of the first "key: value" line of a /proc
-// file.
-func procField(s, key string) string {
-	for line := range strings.Lines(s) {
-		k, v, ok := strings.Cut(line, ":")
-		if ok && strings.TrimSpace(k) == key {
-			return strings.TrimSpace(v)
-		}
-	}
-	return ""
+	return out
 }

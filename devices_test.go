@@ -35,20 +35,7 @@ func TestDevices(t *testing.T) {
 	if !seen[CUDA] || !seen[AMDGPU] {
 		t.Errorf("Devices() lacks a backend: %v", seen)
 	}
-	if in := infos[len(infos)-1]; in.Arch == AMDGPU && gpuOpeners[AMDGPU] == nil && !errors.Is(in.Err, ErrUnsupported) {
+	if in := infos[len(infos)-1]; in.Arch == AMDGPU && !errors.Is(in.Err, ErrUnsupported) {
 		t.Errorf("AMDGPU entry: %v, want ErrUnsupported", in.Err)
-	}
-}
-
-func TestProcField(t *testing.T) {
-	s := "processor\t: 0\nmodel name\t: AMD EPYC 9654 96-Core Processor\nflags\t: a:b\n"
-	if got := procField(s, "model name"); got != "AMD EPYC 9654 96-Core Processor" {
-		t.Errorf("model name = %q", got)
-	}
-	if got := procField(s, "flags"); got != "a:b" {
-		t.Errorf("flags = %q", got)
-	}
-	if got := procField(s, "MemTotal"); got != "" {
-		t.Errorf("MemTotal = %q", got)
 	}
 }

@@ -1,11 +1,14 @@
 // Package qd is a GPU compute framework for Go: kernels written in Go syntax
 // are compiled at run time for NVIDIA GPUs (PTX through the CUDA driver),
-// AMD GPUs (HIP) or the CPU, and run on streams, ordered by events, so that
-// independent work overlaps.
+// AMD GPUs (C source through HIP's hiprtc; compiled and checked for gfx90a,
+// gfx942 and gfx1100 without AMD hardware, never yet run on an AMD GPU) or
+// the CPU, and run on streams, ordered by events, so that independent work
+// overlaps. Without an AMD GPU, WithArch(AMDGPU) returns an error wrapping
+// ErrUnsupported that says so, and Auto skips it.
 //
 // A Program owns one device and everything made on it:
 //
-//	p, err := qd.Init(qd.WithArch(qd.Auto)) // CUDA, else AMDGPU, else the CPU
+//	p, err := qd.Init(qd.WithArch(qd.Auto)) // CUDA if present, else the CPU
 //	defer p.Close()
 //	x, err := qd.NewNdarray[float32](p, 1024)
 //	s, err := p.NewStream()
@@ -31,6 +34,16 @@
 // each block on its own stream: the first on the launch stream, the others
 // on streams borrowed from the Program's pool, forked from and joined back
 // into the launch stream with events, so the host never waits.
+//
+// # Stopping work
+//
+// Kernel.LaunchContext takes a context. On the CPU, when it is done, the
+// launch's kernel stops at its next loop iteration (or block of parallel
+// iterations) and the launch fails with the context's error; on GPUs the
+// context is checked only before the launch is enqueued, since a running
+// GPU kernel cannot be stopped (see LaunchContext). Stream.Wait(ctx) gives
+// up waiting when ctx is done. Program.Close stops the CPU work still in
+// flight, so a kernel that never ends cannot block it.
 //
 // # Errors and resources
 //

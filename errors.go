@@ -21,7 +21,30 @@ var (
 	// ErrForeign is returned when an object of one Program is used with
 	// another.
 	ErrForeign = errors.New("qd: object belongs to another Program")
+	// ErrOutOfMemory is matched by every error of an allocation (or launch)
+	// that failed for lack of device or host memory, on any backend.
+	ErrOutOfMemory = backend.ErrOutOfMemory
+	// ErrDeviceLost is matched by every error of a GPU Program whose
+	// device context a fault (an illegal address, a trap) has made
+	// unusable: every later call fails with it promptly, and Close returns.
+	// The vendors offer no recovery within the process: a program that must
+	// survive a faulting kernel runs its GPU work in a child process.
+	ErrDeviceLost = backend.ErrDeviceLost
 )
+
+// unavailableError says why an explicitly chosen backend cannot run: not
+// built in, no driver, no device. It matches ErrUnsupported and the
+// backend's own cause.
+type unavailableError struct {
+	arch Arch
+	err  error
+}
+
+func (e *unavailableError) Error() string {
+	return fmt.Sprintf("qd: the %s backend is unavailable: %v", e.arch, e.err)
+}
+
+func (e *unavailableError) Unwrap() []error { return []error{ErrUnsupported, e.err} }
 
 // ArgumentError describes a bad kernel argument: which kernel, which
 // parameter, what was expected and what was given. It matches

@@ -105,10 +105,11 @@ func ExampleKernel_LaunchOn() {
 	out, _ := y.ToSlice() // waits for the work that writes y
 	fmt.Println(out)
 
-	// A wrong argument (2.0 is a float64) is an error naming the kernel
-	// and the parameter.
+	// A wrong argument (an int32 for a float32 parameter) is an error
+	// naming the kernel and the parameter. (An untyped constant such as
+	// 2.0 would do: it is converted as in a Go call.)
 	var argErr *qd.ArgumentError
-	if err := axpy.LaunchOn(s, 2.0, x, y); errors.As(err, &argErr) {
+	if err := axpy.LaunchOn(s, int32(2), x, y); errors.As(err, &argErr) {
 		fmt.Println(argErr.Kernel, argErr.Param)
 	}
 	// Output:

@@ -1,6 +1,7 @@
 package qd
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -8,11 +9,7 @@ import (
 	"github.com/quadrants-go/qd/internal/trace"
 )
 
-// testHookRun, when set by a test, runs before each task is enqueued and can
-// fail it, to prove that a failed launch returns every pooled stream.
-var testHookRun func(task int) error
-
-func (k *kernelCore) launch(s *Stream, args []any) error {
+func (k *kernelCore) launch(ctx context.Context, s *Stream, args []any) error {
 	if s == nil || s.c == nil {
 		return fmt.Errorf("%w: kernel %s: nil stream", ErrInvalidArgument, k.name)
 	}
@@ -33,26 +30,31 @@ func (k *kernelCore) launch(s *Stream, args []any) error {
 	// flight, so it never destroys the stream under an enqueue. Count
 	// first, then check, as Close marks first, then waits: one of the two
 	// sees the other.
-	s.c.inflight.Add(1)
+	s.c.inflight.enter()
 	var err error
 	if s.c.closed.Load() {
 		err = closedErr("stream")
 	} else {
-		err = k.launchHeld(s.c, args)
+		err = k.launchHeld(ctx, s.c, args)
 	}
-	s.c.inflight.Add(-1)
+	s.c.inflight.leave()
 	return err
 }
 
 // launchHeld is launch once the Program, kernel and stream are held.
-func (k *kernelCore) launchHeld(s *streamCore, args []any) error {
+func (k *kernelCore) launchHeld(ctx context.Context, s *streamCore, args []any) error {
 	c, _ := k.calls.Get().(*call)
 	if c == nil {
 		c = new(call)
 	}
+	c.b.Ctx = ctx
 	err := k.bind(c, args)
 	if err == nil {
+		err = k.zeroArrays(c, s)
+	}
+	if err == nil {
 		err = k.enqueueCall(c, s)
+		k.zeroAfterLaunch(c, err)
 	}
 	// bind pinned the Ndarray arguments, so a Close waits for this launch
 	// to be enqueued. Their uses are noted only now, after the enqueue, so
@@ -66,6 +68,7 @@ func (k *kernelCore) launchHeld(s *streamCore, args []any) error {
 	}
 	c.arrays = c.arrays[:0]
 	clear(c.b.Arrays) // drop buffers (and wrapped slices) from the pool
+	c.b.Ctx = nil
 	k.calls.Put(c)
 	return err
 }
@@ -132,13 +135,18 @@ func (p *Program) runTasks(k *kernelCore, c *call, l backend.Launch, s *streamCo
 	streams := c.streams
 	defer clear(streams)
 	streams[0] = s
-	fork, err := p.evpool.get()
-	if err != nil {
-		return err
+	// The groups' own streams and events fail without a task's name:
+	// the error names the kernel and the step.
+	fail := func(what string, err error) error {
+		return fmt.Errorf("qd: kernel %s: stream-parallel %s: %w", k.name, what, err)
 	}
-	defer p.evpool.put(fork)
+	fork, err := p.evpool.Get()
+	if err != nil {
+		return fail("fork", err)
+	}
+	defer p.evpool.Put(fork)
 	if err := fork.Record(s.b); err != nil {
-		return err
+		return fail("fork", err)
 	}
 	var runErr error
 	c.next = groupStarts(k, resize(c.next, k.plan.Groups))
@@ -147,14 +155,14 @@ func (p *Program) runTasks(k *kernelCore, c *call, l backend.Launch, s *streamCo
 		if next[g] >= len(tasks) || tasks[next[g]].Group != g+1 {
 			continue // an empty group needs no stream
 		}
-		ps, err := p.pool.acquire()
+		ps, err := p.pool.Get()
 		if err != nil {
-			runErr = err
+			runErr = fail("group stream", err)
 			break
 		}
 		streams[g] = ps
 		if err := ps.b.WaitEvent(fork); err != nil {
-			runErr = err
+			runErr = fail("fork", err)
 			break
 		}
 	}
@@ -188,20 +196,15 @@ func (p *Program) runTasks(k *kernelCore, c *call, l backend.Launch, s *streamCo
 			// enqueued on s next, must not free what ps still uses.
 			ps.b.Synchronize()
 			if runErr == nil {
-				runErr = err
+				runErr = fail("join", err)
 			}
 		}
-		p.pool.release(ps)
+		p.pool.Put(ps)
 	}
 	return runErr
 }
 
 func runTask(l backend.Launch, task int, s *streamCore) error {
-	if testHookRun != nil {
-		if err := testHookRun(task); err != nil {
-			return err
-		}
-	}
 	return l.Run(task, s.b)
 }
 
@@ -221,11 +224,11 @@ func groupStarts(k *kernelCore, starts []int) []int {
 
 // join makes s wait for the work enqueued so far on o.
 func (p *Program) join(s, o *streamCore) error {
-	e, err := p.evpool.get()
+	e, err := p.evpool.Get()
 	if err != nil {
 		return err
 	}
-	defer p.evpool.put(e)
+	defer p.evpool.Put(e)
 	if err := e.Record(o.b); err != nil {
 		return err
 	}

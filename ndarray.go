@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"sync"
 	"sync/atomic"
-	"time"
 	"unsafe"
 
 	"github.com/quadrants-go/qd/internal/backend"
@@ -49,35 +47,36 @@ func elemType[T Elem]() ir.Type {
 // safe for concurrent use.
 type Ndarray[T Elem] struct {
 	c *ndCore
+	// parent keeps a Rows view's array reachable: losing the parent's
+	// handle would otherwise let its cleanup free memory the view uses.
+	parent *Ndarray[T]
 }
 
 // ndCore is the part of an Ndarray the Program's registry, kernel launches
-// and the leak cleanup hold.
+// and the leak cleanup hold. A Rows view is an ndCore of its own over its
+// parent's storage.
 type ndCore struct {
 	p      *Program
-	buf    backend.Buffer
+	st     *storage       // the memory and its use tracking, shared with views
+	buf    backend.Buffer // this array's memory: st.buf, or a view of it
 	elem   ir.Type
 	shape  [3]int // unused dimensions are 1
 	dims   int
-	n      int // elements
+	n      int  // elements
+	view   bool // a Rows view: its Close frees nothing
 	closed atomic.Bool
-
-	// pins counts launches between argument binding and the enqueue of
-	// their work; Close waits for it to drop to zero so that it never frees
-	// memory a launch is about to use.
-	pins atomic.Int32
-
-	// users lists the streams that launched kernels using the array since
-	// the host last waited for them. A launch only notes its stream here
-	// (no driver call); host access and Close wait for just these streams.
-	mu    sync.Mutex
-	users []use
-	notes uint64 // numbers every note, so no two notes look alike
 }
 
-type use struct {
-	s   *streamCore
-	seq uint64 // the note's number: a wait removes only the notes it saw
+// storage is an allocation and the use tracking of every array on it.
+type storage struct {
+	tracker
+	buf    backend.Buffer
+	closed atomic.Bool // the parent array was closed: so is every view
+	// pooled memory (NewNdarrayOn) is freed in the order of home, after
+	// every stream that used it.
+	pooled bool
+	home   *streamCore
+	zero   zeroFill // NewNdarrayOn's fill, enqueued by the first use (zerofill.go)
 }
 
 // NewNdarray makes a zero-filled array of the given shape (1 to 3
@@ -86,53 +85,70 @@ func NewNdarray[T Elem](p *Program, shape ...int) (*Ndarray[T], error) {
 	if p == nil {
 		return nil, fmt.Errorf("%w: NewNdarray: nil Program", ErrInvalidArgument)
 	}
-	if len(shape) < 1 || len(shape) > 3 {
-		return nil, fmt.Errorf("%w: NewNdarray: %d dimensions; want 1 to 3", ErrInvalidArgument, len(shape))
-	}
-	et := elemType[T]()
-	c := &ndCore{p: p, elem: et, dims: len(shape), shape: [3]int{1, 1, 1}, n: 1}
-	for i, d := range shape {
-		if d < 0 {
-			return nil, fmt.Errorf("%w: NewNdarray: dimension %d is %d", ErrInvalidArgument, i, d)
-		}
-		if d > 0 && c.n > math.MaxInt/et.Size()/d {
-			return nil, fmt.Errorf("%w: NewNdarray: shape %v is too large", ErrInvalidArgument, shape)
-		}
-		c.shape[i] = d
-		c.n *= d
+	c, err := newCore[T](p, "NewNdarray", shape)
+	if err != nil {
+		return nil, err
 	}
 	if err := p.enter(); err != nil {
 		return nil, err
 	}
 	defer p.exit()
 	// An empty array still gets a valid (1-byte) address to pass to kernels.
-	buf, err := p.dev.Alloc(max(c.n*et.Size(), 1))
+	buf, err := p.dev.Alloc(max(c.n*c.elem.Size(), 1))
 	if err != nil {
 		return nil, fmt.Errorf("qd: NewNdarray%v: %w", shape, err)
 	}
-	c.buf = buf
+	c.buf, c.st = buf, &storage{buf: buf}
 	if err := c.zero(); err != nil {
 		buf.Close()
-		return nil, err
+		return nil, fmt.Errorf("qd: NewNdarray%v: zero fill: %w", shape, err)
 	}
+	return newArray[T](c), nil
+}
+
+// newCore checks shape (1 to 3 dimensions, each ≥ 0, not too large) and
+// makes the core of an array of T on p, without memory.
+func newCore[T Elem](p *Program, what string, shape []int) (*ndCore, error) {
+	if len(shape) < 1 || len(shape) > 3 {
+		return nil, fmt.Errorf("%w: %s: %d dimensions; want 1 to 3", ErrInvalidArgument, what, len(shape))
+	}
+	et := elemType[T]()
+	c := &ndCore{p: p, elem: et, dims: len(shape), shape: [3]int{1, 1, 1}, n: 1}
+	for i, d := range shape {
+		if d < 0 {
+			return nil, fmt.Errorf("%w: %s: dimension %d is %d", ErrInvalidArgument, what, i, d)
+		}
+		if d > 0 && c.n > math.MaxInt/et.Size()/d {
+			return nil, fmt.Errorf("%w: %s: shape %v is too large", ErrInvalidArgument, what, shape)
+		}
+		c.shape[i] = d
+		c.n *= d
+	}
+	return c, nil
+}
+
+// newArray registers c, which owns its storage, with its Program and gives
+// it a handle whose loss (without Close) releases it.
+func newArray[T Elem](c *ndCore) *Ndarray[T] {
+	p := c.p
 	p.mu.Lock()
 	p.arrays[c] = struct{}{}
 	p.mu.Unlock()
 	a := &Ndarray[T]{c: c}
 	runtime.AddCleanup(a, func(c *ndCore) { go c.p.releaseLeaked(c) }, c)
-	return a, nil
+	return a
 }
 
 // zero fills a new buffer with zeros; CPU memory is born zeroed.
 func (c *ndCore) zero() error {
-	if _, ok := c.buf.(hostPointer); ok || c.n == 0 {
+	if _, ok := c.buf.(backend.HostPointer); ok || c.n == 0 {
 		return nil
 	}
 	if z, ok := c.buf.(backend.Zeroer); ok {
-		return c.p.hostTransfer(c, z.Zero)
+		return c.p.hostTransfer(c, true, z.Zero)
 	}
 	zeros := make([]byte, c.n*c.elem.Size())
-	return c.p.hostTransfer(c, func(s backend.Stream) error {
+	return c.p.hostTransfer(c, true, func(s backend.Stream) error {
 		return c.buf.CopyFromHost(s, unsafe.Pointer(&zeros[0]), len(zeros))
 	})
 }
@@ -153,6 +169,10 @@ func (a *Ndarray[T]) Len() int {
 	return a.c.n
 }
 
+// isClosed reports whether the array, or the array it is a view of, was
+// closed.
+func (c *ndCore) isClosed() bool { return c.closed.Load() || c.st.closed.Load() }
+
 // use checks the array and takes its Program's lifetime lock.
 func (a *Ndarray[T]) use() error {
 	if a == nil || a.c == nil {
@@ -161,7 +181,7 @@ func (a *Ndarray[T]) use() error {
 	if err := a.c.p.enter(); err != nil {
 		return err
 	}
-	if a.c.closed.Load() {
+	if a.c.isClosed() {
 		a.c.p.exit()
 		return closedErr("Ndarray")
 	}
@@ -182,7 +202,7 @@ func (a *Ndarray[T]) CopyFromHost(src []T) error {
 	if a.c.n == 0 {
 		return nil
 	}
-	return a.c.p.hostTransfer(a.c, func(s backend.Stream) error {
+	return a.c.p.hostTransfer(a.c, !a.c.view, func(s backend.Stream) error {
 		return a.c.buf.CopyFromHost(s, unsafe.Pointer(&src[0]), len(src)*a.c.elem.Size())
 	}, func(p unsafe.Pointer) {
 		copy(unsafe.Slice((*T)(p), a.c.n), src)
@@ -207,7 +227,7 @@ func (a *Ndarray[T]) copyOut(dst []T) error {
 	if a.c.n == 0 {
 		return nil
 	}
-	return a.c.p.hostTransfer(a.c, func(s backend.Stream) error {
+	return a.c.p.hostTransfer(a.c, false, func(s backend.Stream) error {
 		return a.c.buf.CopyToHost(s, unsafe.Pointer(&dst[0]), len(dst)*a.c.elem.Size())
 	}, func(p unsafe.Pointer) {
 		copy(dst, unsafe.Slice((*T)(p), a.c.n))
@@ -224,7 +244,10 @@ func (a *Ndarray[T]) ToSlice() ([]T, error) {
 	return out, a.copyOut(out)
 }
 
-// Close frees the array once the enqueued work that uses it is done. It is
+// Close frees the array once the enqueued work that uses it is done: an
+// array from NewNdarray after waiting for that work, one from
+// NewNdarrayOn in stream order without blocking the host. Closing an
+// array closes its Rows views too; closing a view frees nothing. Close is
 // idempotent; other methods of a closed array return ErrClosed.
 func (a *Ndarray[T]) Close() error {
 	if a == nil || a.c == nil {
@@ -234,138 +257,85 @@ func (a *Ndarray[T]) Close() error {
 }
 
 func (c *ndCore) leakClose() error {
-	if !c.closed.CompareAndSwap(false, true) {
+	if !c.closed.CompareAndSwap(false, true) || c.view {
 		return nil
 	}
+	st := c.st
+	st.closed.Store(true)
 	c.p.mu.Lock()
 	delete(c.p.arrays, c)
 	c.p.mu.Unlock()
-	// Launches that pinned the array before it was closed are enqueueing
-	// their work: let them finish, so waitUsers sees their uses.
-	for c.pins.Load() > 0 {
-		time.Sleep(10 * time.Microsecond)
+	// Launches and copies that pinned the memory before it was closed are
+	// enqueueing their work: let them finish, so that their uses count.
+	st.pins.wait()
+	if st.pooled {
+		return c.p.freeInOrder(st)
 	}
-	err := c.p.waitUsers(c)
-	return errors.Join(err, c.buf.Close())
+	err := c.p.waitUses(&st.tracker)
+	return errors.Join(err, st.buf.Close())
 }
 
-// pin keeps the array's memory for a launch being bound; it fails if the
-// array is closed. The order (count, then check) pairs with Close's (mark
-// closed, then read the count): one of the two sees the other.
+// pin keeps the array's memory for a launch or copy being enqueued; it
+// fails if the array is closed. The order (count, then check) pairs with
+// Close's (mark closed, then read the count): one of the two sees the
+// other.
 func (c *ndCore) pin() bool {
-	c.pins.Add(1)
-	if c.closed.Load() {
-		c.pins.Add(-1)
+	c.st.pins.enter()
+	if c.isClosed() {
+		c.st.pins.leave()
 		return false
 	}
 	return true
 }
 
-func (c *ndCore) unpin() { c.pins.Add(-1) }
+func (c *ndCore) unpin() { c.st.pins.leave() }
+
+// noteUse records that work enqueued on s uses the array.
+func (c *ndCore) noteUse(s *streamCore) { c.st.noteUse(s) }
 
 // release is Program.Close's path: all work is already done.
 func (c *ndCore) release() error {
-	if !c.closed.CompareAndSwap(false, true) {
+	if !c.closed.CompareAndSwap(false, true) || c.view {
 		return nil
 	}
-	return c.buf.Close()
-}
-
-// noteUse records that a launch on s uses the array. It is on the launch
-// path, so it only appends to a short list.
-func (c *ndCore) noteUse(s *streamCore) {
-	c.mu.Lock()
-	c.notes++
-	for i := range c.users {
-		if c.users[i].s == s {
-			c.users[i].seq = c.notes
-			c.mu.Unlock()
-			return
-		}
-	}
-	c.users = append(c.users, use{s: s, seq: c.notes})
-	c.mu.Unlock()
-}
-
-// hostPointer is implemented by buffers the host can address directly (the
-// CPU backend's).
-type hostPointer interface{ HostPointer() unsafe.Pointer }
-
-// waitUsers blocks until the work enqueued so far on the streams that used
-// c is done, then forgets those uses.
-func (p *Program) waitUsers(c *ndCore) error {
-	c.mu.Lock()
-	seen := append([]use(nil), c.users...)
-	c.mu.Unlock()
-	if len(seen) == 0 {
-		return nil
-	}
-	var errs []error
-	for _, u := range seen {
-		if u.s.closed.Load() {
-			<-u.s.gone // its Close waits for its work
-			continue
-		}
-		e, err := p.evpool.get()
-		if err != nil {
-			return err
-		}
-		if err := e.Record(u.s.b); err != nil {
-			errs = append(errs, err)
-		} else if err := e.Synchronize(); err != nil {
-			errs = append(errs, err)
-		}
-		p.evpool.put(e)
-	}
-	c.mu.Lock()
-	kept := c.users[:0]
-	for _, u := range c.users {
-		if !containsUse(seen, u) {
-			kept = append(kept, u)
-		}
-	}
-	clear(c.users[len(kept):])
-	c.users = kept
-	c.mu.Unlock()
-	return errors.Join(errs...)
-}
-
-func containsUse(list []use, u use) bool {
-	for _, x := range list {
-		if x == u {
-			return true
-		}
-	}
-	return false
+	c.st.closed.Store(true)
+	c.st.zero.release(c.p)
+	return c.st.buf.Close()
 }
 
 // hostTransfer runs one host copy of c after the work that uses it: on a
 // host-addressable buffer directly (direct), otherwise enqueued by enqueue
 // on a pooled stream that is then waited for.
-func (p *Program) hostTransfer(c *ndCore, enqueue func(backend.Stream) error, direct ...func(unsafe.Pointer)) error {
-	if err := p.waitUsers(c); err != nil {
+// overwrite says the copy writes every element of c's storage (zerofill.go).
+func (p *Program) hostTransfer(c *ndCore, overwrite bool, enqueue func(backend.Stream) error, direct ...func(unsafe.Pointer)) error {
+	if err := p.waitUses(&c.st.tracker); err != nil {
 		return err
 	}
-	if hp, ok := c.buf.(hostPointer); ok && len(direct) > 0 {
+	if hp, ok := c.buf.(backend.HostPointer); ok && len(direct) > 0 {
 		direct[0](hp.HostPointer())
 		return nil
 	}
-	s, err := p.pool.acquire()
+	s, err := p.pool.Get()
 	if err != nil {
 		return err
 	}
-	defer p.pool.release(s)
+	defer p.pool.Put(s)
+	if err := p.zeroed(c.st, s, overwrite); err != nil {
+		return err
+	}
 	if err := enqueue(s.b); err != nil {
 		return err
 	}
-	// Wait through an event, not Synchronize: a pooled stream may hold the
-	// error of an earlier stream-parallel group, which is the launch's to
-	// report (its launch stream got it at the join), not this copy's.
-	e, err := p.evpool.get()
+	if overwrite {
+		p.overwritten(c.st)
+	}
+	// Wait through an event. Pooled streams hold no errors (a launch's
+	// errors go to its own stream), so Synchronize would serve as well.
+	e, err := p.evpool.Get()
 	if err != nil {
 		return err
 	}
-	defer p.evpool.put(e)
+	defer p.evpool.Put(e)
 	if err := e.Record(s.b); err != nil {
 		return err
 	}

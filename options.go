@@ -6,13 +6,18 @@ import "fmt"
 type Arch int
 
 const (
-	// Auto picks CUDA when a device is present, else AMDGPU, else the CPU.
+	// Auto picks CUDA when a device is present, else an AMD GPU, else the
+	// CPU.
 	Auto Arch = iota
 	// CPU runs kernels on the host's cores; always available.
 	CPU
 	// CUDA runs kernels on an NVIDIA GPU through the CUDA driver.
 	CUDA
-	// AMDGPU runs kernels on an AMD GPU through HIP.
+	// AMDGPU runs kernels on an AMD GPU through HIP (C source compiled by
+	// hiprtc). Its code is compiled and checked in CI for gfx90a, gfx942 and
+	// gfx1100, but it has never run on an AMD GPU (docs/amd.md). Without an
+	// AMD GPU, Init(WithArch(AMDGPU)) returns an error wrapping
+	// ErrUnsupported that says none was found.
 	AMDGPU
 )
 
@@ -34,12 +39,36 @@ func (a Arch) String() string {
 type InitOption func(*initConfig)
 
 type initConfig struct {
-	arch  Arch
-	trace bool // WithTrace (trace.go)
+	arch     Arch
+	trace    bool // WithTrace (trace.go)
+	fastMath bool
+	debug    bool
 }
 
 // WithArch chooses the backend (default Auto).
 func WithArch(a Arch) InitOption { return func(c *initConfig) { c.arch = a } }
+
+// WithFastMath lets GPU kernels trade Go's exact float results for speed:
+// a*b+c may be fused into one rounding, and float32 division, square root,
+// reciprocal square root, exp, exp2, log, log2, sin and cos use the GPU's
+// approximate instructions (errors of a few ulp, larger for sin and cos far
+// from zero, and for exp and log of large arguments; docs/accuracy.md
+// gives the bounds), with float32 denormals flushed to zero. Without it
+// (the default) every result is Go's, bit for bit, except the documented
+// transcendental bounds. The CPU backend always keeps Go's semantics.
+func WithFastMath() InitOption { return func(c *initConfig) { c.fastMath = true } }
+
+// WithDebug makes GPU kernels check every array index, as the CPU backend
+// always does. An access out of range does not happen (a load reads zero,
+// a store or an atomic is skipped), and the first one of a launch is
+// reported as an error naming the kernel, the array, the index, the extent
+// and the source position, by the next Synchronize of the stream the
+// kernel was launched on (or Program.Sync), like any error raised while a
+// kernel runs. Checked kernels are slower: each access compares its
+// indices and the vector and unrolled loops are off (docs/performance.md
+// has the cost). Without it (the default) a GPU kernel indexing out of
+// range reads or writes whatever lies there, or faults.
+func WithDebug() InitOption { return func(c *initConfig) { c.debug = true } }
 
 // StreamOption configures Program.NewStream.
 type StreamOption func(*streamConfig)

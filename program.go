@@ -7,7 +7,6 @@ import (
 	"sync/atomic"
 
 	"github.com/quadrants-go/qd/internal/backend"
-	cpubackend "github.com/quadrants-go/qd/internal/backend/cpu"
 )
 
 // Program is one backend device with everything made on it: streams,
@@ -27,12 +26,14 @@ type Program struct {
 	streams map[*streamCore]struct{}
 	events  map[*eventCore]struct{}
 	arrays  map[*ndCore]struct{}
+	hosts   map[*hostCore]struct{}
 	kernels map[*kernelCore]struct{}
 
 	def     *Stream // the default stream
 	pool    streamPool
 	evpool  eventPool
 	modules moduleCache
+	fills   fillKernels
 
 	// tracer is the trace in progress, nil when tracing is off: the one
 	// thing a launch checks for tracing (trace.go).
@@ -40,8 +41,9 @@ type Program struct {
 }
 
 // Init starts a Program on the chosen backend (WithArch; Auto by default).
-// Auto takes CUDA when a device is present, then AMDGPU, then the CPU, which
-// always works; an explicit GPU arch without a usable device is an error.
+// Auto takes CUDA when a device is present, then AMDGPU (once its backend
+// is built in; it is not yet), then the CPU, which always works; an
+// explicit GPU arch without a usable device is an error.
 func Init(opts ...InitOption) (*Program, error) {
 	cfg := initConfig{arch: Auto}
 	for _, o := range opts {
@@ -49,21 +51,29 @@ func Init(opts ...InitOption) (*Program, error) {
 			o(&cfg)
 		}
 	}
-	dev, arch, err := openDevice(cfg.arch)
+	dev, arch, err := openDevice(cfg.arch, 0)
 	if err != nil {
 		return nil, err
 	}
+	return newProgram(dev, arch, cfg)
+}
+
+// newProgram makes the Program of an open device; on failure it closes
+// the device.
+func newProgram(dev backend.Device, arch Arch, cfg initConfig) (*Program, error) {
 	p := &Program{
 		arch:    arch,
 		dev:     dev,
 		streams: make(map[*streamCore]struct{}),
 		events:  make(map[*eventCore]struct{}),
 		arrays:  make(map[*ndCore]struct{}),
+		hosts:   make(map[*hostCore]struct{}),
 		kernels: make(map[*kernelCore]struct{}),
 	}
-	p.pool.p = p
-	p.evpool.p = p
+	p.initPools()
 	p.modules.init()
+	p.modules.opts.FastMath = cfg.fastMath
+	p.modules.opts.Debug = cfg.debug
 	bs, err := dev.NewStream(0)
 	if err != nil {
 		dev.Close()
@@ -79,36 +89,47 @@ func Init(opts ...InitOption) (*Program, error) {
 	return p, nil
 }
 
-// openDevice opens the backend for arch; for Auto it falls back in order.
-func openDevice(arch Arch) (backend.Device, Arch, error) {
-	switch arch {
-	case CPU:
-		return cpubackend.New(), CPU, nil
-	case Auto:
-		for _, a := range []Arch{CUDA, AMDGPU} {
-			if open := gpuOpeners[a]; open != nil {
-				if dev, err := open(); err == nil {
-					return dev, a, nil
-				}
+// openDevice opens device ordinal of the registered backend for arch; for
+// Auto it tries the registered backends in their order of preference (the
+// GPUs, then the CPU, which always opens).
+func openDevice(arch Arch, ordinal int) (backend.Device, Arch, error) {
+	if arch == Auto {
+		var errs []error
+		for _, b := range backend.Registered() {
+			dev, err := b.Open(ordinal)
+			if err == nil {
+				return dev, archOf(b.Arch), nil
 			}
+			errs = append(errs, err)
 		}
-		return cpubackend.New(), CPU, nil
-	case CUDA, AMDGPU:
-		open := gpuOpeners[arch]
-		if open == nil {
-			return nil, 0, fmt.Errorf("qd: the %s backend is not built in yet: %w", arch, ErrUnsupported)
-		}
-		dev, err := open()
-		if err != nil {
-			return nil, 0, fmt.Errorf("qd: %s backend unavailable: %w", arch, err)
-		}
-		return dev, arch, nil
+		return nil, 0, fmt.Errorf("qd: no backend opened: %w", errors.Join(errs...))
 	}
-	return nil, 0, fmt.Errorf("qd: unknown arch %v: %w", arch, ErrInvalidArgument)
+	if arch < CPU || arch > AMDGPU {
+		return nil, 0, fmt.Errorf("%w: WithArch(%d): no such arch; use qd.Auto, qd.CPU, qd.CUDA or qd.AMDGPU", ErrInvalidArgument, int(arch))
+	}
+	b, ok := backend.Lookup(arch.String())
+	if !ok {
+		return nil, 0, &unavailableError{arch, errors.New("not built in yet")}
+	}
+	dev, err := b.Open(ordinal)
+	if err != nil {
+		return nil, 0, &unavailableError{arch, err}
+	}
+	return dev, arch, nil
 }
 
-// gpuOpeners holds the GPU backends compiled in, by arch.
-var gpuOpeners = map[Arch]func() (backend.Device, error){}
+// archOf is the Arch a registered backend's name stands for.
+func archOf(name string) Arch {
+	for _, a := range []Arch{CPU, CUDA, AMDGPU} {
+		if a.String() == name {
+			return a
+		}
+	}
+	return Auto
+}
+
+// errClosing is the cause of the work Close stops.
+var errClosing = fmt.Errorf("%w: the Program is closing", ErrClosed)
 
 // Arch is the backend the Program runs on (never Auto).
 func (p *Program) Arch() Arch {
@@ -162,7 +183,10 @@ func (p *Program) Sync() error {
 	return p.syncAll()
 }
 
-func (p *Program) syncAll() error {
+func (p *Program) syncAll() error { return p.syncAllBut(nil) }
+
+// syncAllBut is syncAll, leaving out errors that match skip.
+func (p *Program) syncAllBut(skip error) error {
 	p.mu.Lock()
 	streams := make([]*streamCore, 0, len(p.streams))
 	for s := range p.streams {
@@ -175,26 +199,37 @@ func (p *Program) syncAll() error {
 			<-s.gone // being closed by another goroutine: wait for its work
 			continue
 		}
-		if err := s.b.Synchronize(); err != nil {
+		if err := s.b.Synchronize(); err != nil && (skip == nil || !errors.Is(err, skip)) {
 			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)
 }
 
-// Close waits for all work, then releases every stream, event, array and
-// kernel of the Program and the device. Close is idempotent; afterwards
+// Close ends the Program's work, then releases every stream, event, array
+// and kernel of the Program and the device. Close is idempotent; afterwards
 // every method of the Program and of its objects returns ErrClosed.
+//
+// On the CPU, Close first stops the work still queued or running, as a
+// cancelled LaunchContext would (a kernel that never ends cannot hold it
+// up), and calls waiting for that work in other goroutines return errors
+// matching ErrClosed; Close does not report them. Its results could not be
+// read afterwards anyway. On a GPU, Close waits for the work to finish.
 func (p *Program) Close() error {
 	if p == nil {
 		return nil // so that defer p.Close() after a failed Init is harmless
+	}
+	// Stop before taking the lock: a goroutine waiting for a runaway
+	// kernel (Synchronize, a slice launch) holds it shared.
+	if st, ok := p.dev.(backend.Stopper); ok && !p.closed.Load() {
+		st.Stop(errClosing)
 	}
 	p.life.Lock()
 	defer p.life.Unlock()
 	if p.closed.Load() {
 		return nil
 	}
-	errs := []error{p.syncAll(), p.stopTraceOnClose()}
+	errs := []error{p.syncAllBut(errClosing), p.stopTraceOnClose()}
 	p.closed.Store(true)
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -207,13 +242,17 @@ func (p *Program) Close() error {
 	for a := range p.arrays {
 		errs = append(errs, a.release())
 	}
+	for h := range p.hosts {
+		errs = append(errs, h.release())
+	}
 	for s := range p.streams {
 		errs = append(errs, s.release())
 	}
 	clear(p.kernels)
 	clear(p.events)
 	clear(p.arrays)
+	clear(p.hosts)
 	clear(p.streams)
-	errs = append(errs, p.evpool.closeAll(), p.modules.closeAll(), p.dev.Close())
+	errs = append(errs, p.closeEvents(), p.modules.closeAll(), p.dev.Close())
 	return errors.Join(errs...)
 }

@@ -6,6 +6,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -39,7 +40,11 @@ func suiteKernels() []*ir.Kernel {
 		fillKernel("fill", ir.F32), fillKernel("fill", ir.I32), copyKernel(), addKernel(),
 		slowWriteKernel(), rendezvousKernel(), rendezvousAllKernel(), twoGroupKernel(),
 		rendezvousGroupsKernel(2), rendezvousGroupsKernel(4), rendezvousGroupsKernel(8),
-		saxpyKernel(), polyKernel(), badGroupKernel(),
+		saxpyKernel(), polyKernel(), badGroupKernel(), aliasKernel(), waitFlagKernel(), scaleKernel(),
+		diff3Kernel(),
+	}
+	for _, kind := range runawayKinds {
+		ks = append(ks, runawayKernel(kind))
 	}
 	ks = append(ks, inlineSuiteKernels()...)
 	ks = append(ks, sourceKernels()...)
@@ -53,13 +58,18 @@ func suiteKernels() []*ir.Kernel {
 var diffKernelsSrc []byte
 
 // sourceKernels are the kernels the tests compile from Go source: the
-// Go-source suite and the differential test's thirty kernels.
+// Go-source suite, the reductions and the differential test's thirty
+// kernels.
 func sourceKernels() []*ir.Kernel {
 	var out []*ir.Kernel
 	for _, src := range []struct {
 		name string
 		text []byte
-	}{{"suite_source.go", []byte(suiteSrc)}, {"diffkernels_test.go", diffKernelsSrc}} {
+	}{
+		{"suite_source.go", []byte(suiteSrc)}, {"reduce.go", []byte(reduceSrc())}, {"diffkernels_test.go", diffKernelsSrc},
+		{"ndrange.go", []byte(ndrangeSrc)}, {"checked.go", []byte(checkedSrc)}, {"addone.go", []byte(addOneSrc)},
+		{"copy.go", []byte(copySrc)},
+	} {
 		ks, err := frontend.Parse(src.name, src.text)
 		if err != nil {
 			panic(fmt.Sprintf("parsing %s: %v", src.name, err)) // the tests compiling it fail too
@@ -153,7 +163,7 @@ func inlineSuiteKernels() []*ir.Kernel {
 }
 
 // invalidKernelNames are NewBuilder names of kernels built to be rejected
-// by BuildKernel (no PTX exists for them).
+// by buildKernel (no PTX exists for them).
 var invalidKernelNames = map[string]bool{"bad": true}
 
 // TestSuiteKernelsCovered parses this package's test files and checks that
@@ -217,6 +227,48 @@ func TestPtxasSuiteKernels(t *testing.T) {
 	// Kernels are renamed apart (two tests may use one name) and each math
 	// subroutine is defined once. A failing module is retried kernel by
 	// kernel so that the error names its kernel.
+	kernels := distinctSuiteKernels(t)
+	type job struct {
+		sm   int
+		opts ptx.Options
+	}
+	var jobs []job
+	for _, sm := range tool.Archs {
+		jobs = append(jobs, job{sm: sm})
+	}
+	// The other code the options select, for the newest architecture.
+	newest := tool.Archs[len(tool.Archs)-1]
+	jobs = append(jobs, job{newest, ptx.Options{Debug: true}}, job{newest, ptx.Options{FastMath: true}})
+	var wg sync.WaitGroup
+	errs := make([][]string, len(jobs))
+	for ji, j := range jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			jd := filepath.Join(dir, fmt.Sprint(ji)) // the jobs' files apart
+			if err := os.Mkdir(jd, 0o755); err != nil {
+				errs[ji] = []string{err.Error()}
+				return
+			}
+			errs[ji] = ptxasArch(tool, j.sm, j.opts, jd, kernels)
+		}()
+	}
+	wg.Wait()
+	failed := 0
+	for ji, list := range errs {
+		failed += len(list)
+		for _, e := range list {
+			t.Errorf("%+v: %s", jobs[ji].opts, e)
+		}
+	}
+	t.Logf("ptxas %s (CUDA %d.%d): %d kernels assembled for sm_%v, and with Debug and with FastMath for sm_%d, %d failures",
+		tool.Path, tool.CUDA/1000, tool.CUDA%1000/10, len(kernels), tool.Archs, newest, failed)
+}
+
+// distinctSuiteKernels are suiteKernels without repeats (two tests may
+// build the same kernel), renamed apart (two kernels may share a name):
+// what the checks of every emitted kernel compile.
+func distinctSuiteKernels(t *testing.T) []*ir.Kernel {
 	var kernels []*ir.Kernel
 	seen := map[ir.Hash]bool{}
 	for i, k := range suiteKernels() {
@@ -232,32 +284,14 @@ func TestPtxasSuiteKernels(t *testing.T) {
 		k.Name = fmt.Sprintf("k%03d_%s", i, k.Name)
 		kernels = append(kernels, k)
 	}
-	var wg sync.WaitGroup
-	errs := make([][]string, len(tool.Archs))
-	for ai, sm := range tool.Archs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[ai] = ptxasArch(tool, sm, dir, kernels)
-		}()
-	}
-	wg.Wait()
-	failed := 0
-	for _, list := range errs {
-		failed += len(list)
-		for _, e := range list {
-			t.Error(e)
-		}
-	}
-	t.Logf("ptxas %s (CUDA %d.%d): %d kernels assembled for sm_%v, %d failures",
-		tool.Path, tool.CUDA/1000, tool.CUDA%1000/10, len(kernels), tool.Archs, failed)
+	return kernels
 }
 
 var headerLineRE = regexp.MustCompile(`^\.(version|target|address_size)\b`)
 
 // ptxasArch assembles the kernels for sm_<sm> as one module; on failure,
 // each on its own. It returns the errors.
-func ptxasArch(tool ptxas.Tool, sm int, dir string, kernels []*ir.Kernel) []string {
+func ptxasArch(tool ptxas.Tool, sm int, opts ptx.Options, dir string, kernels []*ir.Kernel) []string {
 	// The target the CUDA backend would pick on a device of this compute
 	// capability with a driver of ptxas's CUDA release.
 	tg, err := ptx.TargetFor(sm, tool.CUDA)
@@ -271,13 +305,13 @@ func ptxasArch(tool ptxas.Tool, sm int, dir string, kernels []*ir.Kernel) []stri
 	for _, k := range kernels {
 		plan, err := lower.Lower(k)
 		if err == nil {
-			var m *ptx.Module
-			if m, err = ptx.Compile(plan, tg); err == nil {
-				texts[k.Name] = m.PTX
-				if strings.Contains(m.PTX, ".approx") {
+			var text string
+			if text, _, err = ptx.Generate(plan, tg, opts); err == nil {
+				texts[k.Name] = text
+				if !opts.FastMath && strings.Contains(text, ".approx") {
 					errs = append(errs, fmt.Sprintf("%s: the PTX uses an .approx instruction", k.Name))
 				}
-				if e := splitModule(m.PTX, funcs, &body); e != nil {
+				if e := splitModule(text, funcs, &body); e != nil {
 					errs = append(errs, fmt.Sprintf("%s: %v", k.Name, e))
 				}
 				continue

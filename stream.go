@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"runtime"
 	"sync/atomic"
-	"time"
 
 	"github.com/quadrants-go/qd/internal/backend"
 )
@@ -40,18 +39,9 @@ type streamCore struct {
 	// another goroutine may still be draining the stream.
 	gone chan struct{}
 	// inflight counts launches enqueueing on the stream; Close waits for
-	// them before it destroys the stream.
-	inflight atomic.Int32
-}
-
-// drainLaunches waits for the launches counted in n that began before the
-// object was marked closed (later ones see the mark and give up). Launches
-// only enqueue, which takes microseconds, unless they wait for slices to be
-// copied back.
-func drainLaunches(n *atomic.Int32) {
-	for n.Load() > 0 {
-		time.Sleep(10 * time.Microsecond)
-	}
+	// them before it destroys the stream. Launches only enqueue, which
+	// takes microseconds, unless they wait for slices to be copied back.
+	inflight busy
 }
 
 func (p *Program) registerStream(bs backend.Stream, kind streamKind) *streamCore {
@@ -239,7 +229,7 @@ func (p *Program) closeStream(c *streamCore) error {
 		<-c.gone // another Close is draining it: Close returns after the work
 		return nil
 	}
-	drainLaunches(&c.inflight)
+	c.inflight.wait()
 	err := c.destroy()
 	close(c.gone)
 	// Only now leave the registry, so Program.Sync sees a stream until its

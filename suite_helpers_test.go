@@ -2,11 +2,14 @@ package qd
 
 import (
 	"errors"
+	"fmt"
 	"os"
+	"runtime"
 	"sync"
 	"testing"
 
 	"github.com/quadrants-go/qd/internal/ir"
+	"github.com/quadrants-go/qd/internal/lower"
 )
 
 // The behaviour suite runs every test on every backend present: the CPU
@@ -56,9 +59,15 @@ func suiteArchs(t *testing.T) []Arch {
 // afterwards.
 func forEachArch(t *testing.T, f func(t *testing.T, p *Program)) {
 	t.Helper()
+	forEachArchWith(t, nil, f)
+}
+
+// forEachArchWith is forEachArch with more Init options.
+func forEachArchWith(t *testing.T, opts []InitOption, f func(t *testing.T, p *Program)) {
+	t.Helper()
 	for _, a := range suiteArchs(t) {
 		t.Run(a.String(), func(t *testing.T) {
-			p, err := Init(WithArch(a))
+			p, err := Init(append([]InitOption{WithArch(a)}, opts...)...)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -226,4 +235,30 @@ func spinBound(p *Program) int64 {
 		return 200_000_000
 	}
 	return 2_000_000
+}
+
+// buildKernel compiles a kernel written with the IR builder of package
+// internal/ir: the tests' entry point for kernels built by hand (the
+// behaviour suite tests the runtime without the front end). Users write
+// kernels in Go and call Compile.
+func buildKernel(p *Program, k *ir.Kernel) (*Kernel, error) {
+	if p == nil || k == nil {
+		return nil, fmt.Errorf("%w: buildKernel: nil Program or kernel", ErrInvalidArgument)
+	}
+	plan, err := lower.Lower(k)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
+	defer p.exit()
+	c, err := p.newKernel(plan)
+	if err != nil {
+		return nil, err
+	}
+	// The handle owns its kernel: its Close, or its cleanup, releases it.
+	h := &Kernel{c: c}
+	runtime.AddCleanup(h, func(c *kernelCore) { go c.p.releaseLeaked(c) }, c)
+	return h, nil
 }

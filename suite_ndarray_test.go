@@ -10,7 +10,7 @@ import (
 // host copies in and out, and bad inputs.
 func TestNdarrayBasics(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		fill := must[*Kernel](t)(BuildKernel(p, fillKernel("fill", ir.F32)))
+		fill := must[*Kernel](t)(buildKernel(p, fillKernel("fill", ir.F32)))
 		for range 3 {
 			x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 4096))
 			allEqual(t, "new array", must[[]float32](t)(x.ToSlice()), 0)
@@ -39,7 +39,10 @@ func TestNdarrayBasics(t *testing.T) {
 				t.Errorf("NewNdarray%v succeeded", shape)
 			}
 		}
-		_, err := NewNdarray[float32](nil, 4)
+		// 2^40 float32 (4 TiB): more than any device here has.
+		_, err := NewNdarray[float32](p, 1<<40)
+		wantErr(t, err, ErrOutOfMemory)
+		_, err = NewNdarray[float32](nil, 4)
 		wantErr(t, err, ErrInvalidArgument)
 		empty := must[*Ndarray[bool]](t)(NewNdarray[bool](p, 0))
 		if v := must[[]bool](t)(empty.ToSlice()); len(v) != 0 {

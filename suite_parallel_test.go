@@ -26,7 +26,7 @@ func twoGroupKernel() *ir.Kernel {
 
 func TestStreamParallelBasic(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		k := must[*Kernel](t)(BuildKernel(p, twoGroupKernel()))
+		k := must[*Kernel](t)(buildKernel(p, twoGroupKernel()))
 		a := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
 		b := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
 		check(t, k.Launch(a, b, float32(1)))
@@ -53,8 +53,8 @@ func TestStreamParallelSeveralLoopsPerGroup(t *testing.T) {
 		b.Group(func() {
 			b.Parallel(ir.LenOf(xb, 0), func(i *ir.Var) { b.Store(xb, ir.F32c(10), ir.Ref(i)) })
 		})
-		k := must[*Kernel](t)(BuildKernel(p, b.Kernel()))
-		add := must[*Kernel](t)(BuildKernel(p, addKernel()))
+		k := must[*Kernel](t)(buildKernel(p, b.Kernel()))
+		add := must[*Kernel](t)(buildKernel(p, addKernel()))
 		a := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
 		bb := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
 		c := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
@@ -74,7 +74,7 @@ func TestStreamParallelSeveralLoopsPerGroup(t *testing.T) {
 // LaunchOn(s) after slow work on s must see that work (the fork event).
 func TestStreamParallelAfterEarlierWork(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		slow := must[*Kernel](t)(BuildKernel(p, slowWriteKernel()))
+		slow := must[*Kernel](t)(buildKernel(p, slowWriteKernel()))
 		b := ir.NewBuilder("copy_groups")
 		src := b.Array("src", ir.F32, 1)
 		d1 := b.Array("d1", ir.F32, 1)
@@ -84,7 +84,7 @@ func TestStreamParallelAfterEarlierWork(t *testing.T) {
 				b.Parallel(ir.LenOf(d, 0), func(i *ir.Var) { b.Store(d, ir.Ld(src, ir.Ref(i)), ir.Ref(i)) })
 			})
 		}
-		k := must[*Kernel](t)(BuildKernel(p, b.Kernel()))
+		k := must[*Kernel](t)(buildKernel(p, b.Kernel()))
 		state := must[*Ndarray[int64]](t)(NewNdarray[int64](p, 1))
 		s := must[*Stream](t)(p.NewStream())
 		for r := range 3 {
@@ -102,7 +102,7 @@ func TestStreamParallelAfterEarlierWork(t *testing.T) {
 
 func TestStreamPoolReuse(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		k := must[*Kernel](t)(BuildKernel(p, twoGroupKernel()))
+		k := must[*Kernel](t)(buildKernel(p, twoGroupKernel()))
 		a := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 128))
 		b := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 128))
 		for v := 1; v <= 5; v++ {
@@ -111,9 +111,7 @@ func TestStreamPoolReuse(t *testing.T) {
 			allEqual(t, "a", must[[]float32](t)(a.ToSlice()), float32(v))
 			allEqual(t, "b", must[[]float32](t)(b.ToSlice()), float32(2*v))
 		}
-		p.pool.mu.Lock()
-		free, out := len(p.pool.free), p.pool.out
-		p.pool.mu.Unlock()
+		free, out := p.pool.Free(), p.pool.Out()
 		// Two groups need one borrowed stream (the first group runs on the
 		// launch stream); host transfers may have borrowed more.
 		if out != 0 || free < 1 || free > 2 {
@@ -128,7 +126,7 @@ func TestStreamParallelGroupsOverlap(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
 		for _, G := range []int{2, 4, 8} {
 			t.Run(fmt.Sprint(G), func(t *testing.T) {
-				k := must[*Kernel](t)(BuildKernel(p, rendezvousGroupsKernel(G)))
+				k := must[*Kernel](t)(buildKernel(p, rendezvousGroupsKernel(G)))
 				flags := must[*Ndarray[int32]](t)(NewNdarray[int32](p, G))
 				seen := must[*Ndarray[int32]](t)(NewNdarray[int32](p, G))
 				check(t, k.Launch(flags, seen, spinBound(p)))
@@ -143,7 +141,7 @@ func TestStreamParallelGroupsOverlap(t *testing.T) {
 // group's launch: every borrowed stream must be back in the pool, and the
 // Program must keep working.
 func TestLaunchFailureReturnsPooledStreams(t *testing.T) {
-	forEachArch(t, func(t *testing.T, p *Program) {
+	forEachArchFaulty(t, func(t *testing.T, p *Program, d *faultyDevice) {
 		b := ir.NewBuilder("three_groups")
 		x := b.Array("x", ir.F32, 1)
 		for g := range 3 {
@@ -151,23 +149,22 @@ func TestLaunchFailureReturnsPooledStreams(t *testing.T) {
 				b.Parallel(ir.I64c(1), func(_ *ir.Var) { b.Store(x, ir.F32c(float32(g+1)), ir.I64c(int64(g))) })
 			})
 		}
-		k := must[*Kernel](t)(BuildKernel(p, b.Kernel()))
+		k := must[*Kernel](t)(buildKernel(p, b.Kernel()))
 		arr := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 3))
 		injected := errors.New("injected launch failure")
-		testHookRun = func(task int) error {
+		fail := func(task int) error {
 			if task == 1 {
 				return injected
 			}
 			return nil
 		}
+		d.failRun.Store(&fail)
 		err := k.Launch(arr, nil)
 		wantErr(t, err, ErrInvalidArgument) // argument errors come before any task
 		err = k.Launch(arr)
-		testHookRun = nil
+		d.failRun.Store(nil)
 		wantErr(t, err, injected)
-		p.pool.mu.Lock()
-		out := p.pool.out
-		p.pool.mu.Unlock()
+		out := p.pool.Out()
 		if out != 0 {
 			t.Fatalf("%d pooled streams still out after a failed launch", out)
 		}
@@ -182,7 +179,7 @@ func TestLaunchFailureReturnsPooledStreams(t *testing.T) {
 }
 
 // TestStreamParallelValidation: the placement rules of groups, through
-// BuildKernel, each with its position and advice.
+// buildKernel, each with its position and advice.
 func TestStreamParallelValidation(t *testing.T) {
 	pos := ir.Pos{File: "k.go", Line: 7, Col: 3}
 	cases := []struct {
@@ -216,9 +213,9 @@ func TestStreamParallelValidation(t *testing.T) {
 				b := ir.NewBuilder("bad")
 				x := b.Array("x", ir.F32, 1)
 				c.build(b, x)
-				_, err := BuildKernel(p, b.Kernel())
+				_, err := buildKernel(p, b.Kernel())
 				if err == nil {
-					t.Fatal("BuildKernel accepted an invalid kernel")
+					t.Fatal("buildKernel accepted an invalid kernel")
 				}
 				if !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "k.go:7:3") {
 					t.Fatalf("error %q: want position k.go:7:3 and %q", err, c.want)
@@ -239,7 +236,7 @@ func TestArgumentErrors(t *testing.T) {
 		b.Parallel(ir.LenOf(y, 0), func(i *ir.Var) {
 			b.Store(y, ir.Op(ir.Add, ir.Op(ir.Mul, ir.P(a), ir.Ld(x, ir.Ref(i))), ir.Ld(y, ir.Ref(i))), ir.Ref(i))
 		})
-		k := must[*Kernel](t)(BuildKernel(p, b.Kernel()))
+		k := must[*Kernel](t)(buildKernel(p, b.Kernel()))
 		xs := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 8))
 		ys := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 8))
 		i32 := must[*Ndarray[int32]](t)(NewNdarray[int32](p, 8))
@@ -256,7 +253,7 @@ func TestArgumentErrors(t *testing.T) {
 		}{
 			{"too few", []any{float32(1), xs}, "", "got 2 arguments, want 3", nil},
 			{"too many", []any{float32(1), xs, ys, ys}, "", "got 4 arguments, want 3", nil},
-			{"scalar kind", []any{float64(1), xs, ys}, "a", "want float32, got float64", nil},
+			{"scalar kind", []any{int32(1), xs, ys}, "a", "want float32, got int32", nil},
 			{"scalar nil", []any{nil, xs, ys}, "a", "got nil", nil},
 			{"array for scalar", []any{xs, xs, ys}, "a", "want float32", nil},
 			{"scalar for array", []any{float32(1), float32(2), ys}, "x", "got float32", nil},
@@ -290,7 +287,7 @@ func TestArgumentErrors(t *testing.T) {
 // 1 to 3 dimensions, and the launch waits for the results.
 func TestHostSlices(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		k := must[*Kernel](t)(BuildKernel(p, addKernel()))
+		k := must[*Kernel](t)(buildKernel(p, addKernel()))
 		a := []float32{1, 2, 3, 4}
 		b := []float32{10, 20, 30, 40}
 		c := make([]float32, 4)
@@ -315,7 +312,7 @@ func TestHostSlices(t *testing.T) {
 		b2.Parallel2(ir.LenOf(m, 0), ir.LenOf(m, 1), func(i, j *ir.Var) {
 			b2.Store(m, ir.Op(ir.Add, ir.Op(ir.Mul, ir.Ref(i), ir.I64c(10)), ir.Ref(j)), ir.Ref(i), ir.Ref(j))
 		})
-		k2 := must[*Kernel](t)(BuildKernel(p, b2.Kernel()))
+		k2 := must[*Kernel](t)(buildKernel(p, b2.Kernel()))
 		grid := [][]int{make([]int, 3), make([]int, 3)}
 		check(t, k2.Launch(grid))
 		if grid[1][2] != 12 || grid[0][1] != 1 {
@@ -327,7 +324,7 @@ func TestHostSlices(t *testing.T) {
 		b3.ParallelN([]ir.Expr{ir.LenOf(v, 0), ir.LenOf(v, 1), ir.LenOf(v, 2)}, func(ix []*ir.Var) {
 			b3.Store(v, ir.Conv(ir.F64, ir.Op(ir.Add, ir.Op(ir.Mul, ir.Ref(ix[0]), ir.I64c(100)), ir.Op(ir.Add, ir.Op(ir.Mul, ir.Ref(ix[1]), ir.I64c(10)), ir.Ref(ix[2])))), ir.Ref(ix[0]), ir.Ref(ix[1]), ir.Ref(ix[2]))
 		})
-		k3 := must[*Kernel](t)(BuildKernel(p, b3.Kernel()))
+		k3 := must[*Kernel](t)(buildKernel(p, b3.Kernel()))
 		cube := make([][][]float64, 2)
 		for i := range cube {
 			cube[i] = [][]float64{make([]float64, 2), make([]float64, 2)}
@@ -349,7 +346,7 @@ func TestKernelErrorsReported(t *testing.T) {
 	b := ir.NewBuilder("oob")
 	x := b.Array("x", ir.F32, 1)
 	b.At(ir.Pos{File: "oob.go", Line: 3, Col: 2}).Parallel(ir.I64c(10), func(i *ir.Var) { b.Store(x, ir.F32c(1), ir.Ref(i)) })
-	k := must[*Kernel](t)(BuildKernel(p, b.Kernel()))
+	k := must[*Kernel](t)(buildKernel(p, b.Kernel()))
 	arr := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 4))
 	check(t, k.Launch(arr))
 	err := p.DefaultStream().Synchronize()

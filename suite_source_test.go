@@ -240,9 +240,7 @@ func TestSourceStreamPoolReuse(t *testing.T) {
 			allEqual(t, "a", must[[]float32](t)(a.ToSlice()), float32(v))
 			allEqual(t, "b", must[[]float32](t)(b.ToSlice()), float32(2*v))
 		}
-		p.pool.mu.Lock()
-		free, out := len(p.pool.free), p.pool.out
-		p.pool.mu.Unlock()
+		free, out := p.pool.Free(), p.pool.Out()
 		// Two groups need one borrowed stream (the first group runs on the
 		// launch stream); host transfers may have borrowed more.
 		if out != 0 || free < 1 || free > 2 {

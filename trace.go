@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/quadrants-go/qd/internal/backend"
 	"github.com/quadrants-go/qd/internal/trace"
@@ -52,7 +51,7 @@ type tracer struct {
 	launches atomic.Uint64 // launch numbers, from 1
 	// users counts launches holding the tracer; a stopped trace is written
 	// (or discarded) once they are done with it.
-	users atomic.Int64
+	users busy
 
 	mu    sync.Mutex
 	lanes map[*streamCore]lane
@@ -93,24 +92,19 @@ func (p *Program) acquireTracer() *tracer {
 	if tr == nil {
 		return nil
 	}
-	tr.users.Add(1)
+	tr.users.enter()
 	if p.tracer.Load() != tr {
-		tr.users.Add(-1)
+		tr.users.leave()
 		return nil
 	}
 	return tr
 }
 
-func (tr *tracer) done() { tr.users.Add(-1) }
+func (tr *tracer) done() { tr.users.leave() }
 
-// drain waits until no launch holds tr. Launches hold it only while they
-// enqueue (microseconds), so a short sleep loop serves; unlike taking the
-// Program's lifetime lock, it never makes other launches wait.
-func (tr *tracer) drain() {
-	for tr.users.Load() > 0 {
-		time.Sleep(20 * time.Microsecond)
-	}
-}
+// drain waits until no launch holds tr. Unlike taking the Program's
+// lifetime lock, it never makes other launches wait.
+func (tr *tracer) drain() { tr.users.wait() }
 
 func (p *Program) newTracer() (*tracer, error) {
 	tg, ok := p.dev.(backend.Tracing)
@@ -139,6 +133,9 @@ func (p *Program) StopTrace(w io.Writer) error {
 	}
 	tr := p.tracer.Swap(nil)
 	if tr == nil {
+		if p.closed.Load() {
+			return closedErr("program (StopTrace)")
+		}
 		return errors.New("qd: StopTrace: no trace in progress")
 	}
 	tr.drain()

@@ -2,6 +2,7 @@ package qd
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -30,9 +31,9 @@ func groupsKernel(g int) *ir.Kernel {
 
 func TestTrace(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		saxpy := must[*Kernel](t)(BuildKernel(p, saxpyKernel()))
-		groups := must[*Kernel](t)(BuildKernel(p, groupsKernel(3)))
-		add := must[*Kernel](t)(BuildKernel(p, addKernel()))
+		saxpy := must[*Kernel](t)(buildKernel(p, saxpyKernel()))
+		groups := must[*Kernel](t)(buildKernel(p, groupsKernel(3)))
+		add := must[*Kernel](t)(buildKernel(p, addKernel()))
 		// One output per stream: the streams run at once.
 		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 256))
 		y := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 256))
@@ -168,7 +169,7 @@ func TestWithTrace(t *testing.T) {
 	if !p.Tracing() {
 		t.Fatal("WithTrace: not tracing after Init")
 	}
-	k := must[*Kernel](t)(BuildKernel(p, saxpyKernel()))
+	k := must[*Kernel](t)(buildKernel(p, saxpyKernel()))
 	x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 8))
 	for range 3 {
 		check(t, k.Launch(float32(1), x, x, int64(8)))
@@ -196,7 +197,7 @@ func TestWithTrace(t *testing.T) {
 func TestTraceConcurrent(t *testing.T) {
 	p := must[*Program](t)(Init(WithArch(CPU)))
 	defer p.Close()
-	k := must[*Kernel](t)(BuildKernel(p, saxpyKernel()))
+	k := must[*Kernel](t)(buildKernel(p, saxpyKernel()))
 	x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 64))
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
@@ -249,7 +250,7 @@ func BenchmarkLaunchTrace(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			p := must[*Program](b)(Init(WithArch(CPU)))
 			defer p.Close()
-			k := must[*Kernel](b)(BuildKernel(p, saxpyKernel()))
+			k := must[*Kernel](b)(buildKernel(p, saxpyKernel()))
 			x := must[*Ndarray[float32]](b)(NewNdarray[float32](p, 16))
 			y := must[*Ndarray[float32]](b)(NewNdarray[float32](p, 16))
 			s := must[*Stream](b)(p.NewStream())
@@ -298,8 +299,14 @@ func (nullDevice) WrapStream(uintptr) (backend.Stream, error) {
 }
 func (nullDevice) NewEvent(bool) (backend.Event, error) { return nullEvent{}, nil }
 func (nullDevice) Alloc(n int) (backend.Buffer, error)  { return &nullBuffer{n}, nil }
-func (nullDevice) Close() error                         { return nil }
-func (nullDevice) Compile(p *lower.Plan) (backend.Module, error) {
+func (nullDevice) AllocOn(_ backend.Stream, n int) (backend.Buffer, error) {
+	return &nullBuffer{n}, nil
+}
+func (nullDevice) AllocHost(n int) (backend.HostBuffer, error) {
+	return nil, errors.New("null device: no host memory")
+}
+func (nullDevice) Close() error { return nil }
+func (nullDevice) Compile(p *lower.Plan, _ backend.CompileOptions) (backend.Module, error) {
 	return &nullModule{len(p.Tasks)}, nil
 }
 func (nullStream) Handle() uintptr                                         { return 1 }
@@ -315,6 +322,9 @@ func (nullEvent) Close() error                                             { ret
 func (b *nullBuffer) Bytes() int                                           { return b.n }
 func (*nullBuffer) CopyFromHost(backend.Stream, unsafe.Pointer, int) error { return nil }
 func (*nullBuffer) CopyToHost(backend.Stream, unsafe.Pointer, int) error   { return nil }
+func (*nullBuffer) CopyFrom(backend.Stream, backend.Buffer, int) error     { return nil }
+func (b *nullBuffer) View(_, n int) (backend.Buffer, error)                { return &nullBuffer{n}, nil }
+func (*nullBuffer) FreeOn(backend.Stream) error                            { return nil }
 func (*nullBuffer) Close() error                                           { return nil }
 func (*nullModule) Begin(backend.Stream, *backend.Args) (backend.Launch, error) {
 	return nullLaunch{}, nil
@@ -323,25 +333,13 @@ func (*nullModule) Close() error                 { return nil }
 func (nullLaunch) Run(int, backend.Stream) error { return nil }
 func (nullLaunch) End(backend.Stream) error      { return nil }
 
-// withNullDevice runs f with a Program on the null device, borrowing the
-// AMDGPU slot of the openers (no AMDGPU backend is built in).
+// withNullDevice runs f with a Program on the null device.
 func withNullDevice(b *testing.B, f func(p *Program)) {
-	gpuOpenersMu.Lock()
-	old, had := gpuOpeners[AMDGPU]
-	gpuOpeners[AMDGPU] = func() (backend.Device, error) { return nullDevice{}, nil }
-	p, err := Init(WithArch(AMDGPU))
-	if had {
-		gpuOpeners[AMDGPU] = old
-	} else {
-		delete(gpuOpeners, AMDGPU)
-	}
-	gpuOpenersMu.Unlock()
+	p, err := newProgram(nullDevice{}, AMDGPU, initConfig{})
 	check(b, err)
 	defer p.Close()
 	f(p)
 }
-
-var gpuOpenersMu sync.Mutex
 
 // BenchmarkLaunchOverhead is qd's own host work per LaunchOn of a
 // 4-argument kernel (2 Ndarrays, 2 scalars) on an explicit stream, over a
@@ -351,7 +349,7 @@ var gpuOpenersMu sync.Mutex
 func BenchmarkLaunchOverhead(b *testing.B) {
 	b.Run("saxpy", func(b *testing.B) {
 		withNullDevice(b, func(p *Program) {
-			k := must[*Kernel](b)(BuildKernel(p, saxpyKernel()))
+			k := must[*Kernel](b)(buildKernel(p, saxpyKernel()))
 			x := must[*Ndarray[float32]](b)(NewNdarray[float32](p, 16))
 			y := must[*Ndarray[float32]](b)(NewNdarray[float32](p, 16))
 			s := must[*Stream](b)(p.NewStream())
@@ -366,7 +364,7 @@ func BenchmarkLaunchOverhead(b *testing.B) {
 	})
 	b.Run("groups4", func(b *testing.B) {
 		withNullDevice(b, func(p *Program) {
-			k := must[*Kernel](b)(BuildKernel(p, groupsKernel(4)))
+			k := must[*Kernel](b)(buildKernel(p, groupsKernel(4)))
 			x := must[*Ndarray[float32]](b)(NewNdarray[float32](p, 4))
 			b.ReportAllocs()
 			for b.Loop() {

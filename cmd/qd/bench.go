@@ -5,15 +5,17 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
+	"time"
 
 	"github.com/quadrants-go/qd"
 	"github.com/quadrants-go/qd/internal/benchsuite"
 )
 
-const benchUsage = `usage: qd bench [-arch auto|cpu|cuda] [-json] [-quick] [-only step]
+const benchUsage = `usage: qd bench [-arch auto|cpu|cuda] [-json] [-quick] [-run REGEXP]
 
-Run qd's performance suite (SPEC §7) on one device and print every figure
+Run qd's performance suite on one device and print every figure
 beside its reference, measured in the same run, and its bar: launch host
 cost against a raw cuLaunchKernel, K streams and stream-parallel groups of
 latency-bound kernels, saxpy against a device-to-device copy, a reduction
@@ -21,8 +23,8 @@ and a stencil against their byte floors, the stream pool, events, array
 allocation and compile times; on the CPU, construct kernels (saxpy, the
 demo's heat step, a stencil, a reduction, branches, loops, math, a serial
 loop, short rows) on one core and on two against the same loops in plain
-Go. GPU-only figures are skipped on the CPU, CPU-only ones on a GPU.
-The exit status is 1 when a figure misses its bar.
+Go (-run CPU). GPU-only figures are skipped on the CPU, CPU-only ones on a
+GPU. The exit status is 1 when a figure misses its bar.
 
 flags:
 `
@@ -34,7 +36,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	archName := fs.String("arch", "auto", "backend: auto, cpu, cuda or amdgpu")
 	asJSON := fs.Bool("json", false, "print the rows as JSON")
 	quick := fs.Bool("quick", false, "small sizes and few iterations (a smoke run)")
-	only := fs.String("only", "", "run only the steps whose name contains `step` (e.g. cpu)")
+	only := fs.String("run", "", "run only the measurements whose name matches this regular expression (e.g. stencil|n-body)")
 	printUsage := func(w io.Writer) {
 		fmt.Fprint(w, benchUsage)
 		fs.SetOutput(w)
@@ -62,13 +64,24 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		printUsage(stderr)
 		return 2
 	}
+	var runRE *regexp.Regexp
+	if *only != "" {
+		re, err := regexp.Compile(*only)
+		if err != nil {
+			fmt.Fprintf(stderr, "qd bench: -run: %v\n\n", err)
+			printUsage(stderr)
+			return 2
+		}
+		runRE = re
+	}
+	t0 := time.Now()
 	p, err := qd.Init(qd.WithArch(arch))
 	if err != nil {
 		fmt.Fprintf(stderr, "qd bench: %v\n", err)
 		return 1
 	}
 	defer p.Close()
-	opt := benchsuite.Options{Quick: *quick, Only: *only}
+	opt := benchsuite.Options{Quick: *quick, FirstInit: time.Since(t0), Run: runRE}
 	if !*asJSON {
 		fmt.Fprintf(stdout, "qd bench on %s\n", p.Device())
 		opt.Log = stderr

@@ -50,6 +50,9 @@ func devicesCmd(args []string, stdout, stderr io.Writer) int {
 		case qd.CUDA:
 			cc = "sm_" + strings.ReplaceAll(in.ComputeCapability, ".", "")
 			cores += " SMs"
+		case qd.AMDGPU:
+			cc = in.Target
+			cores += " CUs"
 		}
 		fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%s\t%s\t%s\n", in.Arch, in.Ordinal, in.Name, cc, cores, gib(in.MemoryBytes), in.Driver)
 	}
@@ -73,11 +76,8 @@ func autoPick(infos []qd.DeviceInfo) string {
 
 // unavailableReason is the cause of in.Err without qd's own prefix.
 func unavailableReason(in qd.DeviceInfo) string {
-	if errors.Is(in.Err, qd.ErrUnsupported) {
-		return "not built in yet"
-	}
 	msg := in.Err.Error()
-	for _, p := range []string{"qd: " + in.Arch.String() + " backend unavailable: ", "qd: "} {
+	for _, p := range []string{"qd: the " + in.Arch.String() + " backend is unavailable: ", "qd: "} {
 		msg = strings.TrimPrefix(msg, p)
 	}
 	return msg
@@ -97,6 +97,7 @@ type deviceJSON struct {
 	Ordinal           int    `json:"ordinal"`
 	Name              string `json:"name,omitempty"`
 	ComputeCapability string `json:"compute_capability,omitempty"`
+	Target            string `json:"target,omitempty"`
 	Cores             int    `json:"cores,omitempty"`
 	MemoryBytes       uint64 `json:"memory_bytes,omitempty"`
 	Driver            string `json:"driver,omitempty"`
@@ -108,7 +109,7 @@ func writeDevicesJSON(infos []qd.DeviceInfo, stdout, stderr io.Writer) int {
 	for i, in := range infos {
 		out[i] = deviceJSON{
 			Backend: in.Arch.String(), Available: in.Err == nil, Ordinal: in.Ordinal,
-			Name: in.Name, ComputeCapability: in.ComputeCapability, Cores: in.Cores,
+			Name: in.Name, ComputeCapability: in.ComputeCapability, Target: in.Target, Cores: in.Cores,
 			MemoryBytes: in.MemoryBytes, Driver: in.Driver,
 		}
 		if in.Err != nil {

@@ -15,7 +15,7 @@ func runDevicesVerb(args ...string) (code int, stdout, stderr string) {
 }
 
 // TestDevicesVerb: a table with the CPU, a row per CUDA device or the
-// reason CUDA is unavailable, AMDGPU not built in, and Auto's choice;
+// reason CUDA is unavailable, the same for AMD GPUs, and Auto's choice;
 // exit 0 with or without a GPU.
 func TestDevicesVerb(t *testing.T) {
 	code, out, errs := runDevicesVerb()
@@ -26,7 +26,7 @@ func TestDevicesVerb(t *testing.T) {
 		`(?m)^BACKEND +# +DEVICE +COMPUTE +CORES +MEMORY +DRIVER$`,
 		`(?m)^cpu +0 +.+ +- +\d+ threads +\S+( GiB)? +\w+/\w+$`,
 		`(?m)^cuda +(\d+ +.+ +sm_\d+ +\d+ SMs +[\d.]+ GiB +CUDA \d+\.\d+.*|- +unavailable: .+)$`,
-		`(?m)^amdgpu +- +unavailable: not built in yet$`,
+		`(?m)^amdgpu +(\d+ +.+ +gfx\w+ .+|- +unavailable: .+)$`,
 		`(?m)^qd.Auto picks: (cpu|cuda) .+$`,
 	} {
 		if !regexp.MustCompile(re).MatchString(out) {

@@ -18,6 +18,7 @@ usage:
   qd demo [flags]    run independent heat simulations, serially and on streams
   qd trace FILE      render a recorded trace (Chrome JSON) as an SVG timeline
   qd bench [-json]   run the performance suite: each figure, its reference and bar
+  qd compile FILE.go write the PTX (or IR) qd generates for each kernel of a file
   qd help            this text
 
 Run 'qd demo -h' for the demo's flags.
@@ -39,6 +40,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return benchCmd(args[1:], stdout, stderr)
 	case "trace":
 		return traceCmd(args[1:], stdout, stderr)
+	case "compile":
+		return compileCmd(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

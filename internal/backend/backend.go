@@ -1,6 +1,7 @@
 package backend
 
 import (
+	"context"
 	"errors"
 	"time"
 	"unsafe"
@@ -9,9 +10,20 @@ import (
 	"github.com/quadrants-go/qd/internal/trace"
 )
 
-// ErrUnsupported is returned (wrapped) for an operation a backend does not
-// offer.
-var ErrUnsupported = errors.New("not supported by this backend")
+// Sentinel errors every backend wraps, so that callers test them with
+// errors.Is whatever the backend (package qd re-exports them).
+var (
+	// ErrUnsupported is returned (wrapped) for an operation a backend does
+	// not offer.
+	ErrUnsupported = errors.New("not supported by this backend")
+	// ErrOutOfMemory: an allocation failed for lack of device (or host)
+	// memory; it may succeed once memory is freed.
+	ErrOutOfMemory = errors.New("out of memory")
+	// ErrDeviceLost: a fault (an illegal address, a trap) left the device's
+	// context unusable; every later call on it fails with this error, for
+	// the rest of the process.
+	ErrDeviceLost = errors.New("device lost after a fault")
+)
 
 // Device is one device of a backend.
 type Device interface {
@@ -33,11 +45,33 @@ type Device interface {
 	NewEvent(timing bool) (Event, error)
 	// Alloc allocates device memory of the given size in bytes (at least 1).
 	Alloc(bytes int) (Buffer, error)
+	// AllocOn allocates bytes (at least 1) in the order of s, from the
+	// device's memory pool where it has one; the buffer is usable by work
+	// enqueued on s from now on (and by other streams ordered after it).
+	// Free it with FreeOn.
+	AllocOn(s Stream, bytes int) (Buffer, error)
+	// AllocHost allocates bytes (at least 1) of host memory the device can
+	// copy from and to asynchronously: page-locked on a GPU, plain memory
+	// on the CPU. It starts zeroed.
+	AllocHost(bytes int) (HostBuffer, error)
 	// Compile compiles a lowered kernel for the device.
-	Compile(plan *lower.Plan) (Module, error)
+	Compile(plan *lower.Plan, opts CompileOptions) (Module, error)
 	// Close releases the device. Every handle it made is closed first by
 	// package qd.
 	Close() error
+}
+
+// CompileOptions choose how code is generated.
+type CompileOptions struct {
+	// FastMath lets a GPU code generator contract multiplies and adds into
+	// fused ones and use approximate division, square roots and
+	// transcendentals (qd.WithFastMath). The CPU keeps Go's semantics.
+	FastMath bool
+	// Debug makes GPU kernels check every array index (qd.WithDebug): an
+	// access out of range is skipped, and the first of a launch is
+	// reported, with its kernel, array and position, by the next
+	// Synchronize of the launch's stream. The CPU always checks.
+	Debug bool
 }
 
 // Stream is an in-order queue of work.
@@ -79,7 +113,26 @@ type Buffer interface {
 	Bytes() int
 	CopyFromHost(s Stream, src unsafe.Pointer, n int) error
 	CopyToHost(s Stream, dst unsafe.Pointer, n int) error
+	// CopyFrom enqueues a copy of the first n bytes of src, a buffer of the
+	// same device, into this buffer.
+	CopyFrom(s Stream, src Buffer, n int) error
+	// View is bytes [off, off+n) of the buffer as a buffer of its own that
+	// shares the memory; closing or freeing a view frees nothing.
+	View(off, n int) (Buffer, error)
+	// FreeOn frees the memory in the order of s: after the work enqueued on
+	// s so far (the caller orders every other user before it). Only for
+	// buffers from AllocOn; the buffer must not be used afterwards.
+	FreeOn(s Stream) error
 	// Close frees the memory at once.
+	Close() error
+}
+
+// HostBuffer is host memory for asynchronous copies (Device.AllocHost).
+// Pointer stays valid until Close.
+type HostBuffer interface {
+	Bytes() int
+	Pointer() unsafe.Pointer
+	// Close frees the memory at once; no enqueued copy may still use it.
 	Close() error
 }
 
@@ -87,6 +140,13 @@ type Buffer interface {
 // (the CPU): a Go slice passed to a kernel is then wrapped, not copied.
 type HostWrapper interface {
 	WrapHost(p unsafe.Pointer, bytes int) (Buffer, error)
+}
+
+// HostPointer is implemented by buffers the host can address directly (the
+// CPU's): host copies are then plain memory moves once the streams that use
+// the buffer are waited for.
+type HostPointer interface {
+	HostPointer() unsafe.Pointer
 }
 
 // Zeroer is implemented by buffers that can fill themselves with zero bytes
@@ -112,13 +172,44 @@ type Launch interface {
 	// enqueued so far on s. Every task must have been ordered before that
 	// point on s (by running on s or by an event s waits for). End is called
 	// exactly once, also after a failed Run.
+	//
+	// Errors that tasks raise while they run belong to the launch, wherever
+	// they ran: the backend reports them on s when End's point is reached
+	// (the next Synchronize of s returns them), never on the streams of
+	// stream-parallel groups, and never through events. So each is
+	// reported once, to the launch's stream, and pooled streams stay clean.
 	End(s Stream) error
+}
+
+// RawLauncher is implemented by GPU modules: the reference the launch
+// host-cost figure of `qd bench` is held against.
+type RawLauncher interface {
+	// RawLaunchCost is the mean host time of one launch of the module's
+	// first task straight through the driver's bindings (arguments packed
+	// once, nothing else on the path), over n launches on s with a
+	// synchronization every syncEvery launches.
+	RawLaunchCost(args *Args, s Stream, n, syncEvery int) (time.Duration, error)
 }
 
 // Args are the arguments of one launch, indexed by parameter position.
 type Args struct {
 	Scalars []uint64   // scalar values as ir.Const bit patterns; unused for arrays
 	Arrays  []ArrayArg // unused for scalars
+	// Ctx, when not nil, is the launch's context (Kernel.LaunchContext):
+	// a backend that can stop running work (Stopper) ends the launch's
+	// tasks once Ctx is done, with an error wrapping context.Cause(Ctx).
+	// Others ignore it.
+	Ctx context.Context
+}
+
+// Stopper is implemented by devices that can stop work in flight (the
+// CPU's): tasks check between chunks of work, and their loops at every
+// iteration, whether they must stop.
+type Stopper interface {
+	// Stop makes every task of every launch, queued or running, end at its
+	// next check with an error wrapping cause; launches begun later stop at
+	// once. It cannot be undone: the Program is closing.
+	Stop(cause error)
 }
 
 // ArrayArg is an array argument: its buffer and its shape (unused dimensions

@@ -7,11 +7,11 @@
 // Host costs are wall-clock means over many iterations (bursts of
 // syncEvery launches between synchronizations, so the driver's queue never
 // fills and the launch, not the GPU, is timed), best of several
-// repetitions. Device times come from CUDA timing events around repeated
-// launches. The references that qd's API cannot express (a raw
-// cuLaunchKernel, a device-to-device copy) go through a second handle on the
-// same device (cuda.Open(0): the same primary context) and the same
-// bindings (internal/backend/cuda).
+// repetitions. Device times come from the GPU's timing events around
+// repeated launches. The references that qd's API cannot express (a raw
+// kernel launch, a device-to-device copy) go through a second handle on the
+// same device (the registered backend's Open(0): the same context) and the
+// same driver bindings (internal/backend/gpu).
 //
 // On the CPU the GPU-only rows are skipped with the reason, and the rest
 // run, quickly with Options.Quick; the CPU rows (cpu_rows.go) time construct

@@ -2,116 +2,132 @@ package benchsuite
 
 import (
 	"fmt"
+	"strings"
 
+	"github.com/quadrants-go/qd"
+	"github.com/quadrants-go/qd/internal/frontend"
 	"github.com/quadrants-go/qd/internal/ir"
 )
 
-// The suite's kernels, built with the IR builder so that the raw reference
-// can lower and compile exactly the same kernel.
+// The suite's kernels, written in Go as users write them: benchSrc holds
+// them all, and the raw reference compiles the same source (frontend.Parse)
+// so that it launches exactly the kernel qd launches.
 
-// saxpyIR: y[i] = a*x[i] + y[i] for i < n; 4 parameters.
-func saxpyIR() *ir.Kernel {
-	b := ir.NewBuilder("saxpy")
-	a := b.Scalar("a", ir.F32)
-	x := b.Array("x", ir.F32, 1)
-	y := b.Array("y", ir.F32, 1)
-	n := b.Scalar("n", ir.I64)
-	b.Parallel(ir.P(n), func(i *ir.Var) {
-		b.Store(y, ir.Op(ir.Add, ir.Op(ir.Mul, ir.P(a), ir.Ld(x, ir.Ref(i))), ir.Ld(y, ir.Ref(i))), ir.Ref(i))
-	})
-	return b.Kernel()
-}
+// benchSrc is the source of every kernel of the suite:
+//
+//   - saxpy(a, x, y, n): y[i] = a*x[i] + y[i] for i < n; 4 parameters;
+//   - fill_T(x, v): x[i] = v, and sum_T(x, out): out[0] += x[i] through
+//     qd.AtomicAdd, a reduction (SPEC §3), for T float32, float64, int32;
+//   - spin(state, idx, iters): iters steps of a linear congruential
+//     generator ending in state[idx], a latency-bound loop on one thread
+//     (each step depends on the last), which a GPU runs as one block of one
+//     thread, so that many fit at once;
+//   - spinG and spinG_groups: G such loops, one after another, or in G
+//     stream-parallel groups (G = 2, 4, 8);
+//   - poly(x, work): x[i] = a polynomial of degree work in x[i], the
+//     kernel of the copy/compute pipeline;
+//   - stencil5(in, out): a 2-D 5-point stencil over the interior of an n×n
+//     grid, out = 0.5*in + 0.125*(the four neighbours).
+var benchSrc = func() string {
+	var b strings.Builder
+	b.WriteString(`package bench
 
-// fillIR: x[i] = v.
-func fillIR() *ir.Kernel {
-	b := ir.NewBuilder("fill")
-	x := b.Array("x", ir.F32, 1)
-	v := b.Scalar("v", ir.F32)
-	b.Parallel(ir.LenOf(x, 0), func(i *ir.Var) { b.Store(x, ir.P(v), ir.Ref(i)) })
-	return b.Kernel()
-}
+import "github.com/quadrants-go/qd"
 
-// spin adds to b, as serial statements, iters steps of a linear
-// congruential generator ending in state[idx]: a latency-bound loop on one
-// thread (each step depends on the last), which a GPU runs as one block of
-// one thread, so that many fit at once.
-func spin(b *ir.Builder, name string, state *ir.Param, idx, iters ir.Expr) {
-	s := b.Decl(name, ir.I64c(1))
-	b.ForRange(name+"_n", iters, func(_ *ir.Var) {
-		b.Assign(s, ir.Op(ir.Add, ir.Op(ir.Mul, ir.Ref(s), ir.I64c(6364136223846793005)), ir.I64c(1442695040888963407)))
-	})
-	b.Store(state, ir.Ref(s), idx)
-}
-
-// spinIR is one latency-bound loop: a serial task.
-func spinIR() *ir.Kernel {
-	b := ir.NewBuilder("spin")
-	state := b.Array("state", ir.I64, 1)
-	idx := b.Scalar("idx", ir.I64)
-	iters := b.Scalar("iters", ir.I64)
-	spin(b, "s", state, ir.P(idx), ir.P(iters))
-	return b.Kernel()
-}
-
-// groupsIR is g latency-bound loops, in g stream-parallel groups when
-// grouped, else one after another (one serial task).
-func groupsIR(g int, grouped bool) *ir.Kernel {
-	name := fmt.Sprintf("spin%d", g)
-	if grouped {
-		name += "_groups"
+//qd:kernel
+func saxpy(a float32, x, y []float32, n int64) {
+	for i := range n {
+		y[i] = a*x[i] + y[i]
 	}
-	b := ir.NewBuilder(name)
-	state := b.Array("state", ir.I64, 1)
-	iters := b.Scalar("iters", ir.I64)
-	for i := range g {
-		body := func() { spin(b, fmt.Sprintf("s%d", i), state, ir.I64c(int64(i)), ir.P(iters)) }
-		if grouped {
-			b.Group(body)
-		} else {
-			body()
+}
+
+//qd:kernel
+func poly(x []float32, work int64) {
+	for i := range len(x) {
+		v := x[i]
+		acc := float32(0)
+		for k := int64(0); k < work; k++ {
+			acc = acc*v + 0.5
+		}
+		x[i] = acc
+	}
+}
+
+//qd:kernel
+func spin(state []int64, idx, iters int64) {
+	s := int64(1)
+	for k := int64(0); k < iters; k++ {
+		s = s*6364136223846793005 + 1442695040888963407
+	}
+	state[idx] = s
+}
+
+//qd:kernel
+func stencil5(in, out [][]float32) {
+	for i0, j0 := range qd.NDRange(len(out)-2, len(out[0])-2) {
+		i, j := i0+1, j0+1
+		sum := (in[i0][j] + in[i+1][j]) + (in[i][j0] + in[i][j+1])
+		out[i][j] = 0.5*in[i][j] + 0.125*sum
+	}
+}
+`)
+	for _, t := range []string{"float32", "float64", "int32"} {
+		fmt.Fprintf(&b, `
+//qd:kernel
+func fill_%[1]s(x []%[1]s, v %[1]s) {
+	for i := range len(x) {
+		x[i] = v
+	}
+}
+
+//qd:kernel
+func sum_%[1]s(x, out []%[1]s) {
+	for i := range len(x) {
+		qd.AtomicAdd(&out[0], x[i])
+	}
+}
+`, t)
+	}
+	for _, g := range []int{2, 4, 8} {
+		var plain, grouped strings.Builder
+		for i := range g {
+			loop := fmt.Sprintf(`s%[1]d := int64(1)
+	for k := int64(0); k < iters; k++ {
+		s%[1]d = s%[1]d*6364136223846793005 + 1442695040888963407
+	}
+	state[%[1]d] = s%[1]d
+`, i)
+			plain.WriteString("\t" + loop)
+			grouped.WriteString("\tqd.StreamParallel(func() {\n\t" + strings.ReplaceAll(loop, "\n\t", "\n\t\t") + "\t})\n")
+		}
+		fmt.Fprintf(&b, "\n//qd:kernel\nfunc spin%d(state []int64, iters int64) {\n%s}\n", g, plain.String())
+		fmt.Fprintf(&b, "\n//qd:kernel\nfunc spin%d_groups(state []int64, iters int64) {\n%s}\n", g, grouped.String())
+	}
+	return b.String()
+}()
+
+// benchKernel is kernel name of benchSrc, compiled on p. The Module is
+// left open: the Program's Close releases it.
+func benchKernel(p *qd.Program, name string) (*qd.Kernel, error) {
+	m, err := qd.Compile(p, benchSrc, qd.WithFilename("bench.go"))
+	if err != nil {
+		return nil, err
+	}
+	return m.Kernel(name)
+}
+
+// benchIR is kernel name of benchSrc as IR, for the raw reference.
+func benchIR(name string) (*ir.Kernel, error) {
+	ks, err := frontend.Parse("bench.go", []byte(benchSrc))
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range ks {
+		if k.Name == name {
+			return k, nil
 		}
 	}
-	return b.Kernel()
-}
-
-// reduceIR sums x into out[0]: thread t of T = len(x)/64 adds x[t],
-// x[t+T], ..., x[t+63T] (coalesced: neighbouring threads read neighbouring
-// elements) and then adds its partial sum with one atomic, so the atomics
-// (one per 64 elements) stay off the critical path of the memory traffic.
-func reduceIR() *ir.Kernel {
-	b := ir.NewBuilder("sum")
-	x := b.Array("x", ir.F32, 1)
-	out := b.Array("out", ir.F32, 1)
-	t := b.Scalar("t", ir.I64)
-	b.Parallel(ir.P(t), func(i *ir.Var) {
-		acc := b.Decl("acc", ir.F32c(0))
-		b.ForRange("k", ir.I64c(64), func(k *ir.Var) {
-			at := ir.Op(ir.Add, ir.Ref(i), ir.Op(ir.Mul, ir.Ref(k), ir.P(t)))
-			b.Assign(acc, ir.Op(ir.Add, ir.Ref(acc), ir.Ld(x, at)))
-		})
-		b.Do(ir.AtomicE(ir.AtomicAdd, out, ir.Ref(acc), ir.I64c(0)))
-	})
-	return b.Kernel()
-}
-
-// stencilIR is a 2-D 5-point stencil over the interior of an n×n grid:
-// out[i][j] = 0.5*in[i][j] + 0.125*(in[i-1][j] + in[i+1][j] + in[i][j-1] +
-// in[i][j+1]).
-func stencilIR() *ir.Kernel {
-	b := ir.NewBuilder("stencil5")
-	in := b.Array("in", ir.F32, 2)
-	out := b.Array("out", ir.F32, 2)
-	one := ir.I64c(1)
-	inner := func(d int) ir.Expr { return ir.Op(ir.Sub, ir.LenOf(out, d), ir.I64c(2)) }
-	b.Parallel2(inner(0), inner(1), func(i0, j0 *ir.Var) {
-		i := ir.Op(ir.Add, ir.Ref(i0), one)
-		j := ir.Op(ir.Add, ir.Ref(j0), one)
-		sum := ir.Op(ir.Add,
-			ir.Op(ir.Add, ir.Ld(in, ir.Ref(i0), j), ir.Ld(in, ir.Op(ir.Add, i, one), j)),
-			ir.Op(ir.Add, ir.Ld(in, i, ir.Ref(j0)), ir.Ld(in, i, ir.Op(ir.Add, j, one))))
-		b.Store(out, ir.Op(ir.Add, ir.Op(ir.Mul, ir.F32c(0.5), ir.Ld(in, i, j)), ir.Op(ir.Mul, ir.F32c(0.125), sum)), i, j)
-	})
-	return b.Kernel()
+	return nil, fmt.Errorf("benchsuite: no kernel %s", name)
 }
 
 // kernel20 is a 20-line kernel (from //qd:kernel to the closing brace), the

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/quadrants-go/qd/internal/codegen/ptx"
-	"github.com/quadrants-go/qd/internal/ir"
+	"github.com/quadrants-go/qd/internal/frontend"
 	"github.com/quadrants-go/qd/internal/lower"
 	"github.com/quadrants-go/qd/internal/ptxas"
 )
@@ -15,9 +15,12 @@ import (
 // ptxas (install it with .ci/install-ptxas.sh) the PTX is still generated
 // and the test skips saying so.
 func TestKernelsPTX(t *testing.T) {
-	kernels := []*ir.Kernel{saxpyIR(), fillIR(), spinIR(), reduceIR(), stencilIR()}
-	for _, g := range []int{2, 4, 8} {
-		kernels = append(kernels, groupsIR(g, false), groupsIR(g, true))
+	kernels, err := frontend.Parse("bench.go", []byte(benchSrc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(kernels) != 4+2*3+2*3 {
+		t.Fatalf("%d kernels in benchSrc", len(kernels))
 	}
 	tool, toolErr := ptxas.Find()
 	dir := t.TempDir()
@@ -31,7 +34,7 @@ func TestKernelsPTX(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			m, err := ptx.Compile(plan, target)
+			text, _, err := ptx.Generate(plan, target, ptx.Options{})
 			if err != nil {
 				t.Fatalf("%s: %v", k.Name, err)
 			}
@@ -39,7 +42,7 @@ func TestKernelsPTX(t *testing.T) {
 				continue
 			}
 			target, _ = ptx.TargetFor(sm, tool.CUDA)
-			if err := tool.Assemble(dir, k.Name, sm, ptxas.Retarget(m.PTX, target.Version, sm)); err != nil {
+			if err := tool.Assemble(dir, k.Name, sm, ptxas.Retarget(text, target.Version, sm)); err != nil {
 				t.Error(err)
 			}
 		}

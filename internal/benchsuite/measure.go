@@ -1,29 +1,30 @@
 package benchsuite
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"runtime"
 	"time"
+	"unsafe"
 
 	"github.com/quadrants-go/qd"
 	"github.com/quadrants-go/qd/internal/backend"
-	"github.com/quadrants-go/qd/internal/backend/cuda"
-	"github.com/quadrants-go/qd/internal/benchsuite/probe"
+	"github.com/quadrants-go/qd/internal/backend/gpu"
 	"github.com/quadrants-go/qd/internal/codegen/ptx"
 	"github.com/quadrants-go/qd/internal/frontend"
+	"github.com/quadrants-go/qd/internal/ir"
 	"github.com/quadrants-go/qd/internal/lower"
+	"github.com/quadrants-go/qd/internal/pool"
 )
 
-const gpuOnly = "GPU only: needs CUDA"
+const gpuOnly = "GPU only"
 
 // launch: the host cost of one LaunchOn of a 4-argument kernel on an
 // explicit stream, against cuLaunchKernel of the same PTX through the same
 // bindings (cuda.RawLaunchCost), and qd's allocations per launch.
 func (s *suite) launch() error {
 	p := s.p
-	k, err := qd.BuildKernel(p, saxpyIR())
+	k, err := benchKernel(p, "saxpy")
 	if err != nil {
 		return err
 	}
@@ -44,55 +45,96 @@ func (s *suite) launch() error {
 		return err
 	}
 	defer st.Close()
-	iters := s.pick(2048, 20000, 20000)
+	// Bursts of syncEvery launches, qd's and the reference's in turn, and
+	// the fastest burst of each: on a shared host, noise only ever adds
+	// time, and alternating bursts gives both sides the same machine.
+	rounds := s.pick(8, 80, 80)
 	var launchErr error
-	loop := func() (time.Duration, error) {
-		var total time.Duration
-		for done := 0; done < iters; {
-			burst := min(syncEvery, iters-done)
-			t0 := time.Now()
-			for range burst {
-				// Constants boxed into any cost no allocation.
-				if err := k.LaunchOn(st, float32(2), x, y, int64(n)); err != nil {
-					launchErr = err
-				}
+	burst := func() (time.Duration, error) {
+		t0 := time.Now()
+		for range syncEvery {
+			// Constants boxed into any cost no allocation.
+			if err := k.LaunchOn(st, float32(2), x, y, int64(n)); err != nil {
+				launchErr = err
 			}
-			total += time.Since(t0)
-			if err := st.Synchronize(); err != nil {
-				return 0, err
-			}
-			done += burst
 		}
-		return total / time.Duration(iters), launchErr
+		d := time.Since(t0)
+		if err := st.Synchronize(); err != nil {
+			return 0, err
+		}
+		return d / syncEvery, launchErr
 	}
-	if _, err := loop(); err != nil { // warm: pools, the driver's JIT
-		return err
+	// locked is a burst with the calling goroutine locked to its OS thread,
+	// as the raw reference runs: the difference shows what moving between
+	// threads costs the driver.
+	locked := func() (time.Duration, error) {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		return burst()
 	}
-	cost, err := best(5, loop)
-	if err != nil {
-		return err
+	for range 8 { // warm: pools, the driver's JIT
+		if _, err := burst(); err != nil {
+			return err
+		}
 	}
-	row := Row{Name: "launch host cost (LaunchOn, 4 args, explicit stream)", Value: us(cost), Unit: "µs",
-		Note: fmt.Sprintf("mean of %d launches in bursts of %d, best of 5", iters, syncEvery)}
+	row := Row{Name: "launch host cost (LaunchOn, 4 args, explicit stream)", Unit: "µs",
+		Note: fmt.Sprintf("mean per launch of the fastest of %d bursts of %d, qd's and the reference's bursts in turn", rounds, syncEvery)}
+	lockedRow := Row{Name: "launch host cost, caller locked to its thread", Unit: "µs", Status: Info,
+		Note: "the same with runtime.LockOSThread around each burst"}
+	var cost, costLocked, raw time.Duration
+	var rawRun func() (time.Duration, error)
 	if s.gpu {
-		raw, err := s.rawLaunch(n, iters)
+		if rawRun, err = s.rawLaunch(n, syncEvery); err != nil {
+			return err
+		}
+	}
+	for r := range rounds {
+		c, err := burst()
 		if err != nil {
 			return err
 		}
-		row.RefName, row.RefValue, row.Ratio = "raw cuLaunchKernel", us(raw), float64(cost)/float64(raw)
+		cl, err := locked()
+		if err != nil {
+			return err
+		}
+		if r == 0 || c < cost {
+			cost = c
+		}
+		if r == 0 || cl < costLocked {
+			costLocked = cl
+		}
+		if rawRun != nil {
+			rd, err := rawRun()
+			if err != nil {
+				return err
+			}
+			if r == 0 || rd < raw {
+				raw = rd
+			}
+		}
+	}
+	row.Value, lockedRow.Value = us(cost), us(costLocked)
+	if s.gpu {
+		name := "raw " + s.driverFn(func(c *gpu.Calls) *gpu.Fn { return &c.LaunchKernel })
+		row.RefName, row.RefValue, row.Ratio = name, us(raw), float64(cost)/float64(raw)
+		lockedRow.RefName, lockedRow.RefValue, lockedRow.Ratio = name, us(raw), float64(costLocked)/float64(raw)
 		barLE(&row, 1.15)
 	} else {
 		row.Status, row.Note = Info, row.Note+"; no raw-driver reference on the CPU"
 	}
 	s.add(row)
+	s.add(lockedRow)
 
 	var m0, m1 runtime.MemStats
+	const allocBursts = 40
 	runtime.ReadMemStats(&m0)
-	if _, err := loop(); err != nil {
-		return err
+	for range allocBursts {
+		if _, err := burst(); err != nil {
+			return err
+		}
 	}
 	runtime.ReadMemStats(&m1)
-	allocs := Row{Name: "launch allocations", Value: float64(m1.Mallocs-m0.Mallocs) / float64(iters), Unit: "allocs/launch",
+	allocs := Row{Name: "launch allocations", Value: float64(m1.Mallocs-m0.Mallocs) / float64(allocBursts*syncEvery), Unit: "allocs/launch",
 		Note: "whole process during the launch loop (includes the stream's own work)"}
 	allocs.Ratio = allocs.Value
 	barLE(&allocs, 0.01)
@@ -101,41 +143,51 @@ func (s *suite) launch() error {
 	return nil
 }
 
-// rawLaunch is the reference launch cost on the raw device handle.
-func (s *suite) rawLaunch(n, iters int) (time.Duration, error) {
-	plan, err := lower.Lower(saxpyIR())
+// rawLaunch prepares the reference launch on the raw device handle and
+// returns a function that measures it once (the mean over iters launches).
+// What it prepared is released when the suite ends.
+func (s *suite) rawLaunch(n, iters int) (func() (time.Duration, error), error) {
+	k, err := benchIR("saxpy")
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	mod, err := s.raw.Compile(plan)
+	plan, err := lower.Lower(k)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	defer mod.Close()
+	mod, err := s.raw.Compile(plan, backend.CompileOptions{})
+	if err != nil {
+		return nil, err
+	}
+	s.cleanup(mod.Close)
 	bx, err := s.raw.Alloc(4 * n)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	defer bx.Close()
+	s.cleanup(bx.Close)
 	by, err := s.raw.Alloc(4 * n)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	defer by.Close()
+	s.cleanup(by.Close)
 	rs, err := s.raw.NewStream(0)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	defer rs.Close()
+	s.cleanup(rs.Close)
 	shape := [3]int{n, 1, 1}
 	args := &backend.Args{
 		Scalars: []uint64{uint64(math.Float32bits(2)), 0, 0, uint64(n)},
 		Arrays:  []backend.ArrayArg{{}, {Buf: bx, Shape: shape}, {Buf: by, Shape: shape}, {}},
 	}
-	if _, err := cuda.RawLaunchCost(mod, args, rs, syncEvery, syncEvery); err != nil {
-		return 0, err
+	rl, ok := mod.(backend.RawLauncher)
+	if !ok {
+		return nil, fmt.Errorf("the %s backend has no raw launch reference", s.p.Arch())
 	}
-	return best(5, func() (time.Duration, error) { return cuda.RawLaunchCost(mod, args, rs, iters, syncEvery) })
+	if _, err := rl.RawLaunchCost(args, rs, syncEvery, syncEvery); err != nil {
+		return nil, err
+	}
+	return func() (time.Duration, error) { return rl.RawLaunchCost(args, rs, iters, syncEvery) }, nil
 }
 
 // spinTarget is how long one latency-bound kernel should run: long against
@@ -207,7 +259,7 @@ func (s *suite) kStreams() error {
 		return nil
 	}
 	p := s.p
-	k, err := qd.BuildKernel(p, spinIR())
+	k, err := benchKernel(p, "spin")
 	if err != nil {
 		return err
 	}
@@ -277,7 +329,7 @@ func (s *suite) groups() error {
 		return nil
 	}
 	p := s.p
-	cal, err := qd.BuildKernel(p, spinIR())
+	cal, err := benchKernel(p, "spin")
 	if err != nil {
 		return err
 	}
@@ -297,11 +349,11 @@ func (s *suite) groups() error {
 		return err
 	}
 	for _, g := range gs {
-		plain, err := qd.BuildKernel(p, groupsIR(g, false))
+		plain, err := benchKernel(p, fmt.Sprintf("spin%d", g))
 		if err != nil {
 			return err
 		}
-		grouped, err := qd.BuildKernel(p, groupsIR(g, true))
+		grouped, err := benchKernel(p, fmt.Sprintf("spin%d_groups", g))
 		if err != nil {
 			plain.Close()
 			return err
@@ -359,12 +411,6 @@ func (s *suite) copyBandwidth(bytes int) (float64, string, error) {
 			return 0, "", err
 		}
 		defer dst.Close()
-		cp, ok := dst.(interface {
-			CopyFromBuffer(backend.Stream, backend.Buffer, int) error
-		})
-		if !ok {
-			return 0, "", errors.New("the CUDA buffer has no CopyFromBuffer")
-		}
 		rs, err := s.raw.NewStream(0)
 		if err != nil {
 			return 0, "", err
@@ -380,14 +426,14 @@ func (s *suite) copyBandwidth(bytes int) (float64, string, error) {
 			return 0, "", err
 		}
 		defer e1.Close()
-		if err := cp.CopyFromBuffer(rs, src, bytes); err != nil { // warm
+		if err := dst.CopyFrom(rs, src, bytes); err != nil { // warm
 			return 0, "", err
 		}
 		if err := e0.Record(rs); err != nil {
 			return 0, "", err
 		}
 		for range reps {
-			if err := cp.CopyFromBuffer(rs, src, bytes); err != nil {
+			if err := dst.CopyFrom(rs, src, bytes); err != nil {
 				return 0, "", err
 			}
 		}
@@ -414,9 +460,17 @@ func (s *suite) copyBandwidth(bytes int) (float64, string, error) {
 	return s.copyB, s.copyName(), nil
 }
 
+// driverFn names the driver function pick selects, for reference rows.
+func (s *suite) driverFn(pick func(*gpu.Calls) *gpu.Fn) string {
+	if d, ok := s.raw.(*gpu.Device); ok {
+		return pick(d.Driver().Calls()).Name
+	}
+	return "driver"
+}
+
 func (s *suite) copyName() string {
 	if s.gpu {
-		return "cuMemcpyDtoD"
+		return s.driverFn(func(c *gpu.Calls) *gpu.Fn { return &c.CopyDtoDAsync })
 	}
 	return "Go copy, 1 core"
 }
@@ -452,29 +506,8 @@ func (s *suite) timeKernel(st *qd.Stream, reps int, launch func() error) (time.D
 // saxpy over 2^28 float32 against a device-to-device copy of the same
 // bytes; bar: ≥ 90 % of the copy's bandwidth.
 func (s *suite) saxpy() error {
-	p := s.p
 	n := s.memSize()
-	k, err := qd.BuildKernel(p, saxpyIR())
-	if err != nil {
-		return err
-	}
-	defer k.Close()
-	x, err := qd.NewNdarray[float32](p, n)
-	if err != nil {
-		return err
-	}
-	defer x.Close()
-	y, err := qd.NewNdarray[float32](p, n)
-	if err != nil {
-		return err
-	}
-	defer y.Close()
-	st, err := p.NewStream()
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	d, err := s.timeKernel(st, s.pick(3, 5, 20), func() error { return k.LaunchOn(st, float32(2), x, y, int64(n)) })
+	d, err := saxpyTime(s, n)
 	if err != nil {
 		return err
 	}
@@ -493,6 +526,55 @@ func (s *suite) saxpy() error {
 		r.Note += "; the CPU kernel uses every core, the copy one"
 	}
 	s.add(r)
+	if s.gpu {
+		return s.saxpyChecked(n, d)
+	}
+	return nil
+}
+
+// saxpyTime is the device time of one saxpy over n elements on s's Program.
+func saxpyTime(s *suite, n int) (time.Duration, error) {
+	p := s.p
+	k, err := benchKernel(p, "saxpy")
+	if err != nil {
+		return 0, err
+	}
+	defer k.Close()
+	x, err := qd.NewNdarray[float32](p, n)
+	if err != nil {
+		return 0, err
+	}
+	defer x.Close()
+	y, err := qd.NewNdarray[float32](p, n)
+	if err != nil {
+		return 0, err
+	}
+	defer y.Close()
+	st, err := p.NewStream()
+	if err != nil {
+		return 0, err
+	}
+	defer st.Close()
+	return s.timeKernel(st, s.pick(3, 5, 20), func() error { return k.LaunchOn(st, float32(2), x, y, int64(n)) })
+}
+
+// saxpyChecked: the same saxpy with qd.WithDebug's index checks, for
+// information: what checking every index costs a bandwidth-bound kernel.
+func (s *suite) saxpyChecked(n int, plain time.Duration) error {
+	q, err := qd.Init(qd.WithArch(s.p.Arch()), qd.WithDebug())
+	if err != nil {
+		return err
+	}
+	defer q.Close()
+	on := *s // timing events come from the Program that runs the kernel
+	on.p = q
+	d, err := saxpyTime(&on, n)
+	if err != nil {
+		return err
+	}
+	s.add(Row{Name: fmt.Sprintf("saxpy with WithDebug (2^%d float32)", log2(n)), Value: ms(d), Unit: "ms",
+		RefName: "saxpy without", RefValue: ms(plain), Ratio: plain.Seconds() / d.Seconds(), Status: Info,
+		Note: "every index checked, scalar loads and stores"})
 	return nil
 }
 
@@ -505,27 +587,49 @@ func log2(n int) int {
 	return l
 }
 
-// reduction: the sum of 2^28 float32 with atomics, against its byte floor
-// (reading the input once at copy bandwidth).
+// reduction: the sum of 2^28 elements written as qd.AtomicAdd(&out[0],
+// x[i]) (a reduction), in float32, float64 and int32, each against its
+// byte floor (reading the input once at copy bandwidth); bar ≥ 0.85.
 func (s *suite) reduction() error {
+	for _, t := range []ir.Type{ir.F32, ir.F64, ir.I32} {
+		var err error
+		switch t {
+		case ir.F32:
+			err = reduceRow[float32](s, t)
+		case ir.F64:
+			err = reduceRow[float64](s, t)
+		case ir.I32:
+			err = reduceRow[int32](s, t)
+		}
+		if err != nil {
+			s.add(Row{Name: fmt.Sprintf("reduction (sum of %v)", t), Status: Fail, Note: "error: " + err.Error()})
+		}
+	}
+	return nil
+}
+
+// goName names the element types of the reduction rows as Go does.
+var goName = map[ir.Type]string{ir.F32: "float32", ir.F64: "float64", ir.I32: "int32"}
+
+func reduceRow[T float32 | float64 | int32](s *suite, t ir.Type) error {
 	p := s.p
 	n := s.memSize()
-	fill, err := qd.BuildKernel(p, fillIR())
+	fill, err := benchKernel(p, "fill_"+goName[t])
 	if err != nil {
 		return err
 	}
 	defer fill.Close()
-	sum, err := qd.BuildKernel(p, reduceIR())
+	sum, err := benchKernel(p, "sum_"+goName[t])
 	if err != nil {
 		return err
 	}
 	defer sum.Close()
-	x, err := qd.NewNdarray[float32](p, n)
+	x, err := qd.NewNdarray[T](p, n)
 	if err != nil {
 		return err
 	}
 	defer x.Close()
-	out, err := qd.NewNdarray[float32](p, 1)
+	out, err := qd.NewNdarray[T](p, 1)
 	if err != nil {
 		return err
 	}
@@ -535,38 +639,43 @@ func (s *suite) reduction() error {
 		return err
 	}
 	defer st.Close()
-	if err := fill.LaunchOn(st, x, float32(1)); err != nil {
+	if err := fill.LaunchOn(st, x, T(1)); err != nil {
 		return err
 	}
 	reps := s.pick(3, 5, 20)
-	d, err := s.timeKernel(st, reps, func() error { return sum.LaunchOn(st, x, out, int64(n/64)) })
+	d, err := s.timeKernel(st, reps, func() error { return sum.LaunchOn(st, x, out) })
 	if err != nil {
 		return err
 	}
-	// The timed runs accumulate into out past 2^30, where float32 can no
-	// longer add a partial sum of 64; check one run from zero instead (sums
-	// of ones below 2^30 are exact in float32).
-	if err := out.CopyFromHost([]float32{0}); err != nil {
+	// One run from zero: a sum of n ones (exact in int32 and float64; in
+	// float32 the block partials are, and their sum is within rounding).
+	if err := out.CopyFromHost([]T{0}); err != nil {
 		return err
 	}
-	if err := sum.LaunchOn(st, x, out, int64(n/64)); err != nil {
+	if err := sum.LaunchOn(st, x, out); err != nil {
 		return err
 	}
 	got, err := out.ToSlice()
 	if err != nil {
 		return err
 	}
-	if want := float32(n); got[0] != want {
-		return fmt.Errorf("sum kernel: got %v, want %v", got[0], want)
+	if g := float64(got[0]); math.Abs(g-float64(n)) > 1e-6*float64(n) {
+		return fmt.Errorf("sum of %d ones: got %v", n, got[0])
 	}
-	ref, refName, err := s.copyBandwidth(4 * n)
+	size := int(unsafe.Sizeof(T(0)))
+	ref, refName, err := s.copyBandwidth(size * n)
 	if err != nil {
 		return err
 	}
-	floor := time.Duration(4 * float64(n) / ref * 1e9)
-	r := Row{Name: fmt.Sprintf("reduction (sum of 2^%d float32, atomics)", log2(n)), Value: ms(d), Unit: "ms",
-		RefName: "byte floor at " + refName, RefValue: ms(floor), Ratio: float64(floor) / float64(d), Status: Info,
-		Note: "ratio = floor/time; partial sums of 64 strided elements per thread, one atomic each"}
+	floor := time.Duration(float64(size*n) / ref * 1e9)
+	r := Row{Name: fmt.Sprintf("reduction (sum of 2^%d %v, qd.AtomicAdd)", log2(n), t), Value: ms(d), Unit: "ms",
+		RefName: "byte floor at " + refName, RefValue: ms(floor), Ratio: float64(floor) / float64(d),
+		Note: "ratio = floor/time"}
+	if s.gpu {
+		barGE(&r, 0.85)
+	} else {
+		r.Status = Info
+	}
 	s.add(r)
 	return nil
 }
@@ -576,7 +685,7 @@ func (s *suite) reduction() error {
 func (s *suite) stencil() error {
 	p := s.p
 	side := s.pick(1<<10, 1<<12, 1<<14)
-	k, err := qd.BuildKernel(p, stencilIR())
+	k, err := benchKernel(p, "stencil5")
 	if err != nil {
 		return err
 	}
@@ -612,13 +721,26 @@ func (s *suite) stencil() error {
 	return nil
 }
 
-// pool: one acquire+release of a pooled stream; bar ≤ 0.2 µs.
+// pool: one acquire+release of a pooled stream, the internal/pool Get and
+// Put that a stream-parallel launch runs per borrowed stream (the pool
+// holds pointers to qd's stream records); bar ≤ 0.2 µs.
 func (s *suite) pool() error {
-	if probe.PoolCycle == nil {
-		return errors.New("package qd did not set probe.PoolCycle")
-	}
+	type stream struct{ h uintptr }
+	sp := &pool.Pool[*stream]{New: func() (*stream, error) { return new(stream), nil }}
 	n := s.pick(100000, 1000000, 1000000)
-	d, err := best(5, func() (time.Duration, error) { return probe.PoolCycle(s.p, n) })
+	d, err := best(5, func() (time.Duration, error) {
+		v, err := sp.Get() // the first makes the value
+		if err != nil {
+			return 0, err
+		}
+		sp.Put(v)
+		t0 := time.Now()
+		for range n {
+			v, _ := sp.Get()
+			sp.Put(v)
+		}
+		return time.Since(t0) / time.Duration(n), nil
+	})
 	if err != nil {
 		return err
 	}
@@ -722,7 +844,7 @@ func (s *suite) compile() error {
 			if err != nil {
 				return 0, err
 			}
-			if _, err := ptx.Compile(plan, target); err != nil {
+			if _, _, err := ptx.Generate(plan, target, ptx.Options{}); err != nil {
 				return 0, err
 			}
 		}
@@ -776,5 +898,48 @@ func (s *suite) compile() error {
 	r.Bar += " µs"
 	r.Ratio = 0
 	s.add(r)
+	return nil
+}
+
+// programs: a Program opened and closed again in a process that has one
+// open already (the suite's): Init ≤ 50 ms and Close ≤ 20 ms on a GPU,
+// best of 5. The first Init of the process, which creates the device's
+// context, is the caller's (Options.FirstInit), reported for information.
+func (s *suite) programs() error {
+	if s.opt.FirstInit > 0 {
+		s.add(Row{Name: "Init (first in process)", Value: ms(s.opt.FirstInit), Unit: "ms", Status: Info,
+			Note: "qd.Init of the command itself: opens the driver and creates the device context"})
+	}
+	var bestInit, bestClose time.Duration
+	for i := range 5 {
+		t0 := time.Now()
+		q, err := qd.Init(qd.WithArch(s.p.Arch()))
+		di := time.Since(t0)
+		if err != nil {
+			return err
+		}
+		t0 = time.Now()
+		err = q.Close()
+		dc := time.Since(t0)
+		if err != nil {
+			return err
+		}
+		if i == 0 || di < bestInit {
+			bestInit = di
+		}
+		if i == 0 || dc < bestClose {
+			bestClose = dc
+		}
+	}
+	ri := Row{Name: "Init (second in process)", Value: ms(bestInit), Unit: "ms", Ratio: ms(bestInit) / 50, Note: "best of 5; ratio = time / 50 ms"}
+	rc := Row{Name: "Program Close", Value: ms(bestClose), Unit: "ms", Ratio: ms(bestClose) / 20, Note: "best of 5, right after Init; ratio = time / 20 ms"}
+	if s.gpu {
+		barLE(&ri, 1)
+		barLE(&rc, 1)
+	} else {
+		ri.Status, rc.Status = Info, Info
+	}
+	s.add(ri)
+	s.add(rc)
 	return nil
 }

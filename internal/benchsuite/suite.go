@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"regexp"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/quadrants-go/qd"
 	"github.com/quadrants-go/qd/internal/backend"
-	"github.com/quadrants-go/qd/internal/backend/cuda"
 )
 
 // Row is one figure of the suite.
@@ -39,9 +39,14 @@ type Options struct {
 	Quick bool
 	// Log, when set, gets a line as each measurement starts.
 	Log io.Writer
-	// Only, when set, runs just the steps whose name contains it (any
-	// case), e.g. "cpu" for the CPU construct rows.
-	Only string
+	// FirstInit, when set, is how long the caller's qd.Init took (the
+	// first in its process), reported beside the second Init.
+	FirstInit time.Duration
+	// Run, when set, selects the measurements whose name it matches
+	// (launch host cost, K streams, groups, saxpy, reduction, stencil,
+	// n-body, stream pool, events, Ndarray alloc/free, compile, Init and
+	// Close).
+	Run *regexp.Regexp
 }
 
 // Statuses.
@@ -63,7 +68,11 @@ type suite struct {
 	raw   backend.Device // the same GPU through the backend, for references
 	rows  []Row
 	copyB float64 // device-to-device copy bandwidth (bytes/s), once measured
+	done  []func() error
 }
+
+// cleanup registers f to run when the suite ends, in reverse order.
+func (s *suite) cleanup(f func() error) { s.done = append(s.done, f) }
 
 // Run measures every figure on p and returns the rows in a fixed order. An
 // error is returned only when the suite cannot run at all; a measurement
@@ -72,14 +81,23 @@ func Run(p *qd.Program, opt Options) ([]Row, error) {
 	if p == nil {
 		return nil, fmt.Errorf("benchsuite: nil Program")
 	}
-	s := &suite{p: p, opt: opt, gpu: p.Arch() == qd.CUDA}
+	s := &suite{p: p, opt: opt, gpu: p.Arch() != qd.CPU}
 	if s.gpu {
-		raw, err := cuda.Open(0)
+		b, ok := backend.Lookup(p.Arch().String())
+		if !ok {
+			return nil, fmt.Errorf("benchsuite: the %s backend is not registered", p.Arch())
+		}
+		raw, err := b.Open(0)
 		if err != nil {
 			return nil, fmt.Errorf("benchsuite: opening the reference handle on the GPU: %w", err)
 		}
 		defer raw.Close()
 		s.raw = raw
+		defer func() {
+			for i := len(s.done) - 1; i >= 0; i-- {
+				s.done[i]()
+			}
+		}()
 	}
 	steps := []struct {
 		what string
@@ -91,14 +109,19 @@ func Run(p *qd.Program, opt Options) ([]Row, error) {
 		{"saxpy bandwidth", s.saxpy},
 		{"reduction", s.reduction},
 		{"stencil", s.stencil},
+		{"n-body", s.nbody},
 		{"stream pool", s.pool},
 		{"event record+wait", s.events},
 		{"Ndarray alloc/free", s.ndarrays},
+		{"NewNdarrayOn alloc/free", s.ndarraysOn},
+		{"host copies", s.hostCopies},
+		{"copy/compute pipeline", s.pipeline},
 		{"compile", s.compile},
+		{"Init and Close", s.programs},
 		{"CPU constructs", s.cpuConstructs},
 	}
 	for _, st := range steps {
-		if opt.Only != "" && !strings.Contains(strings.ToLower(st.what), strings.ToLower(opt.Only)) {
+		if opt.Run != nil && !opt.Run.MatchString(st.what) {
 			continue
 		}
 		s.logf("%s ...", st.what)

@@ -42,7 +42,7 @@ func TestQuickCPU(t *testing.T) {
 			}
 		}
 	}
-	wantSkipped := 8 // K streams ×5, groups ×3
+	wantSkipped := 10 // K streams ×5, groups ×3, host copies ×2
 	if runtime.NumCPU() < 2 {
 		wantSkipped += len(cpuCases()) // the 2-core rows
 	}

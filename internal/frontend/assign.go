@@ -253,7 +253,7 @@ func (b *builder) opAssign(l ast.Expr, tok token.Token, rhs ast.Expr, pos token.
 	if !b.checkOperands(op, typ, y.Type(), pos) {
 		return
 	}
-	b.setLHS(&t, idx, &ir.Binary{Op: op, X: old, Y: y})
+	b.setLHS(&t, idx, ir.NewBinary(op, old, y))
 }
 
 // declStmt translates var declarations; constants fold where they are used.

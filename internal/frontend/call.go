@@ -116,7 +116,7 @@ func (b *builder) builtin(x *ast.CallExpr, name string) []ir.Expr {
 		}
 		acc := b.convertTo(t, vals[0])
 		for _, v := range vals[1:] {
-			acc = &ir.Binary{Op: op, X: acc, Y: b.convertTo(t, v)}
+			acc = ir.NewBinary(op, acc, b.convertTo(t, v))
 		}
 		return []ir.Expr{acc}
 	}
@@ -183,14 +183,14 @@ func (b *builder) apiCall(x *ast.CallExpr, fn *types.Func, a apiFunc) []ir.Expr 
 				}
 				continue // a constant that is not that infinity adds nothing
 			}
-			is := &ir.Binary{Op: ir.Eq, X: v, Y: inf}
+			is := ir.NewBinary(ir.Eq, v, inf)
 			if cond == nil {
 				cond = is
 			} else {
-				cond = &ir.Binary{Op: ir.LOr, X: cond, Y: is}
+				cond = ir.NewBinary(ir.LOr, cond, is)
 			}
 		}
-		mm := &ir.Binary{Op: a.minmax, X: x, Y: y}
+		mm := ir.NewBinary(a.minmax, x, y)
 		if cond == nil {
 			return []ir.Expr{mm}
 		}
@@ -208,7 +208,7 @@ func (b *builder) apiCall(x *ast.CallExpr, fn *types.Func, a apiFunc) []ir.Expr 
 			}
 			return []ir.Expr{ir.F64c(math.Inf(-1))}
 		}
-		return []ir.Expr{&ir.Select{Cond: &ir.Binary{Op: ir.Ge, X: args[0], Y: ir.Zero(args[0].Type())},
+		return []ir.Expr{&ir.Select{Cond: ir.NewBinary(ir.Ge, args[0], ir.Zero(args[0].Type())),
 			X: ir.F64c(math.Inf(1)), Y: ir.F64c(math.Inf(-1))}}
 	case apiMathIsNaN:
 		args := b.exprList(x.Args)
@@ -219,7 +219,7 @@ func (b *builder) apiCall(x *ast.CallExpr, fn *types.Func, a apiFunc) []ir.Expr 
 		if !isSimple(v) {
 			v = b.spill(v)
 		}
-		return []ir.Expr{&ir.Binary{Op: ir.Ne, X: v, Y: v}}
+		return []ir.Expr{ir.NewBinary(ir.Ne, v, v)}
 	case apiMathIsInf:
 		args := b.exprList(x.Args)
 		if len(args) != 2 {
@@ -229,8 +229,8 @@ func (b *builder) apiCall(x *ast.CallExpr, fn *types.Func, a apiFunc) []ir.Expr 
 		if !isSimple(v) {
 			v = b.spill(v)
 		}
-		pos := &ir.Binary{Op: ir.Eq, X: v, Y: ir.F64c(math.Inf(1))}
-		neg := &ir.Binary{Op: ir.Eq, X: v, Y: ir.F64c(math.Inf(-1))}
+		pos := ir.NewBinary(ir.Eq, v, ir.F64c(math.Inf(1)))
+		neg := ir.NewBinary(ir.Eq, v, ir.F64c(math.Inf(-1)))
 		if c, ok := sign.(*ir.Const); ok {
 			switch {
 			case c.Int() > 0:
@@ -238,15 +238,15 @@ func (b *builder) apiCall(x *ast.CallExpr, fn *types.Func, a apiFunc) []ir.Expr 
 			case c.Int() < 0:
 				return []ir.Expr{neg}
 			}
-			return []ir.Expr{&ir.Binary{Op: ir.LOr, X: pos, Y: neg}}
+			return []ir.Expr{ir.NewBinary(ir.LOr, pos, neg)}
 		}
 		if !isSimple(sign) {
 			sign = b.spill(sign)
 		}
 		zero := ir.Zero(sign.Type())
-		return []ir.Expr{&ir.Binary{Op: ir.LOr,
-			X: &ir.Binary{Op: ir.LAnd, X: &ir.Binary{Op: ir.Ge, X: sign, Y: zero}, Y: pos},
-			Y: &ir.Binary{Op: ir.LAnd, X: &ir.Binary{Op: ir.Le, X: sign, Y: zero}, Y: neg}}}
+		return []ir.Expr{ir.NewBinary(ir.LOr,
+			ir.NewBinary(ir.LAnd, ir.NewBinary(ir.Ge, sign, zero), pos),
+			ir.NewBinary(ir.LAnd, ir.NewBinary(ir.Le, sign, zero), neg))}
 	}
 	return nil
 }

@@ -51,3 +51,27 @@ func TestErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestRedeclared: a name declared twice is reported as go vet does: "X
+// redeclared in this block" at the second declaration, the other one named
+// after it, whether the name is a kernel, a helper or a package-level var.
+func TestRedeclared(t *testing.T) {
+	const fill = "(x []int32) {\n\tfor i := range x {\n\t\tx[i] = int32(n + h())\n\t}\n}\n"
+	cases := []struct{ name, src, want string }{
+		{"kernel", "package k\n\nvar n = 1\n\nfunc h() int { return 1 }\n\n//qd:kernel\nfunc k" + fill + "\n//qd:kernel\nfunc k" + fill,
+			"k.go:15:6: k redeclared in this block\n\tk.go:8:6: other declaration of k"},
+		{"helper", "package k\n\nvar n = 1\n\nfunc h() int { return 1 }\nfunc h() int { return 2 }\n\n//qd:kernel\nfunc k" + fill,
+			"k.go:6:6: h redeclared in this block\n\tk.go:5:6: other declaration of h"},
+		{"var", "package k\n\nvar n = 1\nvar n = 2\n\nfunc h() int { return 1 }\n\n//qd:kernel\nfunc k" + fill,
+			"k.go:4:5: n redeclared in this block\n\tk.go:3:5: other declaration of n"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse("k.go", []byte(c.src))
+			var first *ir.Error
+			if !errors.As(err, &first) || first.Error() != c.want {
+				t.Fatalf("got\n%v\nwant first error\n%s", err, c.want)
+			}
+		})
+	}
+}

@@ -103,7 +103,7 @@ func (b *builder) logical(op ir.BinOp, x ir.Expr, f func() ir.Expr) ir.Expr {
 	var y ir.Expr
 	b.nested(&pre, func() { y = f() })
 	if len(pre) == 0 {
-		return &ir.Binary{Op: op, X: x, Y: y}
+		return ir.NewBinary(op, x, y)
 	}
 	t := b.decl("cond", x)
 	var c ir.Expr = &ir.VarRef{Var: t}
@@ -148,7 +148,7 @@ func (b *builder) binary(x *ast.BinaryExpr) ir.Expr {
 	if !b.checkOperands(op, l.Type(), r.Type(), x.OpPos) {
 		return bad()
 	}
-	return &ir.Binary{Op: op, X: l, Y: r}
+	return ir.NewBinary(op, l, r)
 }
 
 // checkOperands rejects operand types the IR does not define op for; Go's

@@ -176,7 +176,8 @@ func (b *builder) params(fd *ast.FuncDecl) {
 			if !ok {
 				continue
 			}
-			prm := &ir.Param{Name: name, Elem: elem, Dims: dims, Index: len(b.k.Params), Pos: b.fc.pos(p)}
+			prm := &ir.Param{Name: name, Elem: elem, Dims: dims, Index: len(b.k.Params), Pos: b.fc.pos(p),
+				GoType: types.TypeString(t, types.RelativeTo(b.fc.pkg))}
 			b.k.Params = append(b.k.Params, prm)
 			if obj == nil {
 				continue
@@ -289,9 +290,43 @@ func (b *builder) funcOf(fun ast.Expr) *types.Func {
 	return fn
 }
 
+// basicType maps a Go type to an IR scalar type when kernels support it.
+func basicType(t types.Type) (ir.Type, bool) {
+	if t == nil {
+		return ir.Invalid, false
+	}
+	if _, ok := t.(*types.TypeParam); ok {
+		return ir.Invalid, false
+	}
+	u, ok := t.Underlying().(*types.Basic)
+	if !ok {
+		return ir.Invalid, false
+	}
+	switch u.Kind() {
+	case types.Bool, types.UntypedBool:
+		return ir.Bool, true
+	case types.Int, types.Int64, types.UntypedInt:
+		return ir.I64, true
+	case types.Int32, types.UntypedRune:
+		return ir.I32, true
+	case types.Uint, types.Uint64:
+		return ir.U64, true
+	case types.Uint32:
+		return ir.U32, true
+	case types.Float32:
+		return ir.F32, true
+	case types.Float64, types.UntypedFloat:
+		return ir.F64, true
+	}
+	return ir.Invalid, false
+}
+
 // scalarType maps a Go type to an IR scalar type, reporting unsupported ones
 // with what kernels support instead.
 func (b *builder) scalarType(t types.Type, p token.Pos, what string) (ir.Type, bool) {
+	if it, ok := basicType(t); ok {
+		return it, true
+	}
 	if t == nil {
 		b.errorf(p, "%s has no type", what)
 		return ir.Invalid, false
@@ -303,20 +338,6 @@ func (b *builder) scalarType(t types.Type, p token.Pos, what string) (ir.Type, b
 	switch u := t.Underlying().(type) {
 	case *types.Basic:
 		switch u.Kind() {
-		case types.Bool, types.UntypedBool:
-			return ir.Bool, true
-		case types.Int, types.Int64, types.UntypedInt:
-			return ir.I64, true
-		case types.Int32, types.UntypedRune:
-			return ir.I32, true
-		case types.Uint, types.Uint64:
-			return ir.U64, true
-		case types.Uint32:
-			return ir.U32, true
-		case types.Float32:
-			return ir.F32, true
-		case types.Float64, types.UntypedFloat:
-			return ir.F64, true
 		case types.Int8, types.Int16, types.Uint8, types.Uint16:
 			b.errorf(p, "%s has type %s; 8- and 16-bit integers are not supported in kernels: use int32, uint32, int or uint64", what, t)
 		case types.String, types.UntypedString:
@@ -352,9 +373,15 @@ func (b *builder) scalarType(t types.Type, p token.Pos, what string) (ir.Type, b
 	return ir.Invalid, false
 }
 
-// typeOf maps the type of the expression e.
+// typeOf maps the type of the expression e. It describes e only for an
+// error: rendering every subexpression of a long chain x+1+1+... made
+// compiling it quadratic in its length.
 func (b *builder) typeOf(e ast.Expr) (ir.Type, bool) {
-	return b.scalarType(b.info.TypeOf(e), e.Pos(), "expression "+shortExpr(e))
+	t := b.info.TypeOf(e)
+	if it, ok := basicType(t); ok {
+		return it, true
+	}
+	return b.scalarType(t, e.Pos(), "expression "+shortExpr(e))
 }
 
 // shortExpr renders e for messages, shortened.

@@ -281,8 +281,8 @@ func (b *builder) serialRange(s *ast.RangeStmt, label *types.Label, sp rangeSpac
 		loop := &ir.For{
 			Pos:  b.fc.pos(s.Pos()),
 			Init: []ir.Stmt{&ir.Decl{Pos: b.pos, Var: c, Init: ir.Zero(c.Type)}},
-			Cond: &ir.Binary{Op: ir.Lt, X: &ir.VarRef{Var: c}, Y: ext[d]},
-			Post: []ir.Stmt{&ir.Assign{Pos: b.pos, Var: c, Value: &ir.Binary{Op: ir.Add, X: &ir.VarRef{Var: c}, Y: ir.One(c.Type)}}},
+			Cond: ir.NewBinary(ir.Lt, &ir.VarRef{Var: c}, ext[d]),
+			Post: []ir.Stmt{&ir.Assign{Pos: b.pos, Var: c, Value: ir.NewBinary(ir.Add, &ir.VarRef{Var: c}, ir.One(c.Type))}},
 		}
 		*dst = append(*dst, loop)
 		dst = &loop.Body

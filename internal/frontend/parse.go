@@ -2,11 +2,13 @@ package frontend
 
 import (
 	"errors"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/scanner"
 	"go/token"
 	"go/types"
+	"slices"
 	"strings"
 
 	"github.com/quadrants-go/qd/internal/ir"
@@ -90,10 +92,22 @@ func isMarker(c *ast.Comment) bool {
 	return strings.TrimRight(c.Text, " \t\r") == kernelMarker
 }
 
+// nearMarker reports whether c looks like the kernel marker but is not
+// it (// qd:kernel, //qd: kernel, //QD:Kernel): like a //go: directive,
+// the marker has no space and is lower case, and a near miss would
+// otherwise leave its function silently not a kernel.
+func nearMarker(c *ast.Comment) bool {
+	if isMarker(c) {
+		return false
+	}
+	t := strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(c.Text, "//"), "/*"), "*/")
+	return strings.ToLower(strings.Join(strings.Fields(t), "")) == "qd:kernel"
+}
+
 // findKernels returns the marked functions and reports markers that mark
 // nothing: a marker separated from its function by a blank line, above a
 // method, or above something that is not a function, would otherwise be
-// silently ignored.
+// silently ignored; so would a near miss of the marker.
 func (fc *fileCtx) findKernels() []*ast.FuncDecl {
 	var kernels []*ast.FuncDecl
 	used := map[*ast.Comment]bool{}
@@ -126,6 +140,9 @@ func (fc *fileCtx) findKernels() []*ast.FuncDecl {
 		for _, c := range cg.List {
 			if isMarker(c) && !used[c] {
 				fc.errorf(c.Pos(), "", "%s must be on the line directly above a func declaration (no blank line in between)", kernelMarker)
+			}
+			if nearMarker(c) {
+				fc.errorf(c.Pos(), "", "%s is not the kernel marker: write %s, with no space and in lower case", strings.TrimSpace(c.Text), kernelMarker)
 			}
 		}
 	}
@@ -222,17 +239,46 @@ func (fc *fileCtx) typeCheck() {
 	for _, fd := range roots {
 		visit(fd)
 	}
-	for _, te := range fc.typeErrs {
-		if foreign[te.Pos] {
-			continue
-		}
+	relevant := func(p token.Pos) bool {
 		for _, sp := range spans {
-			if te.Pos >= sp.lo && te.Pos < sp.hi {
-				fc.errorf(te.Pos, "", "%s", te.Msg)
-				break
+			if p >= sp.lo && p < sp.hi {
+				return true
 			}
 		}
+		return false
 	}
+	for _, g := range groupTypeErrors(fc.typeErrs) {
+		main := g[0]
+		if foreign[main.Pos] || !slices.ContainsFunc(g, func(te types.Error) bool { return relevant(te.Pos) }) {
+			continue
+		}
+		// A continuation goes after its error, positioned, as go vet
+		// prints it: "k redeclared in this block" at the second
+		// declaration, then "\tk.go:4:6: other declaration of k". The
+		// second declaration of a kernel is itself in no span (go/types
+		// defines no object for it), so a group counts if any part does.
+		msg := main.Msg
+		for _, cont := range g[1:] {
+			p := fc.pos(cont.Pos)
+			msg += fmt.Sprintf("\n\t%s:%d:%d: %s", p.File, p.Line, p.Col, strings.TrimLeft(cont.Msg, "\t"))
+		}
+		fc.errorf(main.Pos, "", "%s", msg)
+	}
+}
+
+// groupTypeErrors groups go/types errors: an error whose message starts
+// with a tab continues the one before it (go/types reports "other
+// declaration of k" that way).
+func groupTypeErrors(errs []types.Error) [][]types.Error {
+	var groups [][]types.Error
+	for _, te := range errs {
+		if n := len(groups); n > 0 && strings.HasPrefix(te.Msg, "\t") {
+			groups[n-1] = append(groups[n-1], te)
+			continue
+		}
+		groups = append(groups, []types.Error{te})
+	}
+	return groups
 }
 
 func hasMarker(cg *ast.CommentGroup) bool {

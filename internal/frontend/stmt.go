@@ -397,7 +397,7 @@ func (b *builder) caseChain(clauses []*ast.CaseClause, i int, def *ast.CaseClaus
 			if tag == nil {
 				return b.cond(e)
 			}
-			return &ir.Binary{Op: ir.Eq, X: tag, Y: b.expr(e)}
+			return ir.NewBinary(ir.Eq, tag, b.expr(e))
 		}
 		if cond == nil {
 			cond = one()

@@ -176,7 +176,7 @@ func P(p *Param) Expr { return &ParamRef{Param: p} }
 func LenOf(a *Param, dim int) Expr { return &Len{Array: a, Dim: dim} }
 
 // Op applies a binary operator.
-func Op(op BinOp, x, y Expr) Expr { return &Binary{Op: op, X: x, Y: y} }
+func Op(op BinOp, x, y Expr) Expr { return NewBinary(op, x, y) }
 
 // Un applies a unary operator.
 func Un(op UnOp, x Expr) Expr { return &Unary{Op: op, X: x} }
@@ -224,6 +224,19 @@ func BoolC(v bool) Expr {
 		return &Const{T: Bool, Bits: 1}
 	}
 	return &Const{T: Bool}
+}
+
+// IntC is v converted to the integer type t as Go converts it (truncated to
+// t's width, then sign- or zero-extended as Const's Bits require).
+func IntC(t Type, v int64) Expr {
+	bits := uint64(v)
+	switch t {
+	case I32:
+		bits = uint64(int64(int32(v)))
+	case U32:
+		bits = uint64(uint32(v))
+	}
+	return &Const{T: t, Bits: bits}
 }
 
 // Zero is the zero value of t.

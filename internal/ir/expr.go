@@ -102,6 +102,18 @@ func (op BinOp) IsShift() bool { return op == Shl || op == Shr }
 type Binary struct {
 	Op   BinOp
 	X, Y Expr
+	// T is the result type, set by NewBinary (and Op). When it is Invalid
+	// Type works it out from X, which for a long chain x+1+1+... walks the
+	// whole left spine on every call: code that builds chains uses
+	// NewBinary so that walking them stays linear.
+	T Type
+}
+
+// NewBinary applies op to x and y, working out the result type once.
+func NewBinary(op BinOp, x, y Expr) *Binary {
+	e := &Binary{Op: op, X: x, Y: y}
+	e.T = e.resultType()
+	return e
 }
 
 // Convert converts X to type To with Go's conversion rules (float to integer
@@ -241,8 +253,18 @@ func (e *VarRef) Type() Type   { return e.Var.Type }
 func (e *Len) Type() Type      { return I64 }
 func (e *Unary) Type() Type    { return e.X.Type() }
 func (e *Binary) Type() Type {
+	if e.T != Invalid {
+		return e.T
+	}
+	return e.resultType()
+}
+
+func (e *Binary) resultType() Type {
 	if e.Op.IsComparison() || e.Op.IsLogical() {
 		return Bool
+	}
+	if e.X == nil {
+		return Invalid
 	}
 	return e.X.Type()
 }

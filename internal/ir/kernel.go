@@ -19,6 +19,11 @@ type Param struct {
 	Dims  int
 	Index int // position in Kernel.Params
 	Pos   Pos
+	// GoType is the parameter's type as the kernel's Go source spells it
+	// ("float32", "int", "[][]int64"), for messages and for matching
+	// arguments to the declared type; empty for kernels built with the
+	// Builder. It is not part of the kernel's structure (Hash ignores it).
+	GoType string
 }
 
 // IsArray reports whether p is an array parameter.

@@ -34,6 +34,7 @@ func Lower(k *ir.Kernel) (*Plan, error) {
 	if err := l.err(); err != nil {
 		return nil, err
 	}
+	l.reductions()
 	return p, nil
 }
 

@@ -30,6 +30,9 @@ type Task struct {
 	Loop  *ir.ParallelFor
 	Body  []ir.Stmt // Serial tasks only
 	Pos   ir.Pos    // position of the task's first statement
+	// Reductions are the loop's atomics that code generators may combine
+	// across iterations (Parallel tasks only; see Reduction).
+	Reductions []*Reduction
 }
 
 // Plan is a lowered kernel.

@@ -273,3 +273,28 @@ func FuzzReadChrome(f *testing.F) {
 		}
 	})
 }
+
+// TestReadBadGzip: a file that starts as gzip does but is not valid gzip
+// gets an error that says so once ("gzip: gzip: invalid header" before).
+func TestReadBadGzip(t *testing.T) {
+	var good bytes.Buffer
+	zw := gzip.NewWriter(&good)
+	zw.Write([]byte(`{"traceEvents":[]}`))
+	zw.Close()
+	cases := []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"bad header", []byte{0x1f, 0x8b, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, "invalid header"},
+		{"truncated", good.Bytes()[:good.Len()-6], "unexpected EOF"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := ReadChrome(bytes.NewReader(c.data))
+			if err == nil || !strings.Contains(err.Error(), c.want) || strings.Count(err.Error(), "gzip") != 1 {
+				t.Fatalf("got %v, want an error naming gzip once and saying %q", err, c.want)
+			}
+		})
+	}
+}

@@ -96,13 +96,22 @@ func ReadChrome(r io.Reader) (*Trace, error) {
 	if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b {
 		zr, err := gzip.NewReader(bytes.NewReader(data))
 		if err != nil {
-			return nil, fmt.Errorf("trace: gzip: %w", err)
+			return nil, gzipErr(err)
 		}
 		if data, err = io.ReadAll(zr); err != nil {
-			return nil, fmt.Errorf("trace: gzip: %w", err)
+			return nil, gzipErr(err)
 		}
 	}
 	return parse(data)
+}
+
+// gzipErr says that a file that starts as gzip does could not be
+// decompressed, naming gzip once (its own errors already say "gzip: ").
+func gzipErr(err error) error {
+	if strings.HasPrefix(err.Error(), "gzip: ") {
+		return fmt.Errorf("trace: %w", err)
+	}
+	return fmt.Errorf("trace: gzip: %w", err)
 }
 
 // jsonError turns an encoding/json error into one that says where in the

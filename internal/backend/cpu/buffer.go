@@ -8,11 +8,34 @@ import (
 )
 
 // buffer is host memory. Allocated buffers are backed by []uint64 so that
-// every element type is aligned; wrapped buffers point at a caller's slice.
+// every element type is aligned; wrapped buffers point at a caller's slice,
+// views into another buffer (whose memory mem keeps alive).
 type buffer struct {
 	mem   []uint64 // keeps allocated memory alive; nil when wrapped
 	ptr   unsafe.Pointer
 	bytes int
+	view  bool
+}
+
+// View is bytes [off, off+n) of b, sharing its memory.
+func (b *buffer) View(off, n int) (backend.Buffer, error) {
+	if off < 0 || n < 0 || off+n > b.bytes {
+		return nil, fmt.Errorf("cpu backend: view [%d, %d) of a buffer of %d bytes", off, off+n, b.bytes)
+	}
+	return &buffer{mem: b.mem, ptr: unsafe.Add(b.ptr, off), bytes: n, view: true}, nil
+}
+
+// FreeOn drops the memory once the work enqueued on s so far is done, so
+// that a program written for a GPU's stream-ordered frees behaves the same.
+func (b *buffer) FreeOn(bs backend.Stream) error {
+	if b.view {
+		return nil
+	}
+	s, ok := bs.(*stream)
+	if !ok {
+		return fmt.Errorf("cpu backend: free on a %T", bs)
+	}
+	return s.enqueue(op{kind: opFunc, fn: func() error { return b.Close() }})
 }
 
 func (b *buffer) Bytes() int { return b.bytes }
@@ -51,7 +74,33 @@ func (b *buffer) CopyToHost(bs backend.Stream, dst unsafe.Pointer, n int) error 
 	}})
 }
 
+// CopyFrom enqueues a copy of n bytes from src, another CPU buffer.
+func (b *buffer) CopyFrom(bs backend.Stream, src backend.Buffer, n int) error {
+	sb, ok := src.(*buffer)
+	if !ok || sb == nil {
+		return fmt.Errorf("cpu backend: copy from a %T", src)
+	}
+	if n > b.bytes || n > sb.bytes || n < 0 {
+		return fmt.Errorf("cpu backend: copy of %d bytes from a buffer of %d into one of %d", n, sb.bytes, b.bytes)
+	}
+	s, ok := bs.(*stream)
+	if !ok {
+		return fmt.Errorf("cpu backend: copy on a %T", bs)
+	}
+	return s.enqueue(op{kind: opFunc, fn: func() error {
+		copy(b.bytesView()[:n], sb.bytesView()[:n])
+		return nil
+	}})
+}
+
 func (b *buffer) Close() error {
-	b.mem = nil
+	if !b.view {
+		b.mem = nil
+	}
 	return nil
 }
+
+// hostBuffer is plain memory standing for page-locked memory on the CPU.
+type hostBuffer struct{ buffer }
+
+func (h *hostBuffer) Pointer() unsafe.Pointer { return h.ptr }

@@ -1,12 +1,15 @@
 package cpu
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/quadrants-go/qd/internal/backend"
@@ -15,13 +18,72 @@ import (
 )
 
 // Device is the CPU as a backend.Device.
-type Device struct{}
+type Device struct {
+	// stop is the stop flag of launches without a context (cg.Args.Stop),
+	// set by Stop; cause is Stop's cause.
+	stop  atomic.Bool
+	cause atomic.Pointer[error]
+	// flags holds the stop flags of launches with a context, each set by
+	// its context or by Stop.
+	mu    sync.Mutex
+	flags map[*atomic.Bool]struct{}
+}
 
 // New returns the CPU device.
-func New() *Device { return &Device{} }
+func New() *Device { return &Device{flags: make(map[*atomic.Bool]struct{})} }
 
 var _ backend.Device = (*Device)(nil)
 var _ backend.HostWrapper = (*Device)(nil)
+var _ backend.Stopper = (*Device)(nil)
+
+// Stop stops every launch, queued or running, at its next check.
+func (d *Device) Stop(cause error) {
+	d.cause.CompareAndSwap(nil, &cause)
+	d.stop.Store(true)
+	d.mu.Lock()
+	for f := range d.flags {
+		f.Store(true)
+	}
+	d.mu.Unlock()
+}
+
+// stopFlag gives the flag a launch's code polls: the device's own, or for
+// a launch with a context a new one that the context (through
+// context.AfterFunc) and Stop both set. Registering before reading d.stop
+// pairs with Stop's store before it walks the flags under mu: the launch
+// is either in the walk or sees the store.
+func (d *Device) stopFlag(ctx context.Context) (*atomic.Bool, func()) {
+	if ctx == nil {
+		return &d.stop, nil
+	}
+	// A local, not a named result: the closures capture it, and a captured
+	// result would be moved to the heap on every call, context or not.
+	flag := new(atomic.Bool)
+	d.mu.Lock()
+	d.flags[flag] = struct{}{}
+	d.mu.Unlock()
+	if d.stop.Load() {
+		flag.Store(true)
+	}
+	unregister := context.AfterFunc(ctx, func() { flag.Store(true) })
+	return flag, func() {
+		unregister()
+		d.mu.Lock()
+		delete(d.flags, flag)
+		d.mu.Unlock()
+	}
+}
+
+// stopCause says why a launch with context ctx was stopped.
+func (d *Device) stopCause(ctx context.Context) error {
+	if p := d.cause.Load(); p != nil {
+		return *p
+	}
+	if ctx != nil {
+		return context.Cause(ctx)
+	}
+	return errors.New("stopped") // unreachable: a flag is set with a cause
+}
 
 func (d *Device) Arch() string { return "cpu" }
 
@@ -49,10 +111,23 @@ func (d *Device) event(e backend.Event) (*event, error) {
 
 func (d *Device) Alloc(bytes int) (backend.Buffer, error) {
 	if bytes < 0 || bytes > maxAlloc() {
-		return nil, fmt.Errorf("cpu backend: allocation of %d bytes: more than this machine's memory (%d bytes)", bytes, maxAlloc())
+		return nil, fmt.Errorf("cpu backend: allocation of %d bytes: more than this machine's memory (%d bytes): %w", bytes, maxAlloc(), backend.ErrOutOfMemory)
 	}
 	mem := make([]uint64, (bytes+7)/8+1) // +1: a valid pointer even for 0 bytes
 	return &buffer{mem: mem, ptr: unsafe.Pointer(&mem[0]), bytes: bytes}, nil
+}
+
+// AllocOn is Alloc: the CPU has no memory pool to order; the buffer's
+// FreeOn runs after the stream's earlier work.
+func (d *Device) AllocOn(_ backend.Stream, bytes int) (backend.Buffer, error) { return d.Alloc(bytes) }
+
+// AllocHost is plain memory: the CPU backend's copies are memory moves.
+func (d *Device) AllocHost(bytes int) (backend.HostBuffer, error) {
+	b, err := d.Alloc(bytes)
+	if err != nil {
+		return nil, err
+	}
+	return &hostBuffer{*b.(*buffer)}, nil
 }
 
 // WrapHost uses host memory directly as a buffer.
@@ -60,12 +135,12 @@ func (d *Device) WrapHost(p unsafe.Pointer, bytes int) (backend.Buffer, error) {
 	return &buffer{ptr: p, bytes: bytes}, nil
 }
 
-func (d *Device) Compile(plan *lower.Plan) (backend.Module, error) {
+func (d *Device) Compile(plan *lower.Plan, _ backend.CompileOptions) (backend.Module, error) {
 	prog, err := cg.Compile(plan)
 	if err != nil {
 		return nil, err
 	}
-	return &module{prog: prog}, nil
+	return &module{dev: d, prog: prog}, nil
 }
 
 func (d *Device) Close() error { return nil }

@@ -18,7 +18,6 @@ type backendEvent = backend.Event
 // the point they waited for, as CUDA does.
 type signal struct {
 	done  chan struct{}
-	err   error // the recording stream's pending error at this point
 	state atomic.Bool
 	at    time.Time // completion time, set before done closes (timing events)
 	timed bool

@@ -1,6 +1,8 @@
 package cpu
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"sync"
@@ -11,6 +13,7 @@ import (
 )
 
 type module struct {
+	dev  *Device
 	prog *cg.Program
 	pool sync.Pool // *launch
 }
@@ -20,6 +23,25 @@ type module struct {
 type launch struct {
 	m    *module
 	args cg.Args
+	err  atomic.Pointer[error] // the first error a task raised
+	ctx  context.Context       // the launch's context, if any
+	// unstop releases a launch's own stop flag (launches with a context).
+	unstop func()
+}
+
+// fail keeps the first error a task of the launch raised. Tasks of
+// stream-parallel groups run on pooled streams; keeping their errors here,
+// not on those streams, lets End report them once on the launch stream
+// (which runs End after joining every group) and returns the pooled
+// streams to the pool clean.
+func (l *launch) fail(err error) { l.err.CompareAndSwap(nil, &err) }
+
+// takeErr returns the launch's error and forgets it, for End.
+func (l *launch) takeErr() error {
+	if p := l.err.Swap(nil); p != nil {
+		return *p
+	}
+	return nil
 }
 
 func (m *module) Begin(bs backend.Stream, a *backend.Args) (backend.Launch, error) {
@@ -51,6 +73,8 @@ func (m *module) Begin(bs backend.Stream, a *backend.Args) (backend.Launch, erro
 	}
 	l.args.Temps = l.args.Temps[:nt]
 	clear(l.args.Temps)
+	l.ctx = a.Ctx
+	l.args.Stop, l.unstop = m.dev.stopFlag(a.Ctx)
 	return l, nil
 }
 
@@ -75,7 +99,42 @@ func (l *launch) End(bs backend.Stream) error {
 
 func (l *launch) release() {
 	clear(l.args.Arrays) // drop references to user memory
+	if l.unstop != nil {
+		l.unstop()
+		l.unstop = nil
+	}
+	l.ctx, l.args.Stop = nil, nil
 	l.m.pool.Put(l)
+}
+
+// stopped reports whether the launch must stop.
+func (l *launch) stopped() bool { return l.args.Stop.Load() }
+
+// stopErr is the error of a stopped launch, naming the kernel and wrapping
+// the cause (the context's, or Program.Close's).
+func (l *launch) stopErr() error {
+	return fmt.Errorf("kernel %s: stopped: %w", l.m.prog.Plan.Kernel.Name, l.m.dev.stopCause(l.ctx))
+}
+
+// runRange runs iterations [lo, hi) of task t in steps of at most
+// stepIters, checking between steps whether the launch must stop: loops
+// inside the kernel check on their own (cg.Args.Stop), but a long
+// parallel range of loop-free iterations has no loop to check in.
+func (l *launch) runRange(t *cg.Task, r cg.Range, lo, hi int64) error {
+	for lo < hi {
+		if l.stopped() {
+			return l.stopErr()
+		}
+		end := min(hi, lo+stepIters)
+		if err := t.Run(&l.args, r, lo, end); err != nil {
+			if errors.Is(err, cg.ErrStopped) {
+				return l.stopErr()
+			}
+			return err
+		}
+		lo = end
+	}
+	return nil
 }
 
 func (m *module) Close() error { return nil }
@@ -84,9 +143,17 @@ func (m *module) Close() error { return nil }
 // below it, starting the goroutine costs more than the work.
 const minChunk = 2048
 
+// stepIters is the most iterations of a parallel range run between two
+// checks of the stop flag: one Task.Run call per step costs well under
+// 1 % of the step's work, and a stop takes effect within one step.
+const stepIters = 1 << 16
+
 // run runs one task of the launch on the calling (stream) goroutine, with
 // helper goroutines (helpers.go) for large parallel tasks.
 func (l *launch) run(task int) error {
+	if l.stopped() {
+		return l.stopErr() // tasks queued behind a stop do not start
+	}
 	t := l.m.prog.Tasks[task]
 	r, err := t.Prepare(&l.args)
 	if err != nil || r.Total <= 0 {
@@ -94,7 +161,7 @@ func (l *launch) run(task int) error {
 	}
 	workers := runtime.GOMAXPROCS(0)
 	if r.Total < 2*minChunk || workers == 1 {
-		return t.Run(&l.args, r, 0, r.Total)
+		return l.runRange(t, r, 0, r.Total)
 	}
 	// Several chunks per worker balance uneven iterations. The stream's
 	// goroutine takes them from the front, helpers from the back, so that
@@ -118,7 +185,7 @@ func (l *launch) run(task int) error {
 				return
 			}
 			lo := c * size
-			if err := t.Run(&l.args, r, lo, min(lo+size, r.Total)); err != nil {
+			if err := l.runRange(t, r, lo, min(lo+size, r.Total)); err != nil {
 				firstErr.CompareAndSwap(nil, &err)
 				return
 			}

@@ -98,8 +98,13 @@ func (s *stream) drain() {
 		s.q = s.spare[:0]
 		s.mu.Unlock()
 		for i := range batch {
-			err := s.execute(batch[i])
+			o := batch[i]
 			batch[i] = op{} // drop references to launches and closures
+			if o.kind == opSignal {
+				s.signal(o.sig)
+				continue
+			}
+			err := s.execute(o)
 			if err != nil {
 				s.mu.Lock()
 				if s.err == nil {
@@ -129,20 +134,19 @@ func (s *stream) execute(o op) (err error) {
 	}()
 	switch o.kind {
 	case opRun:
-		return o.l.run(o.task)
+		// A task's error belongs to its launch, not to the stream it ran
+		// on: End reports it on the launch stream (see launch.fail).
+		if err := o.l.run(o.task); err != nil {
+			o.l.fail(err)
+		}
 	case opEnd:
+		err := o.l.takeErr()
 		o.l.release()
-	case opSignal:
-		s.mu.Lock()
-		o.sig.err = s.err // an error before the recorded point travels with it
-		s.mu.Unlock()
-		o.sig.complete()
+		return err
 	case opWait:
+		// Errors do not travel with events: each is reported once, by the
+		// stream of the launch that raised it.
 		<-o.sig.done
-		// Work after the wait depended on failed work: the waiting stream
-		// reports the error too (a stream-parallel group's error reaches
-		// the launch stream this way).
-		return o.sig.err
 	case opFunc:
 		return o.fn()
 	case opMark:
@@ -151,6 +155,22 @@ func (s *stream) execute(o op) (err error) {
 		o.mark.finish()
 	}
 	return nil
+}
+
+// signal runs an event's marker op: it completes the event and counts the
+// op as done in one step under mu, so that the host never sees one without
+// the other. Query and Synchronize read done under mu, and a host that saw
+// the event complete (set under mu) reaches mu after this step: a stream
+// whose last recorded event is reached is done, and an event recorded
+// before a Synchronize returned is reached.
+func (s *stream) signal(g *signal) {
+	s.mu.Lock()
+	g.complete()
+	s.done.Add(1)
+	if s.waiters.Load() > 0 {
+		s.idle.Broadcast()
+	}
+	s.mu.Unlock()
 }
 
 // Synchronize waits for the work enqueued so far and returns the first error

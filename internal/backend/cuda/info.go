@@ -7,73 +7,54 @@ import (
 	"strings"
 	"unsafe"
 
-	"github.com/ebitengine/purego"
+	"github.com/quadrants-go/qd/internal/backend"
+	"github.com/quadrants-go/qd/internal/backend/gpu"
 )
 
-// Info describes one CUDA device, read without creating a context (device
-// queries need only cuInit), so listing devices is cheap and leaves no
-// state behind.
-type Info struct {
-	Ordinal     int
-	Name        string
-	CCMajor     int
-	CCMinor     int
-	SMs         int    // multiprocessors
-	MemoryBytes uint64 // total device memory
-	// CUDAVersion is the CUDA version the driver supports ("12.9");
-	// KernelDriver the NVIDIA kernel module's version ("580.159.04"), empty
-	// where /proc/driver/nvidia/version cannot be read.
-	CUDAVersion  string
-	KernelDriver string
-}
-
-// Devices lists the CUDA devices, or returns why CUDA is unavailable (an
-// error wrapping ErrNoDriver, ErrNoDevice or ErrDriverTooOld).
-func Devices() ([]Info, error) {
-	drv, err := loadDriver()
+// Devices lists the CUDA devices, read without creating a context (device
+// queries need only cuInit), so listing is cheap and leaves no state
+// behind; or it returns why CUDA is unavailable (an error wrapping
+// gpu.ErrNoDriver, gpu.ErrNoDevice or gpu.ErrDriverTooOld).
+func Devices() ([]backend.DeviceInfo, error) {
+	d, err := load()
 	if err != nil {
 		return nil, err
 	}
-	kernel := kernelDriverVersion()
-	out := make([]Info, 0, drv.devices)
-	for ord := range drv.devices {
+	drv := "CUDA " + versionString(d.version)
+	if k := kernelDriverVersion(); k != "" {
+		drv += ", kernel module " + k
+	}
+	out := make([]backend.DeviceInfo, 0, d.devices)
+	for ord := range d.devices {
 		var dev int32
-		if r := callRes(purego.SyscallN(drv.sym.deviceGet, uintptr(unsafe.Pointer(&dev)), uintptr(ord))); r != cudaSuccess {
-			return nil, drv.err("cuDeviceGet", r)
+		if r := gpu.Call(&d.own.deviceGet, uintptr(unsafe.Pointer(&dev)), uintptr(ord)); r != success {
+			return nil, d.error(&d.own.deviceGet, r)
 		}
-		attr := func(a int) (int, error) {
-			var v int32
-			r := callRes(purego.SyscallN(drv.sym.deviceGetAttribute, uintptr(unsafe.Pointer(&v)), uintptr(a), uintptr(dev)))
-			if r != cudaSuccess {
-				return 0, drv.err("cuDeviceGetAttribute", r)
-			}
-			return int(v), nil
-		}
-		in := Info{Ordinal: ord, CUDAVersion: versionString(drv.version), KernelDriver: kernel}
+		var major, minor int
+		in := backend.DeviceInfo{Ordinal: ord, Driver: drv}
 		for _, q := range []struct {
 			attr int
 			dst  *int
-		}{{attrComputeCapMajor, &in.CCMajor}, {attrComputeCapMinor, &in.CCMinor}, {attrMultiprocessorCount, &in.SMs}} {
-			if *q.dst, err = attr(q.attr); err != nil {
-				return nil, err
+		}{{attrComputeCapMajor, &major}, {attrComputeCapMinor, &minor}, {attrMultiprocessorCount, &in.Cores}} {
+			var v int32
+			if r := gpu.Call(&d.own.deviceGetAttribute, uintptr(unsafe.Pointer(&v)), uintptr(q.attr), uintptr(dev)); r != success {
+				return nil, d.error(&d.own.deviceGetAttribute, r)
 			}
+			*q.dst = int(v)
 		}
+		in.ComputeCapability = fmt.Sprintf("%d.%d", major, minor)
+		in.Target = fmt.Sprintf("sm_%d%d", major, minor)
 		name := make([]byte, 256)
-		if r := callRes(purego.SyscallN(drv.sym.deviceGetName, uintptr(unsafe.Pointer(&name[0])), uintptr(len(name)-1), uintptr(dev))); r != cudaSuccess {
-			return nil, drv.err("cuDeviceGetName", r)
+		if r := gpu.Call(&d.own.deviceGetName, uintptr(unsafe.Pointer(&name[0])), uintptr(len(name)-1), uintptr(dev)); r != success {
+			return nil, d.error(&d.own.deviceGetName, r)
 		}
-		in.Name = goString(&name[0])
-		if r := callRes(purego.SyscallN(drv.sym.deviceTotalMem, uintptr(unsafe.Pointer(&in.MemoryBytes)), uintptr(dev))); r != cudaSuccess {
-			return nil, drv.err("cuDeviceTotalMem_v2", r)
+		in.Name = gpu.GoString(&name[0])
+		if r := gpu.Call(&d.own.deviceTotalMem, uintptr(unsafe.Pointer(&in.MemoryBytes)), uintptr(dev)); r != success {
+			return nil, d.error(&d.own.deviceTotalMem, r)
 		}
 		out = append(out, in)
 	}
 	return out, nil
-}
-
-// String is a one-line description, like Device.Describe.
-func (in Info) String() string {
-	return fmt.Sprintf("CUDA device %d: %s, compute capability %d.%d, %d SMs, %.1f GiB", in.Ordinal, in.Name, in.CCMajor, in.CCMinor, in.SMs, float64(in.MemoryBytes)/(1<<30))
 }
 
 var kernelVersionRE = regexp.MustCompile(`\b\d+\.\d+(\.\d+)?\b`)

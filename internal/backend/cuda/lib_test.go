@@ -3,65 +3,78 @@ package cuda
 import (
 	"errors"
 	"os"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
+
+	"github.com/quadrants-go/qd/internal/backend/gpu"
+	"github.com/quadrants-go/qd/internal/backend/gpu/gputest"
 )
 
-// Every field of symbols is bound by exactly one entry of symbolTable.
-func TestSymbolTableComplete(t *testing.T) {
-	var s symbols
-	table := symbolTable(&s)
-	seen := map[*uintptr]string{}
-	for _, sym := range table {
-		if len(sym.names) == 0 {
+// Every function of the runtime's table and of the driver's own is bound
+// by exactly one entry, and every name is bound once.
+func TestBindingsComplete(t *testing.T) {
+	var c gpu.Calls
+	var o own
+	seen := map[*gpu.Fn]string{}
+	names := map[string]bool{}
+	for _, b := range bindings(&c, &o) {
+		if len(b.Names) == 0 {
 			t.Errorf("an entry has no name")
 			continue
 		}
-		if prev, dup := seen[sym.addr]; dup {
-			t.Errorf("%s and %s bind the same field", prev, sym.names[0])
+		if prev, dup := seen[b.Fn]; dup {
+			t.Errorf("%s and %s bind the same function", prev, b.Names[0])
 		}
-		seen[sym.addr] = sym.names[0]
-	}
-	for i, f := range symbolFields(&s) {
-		if _, ok := seen[f]; !ok {
-			t.Errorf("field %d of symbols is not in symbolTable", i)
+		seen[b.Fn] = b.Names[0]
+		for _, n := range b.Names {
+			if names[n] {
+				t.Errorf("%s is bound twice", n)
+			}
+			names[n] = true
 		}
 	}
-	if len(seen) != len(symbolFields(&s)) {
-		t.Errorf("symbolTable binds %d fields, symbols has %d", len(seen), len(symbolFields(&s)))
+	for _, v := range []reflect.Value{reflect.ValueOf(&c).Elem(), reflect.ValueOf(&o).Elem()} {
+		for i := range v.NumField() {
+			f := (*gpu.Fn)(unsafe.Pointer(v.Field(i).UnsafeAddr()))
+			if _, ok := seen[f]; !ok {
+				t.Errorf("%s.%s is not bound", v.Type().Name(), v.Type().Field(i).Name)
+			}
+		}
 	}
 }
 
 // The functions the backend needs are all bound, required unless the
 // design says optional.
-func TestSymbolTableHasRequired(t *testing.T) {
+func TestBindingsRequired(t *testing.T) {
 	required := []string{
 		"cuInit", "cuDriverGetVersion", "cuGetErrorName", "cuGetErrorString",
 		"cuDeviceGet", "cuDeviceGetCount", "cuDeviceGetName", "cuDeviceGetAttribute", "cuDeviceTotalMem_v2",
-		"cuDevicePrimaryCtxRetain", "cuDevicePrimaryCtxRelease_v2", "cuCtxSetCurrent", "cuCtxGetCurrent",
+		"cuDevicePrimaryCtxRetain", "cuDevicePrimaryCtxRelease_v2", "cuCtxSetCurrent",
 		"cuCtxSynchronize", "cuCtxGetStreamPriorityRange",
 		"cuStreamCreateWithPriority", "cuStreamDestroy_v2", "cuStreamSynchronize", "cuStreamQuery", "cuStreamWaitEvent",
 		"cuEventCreate", "cuEventDestroy_v2", "cuEventRecord", "cuEventQuery", "cuEventSynchronize", "cuEventElapsedTime_v2",
 		"cuMemAlloc_v2", "cuMemFree_v2", "cuMemcpyHtoDAsync_v2", "cuMemcpyDtoHAsync_v2", "cuMemcpyDtoDAsync_v2",
-		"cuModuleLoadDataEx", "cuModuleGetFunction", "cuModuleUnload", "cuLaunchKernel",
+		"cuMemsetD8Async", "cuMemHostAlloc", "cuMemFreeHost", "cuModuleLoadDataEx", "cuModuleGetFunction", "cuModuleUnload", "cuLaunchKernel",
 	}
-	optional := []string{"cuMemAllocAsync", "cuMemFreeAsync"}
-	byName := map[string]symbol{}
-	for _, sym := range symbolTable(new(symbols)) {
-		byName[sym.names[0]] = sym
+	optional := []string{"cuMemAllocAsync", "cuMemFreeAsync", "cuDeviceGetDefaultMemPool", "cuMemPoolSetAttribute", "cuMemPoolTrimTo"}
+	byName := map[string]gpu.Binding{}
+	for _, b := range bindings(new(gpu.Calls), new(own)) {
+		byName[b.Names[0]] = b
 	}
 	for _, n := range required {
-		sym, ok := byName[n]
+		b, ok := byName[n]
 		if !ok {
 			t.Errorf("%s is not bound (as a first choice)", n)
-		} else if sym.optional {
+		} else if b.Optional {
 			t.Errorf("%s is optional, want required", n)
 		}
 	}
 	for _, n := range optional {
-		if sym, ok := byName[n]; !ok || !sym.optional {
+		if b, ok := byName[n]; !ok || !b.Optional {
 			t.Errorf("%s: bound %v, want optional", n, ok)
 		}
 	}
@@ -70,8 +83,13 @@ func TestSymbolTableHasRequired(t *testing.T) {
 // notInResearchTable are bound names that go-tech.md §4's table does not
 // list: plain functions that cuda.h 13.0 declares under these names, with no
 // versioned variant (CUresult cuDeviceGetCount(int*), cuDeviceGetName(char*,
-// int, CUdevice)).
-var notInResearchTable = []string{"cuDeviceGetCount", "cuDeviceGetName"}
+// int, CUdevice)); cuMemHostAlloc(void**, size_t, unsigned) and
+// cuMemFreeHost(void*), which the table names only in its notes; and the
+// memory-pool calls of CUDA 11.2 (cuDeviceGetDefaultMemPool(CUmemoryPool*,
+// CUdevice), cuMemPoolSetAttribute(CUmemoryPool, CUmemPool_attribute,
+// void*), cuMemPoolTrimTo(CUmemoryPool, size_t)).
+var notInResearchTable = []string{"cuDeviceGetCount", "cuDeviceGetName", "cuMemHostAlloc", "cuMemFreeHost",
+	"cuDeviceGetDefaultMemPool", "cuMemPoolSetAttribute", "cuMemPoolTrimTo"}
 
 // Every bound name is a dlsym name of go-tech.md §4's table (or one of the
 // few above), and none is the legacy unversioned export of a function the
@@ -92,7 +110,11 @@ func TestSymbolNamesMatchResearch(t *testing.T) {
 	if len(documented) < 40 {
 		t.Fatalf("parsed only %d names from the table", len(documented))
 	}
-	for _, name := range boundNames() {
+	var boundNames []string
+	for _, b := range bindings(new(gpu.Calls), new(own)) {
+		boundNames = append(boundNames, b.Names...)
+	}
+	for _, name := range boundNames {
 		if !documented[name] && !slices.Contains(notInResearchTable, name) {
 			t.Errorf("%s is bound but not a dlsym name of go-tech.md §4", name)
 		}
@@ -132,16 +154,16 @@ func TestAvailableWithoutDriver(t *testing.T) {
 		t.Skip("a CUDA driver and device are present: nothing to check here")
 	}
 	t.Logf("Available: %v", err)
-	if gpuRequired() {
+	if gputest.Required() {
 		t.Fatalf("QD_GPU_RUN=1 but CUDA is unavailable: %v", err)
 	}
-	if !errors.Is(err, ErrNoDriver) && !errors.Is(err, ErrNoDevice) && !errors.Is(err, ErrDriverTooOld) {
+	if !errors.Is(err, gpu.ErrNoDriver) && !errors.Is(err, gpu.ErrNoDevice) && !errors.Is(err, gpu.ErrDriverTooOld) {
 		t.Errorf("Available() = %v, which wraps none of the sentinels", err)
 	}
 	if Available() != err {
 		t.Error("Available does not keep its first answer")
 	}
-	if _, oerr := Open(0); oerr != err {
+	if _, oerr := Open(0); !errors.Is(oerr, err) {
 		t.Errorf("Open(0) = %v, want the same error as Available", oerr)
 	}
 }
@@ -150,32 +172,13 @@ func TestAvailableWithoutDriver(t *testing.T) {
 // dlerror text for each name tried.
 func TestNoDriverMessage(t *testing.T) {
 	err := Available()
-	if err == nil || !errors.Is(err, ErrNoDriver) {
+	if err == nil || !errors.Is(err, gpu.ErrNoDriver) {
 		t.Skip("libcuda is present here")
 	}
-	for _, n := range libNames {
+	for _, n := range libNames() {
 		if !strings.Contains(err.Error(), n) {
 			t.Errorf("error %q does not mention %s", err, n)
 		}
-	}
-}
-
-func TestCStrings(t *testing.T) {
-	b := cString("k_saxpy")
-	if len(b) != 8 || b[7] != 0 || string(b[:7]) != "k_saxpy" {
-		t.Errorf("cString = %q", b)
-	}
-	if got := goString(&b[0]); got != "k_saxpy" {
-		t.Errorf("goString = %q", got)
-	}
-	if goString(nil) != "" {
-		t.Error("goString(nil) not empty")
-	}
-	if got := cBytes([]byte("abc\x00def")); got != "abc" {
-		t.Errorf("cBytes = %q", got)
-	}
-	if got := cBytes([]byte("abc")); got != "abc" {
-		t.Errorf("cBytes without NUL = %q", got)
 	}
 }
 
@@ -187,17 +190,29 @@ func TestVersionString(t *testing.T) {
 	}
 }
 
-// A hot-path frame round trip allocates nothing once the pool is warm.
-func TestFramePoolNoAlloc(t *testing.T) {
-	if raceEnabled {
-		t.Skip("sync.Pool drops items at random under -race")
+func TestClassify(t *testing.T) {
+	for code, want := range map[int32]gpu.Class{
+		errOutOfMemory: gpu.OutOfMemory, errInvalidValue: gpu.Failed,
+		errNoDevice: gpu.NoDevice, errInvalidDevice: gpu.NoDevice,
+		errInvalidPTX: gpu.InvalidCode, errUnsupportedPTX: gpu.InvalidCode, errJITNotFound: gpu.InvalidCode,
+		errInvalidHandle: gpu.Failed, errIllegalAddress: gpu.Fatal, errLaunchFailed: gpu.Fatal,
+		errMisalignedAddr: gpu.Fatal, errOutOfResources: gpu.Failed, // a bad launch configuration is not sticky
+		errNotReady: gpu.Failed, errNotSupported: gpu.NotSupported, errNotPermitted: gpu.Failed,
+	} {
+		if got := classify(code); got != want {
+			t.Errorf("classify(%s) = %d, want %d", errorNames[code], got, want)
+		}
 	}
-	putFrame(getFrame())
-	if n := testing.AllocsPerRun(100, func() {
-		f := getFrame()
-		f.a[0] = f.outAddr(0)
-		putFrame(f)
-	}); n != 0 {
-		t.Errorf("getFrame/putFrame: %v allocations", n)
+}
+
+// Without the library the local table names the code.
+func TestErrorTextFallback(t *testing.T) {
+	var d *driver
+	if name, msg := d.ErrorText(errOutOfMemory); name != "CUDA_ERROR_OUT_OF_MEMORY" || msg != "" {
+		t.Errorf("fallback: %q, %q", name, msg)
+	}
+	e := gpu.NewDriverError(&driver{}, "cuMemAlloc_v2", errOutOfMemory)
+	if e.Arch != "cuda" || e.Name != "CUDA_ERROR_OUT_OF_MEMORY" || e.Class != gpu.OutOfMemory {
+		t.Errorf("NewDriverError: %+v", e)
 	}
 }

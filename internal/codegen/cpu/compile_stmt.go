@@ -516,6 +516,11 @@ func (c *compiler) forStmt(s *ir.For) (func(*frame), exits) {
 		}
 		l := m
 		for {
+			if st := f.a.Stop; st != nil && st.Load() {
+				f.err = ErrStopped
+				f.m = m
+				return
+			}
 			f.m = l
 			switch {
 			case cu != nil:

@@ -46,11 +46,15 @@ func launch(p *Program, a *Args, chunk int64, workers int) error {
 		if chunk <= 0 {
 			chunk = max(r.Total, 1)
 		}
+		// first is the error of the lowest failing chunk, not of the one
+		// that failed first in time: tests name the error a one-goroutine
+		// run gives, whatever the scheduler does.
 		var (
-			mu    sync.Mutex
-			first error
-			wg    sync.WaitGroup
-			next  int64
+			mu      sync.Mutex
+			first   error
+			firstLo int64
+			wg      sync.WaitGroup
+			next    int64
 		)
 		for range max(workers, 1) {
 			wg.Add(1)
@@ -66,8 +70,8 @@ func launch(p *Program, a *Args, chunk int64, workers int) error {
 					}
 					if err := t.Run(a, r, lo, min(lo+chunk, r.Total)); err != nil {
 						mu.Lock()
-						if first == nil {
-							first = err
+						if first == nil || lo < firstLo {
+							first, firstLo = err, lo
 						}
 						mu.Unlock()
 						return

@@ -57,6 +57,12 @@ func (c *compiler) convertedLoop(s *ir.For, init func(*frame), cond *ev[bool], a
 			}
 		}
 		for {
+			// The same check as forStmt's (Args.Stop): a converted loop
+			// that never ends must stop too.
+			if st := f.a.Stop; st != nil && st.Load() {
+				f.err = ErrStopped
+				return
+			}
 			b := cv(f)
 			if f.err != nil {
 				return

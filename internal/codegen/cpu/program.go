@@ -1,9 +1,11 @@
 package cpu
 
 import (
+	"errors"
 	"fmt"
 	"math/bits"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/quadrants-go/qd/internal/ir"
@@ -23,7 +25,16 @@ type Args struct {
 	Scalars []uint64 // scalar params as ir.Const bit patterns
 	Arrays  []Array  // array params
 	Temps   []uint64 // per-launch temporaries, slot = plan.TempSlot[v], same encoding
+	// Stop, when set, is read at every iteration of every loop in the
+	// kernel's code: once it is true, Run returns ErrStopped. It is how the
+	// CPU backend stops a kernel whose loop never ends (a launch's context,
+	// Program.Close); the backend checks it between chunks of a parallel
+	// range itself.
+	Stop *atomic.Bool
 }
+
+// ErrStopped is returned by Task.Run when Args.Stop was set while it ran.
+var ErrStopped = errors.New("cpu: kernel stopped")
 
 // Program is a compiled plan.
 type Program struct {

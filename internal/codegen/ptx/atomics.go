@@ -24,8 +24,34 @@ func (f *fnWriter) atomic(e *ir.Atomic, want bool) string {
 	if e.Value == nil || e.Value.Type() != t {
 		f.fail("atomic %v on %s with a value that is not %v", e.Op, e.Array.Name, t)
 	}
-	addr := "[" + f.address(e.Array, e.Index) + "]"
+	addr, ok := f.checked(e.Array, e.Index)
 	v := f.expr(e.Value)
+	return f.guardedAtomic(e, addr, ok, v, want)
+}
+
+// guardedAtomic writes the atomic under ok; out of range its result is 0.
+func (f *fnWriter) guardedAtomic(e *ir.Atomic, addr, ok, v string, want bool) string {
+	if ok == "" {
+		return f.atomicAt(e, addr, v, want)
+	}
+	r := f.reg(e.Array.Elem)
+	f.zeroOf(e.Array.Elem, r)
+	f.guarded(ok, func() { f.mov(e.Array.Elem, r, f.atomicAt(e, addr, v, want)) })
+	return r
+}
+
+// atomicOf writes the atomic of e with value v, a register of its type
+// computed already (a reduction's combined value).
+func (f *fnWriter) atomicOf(e *ir.Atomic, v string, want bool) string {
+	addr, ok := f.checked(e.Array, e.Index)
+	return f.guardedAtomic(e, addr, ok, v, want)
+}
+
+// atomicAt writes the atomic of e at the global address register addr
+// with value v.
+func (f *fnWriter) atomicAt(e *ir.Atomic, addrReg, v string, want bool) string {
+	t := e.Array.Elem
+	addr := "[" + addrReg + "]"
 	r := f.reg(t)
 	ty, bt := opType(t), bitType(t)
 	switch e.Op {

@@ -169,7 +169,7 @@ func TestAtomicOnBoolFails(t *testing.T) {
 	plan := &lower.Plan{Kernel: b.Kernel(), Tasks: []*lower.Task{{Kind: lower.Parallel, Loop: pf}}}
 	// The verifier refuses this kernel too; the code generator must not
 	// rely on that.
-	if _, err := Compile(plan, testTarget); err == nil || !strings.Contains(err.Error(), "atomic") {
+	if _, err := compilePlan(plan, testTarget); err == nil || !strings.Contains(err.Error(), "atomic") {
 		t.Fatalf("got %v, want an error about atomics on bool", err)
 	}
 }
@@ -273,8 +273,8 @@ func TestMultiDim(t *testing.T) {
 		`\.param \.s64 a0_d1`, `\.param \.s64 a0_d2`,
 	)
 	tk := m.Tasks[0]
-	if got := len(tk.Params); got != 6 {
-		t.Errorf("task 0 has %d params, want 6: %+v", got, tk.Params)
+	if got := len(tk.Slots); got != 6 {
+		t.Errorf("task 0 has %d params, want 6: %+v", got, tk.Slots)
 	}
 }
 

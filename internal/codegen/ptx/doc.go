@@ -1,13 +1,11 @@
 // Package ptx compiles a lowered kernel (lower.Plan) to PTX text, which the
 // CUDA driver JIT-compiles; no LLVM or NVRTC is involved.
 //
-// Each task of the plan becomes one .entry named KERNEL_tN. Its .param list
-// holds only what the task reads, in parameter order: a scalar (bool and the
-// 32-bit types as 4 bytes, bool as 0 or 1; the 64-bit types as 8), an array's
-// device address (8 bytes) followed by those of its extents (int64) that the
-// task needs, and last the address of the per-launch temporaries when the
-// task touches any. TaskInfo.Params lists them so the launcher can pass a
-// pointer to each value through cuLaunchKernel's kernelParams.
+// Each task of the plan becomes one .entry, named and laid out by package
+// kabi: its .param list is exactly the task's kabi slots, in order (a scalar,
+// an array's device address, an extent as int64, the temporaries' address),
+// so the launcher passes a pointer to each value through cuLaunchKernel's
+// kernelParams. Generate computes the layout and writes the text.
 //
 // # Parallel tasks
 //
@@ -18,9 +16,9 @@
 // when, for this launch, the total and the grid's thread count are both below
 // 2^31, and 64-bit otherwise; the kernel decides this itself from the values
 // (one uniform predicate), so no separate variant or parameter exists and
-// totals of 2^31 and more stay correct. TaskInfo.HostTotal gives the launcher
-// the total when the extents depend only on scalar parameters, array shapes
-// and constants.
+// totals of 2^31 and more stay correct. kabi.Task.HostTotal gives the
+// launcher the total when the extents depend only on scalar parameters,
+// array shapes and constants.
 //
 // A 1-D task whose body is simple — straight-line declarations, assignments
 // to its own locals and stores, with no atomic and no transcendental call,

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/quadrants-go/qd/internal/ir"
+	"github.com/quadrants-go/qd/internal/kabi"
 	"github.com/quadrants-go/qd/internal/lower"
 )
 
@@ -115,8 +116,8 @@ type bailout struct{ err error }
 type fnWriter struct {
 	m      *modWriter
 	task   *lower.Task
+	info   *kabi.Task // the entry's layout: its name and parameter slots
 	k      *ir.Kernel
-	entry  string
 	serial bool
 
 	body   *strings.Builder
@@ -134,6 +135,15 @@ type fnWriter struct {
 
 	loops   []loopLabels
 	parNext string // label of the next parallel iteration (continue), "" outside
+
+	aff     *affinePlan // the multi-dimensional parallel body being written (affine.go)
+	ser     *serialPlan // the unrolled serial trip being written (serialunroll.go)
+	vec     *vectorPlan // the vector loop being written, nil elsewhere
+	vecCopy int         // which of its elements the body is written for
+
+	red      map[*ir.ExprStmt]*accumulator // whole-range reductions of the task
+	redOrder []*accumulator                // the same, in task order
+	shared   []string                      // .shared declarations of the entry
 }
 
 type loopLabels struct {
@@ -141,12 +151,12 @@ type loopLabels struct {
 	cont, brk string
 }
 
-func newFunc(m *modWriter, task *lower.Task) *fnWriter {
+func newFunc(m *modWriter, task *lower.Task, info *kabi.Task) *fnWriter {
 	return &fnWriter{
 		m:       m,
 		task:    task,
+		info:    info,
 		k:       m.plan.Kernel,
-		entry:   fmt.Sprintf("%s_t%d", sanitize(m.plan.Kernel.Name), task.Index),
 		serial:  task.Kind == lower.Serial,
 		body:    new(strings.Builder),
 		vars:    map[*ir.Var]string{},
@@ -215,13 +225,31 @@ func (f *fnWriter) constant(t ir.Type, bits uint64) string {
 }
 
 // Parameters are loaded lazily: the first use of a parameter allocates its
-// register and compile writes the loads at the top of the entry, so the
-// entry's .param list holds exactly what the task reads.
+// register and compile writes the loads at the top of the entry. The
+// entry's .param list is the layout's (kabi.Layout read it off the IR); a
+// use the layout lacks is an internal error, caught here rather than at
+// launch.
+
+func (f *fnWriter) hasSlot(k kabi.SlotKind, param, dim int) bool {
+	for _, s := range f.info.Slots {
+		if s.Kind == k && s.Param == param && s.Dim == dim {
+			return true
+		}
+	}
+	return false
+}
+
+func (f *fnWriter) need(k kabi.SlotKind, p *ir.Param, dim int) {
+	if !f.hasSlot(k, p.Index, dim) {
+		f.fail("internal error: %s slot of parameter %s (dim %d) missing from the layout of %s", k, p.Name, dim, f.info.Entry)
+	}
+}
 
 func (f *fnWriter) scalar(p *ir.Param) string {
 	if r, ok := f.scalars[p.Index]; ok {
 		return r
 	}
+	f.need(kabi.ScalarSlot, p, 0)
 	r := f.reg(p.Elem)
 	f.scalars[p.Index] = r
 	return r
@@ -231,6 +259,7 @@ func (f *fnWriter) array(p *ir.Param) string {
 	if r, ok := f.arrays[p.Index]; ok {
 		return r
 	}
+	f.need(kabi.ArraySlot, p, 0)
 	r := f.reg(ir.I64)
 	f.arrays[p.Index] = r
 	return r
@@ -244,6 +273,7 @@ func (f *fnWriter) dim(p *ir.Param, d int) string {
 	if r, ok := f.dims[key]; ok {
 		return r
 	}
+	f.need(kabi.DimSlot, p, d)
 	r := f.reg(ir.I64)
 	f.dims[key] = r
 	return r
@@ -332,8 +362,8 @@ func (f *fnWriter) loadInto(t ir.Type, dst, addr string) {
 	f.emit("ld.global.%s %s, %s", memType(t), dst, addr)
 }
 
-// compile writes the entry and describes it.
-func (f *fnWriter) compile() (text string, info TaskInfo, err error) {
+// compile writes the entry.
+func (f *fnWriter) compile() (text string, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			b, ok := r.(bailout)
@@ -343,7 +373,6 @@ func (f *fnWriter) compile() (text string, info TaskInfo, err error) {
 			err = b.err
 		}
 	}()
-	info = TaskInfo{Entry: f.entry, Kind: f.task.Kind, Group: f.task.Group, BlockDim: 1}
 	f.pos = f.task.Pos
 	exit := "$Lexit"
 	switch f.task.Kind {
@@ -353,27 +382,18 @@ func (f *fnWriter) compile() (text string, info TaskInfo, err error) {
 		if f.task.Loop == nil {
 			f.fail("parallel task %d has no loop", f.task.Index)
 		}
-		info.BlockDim = f.task.Loop.BlockDim
-		if info.BlockDim == 0 {
-			info.BlockDim = DefaultBlockDim
-		}
-		if info.BlockDim < 0 || info.BlockDim > maxBlockDim {
-			f.fail("block size %d is outside 1..%d", info.BlockDim, maxBlockDim)
-		}
 		f.parallelLoop(f.task.Loop, exit)
-		info.HostTotal = hostTotal(f.task.Loop.Extents)
 	default:
 		f.fail("task %d has unknown kind %v", f.task.Index, f.task.Kind)
 	}
-	params, prologue := f.prologue(&info)
-	info.Params = params
+	prologue := f.prologue()
 
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "// task %d: %s", f.task.Index, f.task.Kind)
 	if f.task.Pos.IsKnown() {
 		fmt.Fprintf(&sb, " at %s", f.task.Pos)
 	}
-	fmt.Fprintf(&sb, "\n.visible .entry %s(", f.entry)
+	fmt.Fprintf(&sb, "\n.visible .entry %s(", f.info.Entry)
 	for i, p := range prologue.decls {
 		if i > 0 {
 			sb.WriteString(",")
@@ -381,17 +401,20 @@ func (f *fnWriter) compile() (text string, info TaskInfo, err error) {
 		sb.WriteString("\n\t" + p)
 	}
 	sb.WriteString("\n)\n")
-	fmt.Fprintf(&sb, ".maxntid %d, 1, 1\n{\n", info.BlockDim)
+	fmt.Fprintf(&sb, ".maxntid %d, 1, 1\n{\n", f.info.BlockDim)
 	for c := range numRegClasses {
 		if f.nreg[c] > 0 {
 			fmt.Fprintf(&sb, "\t.reg %s %s<%d>;\n", regDecl[c], regPrefix[c], f.nreg[c]+1)
 		}
 	}
+	for _, d := range f.shared {
+		sb.WriteString("\t" + d + "\n")
+	}
 	sb.WriteString("\n")
 	sb.WriteString(prologue.code)
 	sb.WriteString(f.body.String())
 	sb.WriteString(exit + ":\n\tret;\n}\n")
-	return sb.String(), info, nil
+	return sb.String(), nil
 }
 
 type prologue struct {
@@ -399,11 +422,9 @@ type prologue struct {
 	code  string   // loads of the parameters and temporaries
 }
 
-// prologue lays out the parameters the body used, in parameter order (an
-// array's address before its extents, the temporaries last), and the code
-// that loads them.
-func (f *fnWriter) prologue(info *TaskInfo) ([]Slot, prologue) {
-	var slots []Slot
+// prologue declares the layout's parameters, in its order, and loads the
+// ones the body used.
+func (f *fnWriter) prologue() prologue {
 	var pr prologue
 	var code strings.Builder
 	ld := func(format string, args ...any) {
@@ -411,64 +432,65 @@ func (f *fnWriter) prologue(info *TaskInfo) ([]Slot, prologue) {
 		fmt.Fprintf(&code, format, args...)
 		code.WriteString(";\n")
 	}
-	for _, p := range f.k.Params {
-		if p.Dims == 0 {
-			r, ok := f.scalars[p.Index]
-			if !ok {
-				continue
-			}
+	params := f.k.Params
+	for _, s := range f.info.Slots {
+		switch s.Kind {
+		case kabi.ScalarSlot:
+			p := params[s.Param]
 			name := fmt.Sprintf("s%d", p.Index)
-			size := max(p.Elem.Size(), 4)
-			slots = append(slots, Slot{Kind: ScalarSlot, Param: p.Index, Size: size})
+			r, used := f.scalars[p.Index]
 			if p.Elem == ir.Bool {
 				pr.decls = append(pr.decls, ".param .u32 "+name)
-				b := f.reg(ir.U32)
-				ld("ld.param.u32 %s, [%s]", b, name)
-				ld("setp.ne.u32 %s, %s, 0", r, b)
+				if used {
+					b := f.reg(ir.U32)
+					ld("ld.param.u32 %s, [%s]", b, name)
+					ld("setp.ne.u32 %s, %s, 0", r, b)
+				}
 				continue
 			}
 			pr.decls = append(pr.decls, fmt.Sprintf(".param .%s %s", opType(p.Elem), name))
-			ld("ld.param.%s %s, [%s]", opType(p.Elem), r, name)
-			continue
-		}
-		if r, ok := f.arrays[p.Index]; ok {
-			name := fmt.Sprintf("a%d", p.Index)
-			slots = append(slots, Slot{Kind: ArraySlot, Param: p.Index, Size: 8})
+			if used {
+				ld("ld.param.%s %s, [%s]", opType(p.Elem), r, name)
+			}
+		case kabi.ArraySlot:
+			name := fmt.Sprintf("a%d", s.Param)
 			pr.decls = append(pr.decls, ".param .u64 "+name)
-			g := f.reg(ir.U64)
-			ld("ld.param.u64 %s, [%s]", g, name)
-			ld("cvta.to.global.u64 %s, %s", r, g)
-		}
-		for d := range p.Dims {
-			r, ok := f.dims[[2]int{p.Index, d}]
-			if !ok {
+			if r, used := f.arrays[s.Param]; used {
+				g := f.reg(ir.U64)
+				ld("ld.param.u64 %s, [%s]", g, name)
+				ld("cvta.to.global.u64 %s, %s", r, g)
+			}
+		case kabi.DimSlot:
+			name := fmt.Sprintf("a%d_d%d", s.Param, s.Dim)
+			pr.decls = append(pr.decls, ".param .s64 "+name)
+			if r, used := f.dims[[2]int{s.Param, s.Dim}]; used {
+				ld("ld.param.s64 %s, [%s]", r, name)
+			}
+		case kabi.TempsSlot:
+			pr.decls = append(pr.decls, ".param .u64 temps")
+			if f.temps == "" {
 				continue
 			}
-			name := fmt.Sprintf("a%d_d%d", p.Index, d)
-			slots = append(slots, Slot{Kind: DimSlot, Param: p.Index, Dim: d, Size: 8})
-			pr.decls = append(pr.decls, ".param .s64 "+name)
-			ld("ld.param.s64 %s, [%s]", r, name)
+			g := f.reg(ir.U64)
+			ld("ld.param.u64 %s, [temps]", g)
+			ld("cvta.to.global.u64 %s, %s", f.temps, g)
+			// Load every temporary the task touches; for one the task
+			// declares first the load is dead and ptxas drops it.
+			saved := f.body
+			f.body = new(strings.Builder)
+			for _, v := range f.tempIn {
+				slot, _ := f.tempSlot(v)
+				f.loadInto(v.Type, f.vars[v], fmt.Sprintf("[%s+%d]", f.temps, 8*slot))
+			}
+			code.WriteString(f.body.String())
+			f.body = saved
 		}
 	}
-	if f.temps != "" {
-		slots = append(slots, Slot{Kind: TempsSlot, Size: 8})
-		pr.decls = append(pr.decls, ".param .u64 temps")
-		g := f.reg(ir.U64)
-		ld("ld.param.u64 %s, [temps]", g)
-		ld("cvta.to.global.u64 %s, %s", f.temps, g)
-		// Load every temporary the task touches; for one the task declares
-		// first the load is dead and ptxas drops it.
-		saved := f.body
-		f.body = new(strings.Builder)
-		for _, v := range f.tempIn {
-			slot, _ := f.tempSlot(v)
-			f.loadInto(v.Type, f.vars[v], fmt.Sprintf("[%s+%d]", f.temps, 8*slot))
-		}
-		code.WriteString(f.body.String())
-		f.body = saved
+	if f.temps != "" && !f.hasSlot(kabi.TempsSlot, 0, 0) {
+		f.fail("internal error: the temporaries are missing from the layout of %s", f.info.Entry)
 	}
 	pr.code = code.String()
-	return slots, pr
+	return pr
 }
 
 // serialBody writes a serial task: one thread runs the statements, then

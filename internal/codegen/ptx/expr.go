@@ -32,10 +32,16 @@ func (f *fnWriter) expr(e ir.Expr) string {
 	case *ir.Call:
 		return f.call(e)
 	case *ir.Load:
+		if r := f.vectorLoaded(e); r != "" {
+			return r
+		}
 		t := e.Array.Elem
-		addr := f.address(e.Array, e.Index)
+		addr, ok := f.memAddr(e.Array, e.Index)
 		r := f.reg(t)
-		f.loadInto(t, r, "["+addr+"]")
+		if ok != "" {
+			f.zeroOf(t, r)
+		}
+		f.guarded(ok, func() { f.loadInto(t, r, "["+addr+"]") })
 		return r
 	case *ir.Atomic:
 		return f.atomic(e, true)
@@ -72,6 +78,9 @@ func (f *fnWriter) binary(e *ir.Binary) string {
 		return f.logical(e)
 	}
 	t := e.X.Type()
+	if e.Op == ir.Div && t.IsFloat() && isOne(e.X) {
+		return f.reciprocal(t, e.Y)
+	}
 	x := f.expr(e.X)
 	y := f.expr(e.Y)
 	switch {
@@ -149,13 +158,17 @@ func (f *fnWriter) floatOp(op ir.BinOp, t ir.Type, x, y string) string {
 	// The explicit .rn keeps ptxas from contracting a*b+c into an fma, so
 	// results match the CPU backend's bit for bit.
 	case ir.Add:
-		f.emit("add.rn.%s %s, %s, %s", ty, r, x, y)
+		f.emit("add%s.%s %s, %s, %s", f.rnd(t), ty, r, x, y)
 	case ir.Sub:
-		f.emit("sub.rn.%s %s, %s, %s", ty, r, x, y)
+		f.emit("sub%s.%s %s, %s, %s", f.rnd(t), ty, r, x, y)
 	case ir.Mul:
-		f.emit("mul.rn.%s %s, %s, %s", ty, r, x, y)
+		f.emit("mul%s.%s %s, %s, %s", f.rnd(t), ty, r, x, y)
 	case ir.Div:
-		f.emit("div.rn.%s %s, %s, %s", ty, r, x, y) // IEEE, correctly rounded
+		if f.m.opts.FastMath && t == ir.F32 {
+			f.emit("div.full.ftz.f32 %s, %s, %s", r, x, y) // at most 2 ulp
+		} else {
+			f.emit("div.rn.%s %s, %s, %s", ty, r, x, y) // IEEE, correctly rounded
+		}
 	case ir.Min, ir.Max:
 		return f.floatMinMax(op, t, x, y)
 	default:

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/quadrants-go/qd/internal/ir"
+	"github.com/quadrants-go/qd/internal/kabi"
 	"github.com/quadrants-go/qd/internal/lower"
 	"github.com/quadrants-go/qd/internal/ptxas"
 )
@@ -39,13 +40,13 @@ func TestMain(m *testing.M) {
 // assembles the PTX with ptxas for every architecture it supports when ptxas
 // is on PATH (TestPtxasAvailable reports when it is not). Every PTX text the
 // tests produce goes through here.
-func compileKernel(t *testing.T, k *ir.Kernel) *Module {
+func compileKernel(t *testing.T, k *ir.Kernel) *compiled {
 	t.Helper()
 	plan, err := lower.Lower(k)
 	if err != nil {
 		t.Fatalf("lower %s: %v", k.Name, err)
 	}
-	m, err := Compile(plan, testTarget)
+	m, err := compilePlan(plan, testTarget)
 	if err != nil {
 		t.Fatalf("compile %s: %v", k.Name, err)
 	}
@@ -75,8 +76,23 @@ func compileErr(t *testing.T, k *ir.Kernel) error {
 	if err != nil {
 		t.Fatalf("lower %s: %v", k.Name, err)
 	}
-	_, err = Compile(plan, testTarget)
+	_, err = compilePlan(plan, testTarget)
 	return err
+}
+
+// compiled is a module's PTX with its layout.
+type compiled struct {
+	PTX string
+	*kabi.Module
+}
+
+// compilePlan lays out plan and compiles it, as a driver does.
+func compilePlan(plan *lower.Plan, tg Target) (*compiled, error) {
+	text, layout, err := Generate(plan, tg, Options{})
+	if err != nil {
+		return nil, err
+	}
+	return &compiled{PTX: text, Module: layout}, nil
 }
 
 // assemble runs ptxas on text for each architecture it supports, with the

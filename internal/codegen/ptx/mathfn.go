@@ -14,8 +14,9 @@ import (
 var mathFunc = ptxmath.Func
 
 // call writes a math intrinsic. The ones PTX computes exactly are inline;
-// the transcendental ones call ptxmath subroutines. No .approx instruction
-// is ever written here.
+// the transcendental ones call ptxmath subroutines, which never use an
+// .approx instruction. Under fast math some float32 ones are the hardware's
+// approximations instead (fastCall).
 func (f *fnWriter) call(e *ir.Call) string {
 	if e.Fn.Arity() == 0 || len(e.Args) != e.Fn.Arity() {
 		f.fail("math function %v with %d arguments", e.Fn, len(e.Args))
@@ -32,6 +33,9 @@ func (f *fnWriter) call(e *ir.Call) string {
 		args[i] = f.expr(a)
 	}
 	x, ty := args[0], opType(t)
+	if r := f.fastCall(e.Fn, t, x); r != "" {
+		return r
+	}
 	r := f.reg(t)
 	switch e.Fn {
 	case ir.Sqrt:

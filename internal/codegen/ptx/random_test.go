@@ -179,7 +179,7 @@ func (g *gen) constant(t ir.Type) ir.Expr {
 	case ir.F64:
 		return ir.F64c([]float64{0, -2.5, 1e300, 0.1}[g.r.IntN(4)])
 	}
-	return &ir.Const{T: t, Bits: norm(t, uint64(int64(g.r.IntN(100)-50)))}
+	return ir.IntC(t, int64(g.r.IntN(100)-50))
 }
 
 func (g *gen) expr(t ir.Type, depth int) ir.Expr {

@@ -30,13 +30,16 @@ func (f *fnWriter) stmt(s ir.Stmt) {
 		f.wrote(s.Var)
 	case *ir.Store:
 		// Go evaluates the index operands before the value.
-		addr := f.address(s.Array, s.Index)
+		addr, ok := f.memAddr(s.Array, s.Index)
 		if s.Value == nil || s.Value.Type() != s.Array.Elem {
 			f.fail("store to %s of a value that is not %v", s.Array.Name, s.Array.Elem)
 		}
-		f.store(s.Array.Elem, "["+addr+"]", f.expr(s.Value))
+		v := f.expr(s.Value)
+		f.guarded(ok, func() { f.store(s.Array.Elem, "["+addr+"]", v) })
 	case *ir.ExprStmt:
-		if a, ok := s.X.(*ir.Atomic); ok {
+		if acc := f.red[s]; acc != nil {
+			f.reduceStmt(acc)
+		} else if a, ok := s.X.(*ir.Atomic); ok {
 			f.atomic(a, false)
 		} else {
 			f.expr(s.X)
@@ -117,6 +120,9 @@ func (f *fnWriter) ifStmt(s *ir.If) {
 func (f *fnWriter) forStmt(s *ir.For) {
 	f.stmts(s.Init)
 	f.pos = s.Pos
+	if v, e, ok := f.countedLoop(s); ok {
+		f.unrolledTrips(s, v, e) // serialunroll.go
+	}
 	head, cont, brk := f.label(), f.label(), f.label()
 	f.place(head)
 	if s.Cond != nil {
@@ -148,11 +154,18 @@ func (f *fnWriter) forStmt(s *ir.For) {
 // control flow stays reducible for ptxas:
 //
 //	      if total <= 0 goto exit; fits := total < 2^31 && stride < 2^31
-//	loop: if fits { if i32 >= total goto exit; vars from i32 (32-bit div/rem) }
-//	      else    { if i64 >= total goto exit; vars from i64 (64-bit div/rem) }
+//	loop: if fits { if i32 >= total goto done; vars from the 32-bit index }
+//	      else    { if i64 >= total goto done; vars from the 64-bit index }
 //	      body
-//	next: if fits { i32 += stride } else { i64 += stride }
+//	next: if fits { i32 += stride; step the 32-bit counters }
+//	      else    { i64 += stride; step the 64-bit counters }
 //	      goto loop
+//	done: the reductions' block epilogue, if any
+//
+// A 1-D loop's variable is the flat index. A 2- or 3-D loop keeps one
+// counter per dimension, split from the thread's start once (divisions),
+// and advances them by the stride split the same way, with carries: no
+// division per iteration (see stepCounters).
 //
 // When the body is simple (unrollable), an unrolled main loop doing unroll
 // iterations per trip comes first, and the loop above does the rest (see
@@ -173,7 +186,7 @@ func (f *fnWriter) parallelLoop(l *ir.ParallelFor, exit string) {
 		}
 		ext[d] = f.index64(e)
 	}
-	// total and the early exit.
+	// total and the early exit, taken alike by every thread of the grid.
 	total := ext[0]
 	empty := f.reg(ir.Bool)
 	f.emit("setp.le.s64 %s, %s, 0", empty, ext[0])
@@ -203,67 +216,143 @@ func (f *fnWriter) parallelLoop(l *ir.ParallelFor, exit string) {
 	f.emit("cvt.u32.u64 %s, %s", i32, i64)
 	f.emit("cvt.u32.u64 %s, %s", stride32, stride64)
 	f.emit("cvt.u32.u64 %s, %s", total32, total)
-	ext32 := make([]string, n)
-	for d := 1; d < n; d++ {
-		ext32[d] = f.reg(ir.U32)
-		f.emit("cvt.u32.u64 %s, %s", ext32[d], ext[d])
+	g := gridIndex{
+		fits: fits, i32: i32, stride32: stride32, i64: i64, stride64: stride64,
+		total: total, loopVars: l.Vars,
 	}
-	vars := make([]string, n)
+	if n > 1 {
+		ext32 := make([]string, n)
+		for d := 1; d < n; d++ {
+			ext32[d] = f.reg(ir.U32)
+			f.emit("cvt.u32.u64 %s, %s", ext32[d], ext[d])
+		}
+		// Both widths are split; only the one fits selects is used, and a
+		// 32-bit split of values that do not fit is harmless garbage.
+		g.c32 = counters{ext: ext32, at: f.digits(ir.U32, i32, ext32), step: f.digits(ir.U32, stride32, ext32)}
+		g.c64 = counters{ext: ext, at: f.digits(ir.I64, i64, ext), step: f.digits(ir.I64, stride64, ext)}
+	}
+	g.vars = make([]string, n)
 	for d, v := range l.Vars {
-		vars[d] = f.declare(v)
+		g.vars[d] = f.declare(v)
+	}
+	done := exit
+	reducing := f.startReductions()
+	if reducing {
+		done = f.label()
 	}
 
 	loop, wide, body, next, wideNext := f.label(), f.label(), f.label(), f.label(), f.label()
-	if f.unrollable(l) {
-		f.unrolledLoop(l, gridIndex{
-			fits: fits, i32: i32, stride32: stride32, i64: i64, stride64: stride64,
-			total: total, ext: ext, ext32: ext32, loopVars: l.Vars, vars: vars, remainder: loop,
-		})
+	g.remainder, g.done = loop, done
+	if v := f.vectorize(l); v != nil {
+		f.vectorLoop(l, g, v)
 	}
-	done := f.reg(ir.Bool)
+	if f.unrollable(l) {
+		f.unrolledLoop(l, g)
+	}
+	aff := f.planAffine(l)
+	stop := f.reg(ir.Bool)
 	f.place(loop)
 	f.braIf(fits, true, wide)
-	f.emit("setp.ge.u32 %s, %s, %s", done, i32, total32)
-	f.braIf(done, false, exit)
-	f.unflatten(l.Vars, vars, ir.U32, i32, ext32)
+	f.emit("setp.ge.u32 %s, %s, %s", stop, i32, total32)
+	f.braIf(stop, false, done)
+	f.setVars(g, ir.U32, i32, g.c32.at, g.vars)
 	f.bra(body)
 	f.place(wide)
-	f.emit("setp.ge.s64 %s, %s, %s", done, i64, total)
-	f.braIf(done, false, exit)
-	f.unflatten(l.Vars, vars, ir.I64, i64, ext)
+	f.emit("setp.ge.s64 %s, %s, %s", stop, i64, total)
+	f.braIf(stop, false, done)
+	f.setVars(g, ir.I64, i64, g.c64.at, g.vars)
 	f.place(body)
+	if aff != nil {
+		f.affineBases(aff, g.vars)
+	}
 
-	f.parNext = next
+	f.parNext, f.aff = next, aff
 	f.stmts(l.Body)
-	f.parNext = ""
+	f.parNext, f.aff = "", nil
 
 	f.place(next)
 	f.braIf(fits, true, wideNext)
 	f.emit("add.u32 %s, %s, %s", i32, i32, stride32)
+	f.stepCounters(ir.U32, g.c32, g.c32.at, g.c32.at)
 	f.bra(loop)
 	f.place(wideNext)
 	f.emit("add.s64 %s, %s, %s", i64, i64, stride64)
+	f.stepCounters(ir.I64, g.c64, g.c64.at, g.c64.at)
 	f.bra(loop)
+	if reducing {
+		f.place(done)
+		f.finishReductions()
+	}
 }
 
-// unflatten splits the flat index idx (of type it: U32 or I64, known to be
-// non-negative) into the loop variables, innermost dimension last.
-func (f *fnWriter) unflatten(vars []*ir.Var, regs []string, it ir.Type, idx string, ext []string) {
+// counters are the per-dimension indices of a 2- or 3-D loop in one width:
+// at holds the thread's current point, step the grid stride split into the
+// same digits, ext the extents (ext[0] unused).
+type counters struct {
+	ext, at, step []string
+}
+
+// digits splits the flat index idx (of type it: U32 or I64, known to be
+// non-negative) into row-major digits over the extents, innermost last.
+func (f *fnWriter) digits(it ir.Type, idx string, ext []string) []string {
 	ty := opType(it)
 	if it == ir.I64 {
 		ty = "u64" // non-negative: unsigned division is cheaper
 	}
+	out := make([]string, len(ext))
 	rest := idx
-	for d := len(vars) - 1; d >= 0; d-- {
-		val := rest
-		if d > 0 {
-			q, r := f.reg(it), f.reg(it)
-			f.emit("div.%s %s, %s, %s", ty, q, rest, ext[d])
-			f.emit("mul.lo.%s %s, %s, %s", ty, r, q, ext[d])
-			f.emit("sub.%s %s, %s, %s", ty, r, rest, r)
-			val, rest = r, q
+	for d := len(ext) - 1; d >= 0; d-- {
+		if d == 0 {
+			out[0] = f.reg(it)
+			f.mov(it, out[0], rest)
+			break
 		}
-		f.setIndexVar(vars[d].Type, regs[d], it, val)
+		q, r := f.reg(it), f.reg(it)
+		f.emit("div.%s %s, %s, %s", ty, q, rest, ext[d])
+		f.emit("mul.lo.%s %s, %s, %s", ty, r, q, ext[d])
+		f.emit("sub.%s %s, %s, %s", ty, r, rest, r)
+		out[d], rest = r, q
+	}
+	return out
+}
+
+// stepCounters sets dst to src advanced by c.step, digit by digit with
+// carries (dst may be src). Every src digit d ≥ 1 is below its extent and so
+// is the stride's, so their sum plus a carry is below twice the extent and
+// one subtraction brings it back into range. In the 32-bit form every value
+// stays below 2^32: extents and the stride are below 2^31.
+func (f *fnWriter) stepCounters(it ir.Type, c counters, src, dst []string) {
+	if len(c.at) == 0 {
+		return
+	}
+	ty := opType(it)
+	carry := ""
+	for d := len(src) - 1; d >= 0; d-- {
+		f.emit("add.%s %s, %s, %s", ty, dst[d], src[d], c.step[d])
+		if carry != "" {
+			one := f.reg(it)
+			f.emit("selp.%s %s, 1, 0, %s", ty, one, carry)
+			f.emit("add.%s %s, %s, %s", ty, dst[d], dst[d], one)
+		}
+		if d == 0 {
+			break
+		}
+		over := f.reg(ir.Bool)
+		f.emit("setp.ge.%s %s, %s, %s", ty, over, dst[d], c.ext[d])
+		f.emit("@%s sub.%s %s, %s, %s", over, ty, dst[d], dst[d], c.ext[d])
+		carry = over
+	}
+}
+
+// setVars sets the loop variables of one iteration: a 1-D loop's from the
+// flat index idx, a multi-dimensional loop's from its counters at.
+func (f *fnWriter) setVars(g gridIndex, it ir.Type, idx string, at, vars []string) {
+	if len(g.loopVars) == 1 {
+		f.setIndexVar(g.loopVars[0].Type, vars[0], it, idx)
+		return
+	}
+	for d, v := range g.loopVars {
+		f.setIndexVar(v.Type, vars[d], it, at[d])
 	}
 }
 

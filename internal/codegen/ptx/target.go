@@ -17,10 +17,11 @@ type Target struct {
 // last that supports anything below 7.5).
 const minSM = 60
 
-// featureISA is the PTX ISA the emitted instructions need. Everything the
-// generator writes (atom.add.f64, min/max on 64-bit integers, .reg function
-// parameters, cvt.rzi/.rmi/.rpi between floats) exists since ISA 5.0.
-const featureISA = 50
+// featureISA is the PTX ISA the emitted instructions need: shfl.sync (the
+// warp step of reductions) since ISA 6.0; everything else the generator
+// writes (atom.add.f64, min/max on 64-bit integers, .reg function
+// parameters, cvt.rzi/.rmi/.rpi between floats) since ISA 5.0.
+const featureISA = 60
 
 // targetISA is the minimum PTX ISA (×10) that knows each .target, from the
 // PTX ISA release notes (and LLVM's NVPTX.td, which encodes the same table).

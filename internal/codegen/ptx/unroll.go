@@ -45,12 +45,12 @@ var unrollMaxDims = 1
 
 // unrollable reports whether the body of l is simple enough to unroll:
 // straight-line Decl, Assign (to a loop variable or a local the body
-// declared before) and Store statements only, none setting a per-launch
-// temporary, and expressions with no atomic and no transcendental call
-// (those that PTX computes inline are allowed). Other bodies run the
-// one-element loop only.
+// declared before), Store and reduction statements only, none setting a
+// per-launch temporary, and expressions with no atomic and no
+// transcendental call (those that PTX computes inline are allowed). Other
+// bodies run the one-element loop only.
 func (f *fnWriter) unrollable(l *ir.ParallelFor) bool {
-	if unroll < 2 || len(l.Vars) > unrollMaxDims {
+	if unroll < 2 || len(l.Vars) > unrollMaxDims || f.bounds() {
 		return false
 	}
 	private := map[*ir.Var]bool{}
@@ -103,6 +103,12 @@ func (f *fnWriter) unrollable(l *ir.ParallelFor) bool {
 			if !simple(s.Value) {
 				return false
 			}
+		case *ir.ExprStmt:
+			// A reduction is a register update, as simple as an assignment.
+			a := f.red[s]
+			if a == nil || !simple(a.r.Atomic.Value) {
+				return false
+			}
 		default:
 			return false
 		}
@@ -112,16 +118,18 @@ func (f *fnWriter) unrollable(l *ir.ParallelFor) bool {
 
 // gridIndex holds the registers of the grid-stride loop that parallelLoop
 // sets up: the flat index and the stride in both widths, the total, the
-// extents, and fits, which selects the 32-bit form.
+// counters of a multi-dimensional loop in both widths, and fits, which
+// selects the 32-bit form.
 type gridIndex struct {
 	fits          string
 	i32, stride32 string
 	i64, stride64 string
 	total         string
-	ext, ext32    []string
+	c32, c64      counters // 2- and 3-D loops only
 	loopVars      []*ir.Var
 	vars          []string // registers of the loop variables
 	remainder     string   // label of the one-element loop
+	done          string   // label after the loop
 }
 
 // unrolledLoop writes the main loop of an unrollable parallel task, which
@@ -129,15 +137,17 @@ type gridIndex struct {
 // fewer than unroll iterations are left to this thread:
 //
 //	      lim := max(total - (unroll-1)·stride, 0)
-//	head: if fits { if i32 >= lim goto remainder; idx_k := i32 + k·stride; vars_k from idx_k }
-//	      else    { if i64 >= lim goto remainder; idx_k := i64 + k·stride; vars_k from idx_k }
+//	head: if fits { if i32 >= lim goto remainder; point_k := point_0 stepped k times }
+//	      else    { if i64 >= lim goto remainder; ... }
 //	      body, unroll iterations interleaved statement by statement
-//	      if fits { i32 = idx_(unroll-1) + stride } else { i64 = ... }
+//	      if fits { i32 = idx_(unroll-1) + stride; counters stepped from point_(unroll-1) }
+//	      else    { ... }
 //	      goto head
 //
 // In the 32-bit form no index overflows: i32 < lim means every idx_k is
 // below total < 2^31, and the next i32 is below total + stride < 2^32.
 func (f *fnWriter) unrolledLoop(l *ir.ParallelFor, g gridIndex) {
+	n := len(g.loopVars)
 	private := map[*ir.Var][]string{}
 	for d, v := range g.loopVars {
 		regs := make([]string, unroll)
@@ -147,8 +157,8 @@ func (f *fnWriter) unrolledLoop(l *ir.ParallelFor, g gridIndex) {
 		}
 		private[v] = regs
 	}
-	copyRegs := func(k int) []string {
-		out := make([]string, len(g.loopVars))
+	varsOf := func(k int) []string {
+		out := make([]string, n)
 		for d, v := range g.loopVars {
 			out[d] = private[v][k]
 		}
@@ -160,43 +170,53 @@ func (f *fnWriter) unrolledLoop(l *ir.ParallelFor, g gridIndex) {
 	f.emit("max.s64 %s, %s, 0", lim64, lim64)
 	f.emit("cvt.u32.u64 %s, %s", lim32, lim64)
 
+	// points writes, for one width, the flat index and the counters of
+	// every unrolled iteration and sets its loop variables.
+	points := func(it ir.Type, idx0, stride string, c counters) (idx []string, at [][]string) {
+		ty := opType(it)
+		idx, at = make([]string, unroll), make([][]string, unroll)
+		idx[0], at[0] = idx0, c.at
+		for k := range unroll {
+			if k > 0 {
+				idx[k] = f.reg(it)
+				f.emit("add.%s %s, %s, %s", ty, idx[k], idx[k-1], stride)
+				if n > 1 {
+					at[k] = make([]string, n)
+					for d := range at[k] {
+						at[k][d] = f.reg(it)
+					}
+					f.stepCounters(it, c, at[k-1], at[k])
+				}
+			}
+			f.setVars(g, it, idx[k], at[k], varsOf(k))
+		}
+		return idx, at
+	}
+
 	head, wide, body := f.label(), f.label(), f.label()
 	done := f.reg(ir.Bool)
-	idx32, idx64 := make([]string, unroll), make([]string, unroll)
 	f.place(head)
 	f.braIf(g.fits, true, wide)
 	f.emit("setp.ge.u32 %s, %s, %s", done, g.i32, lim32)
 	f.braIf(done, false, g.remainder)
-	idx32[0] = g.i32
-	for k := range unroll {
-		if k > 0 {
-			idx32[k] = f.reg(ir.U32)
-			f.emit("add.u32 %s, %s, %s", idx32[k], idx32[k-1], g.stride32)
-		}
-		f.unflatten(g.loopVars, copyRegs(k), ir.U32, idx32[k], g.ext32)
-	}
+	idx32, at32 := points(ir.U32, g.i32, g.stride32, g.c32)
 	f.bra(body)
 	f.place(wide)
 	f.emit("setp.ge.s64 %s, %s, %s", done, g.i64, lim64)
 	f.braIf(done, false, g.remainder)
-	idx64[0] = g.i64
-	for k := range unroll {
-		if k > 0 {
-			idx64[k] = f.reg(ir.I64)
-			f.emit("add.s64 %s, %s, %s", idx64[k], idx64[k-1], g.stride64)
-		}
-		f.unflatten(g.loopVars, copyRegs(k), ir.I64, idx64[k], g.ext)
-	}
+	idx64, at64 := points(ir.I64, g.i64, g.stride64, g.c64)
 	f.place(body)
 
-	f.unrolledStmts(l.Body, private)
+	f.unrolledStmts(l.Body, private, unroll)
 
 	wideNext := f.label()
 	f.braIf(g.fits, true, wideNext)
 	f.emit("add.u32 %s, %s, %s", g.i32, idx32[unroll-1], g.stride32)
+	f.stepCounters(ir.U32, g.c32, at32[unroll-1], g.c32.at)
 	f.bra(head)
 	f.place(wideNext)
 	f.emit("add.s64 %s, %s, %s", g.i64, idx64[unroll-1], g.stride64)
+	f.stepCounters(ir.I64, g.c64, at64[unroll-1], g.c64.at)
 	f.bra(head)
 }
 
@@ -205,13 +225,14 @@ func (f *fnWriter) unrolledLoop(l *ir.ParallelFor, g gridIndex) {
 // variable to its registers, one per iteration; the locals the body declares
 // are added as their declarations are reached. On return f.vars holds the
 // registers of iteration 0, which the one-element loop reuses.
-func (f *fnWriter) unrolledStmts(ss []ir.Stmt, private map[*ir.Var][]string) {
+func (f *fnWriter) unrolledStmts(ss []ir.Stmt, private map[*ir.Var][]string, copies int) {
 	use := func(k int) {
 		for v, regs := range private {
 			f.vars[v] = regs[k]
 		}
+		f.vecCopy = k
 	}
-	vals := make([]string, unroll)
+	vals := make([]string, copies)
 	for _, s := range ss {
 		f.pos = s.Position()
 		switch s := s.(type) {
@@ -219,7 +240,7 @@ func (f *fnWriter) unrolledStmts(ss []ir.Stmt, private map[*ir.Var][]string) {
 			if !s.Var.Type.Valid() {
 				f.fail("local %s has invalid type %v", s.Var.Name, s.Var.Type)
 			}
-			for k := range unroll {
+			for k := range copies {
 				use(k)
 				if s.Init == nil {
 					vals[k] = f.constant(s.Var.Type, 0)
@@ -231,14 +252,14 @@ func (f *fnWriter) unrolledStmts(ss []ir.Stmt, private map[*ir.Var][]string) {
 			regs, ok := private[s.Var]
 			if !ok {
 				use(0)
-				regs = make([]string, unroll)
+				regs = make([]string, copies)
 				regs[0] = f.declare(s.Var)
-				for k := 1; k < unroll; k++ {
+				for k := 1; k < copies; k++ {
 					regs[k] = f.reg(s.Var.Type)
 				}
 				private[s.Var] = regs
 			}
-			for k := range unroll {
+			for k := range copies {
 				f.mov(s.Var.Type, regs[k], vals[k])
 			}
 		case *ir.Assign:
@@ -247,26 +268,42 @@ func (f *fnWriter) unrolledStmts(ss []ir.Stmt, private map[*ir.Var][]string) {
 			if !ok {
 				f.fail("local %s is assigned before its declaration in this task", s.Var.Name)
 			}
-			for k := range unroll {
+			for k := range copies {
 				use(k)
 				vals[k] = f.expr(s.Value)
 			}
-			for k := range unroll {
+			for k := range copies {
 				f.mov(s.Var.Type, regs[k], vals[k])
 			}
 		case *ir.Store:
 			if s.Value == nil || s.Value.Type() != s.Array.Elem {
 				f.fail("store to %s of a value that is not %v", s.Array.Name, s.Array.Elem)
 			}
-			addrs := make([]string, unroll)
-			for k := range unroll {
+			addrs := make([]string, copies)
+			for k := range copies {
 				use(k)
 				// Go evaluates the index operands before the value.
 				addrs[k] = f.address(s.Array, s.Index)
 				vals[k] = f.expr(s.Value)
 			}
-			for k := range unroll {
+			if f.vec != nil && f.vec.arrays[s.Array] {
+				f.vectorStore(s.Array, vals[:copies])
+				break
+			}
+			for k := range copies {
 				f.store(s.Array.Elem, "["+addrs[k]+"]", vals[k])
+			}
+		case *ir.ExprStmt:
+			a := f.red[s]
+			if a == nil {
+				f.fail("statement %T in an unrolled body", s)
+			}
+			for k := range copies {
+				use(k)
+				vals[k] = f.expr(a.r.Atomic.Value)
+			}
+			for k := range copies {
+				f.accumulate(a, vals[k])
 			}
 		default:
 			f.fail("statement %T in an unrolled body", s)

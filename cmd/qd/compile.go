@@ -1,0 +1,199 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/quadrants-go/qd/internal/codegen/ptx"
+	"github.com/quadrants-go/qd/internal/frontend"
+	"github.com/quadrants-go/qd/internal/ir"
+	"github.com/quadrants-go/qd/internal/kabi"
+	"github.com/quadrants-go/qd/internal/lower"
+)
+
+const compileUsage = `usage: qd compile [-arch cuda|cpu] [-sm 90] [-fast-math] [-o DIR] FILE.go
+
+Write what qd generates for each //qd:kernel function of FILE.go: PTX for
+cuda (the device's compute capability is -sm; no GPU is needed), the
+lowered IR for cpu. Each kernel's text starts with its tasks: entry names,
+parallel or serial, block size, how the grid is sized and the parameters
+each entry takes. With -o, kernel K goes to DIR/K.ptx (or K.ir); without
+it, everything goes to standard output. Compile errors are printed as
+FILE:LINE:COL: message, one per line, and exit 1.
+
+flags:
+`
+
+// compileCmd is the compile verb.
+func compileCmd(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("compile", stderr)
+	arch := fs.String("arch", "cuda", "what to generate: cuda (PTX) or cpu (IR)")
+	sm := fs.Int("sm", 90, "CUDA compute capability ×10 to write PTX for (cuda only)")
+	fast := fs.Bool("fast-math", false, "write PTX as qd.WithFastMath() does (cuda only)")
+	out := fs.String("o", "", "write one file per kernel into this folder instead of standard output")
+	if code, ok := parseFlags(fs, args, compileUsage, stdout, stderr); !ok {
+		return code
+	}
+	if fs.NArg() != 1 {
+		return usageError(fs, compileUsage, stderr, "qd compile: want exactly one Go source file")
+	}
+	if *arch != "cuda" && *arch != "cpu" {
+		return usageError(fs, compileUsage, stderr, fmt.Sprintf("qd compile: -arch %q: want cuda or cpu", *arch))
+	}
+	file := fs.Arg(0)
+	src, err := os.ReadFile(file)
+	if err != nil {
+		fmt.Fprintf(stderr, "qd compile: %v\n", err)
+		return 1
+	}
+	kernels, err := frontend.Parse(file, src)
+	if err != nil {
+		printCompileErrors(stderr, err)
+		return 1
+	}
+	if len(kernels) == 0 {
+		fmt.Fprintf(stderr, "qd compile: %s has no //qd:kernel function\n", file)
+		return 1
+	}
+	var target ptx.Target
+	if *arch == "cuda" {
+		// The newest PTX ISA qd knows: a driver that runs the GPU takes it.
+		if target, err = ptx.TargetFor(*sm, 13010); err != nil {
+			fmt.Fprintf(stderr, "qd compile: %v\n", err)
+			return 1
+		}
+	}
+	if *out != "" {
+		if err := os.MkdirAll(*out, 0o755); err != nil {
+			fmt.Fprintf(stderr, "qd compile: %v\n", err)
+			return 1
+		}
+	}
+	failed := false
+	for _, k := range kernels {
+		text, ext, err := generateKernel(k, *arch, target, ptx.Options{FastMath: *fast})
+		if err != nil {
+			printCompileErrors(stderr, err)
+			failed = true
+			continue
+		}
+		if *out == "" {
+			fmt.Fprint(stdout, text)
+			continue
+		}
+		path := filepath.Join(*out, k.Name+ext)
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			fmt.Fprintf(stderr, "qd compile: %v\n", err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "%s\n", path)
+	}
+	if failed {
+		return 1
+	}
+	return 0
+}
+
+// generateKernel lowers k and writes its code for arch, headed by a
+// description of its tasks; ext is the file extension for -o.
+func generateKernel(k *ir.Kernel, arch string, target ptx.Target, opts ptx.Options) (text, ext string, err error) {
+	plan, err := lower.Lower(k)
+	if err != nil {
+		return "", "", err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "// kernel %s: %d task(s)", k.Name, len(plan.Tasks))
+	if plan.Groups > 0 {
+		fmt.Fprintf(&b, " in %d stream-parallel group(s)", plan.Groups)
+	}
+	b.WriteString("\n")
+	switch arch {
+	case "cpu":
+		for _, t := range plan.Tasks {
+			describeTask(&b, t, nil, k)
+		}
+		b.WriteString("\n")
+		b.WriteString(ir.Print(k))
+		return b.String(), ".ir", nil
+	default:
+		code, layout, err := ptx.Generate(plan, target, opts)
+		if err != nil {
+			return "", "", err
+		}
+		for i, t := range plan.Tasks {
+			describeTask(&b, t, &layout.Tasks[i], k)
+		}
+		b.WriteString("\n")
+		b.WriteString(code)
+		return b.String(), ".ptx", nil
+	}
+}
+
+// describeTask writes one comment line (and, on a GPU, its entry's
+// parameters) for task t.
+func describeTask(b *strings.Builder, t *lower.Task, e *kabi.Task, k *ir.Kernel) {
+	fmt.Fprintf(b, "// task %d: %s", t.Index, t.Kind)
+	if t.Group > 0 {
+		fmt.Fprintf(b, ", group %d", t.Group)
+	}
+	if t.Pos.IsKnown() {
+		fmt.Fprintf(b, ", at %s", t.Pos)
+	}
+	for _, r := range t.Reductions {
+		fmt.Fprintf(b, ", %s-range reduction (%s on %s)", r.Scope, r.Atomic.Op, r.Atomic.Array.Name)
+	}
+	b.WriteString("\n")
+	if e == nil {
+		return
+	}
+	grid := "1 block of 1 thread"
+	if t.Kind == lower.Parallel {
+		grid = fmt.Sprintf("blocks of %d threads; grid from the launch's extents, at most %d waves of the device", e.BlockDim, kabi.GridWaves)
+		if e.HostTotal == nil {
+			grid = fmt.Sprintf("blocks of %d threads; grid of %d waves of the device (extents known only on it)", e.BlockDim, kabi.GridWaves)
+		}
+	}
+	fmt.Fprintf(b, "//   entry %s: %s\n", e.Entry, grid)
+	for _, s := range e.Slots {
+		fmt.Fprintf(b, "//     %s\n", slotText(s, k))
+	}
+}
+
+// slotText names a parameter slot in the user's terms.
+func slotText(s kabi.Slot, k *ir.Kernel) string {
+	switch s.Kind {
+	case kabi.TempsSlot:
+		return "the launch's temporaries (locals shared between tasks)"
+	case kabi.DimSlot:
+		return fmt.Sprintf("len along dimension %d of %s (int64)", s.Dim, k.Params[s.Param].Name)
+	case kabi.ArraySlot:
+		return fmt.Sprintf("address of %s", k.Params[s.Param].Name)
+	}
+	p := k.Params[s.Param]
+	return fmt.Sprintf("%s (%s, %d bytes)", p.Name, goTypes[p.Elem], s.Size)
+}
+
+// goTypes names the IR's scalar types as the user wrote them.
+var goTypes = map[ir.Type]string{
+	ir.Bool: "bool", ir.I32: "int32", ir.I64: "int64", ir.U32: "uint32",
+	ir.U64: "uint64", ir.F32: "float32", ir.F64: "float64",
+}
+
+// printCompileErrors prints err one positioned error per line, as go vet
+// does.
+func printCompileErrors(w io.Writer, err error) {
+	var list frontend.ErrorList
+	if errors.As(err, &list) {
+		for _, e := range list {
+			fmt.Fprintln(w, e)
+		}
+		return
+	}
+	for _, line := range strings.Split(err.Error(), "\n") {
+		fmt.Fprintln(w, line)
+	}
+}

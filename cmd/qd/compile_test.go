@@ -1,0 +1,86 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const compileTestSrc = `package k
+
+import "github.com/quadrants-go/qd"
+
+//qd:kernel
+func sum(x []float32, s []float32) {
+	for i := range len(x) {
+		qd.AtomicAdd(&s[0], x[i])
+	}
+}
+
+//qd:kernel
+func scale(x []float64, a float64) {
+	for i := range len(x) {
+		x[i] *= a
+	}
+}
+`
+
+func TestCompile(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "k.go")
+	if err := os.WriteFile(src, []byte(compileTestSrc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errs strings.Builder
+	if code := run([]string{"compile", src}, &out, &errs); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs.String())
+	}
+	for _, want := range []string{"// kernel sum: 1 task(s)", "whole-range reduction (add on s)", "entry sum_t0: blocks of 256 threads",
+		".visible .entry sum_t0(", "shfl.sync.down.b32", "// kernel scale", "a (float64, 8 bytes)", ".target sm_90"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+
+	outDir := filepath.Join(dir, "out")
+	out.Reset()
+	if code := run([]string{"compile", "-arch", "cpu", "-o", outDir, src}, &out, &errs); code != 0 {
+		t.Fatalf("-arch cpu -o: exit %d: %s", code, errs.String())
+	}
+	ir, err := os.ReadFile(filepath.Join(outDir, "scale.ir"))
+	if err != nil || !strings.Contains(string(ir), "kernel scale") {
+		t.Errorf("scale.ir: %v\n%s", err, ir)
+	}
+
+	out.Reset()
+	if code := run([]string{"compile", "-fast-math", "-sm", "80", src}, &out, &errs); code != 0 || !strings.Contains(out.String(), ".target sm_80") {
+		t.Errorf("-fast-math -sm 80: exit %d", code)
+	}
+}
+
+func TestCompileErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.go")
+	os.WriteFile(bad, []byte("package k\n\n//qd:kernel\nfunc k(x []int32) {\n\tgo func() {}()\n}\n"), 0o644)
+	none := filepath.Join(dir, "none.go")
+	os.WriteFile(none, []byte("package k\n\nfunc f() {}\n"), 0o644)
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"compile", bad}, 1, "bad.go:5:2: "},
+		{[]string{"compile", none}, 1, "has no //qd:kernel function"},
+		{[]string{"compile", filepath.Join(dir, "missing.go")}, 1, "no such file"},
+		{[]string{"compile"}, 2, "want exactly one Go source file"},
+		{[]string{"compile", "-arch", "metal", bad}, 2, `-arch "metal"`},
+		{[]string{"compile", "-sm", "50", none}, 1, ""},
+	} {
+		var out, errs strings.Builder
+		code := run(c.args, &out, &errs)
+		if code != c.code || !strings.Contains(errs.String(), c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", c.args, code, errs.String(), c.code, c.want)
+		}
+	}
+}

@@ -1,7 +1,0 @@
-//go:build race
-
-package cuda
-
-// raceEnabled: sync.Pool drops items at random under the race detector, so
-// allocation counts are not checked.
-const raceEnabled = true

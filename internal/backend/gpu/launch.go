@@ -1,0 +1,300 @@
+package gpu
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"unsafe"
+
+	"github.com/ebitengine/purego"
+
+	"github.com/quadrants-go/qd/internal/backend"
+	"github.com/quadrants-go/qd/internal/kabi"
+	"github.com/quadrants-go/qd/internal/lower"
+)
+
+// devPointer is implemented by buffers that can be kernel arguments of a
+// device (its buffers; views and fakes in tests).
+type devPointer interface {
+	devPtrFor(d *Device) (uint64, error)
+}
+
+// launch is the per-call state of one kernel launch: the parameter values
+// of every task, the kernelParams arrays that point at them, and the
+// launch's temporaries. Blocks are pooled per module, so a steady stream of
+// launches allocates nothing; a block belongs to one call from Begin to End,
+// so launches of the same kernel on different streams at once never share
+// argument storage. All of a block's storage is heap memory that never
+// moves, which is what lets its addresses travel as uintptr.
+type launch struct {
+	m      *loadedModule
+	vals   []uint64      // one value per slot of every task (a 4-byte value in the low half)
+	ptrs   []uintptr     // ptrs[i] = &vals[i]: the kernelParams arrays, task by task
+	kargs  [][11]uintptr // cuLaunchKernel's arguments, per task
+	grids  []uint32      // blocks per task, set by Begin; 0: nothing to run
+	shapes [][3]int      // HostTotal input, per kernel parameter
+	scal   []uint64      // HostTotal input, per kernel parameter
+	out    [1]uint64     // out-parameter of cuMemAllocAsync
+	temps  uint64        // device address of the temporaries, 0 if none
+	block  *tempBlock    // the temporaries when they come from the free list
+}
+
+func (m *loadedModule) newLaunch() *launch {
+	l := &launch{
+		m:      m,
+		vals:   make([]uint64, m.nslots),
+		ptrs:   make([]uintptr, m.nslots),
+		kargs:  make([][11]uintptr, len(m.tasks)),
+		grids:  make([]uint32, len(m.tasks)),
+		shapes: make([][3]int, m.nparams),
+		scal:   make([]uint64, m.nparams),
+	}
+	for i := range l.vals {
+		l.ptrs[i] = uintptr(unsafe.Pointer(&l.vals[i]))
+	}
+	for i, t := range m.tasks {
+		a := &l.kargs[i]
+		a[0] = t.fn
+		a[2], a[3] = 1, 1 // grid y, z
+		a[4], a[5], a[6] = uintptr(t.BlockDim), 1, 1
+		a[7] = 0 // dynamic shared memory
+		if len(t.Slots) > 0 {
+			a[9] = uintptr(unsafe.Pointer(&l.ptrs[t.slotOff]))
+		}
+		a[10] = 0 // extra
+	}
+	return l
+}
+
+// Begin packs the arguments and takes the temporaries in the order of bs.
+func (m *loadedModule) Begin(bs backend.Stream, args *backend.Args) (backend.Launch, error) {
+	d := m.d
+	if m.closed.Load() {
+		return nil, fmt.Errorf("%s: Begin on a closed module", d.Arch())
+	}
+	s, err := d.asStream(bs)
+	if err != nil {
+		return nil, err
+	}
+	if args == nil {
+		args = &backend.Args{}
+	}
+	l := m.launches.Get().(*launch)
+	if err := l.pack(d, args); err != nil {
+		m.launches.Put(l)
+		return nil, err
+	}
+	if m.numTemps > 0 || m.bounds {
+		if err := l.takeTemps(d, s); err != nil {
+			m.launches.Put(l)
+			return nil, err
+		}
+	}
+	return l, nil
+}
+
+// pack fills the value slots of every task and sizes every grid.
+func (l *launch) pack(d *Device, args *backend.Args) error {
+	m := l.m
+	for i := range l.scal {
+		l.scal[i] = 0
+		if i < len(args.Scalars) {
+			l.scal[i] = args.Scalars[i]
+		}
+		l.shapes[i] = [3]int{1, 1, 1}
+		if i < len(args.Arrays) {
+			l.shapes[i] = args.Arrays[i].Shape
+		}
+	}
+	for ti := range m.tasks {
+		t := &m.tasks[ti]
+		vals := l.vals[t.slotOff : t.slotOff+len(t.Slots)]
+		for si, sl := range t.Slots {
+			v, err := slotValue(d, sl, args)
+			if err != nil {
+				return fmt.Errorf("%s: kernel %s: %w", d.Arch(), t.Entry, err)
+			}
+			if sl.Size == 4 {
+				v &= math.MaxUint32
+			}
+			vals[si] = v
+		}
+		switch {
+		case t.Kind == lower.Serial:
+			l.grids[ti] = 1
+		case t.HostTotal == nil:
+			l.grids[ti] = uint32(t.maxBlocks)
+		default:
+			l.grids[ti] = kabi.GridFor(t.HostTotal(l.scal, l.shapes), t.BlockDim, t.maxBlocks)
+		}
+	}
+	return nil
+}
+
+// slotValue is the value a slot passes. Temporaries are filled in later.
+func slotValue(d *Device, sl kabi.Slot, args *backend.Args) (uint64, error) {
+	switch sl.Kind {
+	case kabi.ScalarSlot:
+		if sl.Param >= len(args.Scalars) {
+			return 0, fmt.Errorf("parameter %d: no scalar value (%d given)", sl.Param, len(args.Scalars))
+		}
+		return args.Scalars[sl.Param], nil
+	case kabi.ArraySlot, kabi.DimSlot:
+		if sl.Param >= len(args.Arrays) {
+			return 0, fmt.Errorf("parameter %d: no array (%d given)", sl.Param, len(args.Arrays))
+		}
+		a := args.Arrays[sl.Param]
+		if sl.Kind == kabi.DimSlot {
+			return uint64(int64(a.Shape[sl.Dim])), nil
+		}
+		b, ok := a.Buf.(devPointer)
+		if !ok || a.Buf == nil {
+			return 0, fmt.Errorf("parameter %d: %T is not a buffer of this backend", sl.Param, a.Buf)
+		}
+		p, err := b.devPtrFor(d)
+		if err != nil {
+			return 0, fmt.Errorf("parameter %d: %w", sl.Param, err)
+		}
+		return p, nil
+	case kabi.TempsSlot:
+		return 0, nil
+	}
+	return 0, fmt.Errorf("unknown slot kind %d", sl.Kind)
+}
+
+// takeTemps allocates the temporaries in the order of s.
+func (l *launch) takeTemps(d *Device, s *stream) error {
+	size := l.m.numTemps * 8
+	if l.m.bounds {
+		size += recordBytes
+	}
+	if err := d.enter(); err != nil {
+		return err
+	}
+	defer d.leave()
+	if d.props.MemPools {
+		f := getFrame()
+		f.a[0], f.a[1], f.a[2] = uintptr(unsafe.Pointer(&l.out[0])), uintptr(size), s.h
+		r := res(purego.SyscallN(d.c.MemAllocAsync.Addr, f.a[:3]...))
+		putFrame(f)
+		if err := d.check(&d.c.MemAllocAsync, r); err != nil {
+			return err
+		}
+		l.temps = l.out[0]
+	} else {
+		b, err := d.temps.acquire(size)
+		if err != nil {
+			return err
+		}
+		l.block, l.temps = b, b.ptr
+	}
+	for _, i := range l.m.tempSlots {
+		l.vals[i] = l.temps
+	}
+	if l.m.bounds {
+		if err := l.clearRecord(d, s); err != nil {
+			// Begin fails, so End never runs: give the temporaries back.
+			return errors.Join(err, l.dropTemps(d, s))
+		}
+	}
+	return nil
+}
+
+// dropTemps gives back temporaries that no work has used, inside
+// d.enter/leave. On a lost device the context holds them, and is gone.
+func (l *launch) dropTemps(d *Device, s *stream) error {
+	var err error
+	switch {
+	case d.lost.Load() != nil:
+	case l.block != nil:
+		err = d.temps.put(l.block, 0)
+	default:
+		err = d.check(&d.c.MemFreeAsync, res(purego.SyscallN(d.c.MemFreeAsync.Addr, uintptr(l.temps), s.h)))
+	}
+	l.temps, l.block = 0, nil
+	return err
+}
+
+// Run enqueues task number task on bs.
+func (l *launch) Run(task int, bs backend.Stream) error {
+	m := l.m
+	if task < 0 || task >= len(m.tasks) {
+		return fmt.Errorf("%s: Run of task %d; the kernel has %d", m.d.Arch(), task, len(m.tasks))
+	}
+	d := m.d
+	s, err := d.asStream(bs)
+	if err != nil {
+		return err
+	}
+	g := l.grids[task]
+	if g == 0 {
+		return nil // an empty range: nothing to launch
+	}
+	a := &l.kargs[task]
+	a[1] = uintptr(g)
+	a[8] = s.h
+	if d.mayCallUnbound() { // as Device.runOn
+		if r := res(purego.SyscallN(d.c.LaunchKernel.Addr, a[:]...)); r == 0 {
+			runtime.KeepAlive(l)
+			return nil
+		}
+	}
+	if err := d.enter(); err != nil {
+		return err
+	}
+	r := res(purego.SyscallN(d.c.LaunchKernel.Addr, a[:]...))
+	d.leave()
+	runtime.KeepAlive(l) // a holds the addresses of l.ptrs and l.vals
+	if r != 0 {
+		return fmt.Errorf("%s: kernel entry %s: %w", d.Arch(), m.tasks[task].Entry, d.fail(&d.c.LaunchKernel, r))
+	}
+	return nil
+}
+
+// End gives the temporaries back in the order of bs and recycles the block.
+// The Launch must not be used afterwards.
+func (l *launch) End(bs backend.Stream) error {
+	m := l.m
+	d := m.d
+	var err error
+	if m.bounds && l.temps != 0 {
+		err = l.sendRecord(d, bs)
+	}
+	if l.temps != 0 {
+		err = errors.Join(err, l.freeTemps(d, bs))
+		l.temps, l.block = 0, nil
+	}
+	m.launches.Put(l)
+	return err
+}
+
+func (l *launch) freeTemps(d *Device, bs backend.Stream) error {
+	var sh uintptr
+	s, serr := d.asStream(bs)
+	if serr == nil {
+		sh = s.h
+	}
+	if err := d.enter(); err != nil {
+		return err
+	}
+	defer d.leave()
+	if serr != nil {
+		// No stream to order the release by: wait for all work instead.
+		err := d.call0(&d.c.Synchronize)
+		if l.block == nil {
+			err = errors.Join(err, d.call1(&d.c.MemFree, uintptr(l.temps)))
+		} else {
+			err = errors.Join(err, d.temps.put(l.block, 0))
+		}
+		return errors.Join(serr, err)
+	}
+	if l.block == nil {
+		f := getFrame()
+		f.a[0], f.a[1] = uintptr(l.temps), sh
+		r := res(purego.SyscallN(d.c.MemFreeAsync.Addr, f.a[:2]...))
+		putFrame(f)
+		return d.check(&d.c.MemFreeAsync, r)
+	}
+	return d.temps.put(l.block, sh)
+}

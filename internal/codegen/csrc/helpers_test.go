@@ -1,0 +1,210 @@
+package csrc
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// The prelude's Go-semantics helpers (commonHelpers) are compiled for the
+// host with host stand-ins for the vendor primitives and run on edge and
+// random values; every result must be what Go computes (for float-to-int
+// conversions, which Go leaves implementation-defined out of range: what
+// PTX's cvt.rzi gives, saturation and NaN → 0; for division by zero,
+// which Go panics on: all ones and the dividend).
+
+const hostVendor = `typedef int qd_i32;
+typedef unsigned int qd_u32;
+typedef long long qd_i64;
+typedef unsigned long long qd_u64;
+#define QD_DEV static inline
+static qd_u32 qd_bits_f32(float x) { qd_u32 u; __builtin_memcpy(&u, &x, 4); return u; }
+static float qd_f32_from(qd_u32 u) { float x; __builtin_memcpy(&x, &u, 4); return x; }
+static qd_u64 qd_bits_f64(double x) { qd_u64 u; __builtin_memcpy(&u, &x, 8); return u; }
+static double qd_f64_from(qd_u64 u) { double x; __builtin_memcpy(&x, &u, 8); return x; }
+static float qd_trunc_f32(float x) { return __builtin_truncf(x); }
+static double qd_trunc_f64(double x) { return __builtin_trunc(x); }
+static qd_u32 qd_atomic_cas_u32(qd_u32 *p, qd_u32 c, qd_u32 v) { qd_u32 o = *p; if (o == c) *p = v; return o; }
+static qd_u64 qd_atomic_cas_u64(qd_u64 *p, qd_u64 c, qd_u64 v) { qd_u64 o = *p; if (o == c) *p = v; return o; }
+`
+
+// helperCases are the calls checked: a C expression over the inputs a and b
+// (bit patterns as qd_u64) giving the result's bits, and Go's answer.
+var helperCases = []struct {
+	name string
+	c    string
+	gofn func(a, b uint64) uint64
+}{
+	{"div_i32", "(qd_u32)qd_div_i32((qd_i32)a, (qd_i32)b)", func(a, b uint64) uint64 {
+		x, y := int32(a), int32(b)
+		if y == 0 {
+			return 0xFFFFFFFF
+		}
+		return uint64(uint32(x / y))
+	}},
+	{"rem_i64", "(qd_u64)qd_rem_i64((qd_i64)a, (qd_i64)b)", func(a, b uint64) uint64 {
+		x, y := int64(a), int64(b)
+		if y == 0 {
+			return uint64(x)
+		}
+		return uint64(x % y)
+	}},
+	{"div_u64", "qd_div_u64(a, b)", func(a, b uint64) uint64 {
+		if b == 0 {
+			return math.MaxUint64
+		}
+		return a / b
+	}},
+	{"rem_u32", "qd_rem_u32((qd_u32)a, (qd_u32)b)", func(a, b uint64) uint64 {
+		if uint32(b) == 0 {
+			return uint64(uint32(a))
+		}
+		return uint64(uint32(a) % uint32(b))
+	}},
+	{"shl_i32", "(qd_u32)qd_shl_i32((qd_i32)a, b)", func(a, b uint64) uint64 { return uint64(uint32(int32(a) << b)) }},
+	{"shr_i32", "(qd_u32)qd_shr_i32((qd_i32)a, b)", func(a, b uint64) uint64 { return uint64(uint32(int32(a) >> b)) }},
+	{"shl_u64", "qd_shl_u64(a, b)", func(a, b uint64) uint64 { return a << b }},
+	{"shr_i64", "(qd_u64)qd_shr_i64((qd_i64)a, b)", func(a, b uint64) uint64 { return uint64(int64(a) >> b) }},
+	{"shr_u32", "qd_shr_u32((qd_u32)a, b)", func(a, b uint64) uint64 { return uint64(uint32(a) >> b) }},
+	{"cvt_i32_f32", "(qd_u32)qd_cvt_i32_f32(qd_f32_from((qd_u32)a))", func(a, _ uint64) uint64 {
+		return uint64(uint32(int32(satInt(float64(math.Float32frombits(uint32(a))), math.MinInt32, math.MaxInt32))))
+	}},
+	{"cvt_u32_f64", "qd_cvt_u32_f64(qd_f64_from(a))", func(a, _ uint64) uint64 {
+		return uint64(uint32(satUint(math.Float64frombits(a), math.MaxUint32)))
+	}},
+	{"cvt_i64_f64", "(qd_u64)qd_cvt_i64_f64(qd_f64_from(a))", func(a, _ uint64) uint64 {
+		return uint64(satInt(math.Float64frombits(a), math.MinInt64, math.MaxInt64))
+	}},
+	{"cvt_u64_f32", "qd_cvt_u64_f32(qd_f32_from((qd_u32)a))", func(a, _ uint64) uint64 {
+		return satUint(float64(math.Float32frombits(uint32(a))), math.MaxUint64)
+	}},
+	{"min_f64", "qd_bits_f64(qd_min_f64(qd_f64_from(a), qd_f64_from(b)))", func(a, b uint64) uint64 {
+		return math.Float64bits(min(math.Float64frombits(a), math.Float64frombits(b)))
+	}},
+	{"max_f32", "qd_bits_f32(qd_max_f32(qd_f32_from((qd_u32)a), qd_f32_from((qd_u32)b)))", func(a, b uint64) uint64 {
+		return uint64(math.Float32bits(max(math.Float32frombits(uint32(a)), math.Float32frombits(uint32(b)))))
+	}},
+	{"round_f64", "qd_bits_f64(qd_round_f64(qd_f64_from(a)))", func(a, _ uint64) uint64 {
+		return math.Float64bits(math.Round(math.Float64frombits(a)))
+	}},
+	{"round_f32", "qd_bits_f32(qd_round_f32(qd_f32_from((qd_u32)a)))", func(a, _ uint64) uint64 {
+		return uint64(math.Float32bits(float32(math.Round(float64(math.Float32frombits(uint32(a)))))))
+	}},
+	{"abs_f64", "qd_bits_f64(qd_abs_f64(qd_f64_from(a)))", func(a, _ uint64) uint64 { return a &^ (1 << 63) }},
+	{"atomic_min_f32", "({ qd_u32 m = (qd_u32)a; (void)qd_atomic_min_f32((float *)&m, qd_f32_from((qd_u32)b)); (qd_u64)m; })", func(a, b uint64) uint64 {
+		return uint64(math.Float32bits(min(math.Float32frombits(uint32(a)), math.Float32frombits(uint32(b)))))
+	}},
+}
+
+// satInt truncates x toward zero into [lo, hi], NaN giving 0 (PTX cvt.rzi).
+func satInt(x float64, lo, hi int64) int64 {
+	switch {
+	case x != x:
+		return 0
+	case x <= float64(lo):
+		return lo
+	case x >= float64(hi):
+		return hi
+	}
+	return int64(x)
+}
+
+func satUint(x float64, hi uint64) uint64 {
+	switch {
+	case x != x || x <= 0:
+		return 0
+	case x >= float64(hi):
+		return hi
+	}
+	return uint64(x)
+}
+
+func helperInputs() [][2]uint64 {
+	ints := []uint64{0, 1, 2, 3, 7, 31, 32, 33, 63, 64, 65, 100, 1 << 31, 1<<31 - 1, 1<<32 - 1, 1 << 63, 1<<63 - 1, math.MaxUint64,
+		uint64(1<<64 - 7), uint64(0xFFFFFFFF80000000), uint64(0xFFFFFFFFFFFFFFFF - 30)}
+	floats := []float64{0, math.Copysign(0, -1), 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 0.49999999999999994, 1e-310, -1e-310,
+		2147483647.5, 2147483648, -2147483648.5, -2147483649, 4294967295.5, 4294967296, 9.3e18, -9.3e18, 1.9e19,
+		math.Inf(1), math.Inf(-1), math.NaN(), math.MaxFloat64, 1e30, -1e30, 3.4e38}
+	var in [][2]uint64
+	for _, a := range ints {
+		for _, b := range ints {
+			in = append(in, [2]uint64{a, b})
+		}
+	}
+	for _, x := range floats {
+		for _, y := range floats {
+			in = append(in, [2]uint64{math.Float64bits(x), math.Float64bits(y)})
+			in = append(in, [2]uint64{uint64(math.Float32bits(float32(x))), uint64(math.Float32bits(float32(y)))})
+		}
+	}
+	return in
+}
+
+func TestGoSemanticsHelpersOnHost(t *testing.T) {
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		t.Skipf("no host C compiler (cc): the prelude's helpers are NOT run: %v", err)
+	}
+	var src strings.Builder
+	src.WriteString("#include <stdio.h>\n" + hostVendor + commonHelpers())
+	src.WriteString("int main(void) {\n\tunsigned op; qd_u64 a, b;\n\twhile (scanf(\"%u %llx %llx\", &op, &a, &b) == 3) {\n\t\tqd_u64 r = 0;\n\t\tswitch (op) {\n")
+	for i, c := range helperCases {
+		fmt.Fprintf(&src, "\t\tcase %d: r = %s; break;\n", i, c.c)
+	}
+	src.WriteString("\t\t}\n\t\tprintf(\"%llx\\n\", r);\n\t}\n\treturn 0;\n}\n")
+	dir := t.TempDir()
+	file, exe := dir+string(os.PathSeparator)+"helpers.c", dir+string(os.PathSeparator)+"helpers"
+	if err := os.WriteFile(file, []byte(src.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(cc, "-O2", "-fno-strict-aliasing", "-ffp-contract=off", "-o", exe, file, "-lm").CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s\n%s", err, out, Numbered(src.String()))
+	}
+	inputs := helperInputs()
+	var stdin bytes.Buffer
+	for i := range helperCases {
+		for _, in := range inputs {
+			fmt.Fprintf(&stdin, "%d %x %x\n", i, in[0], in[1])
+		}
+	}
+	cmd := exec.Command(exe)
+	cmd.Stdin = &stdin
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Fields(string(out))
+	if len(lines) != len(helperCases)*len(inputs) {
+		t.Fatalf("the C program printed %d results for %d calls", len(lines), len(helperCases)*len(inputs))
+	}
+	bad := 0
+	for i, c := range helperCases {
+		for j, in := range inputs {
+			got, _ := strconv.ParseUint(lines[i*len(inputs)+j], 16, 64)
+			want := c.gofn(in[0], in[1])
+			if got != want && !bothNaN(c.name, got, want) {
+				if bad++; bad <= 10 {
+					t.Errorf("%s(%#x, %#x) = %#x, Go gives %#x", c.name, in[0], in[1], got, want)
+				}
+			}
+		}
+	}
+	t.Logf("%d helpers × %d inputs agree with Go", len(helperCases), len(inputs))
+}
+
+// bothNaN: NaN payloads are not part of Go's semantics.
+func bothNaN(name string, a, b uint64) bool {
+	if strings.HasSuffix(name, "f64") {
+		return math.IsNaN(math.Float64frombits(a)) && math.IsNaN(math.Float64frombits(b))
+	}
+	if strings.HasSuffix(name, "f32") {
+		x, y := math.Float32frombits(uint32(a)), math.Float32frombits(uint32(b))
+		return x != x && y != y
+	}
+	return false
+}

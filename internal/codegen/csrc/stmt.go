@@ -1,0 +1,252 @@
+package csrc
+
+import (
+	"fmt"
+
+	"github.com/quadrants-go/qd/internal/ir"
+)
+
+// stmts writes a block's statements, each with its position for errors.
+func (f *fn) stmts(ss []ir.Stmt) {
+	for _, s := range ss {
+		if s == nil {
+			f.fail("missing statement")
+		}
+		f.pos = s.Position()
+		f.stmt(s)
+	}
+}
+
+func (f *fn) stmt(s ir.Stmt) {
+	switch s := s.(type) {
+	case *ir.Decl:
+		value := literal(s.Var.Type, 0)
+		if s.Init != nil {
+			value = f.valueFor(s.Var, s.Init)
+		}
+		f.set(s.Var, value, true)
+	case *ir.Assign:
+		f.set(s.Var, f.valueFor(s.Var, s.Value), false)
+	case *ir.Store:
+		// Go evaluates the index operands before the value.
+		elem, ok := f.checked(s.Array, s.Index)
+		if s.Value == nil || s.Value.Type() != s.Array.Elem {
+			f.fail("store to %s of a value that is not %v", s.Array.Name, s.Array.Elem)
+		}
+		v := f.expr(s.Value)
+		if s.Array.Elem == ir.Bool {
+			v += " ? 1 : 0"
+		}
+		f.guarded(ok, func() { f.line("%s = %s;", elem, v) })
+	case *ir.For:
+		f.forStmt(s)
+	case *ir.If:
+		f.ifStmt(s)
+	case *ir.ExprStmt:
+		// An atomic whose old value is unused takes the reduction form,
+		// or is combined with the block's (reduce.go).
+		a, ok := s.X.(*ir.Atomic)
+		switch {
+		case !ok:
+			f.expr(s.X)
+		case f.reduced[a] != nil:
+			f.accumulate(f.reduced[a])
+		default:
+			f.atomic(a, false)
+		}
+	case *ir.Break:
+		f.line("goto %s;", f.target(s.Loop, "break").brk)
+	case *ir.Continue:
+		// A continue of the parallel loop itself is not valid IR (the
+		// verifier rejects it), so every continue has a serial loop.
+		f.line("goto %s;", f.target(s.Loop, "continue").cont)
+	default:
+		// ParallelFor and StreamParallel included: lowering leaves them
+		// only at the top level, as tasks.
+		f.fail("statement %T cannot appear inside a task", s)
+	}
+}
+
+// valueFor evaluates e, which is being stored in local v and must have
+// its type.
+func (f *fn) valueFor(v *ir.Var, e ir.Expr) string {
+	if e == nil || e.Type() != v.Type {
+		f.fail("local %s of type %v set to a value of another type", v.Name, v.Type)
+	}
+	return f.expr(e)
+}
+
+// target finds the loop a break or continue goes to: l, or the innermost
+// serial loop when l is nil.
+func (f *fn) target(l *ir.For, what string) loop {
+	for i := len(f.loops) - 1; i >= 0; i-- {
+		if l == nil || f.loops[i].stmt == l {
+			return f.loops[i]
+		}
+	}
+	if len(f.loops) == 0 {
+		f.fail("%s outside a serial loop", what)
+	}
+	f.fail("%s to a loop that does not enclose it", what)
+	return loop{}
+}
+
+func (f *fn) ifStmt(s *ir.If) {
+	if s.Cond == nil || s.Cond.Type() != ir.Bool {
+		f.fail("if condition is not a bool")
+	}
+	f.line("if (%s) {", f.expr(s.Cond))
+	f.block(s.Then)
+	if len(s.Else) > 0 {
+		f.line("} else {")
+		f.block(s.Else)
+	}
+	f.line("}")
+}
+
+func (f *fn) block(ss []ir.Stmt) {
+	f.indent++
+	f.stmts(ss)
+	f.indent--
+}
+
+// forStmt writes a serial loop; break and continue are gotos to its labels
+// (C's own would not reach an outer loop, and continue must run Post):
+//
+//	init
+//	for (;;) {
+//		if (!cond) goto brk;
+//		body
+//	cont:	post
+//	}
+//	brk:
+func (f *fn) forStmt(s *ir.For) {
+	f.stmts(s.Init)
+	f.pos = s.Pos
+	l := loop{stmt: s, cont: f.newLabel(), brk: f.newLabel()}
+	f.line("for (;;) {")
+	f.indent++
+	if s.Cond != nil {
+		if s.Cond.Type() != ir.Bool {
+			f.fail("loop condition is not a bool")
+		}
+		f.line("if (!%s)", f.expr(s.Cond))
+		f.line("\tgoto %s;", l.brk)
+	}
+	f.loops = append(f.loops, l)
+	f.stmts(s.Body)
+	f.loops = f.loops[:len(f.loops)-1]
+	f.label(l.cont)
+	f.stmts(s.Post)
+	f.indent--
+	f.line("}")
+	f.label(l.brk)
+}
+
+// atomic writes an atomic read-modify-write of an array element and
+// returns the old value (want), or writes the reduction form where there is
+// one (the old value unused). The prelude's primitives are relaxed, at
+// device scope, as PTX's atom. Signed integers use the unsigned primitives
+// (the same bits) except for min and max; float add is the hardware's (or
+// the compiler's compare-and-swap loop), float min and max are the
+// prelude's compare-and-swap loops with Go's min and max. Exchange and
+// compare-and-swap work on the bits, so a float NaN can match itself. Bool
+// arrays (bytes) have no atomics.
+func (f *fn) atomic(e *ir.Atomic, want bool) string {
+	t := e.Array.Elem
+	switch {
+	case !t.IsNumeric():
+		f.fail("atomic %v on %s, an array of %v: atomics need numeric elements", e.Op, e.Array.Name, t)
+	case e.Value == nil || e.Value.Type() != t:
+		f.fail("atomic %v on %s, an array of %v, needs a %v value", e.Op, e.Array.Name, t, t)
+	}
+	elem, ok := f.checked(e.Array, e.Index)
+	return f.guardedAtomic(e, "&"+elem, ok, f.expr(e.Value), want)
+}
+
+// atomicOf writes the atomic of e with the value v, computed already (a
+// reduction's combined value).
+func (f *fn) atomicOf(e *ir.Atomic, v string, want bool) string {
+	elem, ok := f.checked(e.Array, e.Index)
+	return f.guardedAtomic(e, "&"+elem, ok, v, want)
+}
+
+// guardedAtomic is atomicAt under ok (when not ""): skipped, with a zero
+// result, when an index is out of range.
+func (f *fn) guardedAtomic(e *ir.Atomic, ptr, ok, v string, want bool) string {
+	if ok == "" {
+		return f.atomicAt(e, ptr, v, want)
+	}
+	r := ""
+	if want {
+		r = f.tmp(e.Array.Elem, "%s", literal(e.Array.Elem, 0))
+	}
+	f.guarded(ok, func() {
+		if x := f.atomicAt(e, ptr, v, want); want {
+			f.line("%s = %s;", r, x)
+		}
+	})
+	return r
+}
+
+// atomicAt writes the atomic of e on the element ptr points at.
+func (f *fn) atomicAt(e *ir.Atomic, ptr, v string, want bool) string {
+	t := e.Array.Elem
+	ct, bits := cType(t), "u"+fmt.Sprint(t.Bits())
+	ubits := cTypes[bits]
+	// call applies primitive op of type ty to the element, with the value
+	// and result converted between t and ty by the given C expressions.
+	call := func(op, ty, in, out string, args ...string) string {
+		p := ptr
+		if ty != t.String() {
+			p = fmt.Sprintf("(%s *)%s", cTypes[ty], ptr)
+		}
+		list := p
+		for _, a := range args {
+			list += ", " + fmt.Sprintf(in, a)
+		}
+		if !want && op != "exch" && op != "cas" && !(t.IsFloat() && (op == "min" || op == "max")) {
+			f.line("qd_red_%s_%s(%s);", op, ty, list)
+			return ""
+		}
+		return f.tmp(t, out, fmt.Sprintf("qd_atomic_%s_%s(%s)", op, ty, list))
+	}
+	plain := "(" + ct + ")%s"
+	switch e.Op {
+	case ir.AtomicAdd, ir.AtomicSub:
+		if e.Op == ir.AtomicSub {
+			if t.IsFloat() {
+				v = f.tmp(t, "-%s", v)
+			} else {
+				v = f.tmp(t, "(%s)((%s)0 - (%s)%s)", ct, ubits, ubits, v)
+			}
+		}
+		if t.IsFloat() {
+			return call("add", t.String(), "%s", "%s", v)
+		}
+		return call("add", bits, "("+ubits+")%s", plain, v)
+	case ir.AtomicMin, ir.AtomicMax:
+		return call(e.Op.String(), t.String(), "%s", "%s", v)
+	case ir.AtomicAnd, ir.AtomicOr, ir.AtomicXor:
+		if !t.IsInteger() {
+			f.fail("atomic %v on %v: bitwise atomics take integers", e.Op, t)
+		}
+		return call(e.Op.String(), bits, "("+ubits+")%s", plain, v)
+	case ir.AtomicExchange:
+		if t.IsFloat() {
+			return call("exch", bits, "qd_bits_"+t.String()+"(%s)", "qd_"+t.String()+"_from(%s)", v)
+		}
+		return call("exch", bits, "("+ubits+")%s", plain, v)
+	case ir.AtomicCAS:
+		if e.Compare == nil || e.Compare.Type() != t {
+			f.fail("atomic cas on %s without a %v compare value", e.Array.Name, t)
+		}
+		c := f.expr(e.Compare) // after Value: the IR's operand order
+		if t.IsFloat() {
+			return call("cas", bits, "qd_bits_"+t.String()+"(%s)", "qd_"+t.String()+"_from(%s)", c, v)
+		}
+		return call("cas", bits, "("+ubits+")%s", plain, c, v)
+	}
+	f.fail("unknown atomic operation %v", e.Op)
+	return ""
+}

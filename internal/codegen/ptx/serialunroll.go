@@ -1,0 +1,217 @@
+package ptx
+
+import (
+	"fmt"
+
+	"github.com/quadrants-go/qd/internal/ir"
+)
+
+// Unrolling of counted serial loops.
+//
+// A serial loop inside a kernel (the inner loop of an all-pairs n-body, a
+// polynomial's Horner loop) runs one body per compare-and-branch, and
+// ptxas schedules instructions within a basic block only, so the loads of
+// one iteration cannot start while the previous one computes. nvcc's front
+// end unrolls such loops by 4; ptxas does not. So a counted loop
+//
+//	for v := a; v < e; v++ { body }
+//
+// whose bound e does not change in the body, and whose body neither sets v
+// nor breaks, continues or loops, first runs trips of serialUnroll bodies
+// while at least that many iterations remain, then the ordinary loop for
+// the rest:
+//
+//	quad: if !(v < e) goto rest; if uint(e - v) < 4 goto rest
+//	      body; v++; body; v++; body; v++; body; v++
+//	      goto quad
+//	rest: the ordinary loop
+//
+// The bodies run in the same order as before, so the result is the same
+// bit for bit. e - v is exact in unsigned arithmetic of v's width whenever
+// v < e, so no value of v or e overflows the check.
+
+// serialUnroll is nvcc's factor for such loops.
+const serialUnroll = 4
+
+// maxSerialUnrollNodes bounds the size of a body that is unrolled (the
+// code grows by serialUnroll).
+const maxSerialUnrollNodes = 160
+
+// countedLoop returns v and e of a loop that may be unrolled.
+func (f *fnWriter) countedLoop(s *ir.For) (v *ir.Var, e ir.Expr, ok bool) {
+	cond, isBin := s.Cond.(*ir.Binary)
+	if !isBin || cond.Op != ir.Lt {
+		return nil, nil, false
+	}
+	ref, isRef := cond.X.(*ir.VarRef)
+	if !isRef || (ref.Var.Type != ir.I32 && ref.Var.Type != ir.I64) {
+		return nil, nil, false
+	}
+	v, e = ref.Var, cond.Y
+	if _, temp := f.tempSlot(v); temp || len(s.Post) != 1 {
+		return nil, nil, false
+	}
+	inc, isAssign := s.Post[0].(*ir.Assign)
+	if !isAssign || inc.Var != v {
+		return nil, nil, false
+	}
+	add, isAdd := inc.Value.(*ir.Binary)
+	if !isAdd || add.Op != ir.Add {
+		return nil, nil, false
+	}
+	if x, ok := add.X.(*ir.VarRef); !ok || x.Var != v {
+		return nil, nil, false
+	}
+	if one, ok := add.Y.(*ir.Const); !ok || one.Int() != 1 {
+		return nil, nil, false
+	}
+	// What the body sets, and whether it is straight enough.
+	set := map[*ir.Var]bool{}
+	nodes := 0
+	simple := true
+	ir.Inspect(s.Body, func(n ir.Node) bool {
+		nodes++
+		switch n := n.(type) {
+		case *ir.For, *ir.Break, *ir.Continue, *ir.ParallelFor, *ir.StreamParallel:
+			simple = false
+		case *ir.Assign:
+			set[n.Var] = true
+		case *ir.Decl:
+			set[n.Var] = true
+		}
+		return simple
+	})
+	if !simple || nodes > maxSerialUnrollNodes || set[v] {
+		return nil, nil, false
+	}
+	// The bound: constants, scalars, extents and locals the body leaves.
+	invariant := true
+	ir.InspectExpr(e, func(n ir.Node) bool {
+		switch n := n.(type) {
+		case *ir.Const, *ir.ParamRef, *ir.Len, *ir.Binary, *ir.Unary, *ir.Convert:
+		case *ir.VarRef:
+			if n.Var == v || set[n.Var] {
+				invariant = false
+			}
+		default:
+			invariant = false
+		}
+		return invariant
+	})
+	return v, e, invariant
+}
+
+// unrolledTrips writes the unrolled trips of a counted loop; the ordinary
+// loop written after them does the rest.
+func (f *fnWriter) unrolledTrips(s *ir.For, v *ir.Var, e ir.Expr) {
+	t := v.Type
+	quad, rest := f.label(), f.label()
+	f.place(quad)
+	vr := f.varReg(v)
+	er := f.expr(e)
+	lt := f.reg(ir.Bool)
+	f.emit("setp.lt.%s %s, %s, %s", opType(t), lt, vr, er)
+	f.braIf(lt, true, rest)
+	left, few := f.reg(t), f.reg(ir.Bool)
+	f.emit("sub.%s %s, %s, %s", opType(t), left, er, vr)
+	f.emit("setp.lt.u%d %s, %s, %d", 8*t.Size(), few, left, serialUnroll)
+	f.braIf(few, false, rest)
+	sp := f.planSerial(s, v)
+	for k := range serialUnroll {
+		if sp != nil {
+			sp.copy = int64(k)
+		}
+		f.ser = sp
+		f.stmts(s.Body)
+		f.ser = nil
+		f.stmts(s.Post)
+	}
+	f.bra(quad)
+	f.place(rest)
+}
+
+// Within a trip the counter is v0+k in body k, so an access a[v+c] of a
+// 1-D array is a + (v0+k+c)·size: one base per array at the top of the
+// trip, then an immediate offset per access, as nvcc addresses the
+// unrolled loads. Loads and stores only; not with index checks.
+
+// serialPlan is the trip's bases and the body copy being written.
+type serialPlan struct {
+	forms map[*ir.Var]affineIndex // the counter (variable 0) and locals derived from it
+	bases map[int]string          // array parameter → a + v0·size
+	copy  int64
+}
+
+// planSerial writes the bases of the trip; nil when no access uses them.
+func (f *fnWriter) planSerial(s *ir.For, v *ir.Var) *serialPlan {
+	if f.bounds() || v.Type != ir.I64 {
+		return nil
+	}
+	sp := &serialPlan{forms: map[*ir.Var]affineIndex{v: {}}, bases: map[int]string{}}
+	assigned := map[*ir.Var]bool{}
+	ir.Inspect(s.Body, func(n ir.Node) bool {
+		if a, ok := n.(*ir.Assign); ok {
+			assigned[a.Var] = true
+		}
+		return true
+	})
+	ir.Inspect(s.Body, func(n ir.Node) bool {
+		if d, ok := n.(*ir.Decl); ok && d.Var.Type == ir.I64 && !assigned[d.Var] {
+			if form, ok := affineForm(sp.forms, d.Init); ok {
+				sp.forms[d.Var] = form
+			}
+		}
+		return true
+	})
+	vr := f.varReg(v)
+	ir.Inspect(s.Body, func(n ir.Node) bool {
+		var a *ir.Param
+		var index []ir.Expr
+		switch n := n.(type) {
+		case *ir.Load:
+			a, index = n.Array, n.Index
+		case *ir.Store:
+			a, index = n.Array, n.Index
+		default:
+			return true
+		}
+		if _, done := sp.bases[a.Index]; done || !a.IsArray() || a.Dims != 1 || len(index) != 1 {
+			return true
+		}
+		if _, ok := affineForm(sp.forms, index[0]); ok {
+			base := f.reg(ir.I64)
+			f.emit("mad.lo.s64 %s, %s, %d, %s", base, vr, a.Elem.Size(), f.array(a))
+			sp.bases[a.Index] = base
+		}
+		return true
+	})
+	if len(sp.bases) == 0 {
+		return nil
+	}
+	return sp
+}
+
+// serialAddress is the address operand of a[index...] in the trip, or ""
+// when the plan does not cover it.
+func (f *fnWriter) serialAddress(a *ir.Param, index []ir.Expr) string {
+	sp := f.ser
+	if sp == nil || a.Dims != 1 || len(index) != 1 {
+		return ""
+	}
+	base, ok := sp.bases[a.Index]
+	if !ok {
+		return ""
+	}
+	form, ok := affineForm(sp.forms, index[0])
+	if !ok {
+		return ""
+	}
+	off := (sp.copy + form.c) * int64(a.Elem.Size())
+	if off == 0 {
+		return base
+	}
+	if off > 1<<24 || off < -(1<<24) {
+		return ""
+	}
+	return fmt.Sprintf("%s+%d", base, off)
+}

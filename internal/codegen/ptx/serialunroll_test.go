@@ -1,0 +1,52 @@
+package ptx
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/quadrants-go/qd/internal/ir"
+)
+
+// hornerKernel: y[i] = sum over k < n of x[i]*c[k], as a counted serial
+// loop whose shape vary changes.
+func hornerKernel(vary string) *ir.Kernel {
+	b := ir.NewBuilder("horner_" + strings.ReplaceAll(vary, " ", "_"))
+	x, c, y := b.Array("x", ir.F32, 1), b.Array("c", ir.F32, 1), b.Array("y", ir.F32, 1)
+	lim := b.Array("lim", ir.I64, 1)
+	b.Parallel(ir.LenOf(y, 0), func(i *ir.Var) {
+		acc := b.Decl("acc", ir.F32c(0))
+		n := ir.Expr(ir.LenOf(c, 0))
+		if vary == "loaded bound" {
+			n = ir.Ld(lim, ir.I64c(0))
+		}
+		b.ForRange("k", n, func(k *ir.Var) {
+			b.Assign(acc, ir.Op(ir.Add, ir.Ref(acc), ir.Op(ir.Mul, ir.Ld(x, ir.Ref(i)), ir.Ld(c, ir.Ref(k)))))
+			if vary == "break" {
+				b.If(ir.Op(ir.Gt, ir.Ref(acc), ir.F32c(1e6)), func() { b.Break() }, nil)
+			}
+		})
+		b.Store(y, ir.Ref(acc), ir.Ref(i))
+	})
+	return b.Kernel()
+}
+
+// A counted loop runs trips of serialUnroll bodies while that many
+// iterations remain, then the ordinary loop; loops that break, or whose
+// bound is a load, are left as they are.
+func TestSerialUnroll(t *testing.T) {
+	loads := func(ptx string) int { return count(ptx, `ld\.global\.f32`) }
+	m := compileKernel(t, hornerKernel("plain"))
+	// Two loads per body: serialUnroll bodies, then the remainder loop's.
+	if n, want := loads(m.PTX), 2*(serialUnroll+1); n != want {
+		t.Errorf("%d loads, want %d:\n%s", n, want, numbered(m.PTX))
+	}
+	asm(t, m.PTX, `sub\.s64 %rd\d+, %rd\d+, %rd\d+`, `setp\.lt\.u64 %p\d+, %rd\d+, 4`,
+		// c[k] in the bodies of a trip: one base, then immediates.
+		`ld\.global\.f32 %f\d+, \[%rd\d+\+4\]`, `ld\.global\.f32 %f\d+, \[%rd\d+\+12\]`)
+	for _, vary := range []string{"break", "loaded bound"} {
+		m := compileKernel(t, hornerKernel(vary))
+		if n := loads(m.PTX); n != 2 {
+			t.Errorf("%s: %d loads, want 2 (no unrolling):\n%s", vary, n, numbered(m.PTX))
+		}
+	}
+}

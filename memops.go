@@ -1,0 +1,316 @@
+package qd
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/quadrants-go/qd/internal/backend"
+	"github.com/quadrants-go/qd/internal/ir"
+	"github.com/quadrants-go/qd/internal/lower"
+)
+
+// Memory in stream order: arrays allocated and freed in the order of a
+// stream, asynchronous copies between Ndarrays and HostArrays, device
+// copies, fills and Rows views. Every operation here returns once its
+// work is enqueued; it is ordered on the stream it is given, and tracked
+// like a launch: a later host read or Close of an array waits for exactly
+// the streams whose work used it (SPEC §4).
+
+// NewNdarrayOn makes a zero-filled array of the given shape (1 to 3
+// dimensions, each ≥ 0) in the order of s: its memory comes from the
+// device's memory pool, usable by the work enqueued on s from now on (other
+// streams must be ordered after s to use it). Its Close frees the memory
+// in stream order, after every stream that used it, without blocking the
+// host; freed memory is kept for reuse on the same stream, so allocating
+// and freeing in a loop costs no driver call. On the CPU it is NewNdarray.
+//
+// The array reads as zeros until written. On a GPU the zero fill is
+// enqueued by the array's first use, on that use's stream, and left out
+// when that use writes every element (CopyFromHostOn, CopyFromOn or FillOn
+// of the whole array) or the array is closed unused: a fill costs the host
+// more than the allocation.
+func NewNdarrayOn[T Elem](s *Stream, shape ...int) (*Ndarray[T], error) {
+	if err := s.use(); err != nil {
+		return nil, err
+	}
+	p := s.c.p
+	defer p.exit()
+	c, err := newCore[T](p, "NewNdarrayOn", shape)
+	if err != nil {
+		return nil, err
+	}
+	if !s.c.hold() {
+		return nil, closedErr("stream")
+	}
+	defer s.c.inflight.leave()
+	bytes := max(c.n*c.elem.Size(), 1)
+	buf, err := p.dev.AllocOn(s.c.b, bytes)
+	if err != nil {
+		return nil, fmt.Errorf("qd: NewNdarrayOn%v: %w", shape, err)
+	}
+	c.buf, c.st = buf, &storage{buf: buf, pooled: true, home: s.c}
+	if _, host := buf.(backend.HostPointer); !host && c.n > 0 {
+		if _, ok := buf.(backend.Zeroer); !ok {
+			buf.FreeOn(s.c.b)
+			return nil, fmt.Errorf("qd: NewNdarrayOn: the %s backend cannot zero memory on a stream: %w", p.arch, ErrUnsupported)
+		}
+		// The fill waits for the first use (zerofill.go).
+		c.st.zero.state.Store(zeroPending)
+	}
+	c.st.noteUse(s.c)
+	return newArray[T](c), nil
+}
+
+// hold keeps the stream from being destroyed while work is enqueued on it
+// (its Close waits for inflight); it fails if the stream is closed. Pair
+// with inflight.leave.
+func (c *streamCore) hold() bool {
+	c.inflight.enter()
+	if c.closed.Load() {
+		c.inflight.leave()
+		return false
+	}
+	return true
+}
+
+// freeInOrder frees pooled memory on its allocation stream (the default
+// stream if that one is closed) after every stream that used it, without
+// blocking the host.
+func (p *Program) freeInOrder(st *storage) error {
+	on := st.home
+	if on == nil || !on.hold() {
+		on = p.def.c
+		if !on.hold() {
+			err := p.waitUses(&st.tracker)
+			st.zero.release(p)
+			return errors.Join(err, st.buf.Close())
+		}
+	}
+	defer on.inflight.leave()
+	if err := p.orderAfterUses(&st.tracker, on); err != nil {
+		return err
+	}
+	err := st.buf.FreeOn(on.b)
+	st.zero.release(p)
+	return err
+}
+
+// Rows is a view of rows [lo, hi) of the first dimension: an Ndarray
+// sharing this one's memory and use tracking. A view is a kernel argument
+// and a copy endpoint like any array, so a pipeline can work on chunks of
+// one array without extra buffers. Closing the parent waits for the work on
+// its views (and frees the memory); a view of a closed parent is closed;
+// closing a view frees nothing.
+func (a *Ndarray[T]) Rows(lo, hi int) (*Ndarray[T], error) {
+	if err := a.use(); err != nil {
+		return nil, err
+	}
+	defer a.c.p.exit()
+	c := a.c
+	off, shape, n, err := rowsOf(c.shape, c.dims, lo, hi, "Ndarray")
+	if err != nil {
+		return nil, err
+	}
+	size := c.elem.Size()
+	buf, err := c.buf.View(off*size, n*size)
+	if err != nil {
+		return nil, fmt.Errorf("qd: Ndarray.Rows(%d, %d): %w", lo, hi, err)
+	}
+	v := &ndCore{p: c.p, st: c.st, buf: buf, elem: c.elem, shape: shape, dims: c.dims, n: n, view: true}
+	return &Ndarray[T]{c: v, parent: a.root()}, nil
+}
+
+// root is the array that owns a's memory: a itself, or the parent of a
+// view.
+func (a *Ndarray[T]) root() *Ndarray[T] {
+	if a.parent != nil {
+		return a.parent
+	}
+	return a
+}
+
+// pinned is an array a stream operation uses: pinned while the operation
+// is enqueued, noted as used by its stream after.
+type pinned interface {
+	pin() bool
+	unpin()
+	noteUse(s *streamCore)
+}
+
+func (c *hostCore) noteUse(s *streamCore) { c.st.noteUse(s) }
+
+// enqueueOn runs enqueue on s with the arrays pinned, then notes that s
+// used them. The caller holds the Program's lifetime lock and has checked
+// the arrays.
+// zs are the arrays whose zero fill the operation must come after.
+func (p *Program) enqueueOn(s *Stream, what string, arrays []pinned, enqueue func(backend.Stream) error, zs ...zeroUse) error {
+	if err := s.check(p); err != nil {
+		return fmt.Errorf("qd: %s: %w", what, err)
+	}
+	if !s.c.hold() {
+		return closedErr("stream")
+	}
+	defer s.c.inflight.leave()
+	for i, a := range arrays {
+		if !a.pin() {
+			for _, b := range arrays[:i] {
+				b.unpin()
+			}
+			return fmt.Errorf("qd: %s: %w", what, closedErr("array"))
+		}
+	}
+	err := p.zeroFirst(s.c, zs)
+	if err == nil {
+		err = enqueue(s.c.b)
+		p.zeroAfter(zs, err)
+	}
+	for _, a := range arrays {
+		a.noteUse(s.c)
+		a.unpin()
+	}
+	return err
+}
+
+// hostOf checks h as the host side of a copy of a's length on a's Program.
+func hostOf[T Elem](a *Ndarray[T], h *HostArray[T], what string) error {
+	switch {
+	case h == nil || h.c == nil:
+		return fmt.Errorf("%w: %s: nil HostArray", ErrInvalidArgument, what)
+	case h.c.p != a.c.p:
+		return fmt.Errorf("%w: %s: the HostArray", ErrForeign, what)
+	case h.c.isClosed():
+		return fmt.Errorf("qd: %s: %w", what, closedErr("HostArray"))
+	case h.c.n != a.c.n:
+		return fmt.Errorf("%w: %s: a HostArray of %d elements for an Ndarray of %d", ErrInvalidArgument, what, h.c.n, a.c.n)
+	}
+	return nil
+}
+
+// CopyFromHostOn enqueues on s a copy of h into the array (the same number
+// of elements, in row-major order) and returns. h must not be written until
+// the copy is done: HostArray.Slice waits for it.
+func (a *Ndarray[T]) CopyFromHostOn(s *Stream, h *HostArray[T]) error {
+	const what = "CopyFromHostOn"
+	if err := a.use(); err != nil {
+		return err
+	}
+	defer a.c.p.exit()
+	if err := hostOf(a, h, what); err != nil {
+		return err
+	}
+	return a.c.p.enqueueOn(s, what, []pinned{a.c, h.c}, func(bs backend.Stream) error {
+		if a.c.n == 0 {
+			return nil
+		}
+		return a.c.buf.CopyFromHost(bs, h.c.ptr, a.c.n*a.c.elem.Size())
+	}, zeroUse{a.c.st, !a.c.view})
+}
+
+// CopyToHostOn enqueues on s a copy of the array into h (the same number of
+// elements) and returns. HostArray.Slice waits for the copy before it
+// returns the data.
+func (a *Ndarray[T]) CopyToHostOn(s *Stream, h *HostArray[T]) error {
+	const what = "CopyToHostOn"
+	if err := a.use(); err != nil {
+		return err
+	}
+	defer a.c.p.exit()
+	if err := hostOf(a, h, what); err != nil {
+		return err
+	}
+	return a.c.p.enqueueOn(s, what, []pinned{a.c, h.c}, func(bs backend.Stream) error {
+		if a.c.n == 0 {
+			return nil
+		}
+		return a.c.buf.CopyToHost(bs, h.c.ptr, a.c.n*a.c.elem.Size())
+	}, zeroUse{st: a.c.st})
+}
+
+// CopyFromOn enqueues on s a device-to-device copy of src into the array
+// (the same number of elements) and returns.
+func (a *Ndarray[T]) CopyFromOn(s *Stream, src *Ndarray[T]) error {
+	const what = "CopyFromOn"
+	if err := a.use(); err != nil {
+		return err
+	}
+	defer a.c.p.exit()
+	switch {
+	case src == nil || src.c == nil:
+		return fmt.Errorf("%w: %s: nil source", ErrInvalidArgument, what)
+	case src.c.p != a.c.p:
+		return fmt.Errorf("%w: %s: the source Ndarray", ErrForeign, what)
+	case src.c.isClosed():
+		return fmt.Errorf("qd: %s: %w", what, closedErr("source Ndarray"))
+	case src.c.n != a.c.n:
+		return fmt.Errorf("%w: %s: a source of %d elements for an Ndarray of %d", ErrInvalidArgument, what, src.c.n, a.c.n)
+	}
+	return a.c.p.enqueueOn(s, what, []pinned{a.c, src.c}, func(bs backend.Stream) error {
+		if a.c.n == 0 {
+			return nil
+		}
+		return a.c.buf.CopyFrom(bs, src.c.buf, a.c.n*a.c.elem.Size())
+	}, zeroUse{st: src.c.st}, zeroUse{a.c.st, !a.c.view})
+}
+
+// FillOn enqueues on s a fill of every element with v and returns. It is a
+// kernel launch (a built-in one per element type and rank), ordered and
+// tracked as launches are.
+func (a *Ndarray[T]) FillOn(s *Stream, v T) error {
+	if err := a.use(); err != nil {
+		return err
+	}
+	k, err := a.c.p.fillKernel(a.c.elem, a.c.dims)
+	a.c.p.exit()
+	if err != nil {
+		return err
+	}
+	if err := k.launch(nil, s, []any{a, v}); err != nil {
+		return fmt.Errorf("qd: FillOn: %w", err)
+	}
+	return nil
+}
+
+// fillKernels are a Program's built-in fill kernels.
+type fillKernels struct {
+	mu sync.Mutex
+	k  map[[2]int]*kernelCore // by element type and rank
+}
+
+// fillKernel is the fill kernel for arrays of t with dims dimensions,
+// compiled on first use. The caller holds the lifetime lock.
+func (p *Program) fillKernel(t ir.Type, dims int) (*kernelCore, error) {
+	p.fills.mu.Lock()
+	defer p.fills.mu.Unlock()
+	key := [2]int{int(t), dims}
+	if k := p.fills.k[key]; k != nil {
+		return k, nil
+	}
+	b := ir.NewBuilder("qdFill")
+	x, v := b.Array("x", t, dims), b.Scalar("v", t)
+	ext := make([]ir.Expr, dims)
+	for d := range ext {
+		ext[d] = ir.LenOf(x, d)
+	}
+	b.ParallelN(ext, func(vars []*ir.Var) {
+		idx := make([]ir.Expr, dims)
+		for d, iv := range vars {
+			idx[d] = ir.Ref(iv)
+		}
+		b.Store(x, ir.P(v), idx...)
+	})
+	plan, err := lower.Lower(b.Kernel())
+	if err != nil {
+		return nil, err
+	}
+	k, err := p.newKernel(plan)
+	if err != nil {
+		return nil, err
+	}
+	k.fills = true
+	if p.fills.k == nil {
+		p.fills.k = map[[2]int]*kernelCore{}
+	}
+	p.fills.k[key] = k
+	return k, nil
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package qd
+
+const raceEnabled = false

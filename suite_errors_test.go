@@ -1,0 +1,115 @@
+package qd
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/quadrants-go/qd/internal/ir"
+)
+
+// Errors raised while a kernel runs are reported once, to the launch that
+// raised them, by its stream's next synchronizing call (SPEC §4). The error
+// is an index out of range: the CPU always checks, GPU kernels under
+// WithDebug.
+
+// forEachChecked runs f for every backend with index checks on.
+func forEachChecked(t *testing.T, f func(t *testing.T, p *Program)) {
+	t.Helper()
+	forEachArchWith(t, []InitOption{WithDebug()}, f)
+}
+
+// wantOnce fails unless err reports an index out of range exactly once.
+func wantOnce(t *testing.T, what string, err error) {
+	t.Helper()
+	if err == nil || strings.Count(err.Error(), "out of range") != 1 {
+		t.Fatalf("%s = %v, want one index-out-of-range error", what, err)
+	}
+}
+
+// poolClean fails unless every pooled stream is back in the pool.
+func poolClean(t *testing.T, p *Program) {
+	t.Helper()
+	out := p.pool.Out()
+	if out != 0 {
+		t.Fatalf("%d pooled streams still out", out)
+	}
+}
+
+// TestGroupErrorReportedOnce: the second group of a launch indexes out of
+// range. Its launch stream's Synchronize reports it, once; afterwards every
+// user of the pooled stream the group ran on (the same kernel with good
+// arguments, another stream-parallel kernel on a fresh stream, the default
+// stream, a launch with slices, Program.Sync) sees no error.
+func TestGroupErrorReportedOnce(t *testing.T) {
+	forEachChecked(t, func(t *testing.T, p *Program) {
+		bad := must[*Kernel](t)(buildKernel(p, badGroupKernel()))
+		good := must[*Kernel](t)(buildKernel(p, twoGroupKernel()))
+		short := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 4))
+		long := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 100))
+		a := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
+		b := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
+		s := must[*Stream](t)(p.NewStream())
+		check(t, bad.LaunchOn(s, short))
+		wantOnce(t, "Synchronize of the launch stream", s.Synchronize())
+		check(t, s.Synchronize())
+		poolClean(t, p)
+
+		check(t, bad.LaunchOn(s, long))
+		check(t, s.Synchronize())
+		fresh := must[*Stream](t)(p.NewStream())
+		check(t, good.LaunchOn(fresh, a, b, float32(1)))
+		check(t, fresh.Synchronize())
+		check(t, good.Launch(a, b, float32(2)))
+		check(t, p.DefaultStream().Synchronize())
+		sa, sb := make([]float32, 8), make([]float32, 8)
+		check(t, good.Launch(sa, sb, float32(3)))
+		allEqual(t, "b", sb, 6)
+		check(t, p.Sync())
+		poolClean(t, p)
+	})
+}
+
+// TestErrorBeforeForkReportedOnce: a launch stream already holding an
+// error forks a stream-parallel launch; the error stays the launch
+// stream's, and the pooled streams come back clean.
+func TestErrorBeforeForkReportedOnce(t *testing.T) {
+	forEachChecked(t, func(t *testing.T, p *Program) {
+		b := ir.NewBuilder("oob")
+		x := b.Array("x", ir.F32, 1)
+		b.Parallel(ir.I64c(10), func(i *ir.Var) { b.Store(x, ir.F32c(1), ir.Ref(i)) })
+		oob := must[*Kernel](t)(buildKernel(p, b.Kernel()))
+		good := must[*Kernel](t)(buildKernel(p, twoGroupKernel()))
+		short := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 4))
+		ga := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
+		gb := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
+		s := must[*Stream](t)(p.NewStream())
+		check(t, oob.LaunchOn(s, short))
+		check(t, good.LaunchOn(s, ga, gb, float32(1)))
+		wantOnce(t, "Synchronize of the launch stream", s.Synchronize())
+		fresh := must[*Stream](t)(p.NewStream())
+		check(t, good.LaunchOn(fresh, ga, gb, float32(2)))
+		check(t, fresh.Synchronize())
+		check(t, p.Sync())
+		poolClean(t, p)
+	})
+}
+
+// TestErrorNotCopiedByWaits: a stream that waits for a failed launch's
+// stream (WaitStream, WaitEvent) is ordered after it but does not report
+// its error again: Program.Sync reports it once.
+func TestErrorNotCopiedByWaits(t *testing.T) {
+	forEachChecked(t, func(t *testing.T, p *Program) {
+		bad := must[*Kernel](t)(buildKernel(p, badGroupKernel()))
+		short := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 4))
+		s := must[*Stream](t)(p.NewStream())
+		o := must[*Stream](t)(p.NewStream())
+		e := must[*Event](t)(p.NewEvent())
+		check(t, bad.LaunchOn(s, short))
+		check(t, o.WaitStream(s))
+		check(t, e.Record(s))
+		check(t, p.DefaultStream().WaitEvent(e))
+		wantOnce(t, "Program.Sync", p.Sync())
+		check(t, p.Sync())
+		poolClean(t, p)
+	})
+}

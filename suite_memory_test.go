@@ -1,0 +1,410 @@
+package qd
+
+import (
+	"bytes"
+	"fmt"
+	"runtime"
+	"sync"
+	"testing"
+
+	"github.com/quadrants-go/qd/internal/ir"
+)
+
+// Memory in stream order (SPEC §2, §4): HostArrays, asynchronous copies,
+// device copies, fills, Rows views and stream-ordered allocation, on every
+// backend.
+
+// waitFlagKernel: one thread polls flag[0] (an atomic read) until it is
+// non-zero, at most iters times, then writes 1 to out[0] (2 if it gave up):
+// a kernel that can only finish early if something else runs meanwhile.
+func waitFlagKernel() *ir.Kernel {
+	b := ir.NewBuilder("wait_flag")
+	flag, out := b.Array("flag", ir.I32, 1), b.Array("out", ir.I32, 1)
+	iters := b.Scalar("iters", ir.I64)
+	seen := b.Decl("seen", ir.BoolC(false))
+	b.ForRange("k", ir.P(iters), func(*ir.Var) {
+		b.If(ir.Op(ir.Ne, ir.AtomicE(ir.AtomicAdd, flag, ir.I32c(0), ir.I64c(0)), ir.I32c(0)), func() {
+			b.Assign(seen, ir.BoolC(true))
+			b.Break()
+		}, nil)
+	})
+	b.Store(out, ir.Sel(ir.Ref(seen), ir.I32c(1), ir.I32c(2)), ir.I64c(0))
+	return b.Kernel()
+}
+
+// scaleKernel: x[i] *= 2 (float32).
+func scaleKernel() *ir.Kernel {
+	b := ir.NewBuilder("double")
+	x := b.Array("x", ir.F32, 1)
+	b.Parallel(ir.LenOf(x, 0), func(i *ir.Var) { b.Store(x, ir.Op(ir.Mul, ir.Ld(x, ir.Ref(i)), ir.F32c(2)), ir.Ref(i)) })
+	return b.Kernel()
+}
+
+func TestHostArrayBasics(t *testing.T) {
+	forEachArch(t, func(t *testing.T, p *Program) {
+		h := must[*HostArray[int64]](t)(NewHostArray[int64](p, 4, 3))
+		if got := h.Shape(); len(got) != 2 || got[0] != 4 || got[1] != 3 || h.Len() != 12 {
+			t.Fatalf("Shape %v Len %d", got, h.Len())
+		}
+		data := must[[]int64](t)(h.Slice())
+		allEqual(t, "new HostArray", data, 0)
+		for i := range data {
+			data[i] = int64(i)
+		}
+		r := must[*HostArray[int64]](t)(h.Rows(1, 3))
+		if got := must[[]int64](t)(r.Slice()); len(got) != 6 || got[0] != 3 || got[5] != 8 || r.Shape()[0] != 2 {
+			t.Fatalf("Rows(1, 3) = %v, shape %v", got, r.Shape())
+		}
+		for _, bad := range [][2]int{{-1, 2}, {3, 2}, {0, 5}} {
+			_, err := h.Rows(bad[0], bad[1])
+			wantErr(t, err, ErrInvalidArgument)
+		}
+		check(t, r.Close()) // a view frees nothing
+		if got := must[[]int64](t)(h.Slice()); got[11] != 11 {
+			t.Fatal("closing a view changed its parent")
+		}
+		_, err := r.Slice()
+		wantErr(t, err, ErrClosed)
+		r2 := must[*HostArray[int64]](t)(h.Rows(0, 1))
+		check(t, h.Close())
+		check(t, h.Close())
+		_, err = h.Slice()
+		wantErr(t, err, ErrClosed)
+		_, err = r2.Slice()
+		wantErr(t, err, ErrClosed) // a view of a closed parent is closed
+		for _, shape := range [][]int{{}, {1, 2, 3, 4}, {-1}} {
+			_, err := NewHostArray[float32](p, shape...)
+			wantErr(t, err, ErrInvalidArgument)
+		}
+		_, err = NewHostArray[float32](nil, 1)
+		wantErr(t, err, ErrInvalidArgument)
+		var nilH *HostArray[float32]
+		_, err = nilH.Slice()
+		wantErr(t, err, ErrInvalidArgument)
+		check(t, nilH.Close())
+	})
+}
+
+// host → device → kernel → host, all enqueued on one stream: Slice sees
+// the result without an explicit synchronization.
+func TestAsyncCopyRoundTrip(t *testing.T) {
+	forEachArch(t, func(t *testing.T, p *Program) {
+		scale := must[*Kernel](t)(buildKernel(p, scaleKernel()))
+		s := must[*Stream](t)(p.NewStream())
+		const n = 10007
+		h := must[*HostArray[float32]](t)(NewHostArray[float32](p, n))
+		data := must[[]float32](t)(h.Slice())
+		for i := range data {
+			data[i] = float32(i)
+		}
+		a := must[*Ndarray[float32]](t)(NewNdarrayOn[float32](s, n))
+		check(t, a.CopyFromHostOn(s, h))
+		check(t, scale.LaunchOn(s, a))
+		check(t, a.CopyToHostOn(s, h))
+		got := must[[]float32](t)(h.Slice())
+		for i, v := range got {
+			if v != 2*float32(i) {
+				t.Fatalf("h[%d] = %v, want %v", i, v, 2*float32(i))
+			}
+		}
+		// ToSlice of the array waits for the same work.
+		if v := must[[]float32](t)(a.ToSlice()); v[n-1] != 2*float32(n-1) {
+			t.Fatalf("a[n-1] = %v", v[n-1])
+		}
+		check(t, a.Close())
+	})
+}
+
+func TestCopyFromAndFill(t *testing.T) {
+	forEachArch(t, func(t *testing.T, p *Program) {
+		s := must[*Stream](t)(p.NewStream())
+		a := must[*Ndarray[int32]](t)(NewNdarray[int32](p, 3, 5, 7))
+		b := must[*Ndarray[int32]](t)(NewNdarrayOn[int32](s, 3, 5, 7))
+		check(t, a.FillOn(s, -9))
+		check(t, b.CopyFromOn(s, a))
+		allEqual(t, "copy of a fill", must[[]int32](t)(b.ToSlice()), -9)
+		// Every element type and rank fills.
+		fillAll[bool](t, p, s, true)
+		fillAll[int](t, p, s, -3)
+		fillAll[uint32](t, p, s, 7)
+		fillAll[uint64](t, p, s, 1<<40)
+		fillAll[float64](t, p, s, 0.25)
+		// Mismatches are errors, and nothing is enqueued.
+		c := must[*Ndarray[int32]](t)(NewNdarray[int32](p, 4))
+		wantErr(t, c.CopyFromOn(s, a), ErrInvalidArgument)
+		wantErr(t, c.CopyFromOn(s, nil), ErrInvalidArgument)
+		h := must[*HostArray[int32]](t)(NewHostArray[int32](p, 5))
+		wantErr(t, c.CopyFromHostOn(s, h), ErrInvalidArgument)
+		wantErr(t, c.CopyToHostOn(s, nil), ErrInvalidArgument)
+		var nilS *Stream
+		h4 := must[*HostArray[int32]](t)(NewHostArray[int32](p, 4))
+		wantErr(t, c.CopyFromHostOn(nilS, h4), ErrInvalidArgument)
+		// Foreign objects.
+		q := must[*Program](t)(Init(WithArch(p.Arch())))
+		defer q.Close()
+		qs := must[*Stream](t)(q.NewStream())
+		qa := must[*Ndarray[int32]](t)(NewNdarray[int32](q, 4))
+		qh := must[*HostArray[int32]](t)(NewHostArray[int32](q, 4))
+		wantErr(t, c.CopyFromOn(s, qa), ErrForeign)
+		wantErr(t, c.CopyFromHostOn(s, qh), ErrForeign)
+		wantErr(t, c.FillOn(qs, 1), ErrForeign)
+		// Closed objects.
+		check(t, h4.Close())
+		wantErr(t, c.CopyToHostOn(s, h4), ErrClosed)
+		check(t, a.Close())
+		wantErr(t, b.CopyFromOn(s, a), ErrClosed)
+		wantErr(t, a.FillOn(s, 1), ErrClosed)
+		check(t, s.Close())
+		wantErr(t, c.FillOn(s, 1), ErrClosed)
+	})
+}
+
+func fillAll[T Elem](t *testing.T, p *Program, s *Stream, v T) {
+	t.Helper()
+	for _, shape := range [][]int{{0}, {5}, {3, 4}, {2, 3, 4}} {
+		a := must[*Ndarray[T]](t)(NewNdarrayOn[T](s, shape...))
+		check(t, a.FillOn(s, v))
+		allEqual(t, fmt.Sprintf("FillOn %T %v", v, shape), must[[]T](t)(a.ToSlice()), v)
+		check(t, a.Close())
+	}
+}
+
+// Views are kernel arguments and copy endpoints; closing the parent waits
+// for the work on its views.
+func TestRowsViews(t *testing.T) {
+	forEachArch(t, func(t *testing.T, p *Program) {
+		scale := must[*Kernel](t)(buildKernel(p, scaleKernel()))
+		s1, s2 := must[*Stream](t)(p.NewStream()), must[*Stream](t)(p.NewStream())
+		const rows, chunk = 12, 4
+		a := must[*Ndarray[float32]](t)(NewNdarray[float32](p, rows))
+		h := must[*HostArray[float32]](t)(NewHostArray[float32](p, rows))
+		data := must[[]float32](t)(h.Slice())
+		for i := range data {
+			data[i] = float32(i + 1)
+		}
+		for c := range rows / chunk {
+			s := []*Stream{s1, s2}[c%2]
+			av := must[*Ndarray[float32]](t)(a.Rows(c*chunk, (c+1)*chunk))
+			hv := must[*HostArray[float32]](t)(h.Rows(c*chunk, (c+1)*chunk))
+			check(t, av.CopyFromHostOn(s, hv))
+			check(t, scale.LaunchOn(s, av))
+			check(t, av.CopyToHostOn(s, hv))
+		}
+		got := must[[]float32](t)(h.Slice()) // waits for both streams' copies
+		for i, v := range got {
+			if v != 2*float32(i+1) {
+				t.Fatalf("h[%d] = %v, want %v", i, v, 2*float32(i+1))
+			}
+		}
+		// Parent Close with view work pending, then the view is closed.
+		v := must[*Ndarray[float32]](t)(a.Rows(2, 5))
+		check(t, scale.LaunchOn(s1, v))
+		check(t, a.Close())
+		_, err := v.ToSlice()
+		wantErr(t, err, ErrClosed)
+		wantErr(t, scale.LaunchOn(s1, v), ErrClosed)
+		_, err = a.Rows(0, 1)
+		wantErr(t, err, ErrClosed)
+	})
+}
+
+// skipFlagCopyRace skips the tests that set a kernel's flag with a copy
+// under the race detector on the CPU: there the copy is a memmove of the
+// flag that the kernel reads with atomics at the same time, which is the
+// point of the test, and the detector rightly calls it a race.
+func skipFlagCopyRace(t *testing.T, p *Program) {
+	if p.Arch() == CPU && raceEnabled {
+		t.Skip("a deliberate copy/atomic race on the CPU under -race")
+	}
+}
+
+// A copy on one stream overlaps a kernel on another: the kernel waits for
+// a flag that only the copy sets, so it sees it only if both run at once.
+func TestCopyOverlapsKernel(t *testing.T) {
+	forEachArch(t, func(t *testing.T, p *Program) {
+		skipFlagCopyRace(t, p)
+		wait := must[*Kernel](t)(buildKernel(p, waitFlagKernel()))
+		s1, s2 := must[*Stream](t)(p.NewStream()), must[*Stream](t)(p.NewStream())
+		flag := must[*Ndarray[int32]](t)(NewNdarray[int32](p, 1))
+		out := must[*Ndarray[int32]](t)(NewNdarray[int32](p, 1))
+		one := must[*HostArray[int32]](t)(NewHostArray[int32](p, 1))
+		must[[]int32](t)(one.Slice())[0] = 1
+		check(t, wait.LaunchOn(s1, flag, out, spinBound(p)))
+		check(t, flag.CopyFromHostOn(s2, one))
+		if got := must[[]int32](t)(out.ToSlice())[0]; got != 1 {
+			t.Fatalf("the kernel on s1 ended with %d (2: it never saw the copy on s2)", got)
+		}
+	})
+}
+
+// Close of a HostArray (and of a pooled Ndarray) with copies in flight
+// waits for them, and the data they carry is intact.
+func TestCloseWaitsForCopies(t *testing.T) {
+	forEachArch(t, func(t *testing.T, p *Program) {
+		skipFlagCopyRace(t, p)
+		wait := must[*Kernel](t)(buildKernel(p, waitFlagKernel()))
+		s, s2 := must[*Stream](t)(p.NewStream()), must[*Stream](t)(p.NewStream())
+		flag := must[*Ndarray[int32]](t)(NewNdarray[int32](p, 1))
+		out := must[*Ndarray[int32]](t)(NewNdarrayOn[int32](s, 1))
+		h := must[*HostArray[int32]](t)(NewHostArray[int32](p, 1))
+		one := must[*HostArray[int32]](t)(NewHostArray[int32](p, 1))
+		must[[]int32](t)(one.Slice())[0] = 1
+		check(t, wait.LaunchOn(s, flag, out, spinBound(p)))
+		check(t, out.CopyToHostOn(s, h)) // behind the waiting kernel
+		done := make(chan error, 1)
+		go func() { done <- h.Close() }()
+		waitInFunc(t, "qd.(*hostCore).leakClose")
+		for range 1000 {
+			runtime.Gosched()
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("HostArray.Close returned (%v) while a copy into it was still queued", err)
+		default:
+		}
+		check(t, flag.CopyFromHostOn(s2, one))
+		check(t, <-done)
+		check(t, out.Close()) // stream-ordered free, after the copy
+		check(t, p.Sync())
+	})
+}
+
+// waitInFunc spins (boundedly) until a goroutine's stack holds fn.
+func waitInFunc(t *testing.T, fn string) {
+	t.Helper()
+	buf := make([]byte, 1<<20)
+	for range 100000 {
+		if bytes.Contains(buf[:runtime.Stack(buf, true)], []byte(fn)) {
+			return
+		}
+		runtime.Gosched()
+	}
+	t.Fatalf("no goroutine reached %s", fn)
+}
+
+// Chains of copy → kernel → copy on several streams under load: every
+// element comes back right.
+func TestCopyChainsUnderLoad(t *testing.T) {
+	forEachArch(t, func(t *testing.T, p *Program) {
+		scale := must[*Kernel](t)(buildKernel(p, scaleKernel()))
+		const streams, rounds, n = 4, 25, 4099
+		var wg sync.WaitGroup
+		errs := make(chan error, streams)
+		for w := range streams {
+			s := must[*Stream](t)(p.NewStream())
+			h := must[*HostArray[float32]](t)(NewHostArray[float32](p, n))
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for r := range rounds {
+					data, err := h.Slice()
+					if err != nil {
+						errs <- err
+						return
+					}
+					for i := range data {
+						data[i] = float32(w*1000 + r + i)
+					}
+					a, err := NewNdarrayOn[float32](s, n)
+					if err != nil {
+						errs <- err
+						return
+					}
+					for _, err := range []error{a.CopyFromHostOn(s, h), scale.LaunchOn(s, a), scale.LaunchOn(s, a), a.CopyToHostOn(s, h), a.Close()} {
+						if err != nil {
+							errs <- err
+							return
+						}
+					}
+					got, err := h.Slice()
+					if err != nil {
+						errs <- err
+						return
+					}
+					for i, v := range got {
+						if want := 4 * float32(w*1000+r+i); v != want {
+							errs <- fmt.Errorf("stream %d round %d: h[%d] = %v, want %v", w, r, i, v, want)
+							return
+						}
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Error(err)
+		}
+	})
+}
+
+// 1000 stream-ordered allocations and frees interleaved with launches on 8
+// streams: nothing leaks, nothing is reused too early.
+func TestStreamOrderedAllocChurn(t *testing.T) {
+	forEachArch(t, func(t *testing.T, p *Program) {
+		fill := must[*Kernel](t)(buildKernel(p, fillKernel("fill", ir.F32)))
+		const streams, per = 8, 125
+		var wg sync.WaitGroup
+		errs := make(chan error, streams)
+		for w := range streams {
+			s := must[*Stream](t)(p.NewStream())
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range per {
+					a, err := NewNdarrayOn[float32](s, 1000+i)
+					if err != nil {
+						errs <- err
+						return
+					}
+					if err := fill.LaunchOn(s, a, float32(w+i)); err != nil {
+						errs <- err
+						return
+					}
+					if i%25 == 0 {
+						v, err := a.ToSlice()
+						if err != nil || v[len(v)-1] != float32(w+i) {
+							errs <- fmt.Errorf("stream %d alloc %d: %v, %v", w, i, err, v[len(v)-1])
+							return
+						}
+					}
+					if err := a.Close(); err != nil {
+						errs <- err
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Error(err)
+		}
+		check(t, p.Sync())
+		p.mu.Lock()
+		left := len(p.arrays)
+		p.mu.Unlock()
+		if left != 0 {
+			t.Errorf("%d arrays still registered after the churn", left)
+		}
+	})
+}
+
+// A view keeps its parent's memory alive: dropping the parent's handle (a
+// leak cleanup would free it) must not close the view.
+func TestRowsKeepParentAlive(t *testing.T) {
+	forEachArch(t, func(t *testing.T, p *Program) {
+		view := func() (*Ndarray[float32], *HostArray[float32]) {
+			a := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 64))
+			h := must[*HostArray[float32]](t)(NewHostArray[float32](p, 64))
+			check(t, a.FillOn(p.DefaultStream(), 3))
+			return must[*Ndarray[float32]](t)(a.Rows(8, 16)), must[*HostArray[float32]](t)(h.Rows(0, 8))
+		}
+		av, hv := view()
+		for range 5 {
+			runtime.GC()
+		}
+		check(t, av.CopyToHostOn(p.DefaultStream(), hv))
+		allEqual(t, "view after its parent's handle was dropped", must[[]float32](t)(hv.Slice()), 3)
+	})
+}

@@ -1,0 +1,236 @@
+package qd
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// Reductions (SPEC §3): an atomic add, min or max whose address does not
+// vary with the loop index accumulates per thread (per worker on the CPU)
+// before one atomic per block. The results must be those of the plain Go
+// loop: exactly for integers and for min and max (NaN included), and for
+// float sums within the rounding of a reordered sum.
+
+var reduceTypes = []string{"int32", "int64", "uint32", "uint64", "float32", "float64"}
+var reduceOps = []string{"Add", "Min", "Max"}
+
+// reduceSrc holds red_<Op>_<type>(x, r []T): r[0] op= every x[i], plus
+// kernels with two reductions, reductions in stream-parallel groups, and
+// row sums over a 2-D range.
+func reduceSrc() string {
+	var b strings.Builder
+	b.WriteString("package kernels\n\nimport \"github.com/quadrants-go/qd\"\n")
+	for _, op := range reduceOps {
+		for _, ty := range reduceTypes {
+			fmt.Fprintf(&b, `
+//qd:kernel
+func red_%[1]s_%[2]s(x, r []%[2]s) {
+	for i := range len(x) {
+		qd.Atomic%[1]s(&r[0], x[i])
+	}
+}
+`, op, ty)
+		}
+	}
+	b.WriteString(`
+// Two reductions, one of them under an if, and an index from a scalar.
+//
+//qd:kernel
+func sumAndMaxPositive(x []float64, r []float64, k int) {
+	for i := range len(x) {
+		v := x[i]
+		qd.AtomicAdd(&r[k], v)
+		if v > 0 {
+			qd.AtomicMax(&r[k+1], v)
+		}
+	}
+}
+
+// Reductions in each of two stream-parallel groups.
+//
+//qd:kernel
+func groupSums(a, b []int64, r []int64) {
+	qd.StreamParallel(func() {
+		for i := range len(a) {
+			qd.AtomicAdd(&r[0], a[i])
+		}
+	})
+	qd.StreamParallel(func() {
+		for i := range len(b) {
+			qd.AtomicMin(&r[1], b[i])
+		}
+	})
+}
+
+// Row sums: the address varies with the outer index only.
+//
+//qd:kernel
+func rowSums(m [][]int32, r []int32) {
+	for i, j := range qd.NDRange(len(m), len(m[0])) {
+		qd.AtomicAdd(&r[i], m[i][j])
+	}
+}
+`)
+	return b.String()
+}
+
+// reduceWant is the plain Go loop's result for op over xs starting at r0,
+// as float64 (exact for every integer here); NaN propagates through min and
+// max as Go's min and max do.
+func reduceWant[T int32 | int64 | uint32 | uint64 | float32 | float64](op string, r0 T, xs []T) T {
+	r := r0
+	for _, x := range xs {
+		switch op {
+		case "Add":
+			r += x
+		case "Min":
+			r = min(r, x)
+		case "Max":
+			r = max(r, x)
+		}
+	}
+	return r
+}
+
+func TestReductions(t *testing.T) {
+	src := reduceSrc()
+	forEachArch(t, func(t *testing.T, p *Program) {
+		m := must[*Module](t)(Compile(p, src, WithFilename("reduce.go")))
+		for _, n := range []int{0, 1, 31, 33, 1000, 1<<18 + 7} {
+			for _, op := range reduceOps {
+				runReduce[int32](t, p, m, op, "int32", n)
+				runReduce[int64](t, p, m, op, "int64", n)
+				runReduce[uint32](t, p, m, op, "uint32", n)
+				runReduce[uint64](t, p, m, op, "uint64", n)
+				runReduce[float32](t, p, m, op, "float32", n)
+				runReduce[float64](t, p, m, op, "float64", n)
+			}
+		}
+	})
+}
+
+// runReduce launches red_<op>_<ty> over n pseudo-random values (with a NaN
+// among floats for min and max when n > 40) and compares with Go.
+func runReduce[T int32 | int64 | uint32 | uint64 | float32 | float64](t *testing.T, p *Program, m *Module, op, ty string, n int) {
+	t.Helper()
+	name := "red_" + op + "_" + ty
+	k := must[*Kernel](t)(m.Kernel(name))
+	rng := rand.New(rand.NewPCG(uint64(n), 7))
+	xs := make([]T, n)
+	for i := range xs {
+		xs[i] = T(rng.IntN(2001)) - T(1000)/T(1) // unsigned: wraps, still exact
+		if f, ok := any(&xs[i]).(*float32); ok {
+			*f = float32(rng.NormFloat64())
+		} else if f, ok := any(&xs[i]).(*float64); ok {
+			*f = rng.NormFloat64()
+		}
+	}
+	isFloat := ty == "float32" || ty == "float64"
+	if isFloat && op != "Add" && n > 40 {
+		xs[n/2] = T(math.NaN())
+	}
+	r0 := T(5)
+	x := must[*Ndarray[T]](t)(NewNdarray[T](p, max(n, 1)))
+	if n > 0 {
+		check(t, x.CopyFromHost(xs))
+	}
+	xa := x
+	if n == 0 {
+		xa = must[*Ndarray[T]](t)(NewNdarray[T](p, 0))
+	}
+	r := must[*Ndarray[T]](t)(NewNdarray[T](p, 1))
+	check(t, r.CopyFromHost([]T{r0}))
+	check(t, k.Launch(xa, r))
+	got := must[[]T](t)(r.ToSlice())[0]
+	want := reduceWant(op, r0, xs)
+	switch {
+	case isFloat && op == "Add":
+		// A reordered sum: within n·eps of the sum of magnitudes.
+		var mag float64
+		for _, v := range xs {
+			mag += math.Abs(float64(v))
+		}
+		eps := 1.2e-7
+		if ty == "float64" {
+			eps = 2.3e-16
+		}
+		if d := math.Abs(float64(got) - float64(want)); d > float64(n+2)*eps*(mag+5) {
+			t.Errorf("%s over %d: %v, want %v (diff %g)", name, n, got, want, d)
+		}
+	case isFloat && math.IsNaN(float64(want)):
+		if !math.IsNaN(float64(got)) {
+			t.Errorf("%s over %d with a NaN: %v, want NaN", name, n, got)
+		}
+	default:
+		if got != want {
+			t.Errorf("%s over %d: %v, want %v", name, n, got, want)
+		}
+	}
+	x.Close()
+	r.Close()
+}
+
+func TestReductionsMixed(t *testing.T) {
+	src := reduceSrc()
+	forEachArch(t, func(t *testing.T, p *Program) {
+		m := must[*Module](t)(Compile(p, src, WithFilename("reduce.go")))
+
+		// Two reductions, one conditional, at an index from a scalar.
+		xs := make([]float64, 5001)
+		for i := range xs {
+			xs[i] = float64(i%7) - 3
+		}
+		r := must[*Ndarray[float64]](t)(NewNdarray[float64](p, 4))
+		check(t, r.CopyFromHost([]float64{0, 0, 1, math.Inf(-1)}))
+		k := must[*Kernel](t)(m.Kernel("sumAndMaxPositive"))
+		check(t, k.Launch(xs, r, 2))
+		got := must[[]float64](t)(r.ToSlice())
+		var sum float64
+		for _, v := range xs {
+			sum += v
+		}
+		if got[2] != 1+sum || got[3] != 3 || got[0] != 0 || got[1] != 0 {
+			t.Errorf("sumAndMaxPositive: %v, want [0 0 %v 3]", got, 1+sum)
+		}
+
+		// Groups.
+		a, bb := make([]int64, 3000), make([]int64, 2999)
+		for i := range a {
+			a[i] = int64(i)
+		}
+		for i := range bb {
+			bb[i] = int64(1000 - i)
+		}
+		ri := must[*Ndarray[int64]](t)(NewNdarray[int64](p, 2))
+		check(t, ri.CopyFromHost([]int64{0, math.MaxInt64}))
+		check(t, must[*Kernel](t)(m.Kernel("groupSums")).Launch(a, bb, ri))
+		gi := must[[]int64](t)(ri.ToSlice())
+		if gi[0] != 3000*2999/2 || gi[1] != 1000-2998 {
+			t.Errorf("groupSums: %v, want [%d %d]", gi, 3000*2999/2, 1000-2998)
+		}
+
+		// Row sums over a 2-D range.
+		rows, cols := 37, 129
+		mat := make([][]int32, rows)
+		for i := range mat {
+			mat[i] = make([]int32, cols)
+			for j := range mat[i] {
+				mat[i][j] = int32(i*j%11) - 5
+			}
+		}
+		rs := make([]int32, rows)
+		check(t, must[*Kernel](t)(m.Kernel("rowSums")).Launch(mat, rs))
+		for i := range mat {
+			var s int32
+			for _, v := range mat[i] {
+				s += v
+			}
+			if rs[i] != s {
+				t.Fatalf("row %d: sum %d, want %d", i, rs[i], s)
+			}
+		}
+	})
+}
