@@ -65,7 +65,7 @@ func atomicT[T number](c *compiler, e *ir.Atomic, fn atomicFn[T], unused bool) v
 	a := c.access(e.Array, e.Index, int64(unsafe.Sizeof(z)))
 	pi, vv, cv, r := a.pi, vec(c, val), vec(c, cmp), c.tmp()
 	if red && a.uniform() {
-		return reduction(a, vv, e.Op, fn, r)
+		return reduction(c, e, a, vv, fn, r)
 	}
 	return vary(func(f *frame) []T {
 		d := reg[T](f, r)

@@ -102,8 +102,12 @@ type compiler struct {
 	cur, maxRegs int // register stack: permanent registers first, then temporaries
 	nmasks       int
 	nscal        int // scalar slots
-	scratch      int // mask slot of lane-set restrictions (ranges.go), -1 until needed
-	exitR        int // per-lane loop exit codes, -1 if the body has no break/continue
+	nred         int // reduction sites that hold their totals back
+	flush        []func(*frame)
+	body         []ir.Stmt          // the body compiled, for holdable
+	holds        map[*ir.Param]bool // holdable's answers, per array
+	scratch      int                // mask slot of lane-set restrictions (ranges.go), -1 until needed
+	exitR        int                // per-lane loop exit codes, -1 if the body has no break/continue
 
 	loops   []*ir.For
 	loopIDs map[*ir.For]int32
@@ -169,6 +173,7 @@ func (c *compiler) compileBody(body []ir.Stmt) (cd *code, err error) {
 			c.index[v] = -1
 		}
 	}
+	c.body = body
 	c.uni = analyzeUniform(c, body)
 	for _, v := range c.uni.vars() {
 		c.uvars[v] = c.nscal
@@ -182,7 +187,8 @@ func (c *compiler) compileBody(body []ir.Stmt) (cd *code, err error) {
 	if len(exits) > 0 {
 		c.failf("break or continue outside a loop")
 	}
-	return &code{body: fn, nregs: c.maxRegs, nmasks: c.nmasks, nscal: c.nscal, exitR: c.exitR, eager: c.eager}, nil
+	size := frameSize{regs: c.maxRegs, masks: c.nmasks, scal: c.nscal, red: c.nred}
+	return &code{body: fn, size: size, exitR: c.exitR, eager: c.eager, flush: c.flush}, nil
 }
 
 // prepass gives every per-lane local its permanent register, numbers the

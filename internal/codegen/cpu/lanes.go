@@ -46,11 +46,12 @@ type frame struct {
 	m   mask  // active lanes
 	err error // first runtime error
 
-	regs []uint64 // lane registers, Batch words each, viewed as []T
-	sc   []uint64 // scalar slots of uniform locals, one word each
-	off  int      // lane of the registers that is this batch's lane 0 (see sub)
-	mk   []int32  // mask slots, Batch entries each
-	iota []int32  // 0..Batch-1, the list of an all-lanes mask
+	regs []uint64         // lane registers, Batch words each, viewed as []T
+	sc   []uint64         // scalar slots of uniform locals, one word each
+	red  []unsafe.Pointer // per reduction site, the element its held-back total goes to
+	off  int              // lane of the registers that is this batch's lane 0 (see sub)
+	mk   []int32          // mask slots, Batch entries each
+	iota []int32          // 0..Batch-1, the list of an all-lanes mask
 
 	// ix is the index of lane 0 in every dimension of the iteration space
 	// ext and dims describe.
@@ -59,11 +60,20 @@ type frame struct {
 	dims int
 }
 
-func newFrame(nregs, nmasks, nscal int) *frame {
+// frameSize is what a frame holds: lane registers, mask slots, scalar
+// slots and reduction sites.
+type frameSize struct{ regs, masks, scal, red int }
+
+func (s frameSize) max(o frameSize) frameSize {
+	return frameSize{max(s.regs, o.regs), max(s.masks, o.masks), max(s.scal, o.scal), max(s.red, o.red)}
+}
+
+func newFrame(size frameSize) *frame {
 	f := &frame{
-		regs: make([]uint64, max(nregs, 1)*Batch),
-		sc:   make([]uint64, nscal),
-		mk:   make([]int32, max(nmasks, 1)*Batch),
+		regs: make([]uint64, max(size.regs, 1)*Batch),
+		sc:   make([]uint64, size.scal),
+		red:  make([]unsafe.Pointer, size.red),
+		mk:   make([]int32, max(size.masks, 1)*Batch),
 		iota: make([]int32, Batch),
 	}
 	for i := range f.iota {

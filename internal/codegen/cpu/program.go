@@ -72,11 +72,12 @@ const rowMin = 16
 
 // code is one compiled body and the frame size it needs.
 type code struct {
-	body   func(*frame)
-	nregs  int
-	nmasks int
-	nscal  int
-	exitR  int // register of per-lane loop exit codes, -1 if unused
+	body  func(*frame)
+	size  frameSize
+	exitR int // register of per-lane loop exit codes, -1 if unused
+	// flush writes the totals reductions hold back to memory, at the end
+	// of a run (reduce.go).
+	flush []func(*frame)
 	// eager fill the parallel index variables that the body assigns to:
 	// those are ordinary per-lane variables, set at the start of a batch.
 	eager []func(*frame)
@@ -113,7 +114,7 @@ func compileTask(plan *lower.Plan, t *lower.Task) (*Task, error) {
 		if err != nil {
 			return nil, err
 		}
-		pool := newFramePool(cd.nregs, cd.nmasks, cd.nscal)
+		pool := newFramePool(cd.size)
 		task.Prepare = func(*Args) (Range, error) {
 			return Range{Ext: [3]int64{1, 1, 1}, Dims: 1, Total: 1}, nil
 		}
@@ -146,7 +147,7 @@ func compileTask(plan *lower.Plan, t *lower.Task) (*Task, error) {
 		if err != nil {
 			return nil, err
 		}
-		pool := newFramePool(max(row.nregs, flat.nregs, ce.maxRegs), max(row.nmasks, flat.nmasks, ce.nmasks), max(row.nscal, flat.nscal))
+		pool := newFramePool(row.size.max(flat.size).max(frameSize{regs: ce.maxRegs, masks: ce.nmasks}))
 		name, pos := plan.Kernel.Name, loop.Pos
 		task.Prepare = func(a *Args) (Range, error) {
 			f := pool.get(a)
@@ -199,13 +200,13 @@ func compileTask(plan *lower.Plan, t *lower.Task) (*Task, error) {
 
 // framePool hands out frames of one task's size.
 type framePool struct {
-	p                    sync.Pool
-	nregs, nmasks, nscal int
+	p    sync.Pool
+	size frameSize
 }
 
-func newFramePool(nregs, nmasks, nscal int) *framePool {
-	fp := &framePool{nregs: nregs, nmasks: nmasks, nscal: nscal}
-	fp.p.New = func() any { return newFrame(fp.nregs, fp.nmasks, fp.nscal) }
+func newFramePool(size frameSize) *framePool {
+	fp := &framePool{size: size}
+	fp.p.New = func() any { return newFrame(fp.size) }
 	return fp
 }
 
@@ -255,6 +256,7 @@ func runParallel(pool *framePool, cd *code, a *Args, r *Range, lo, hi int64, row
 	dims := r.Dims
 	last := dims - 1
 	f.ext, f.dims = r.Ext, dims
+	clear(f.red)
 	var ix [3]int64
 	rem := lo
 	for d := last; d >= 0; d-- {
@@ -287,6 +289,11 @@ func runParallel(pool *framePool, cd *code, a *Args, r *Range, lo, hi int64, row
 			ix[d] -= carry * r.Ext[d]
 			ix[d-1] += carry
 		}
+	}
+	// Totals of reductions held back go to memory, after an error too:
+	// the batches before it did their work.
+	for _, fl := range cd.flush {
+		fl(f)
 	}
 	err = f.err
 	pool.put(f)

@@ -190,3 +190,54 @@ func TestReductionVisibleAtItsStatement(t *testing.T) {
 		t.Fatalf("seen %v: a row never saw the other's flag", sn)
 	}
 }
+
+// TestHoldable: which reductions hold their totals back to the end of a
+// run: those of a loop-free body that uses their array only for
+// reductions of their kind.
+func TestHoldable(t *testing.T) {
+	cases := []struct {
+		name string
+		want bool
+		more func(b *ir.Builder, x, acc *ir.Param, i *ir.Var)
+	}{
+		{"alone", true, func(*ir.Builder, *ir.Param, *ir.Param, *ir.Var) {}},
+		{"another sum, other arrays read", true, func(b *ir.Builder, x, acc *ir.Param, i *ir.Var) {
+			b.Do(ir.AtomicE(ir.AtomicAdd, acc, ir.Ld(x, ir.Ref(i)), ir.I64c(1)))
+			b.Store(x, ir.F32c(0), ir.Ref(i))
+		}},
+		{"a loop", false, func(b *ir.Builder, x, _ *ir.Param, i *ir.Var) {
+			b.ForRange("k", ir.I64c(3), func(*ir.Var) { b.Store(x, ir.F32c(1), ir.Ref(i)) })
+		}},
+		{"a load of the array", false, func(b *ir.Builder, x, acc *ir.Param, i *ir.Var) {
+			b.Store(x, ir.Ld(acc, ir.I64c(0)), ir.Ref(i))
+		}},
+		{"a store to the array", false, func(b *ir.Builder, _, acc *ir.Param, _ *ir.Var) {
+			b.Store(acc, ir.F32c(0), ir.I64c(1))
+		}},
+		{"a min on the array", false, func(b *ir.Builder, _, acc *ir.Param, _ *ir.Var) {
+			b.Do(ir.AtomicE(ir.AtomicMin, acc, ir.F32c(0), ir.I64c(1)))
+		}},
+		{"an add whose old value is used", false, func(b *ir.Builder, x, acc *ir.Param, i *ir.Var) {
+			b.Store(x, ir.AtomicE(ir.AtomicAdd, acc, ir.F32c(1), ir.I64c(1)), ir.Ref(i))
+		}},
+	}
+	for _, tc := range cases {
+		b := ir.NewBuilder("hold")
+		x, acc := b.Array("x", ir.F32, 1), b.Array("acc", ir.F32, 1)
+		var red *ir.Atomic
+		b.Parallel(ir.LenOf(x, 0), func(i *ir.Var) {
+			red = ir.AtomicE(ir.AtomicAdd, acc, ir.Ld(x, ir.Ref(i)), ir.I64c(0)).(*ir.Atomic)
+			b.Do(red)
+			tc.more(b, x, acc, i)
+		})
+		plan, err := lower.Lower(b.Kernel())
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := newCompiler(plan, plan.Tasks[0], modeRow)
+		c.body = plan.Tasks[0].Loop.Body
+		if got := c.holdable(red); got != tc.want {
+			t.Errorf("%s: holdable %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
