@@ -121,7 +121,7 @@ func (h *HostArray[T]) Slice() ([]T, error) {
 		return nil, err
 	}
 	defer h.c.p.exit()
-	if err := h.c.p.waitUses(&h.c.st.tracker); err != nil {
+	if err := h.c.p.waitUsesFor(&h.c.st.tracker, "HostArray.Slice"); err != nil {
 		return nil, err
 	}
 	if h.c.n == 0 {
@@ -207,3 +207,7 @@ func (c *hostCore) pin() bool {
 }
 
 func (c *hostCore) unpin() { c.st.pins.leave() }
+
+func (c *hostCore) track() *tracker { return &c.st.tracker }
+
+func (c *hostCore) owner() *capture { return nil }

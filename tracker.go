@@ -76,8 +76,15 @@ func containsUse(list []use, u use) bool {
 }
 
 // waitUses blocks until the work enqueued so far on the streams that used
-// the memory is done, then forgets those uses.
-func (p *Program) waitUses(t *tracker) error {
+// the memory is done, then forgets those uses. Work a graph capture
+// recorded is not work yet: for a stream that is capturing, waitUses waits
+// for its work from before the capture.
+func (p *Program) waitUses(t *tracker) error { return p.waitUsesFor(t, "") }
+
+// waitUsesFor is waitUses for a host access named call (a read or write
+// of the memory), which a capture whose work uses the memory refuses: the
+// data the call wants is the graph's, and exists only once it runs.
+func (p *Program) waitUsesFor(t *tracker, call string) error {
 	seen := t.snapshot()
 	if len(seen) == 0 {
 		return nil
@@ -88,19 +95,61 @@ func (p *Program) waitUses(t *tracker) error {
 			<-u.s.gone // its Close waits for its work
 			continue
 		}
-		e, err := p.evpool.Get()
-		if err != nil {
-			return err
-		}
-		if err := e.Record(u.s.b); err != nil {
-			errs = append(errs, err)
-		} else if err := e.Synchronize(); err != nil {
+		if err := p.waitStream(u.s, t, call); err != nil {
+			if errors.Is(err, ErrCapturing) {
+				return err // refused: nothing was waited for
+			}
 			errs = append(errs, err)
 		}
-		p.evpool.Put(e)
 	}
 	t.forget(seen)
 	return errors.Join(errs...)
+}
+
+// waitStream blocks until the work enqueued so far on s is done; for a
+// capturing stream, its work from before the capture, unless call is set
+// and the capture's work uses t's memory (see waitUsesFor).
+func (p *Program) waitStream(s *streamCore, t *tracker, call string) error {
+	s.gate.RLock()
+	if c := s.cap.Load(); c != nil {
+		defer s.gate.RUnlock()
+		if call != "" && c.usedTracker(t) {
+			return c.refuse(call, "the array is used by the capture's work, which runs only when the graph is launched; access it after Capture returns")
+		}
+		return syncPre(c, s)
+	}
+	e, err := p.evpool.Get()
+	if err != nil {
+		s.gate.RUnlock()
+		return err
+	}
+	defer p.evpool.Put(e)
+	err = e.Record(s.b)
+	s.gate.RUnlock()
+	if err != nil {
+		return err
+	}
+	return e.Synchronize()
+}
+
+// syncStream waits for all work enqueued on s (Program.Sync); for a
+// capturing stream, its work from before the capture.
+func (p *Program) syncStream(s *streamCore) error {
+	s.gate.RLock()
+	defer s.gate.RUnlock()
+	if c := s.cap.Load(); c != nil {
+		return syncPre(c, s)
+	}
+	return s.b.Synchronize()
+}
+
+// syncPre waits for member s's work from before it joined capture c; the
+// caller holds s's gate.
+func syncPre(c *capture, s *streamCore) error {
+	if pre := c.preOf(s); pre != nil {
+		return pre.Synchronize()
+	}
+	return nil
 }
 
 // orderAfterUses makes stream on wait, without blocking the host, for the
@@ -117,17 +166,37 @@ func (p *Program) orderAfterUses(t *tracker, on *streamCore) error {
 			<-u.s.gone
 			continue
 		}
-		e, err := p.evpool.Get()
-		if err != nil {
-			return err
-		}
-		if err := e.Record(u.s.b); err != nil {
-			errs = append(errs, err)
-		} else if err := on.b.WaitEvent(e); err != nil {
+		if err := p.orderAfter(on, u.s); err != nil {
 			errs = append(errs, err)
 		}
-		p.evpool.Put(e)
 	}
 	t.forget(seen)
 	return errors.Join(errs...)
+}
+
+// orderAfter makes on wait for the work enqueued so far on s: through an
+// event recorded now, or, when s captures and on is outside its capture,
+// for s's work from before the capture.
+func (p *Program) orderAfter(on, s *streamCore) error {
+	s.gate.RLock()
+	defer s.gate.RUnlock()
+	if c := s.cap.Load(); c != nil && on.cap.Load() != c {
+		if pre := c.preOf(s); pre != nil {
+			return on.b.WaitEvent(pre)
+		}
+		return nil
+	}
+	e, err := p.evpool.Get()
+	if err != nil {
+		return err
+	}
+	defer p.evpool.Put(e)
+	m := s.mark()
+	if err := e.Record(s.b); err != nil {
+		return err
+	}
+	if err := p.admitWait(on, m, "Ndarray.Close"); err != nil {
+		return err
+	}
+	return on.b.WaitEvent(e)
 }
