@@ -60,7 +60,8 @@ func TestBindingsRequired(t *testing.T) {
 		"cuMemAlloc_v2", "cuMemFree_v2", "cuMemcpyHtoDAsync_v2", "cuMemcpyDtoHAsync_v2", "cuMemcpyDtoDAsync_v2",
 		"cuMemsetD8Async", "cuMemHostAlloc", "cuMemFreeHost", "cuModuleLoadDataEx", "cuModuleGetFunction", "cuModuleUnload", "cuLaunchKernel",
 	}
-	optional := []string{"cuMemAllocAsync", "cuMemFreeAsync", "cuDeviceGetDefaultMemPool", "cuMemPoolSetAttribute", "cuMemPoolTrimTo"}
+	optional := []string{"cuMemAllocAsync", "cuMemFreeAsync", "cuDeviceGetDefaultMemPool", "cuMemPoolSetAttribute", "cuMemPoolTrimTo",
+		"cuStreamBeginCapture_v2", "cuStreamEndCapture", "cuGraphInstantiateWithFlags", "cuGraphLaunch", "cuGraphExecDestroy", "cuGraphDestroy", "cuGraphExecUpdate_v2"}
 	byName := map[string]gpu.Binding{}
 	for _, b := range bindings(new(gpu.Calls), new(own)) {
 		byName[b.Names[0]] = b
@@ -87,9 +88,16 @@ func TestBindingsRequired(t *testing.T) {
 // cuMemFreeHost(void*), which the table names only in its notes; and the
 // memory-pool calls of CUDA 11.2 (cuDeviceGetDefaultMemPool(CUmemoryPool*,
 // CUdevice), cuMemPoolSetAttribute(CUmemoryPool, CUmemPool_attribute,
-// void*), cuMemPoolTrimTo(CUmemoryPool, size_t)).
+// void*), cuMemPoolTrimTo(CUmemoryPool, size_t)); the graph calls the table
+// names only in its notes (cuGraphExecDestroy(CUgraphExec),
+// cuGraphDestroy(CUgraph)); and graph update, which cuda.h 12.0 declares
+// as cuGraphExecUpdate_v2(CUgraphExec, CUgraph, CUgraphExecUpdateResultInfo*)
+// and maps cuGraphExecUpdate to, the unversioned export being CUDA 11's
+// (CUgraphExec, CUgraph, CUgraphNode*, CUgraphExecUpdateResult*), bound
+// as a fallback because the runtime's call suits both.
 var notInResearchTable = []string{"cuDeviceGetCount", "cuDeviceGetName", "cuMemHostAlloc", "cuMemFreeHost",
-	"cuDeviceGetDefaultMemPool", "cuMemPoolSetAttribute", "cuMemPoolTrimTo"}
+	"cuDeviceGetDefaultMemPool", "cuMemPoolSetAttribute", "cuMemPoolTrimTo",
+	"cuGraphExecDestroy", "cuGraphDestroy", "cuGraphExecUpdate_v2", "cuGraphExecUpdate"}
 
 // Every bound name is a dlsym name of go-tech.md §4's table (or one of the
 // few above), and none is the legacy unversioned export of a function the

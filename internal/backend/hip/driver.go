@@ -24,8 +24,8 @@ var _ gpu.Driver = (*driver)(nil)
 
 // hipCodes are the codes and flags the runtime tests: hipErrorNotReady,
 // hipErrorInvalidValue, hipStreamNonBlocking, hipEventDisableTiming,
-// hipHostMallocPortable.
-var hipCodes = gpu.Codes{NotReady: hipErrNotReady, InvalidValue: hipErrInvalidValue, StreamNonBlocking: 1, EventDisableTiming: 2, HostAllocPortable: 1}
+// hipHostMallocPortable, hipStreamCaptureModeRelaxed.
+var hipCodes = gpu.Codes{NotReady: hipErrNotReady, InvalidValue: hipErrInvalidValue, StreamNonBlocking: 1, EventDisableTiming: 2, HostAllocPortable: 1, CaptureRelaxed: 2}
 
 // Arch is the name Auto and WithArch know the backend by.
 func (d *driver) Arch() string { return "amdgpu" }
