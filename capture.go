@@ -47,9 +47,10 @@ import (
 var ErrCapturing = errors.New("qd: not allowed during a graph capture")
 
 // captureError is a refusal: the call, the capture's origin stream, and
-// why.
+// why (with the backend's error, when the backend refused).
 type captureError struct {
 	call, origin, why string
+	err               error
 }
 
 func (e *captureError) Error() string {
@@ -57,6 +58,8 @@ func (e *captureError) Error() string {
 }
 
 func (e *captureError) Is(target error) bool { return target == ErrCapturing }
+
+func (e *captureError) Unwrap() error { return e.err }
 
 // capture is one Capture (or Update) in progress.
 type capture struct {
@@ -137,6 +140,17 @@ func (c *capture) refuse(call, why string) error {
 	err := &captureError{call: call, origin: c.origin.describe(), why: why}
 	c.fail(err)
 	return err
+}
+
+// refuseErr is refuse for what the backend refused (err, matching
+// ErrUnsupported) in the capture; other errors pass through.
+func (c *capture) refuseErr(call string, err error) error {
+	if c == nil || err == nil || !errors.Is(err, ErrUnsupported) {
+		return err
+	}
+	e := &captureError{call: call, origin: c.origin.describe(), why: err.Error(), err: err}
+	c.fail(e)
+	return e
 }
 
 // fail records err as the capture's failure if it has none.

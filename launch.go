@@ -68,7 +68,7 @@ func (k *kernelCore) launchHeld(ctx context.Context, s *streamCore, args []any) 
 	if cp != nil {
 		k.captured(cp, args)
 		s.did()
-		failed(cp, err)
+		err = failed(cp, cp.refuseErr("kernel "+k.name, err))
 	}
 	// bind pinned the Ndarray arguments, so a Close waits for this launch
 	// to be enqueued. Their uses are noted only now, after the enqueue, so

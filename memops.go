@@ -49,7 +49,7 @@ func NewNdarrayOn[T Elem](s *Stream, shape ...int) (*Ndarray[T], error) {
 	bytes := max(c.n*c.elem.Size(), 1)
 	buf, err := p.dev.AllocOn(s.c.b, bytes)
 	if err != nil {
-		return nil, failed(cp, fmt.Errorf("qd: NewNdarrayOn%v: %w", shape, err))
+		return nil, failed(cp, cp.refuseErr("NewNdarrayOn", fmt.Errorf("qd: NewNdarrayOn%v: %w", shape, err)))
 	}
 	c.buf, c.st = buf, &storage{buf: buf, pooled: true, home: s.c, cap: cp}
 	// Memory born zeroed (the CPU's) needs no fill, unless a graph

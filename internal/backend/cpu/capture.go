@@ -68,11 +68,8 @@ func (d *Device) BeginCapture(bs backend.Stream) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	switch {
-	case s.closed:
-		return errStreamClosed
-	case s.cap != nil:
-		return errCapturing
+	if err := s.busyLocked(); err != nil {
+		return err
 	}
 	s.cap = &capture{origin: s, lanes: []*lane{{s: s}}}
 	return nil

@@ -103,15 +103,24 @@ func (s *stream) enqueue(o op) error {
 func (s *stream) enqueueAll(ops []op) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := s.busyLocked(); err != nil {
+		return err
+	}
+	s.q = append(s.q, ops...)
+	s.enq += uint64(len(ops))
+	s.startLocked()
+	return nil
+}
+
+// busyLocked says why s cannot take a replay or begin a capture: it is
+// closed, or capturing. The caller holds mu.
+func (s *stream) busyLocked() error {
 	switch {
 	case s.closed:
 		return errStreamClosed
 	case s.cap != nil:
 		return errCapturing
 	}
-	s.q = append(s.q, ops...)
-	s.enq += uint64(len(ops))
-	s.startLocked()
 	return nil
 }
 

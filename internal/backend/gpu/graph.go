@@ -9,8 +9,6 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/ebitengine/purego"
-
 	"github.com/quadrants-go/qd/internal/backend"
 )
 
@@ -125,7 +123,7 @@ func (d *Device) EndCapture(bs backend.Stream) (backend.Graph, error) {
 		}
 		return nil, err
 	}
-	g := &graph{d: d, h: h}
+	g := &graph{graphHandle{d: d, h: h, destroy: &d.c.GraphDestroy}}
 	d.track(g, true)
 	return g, nil
 }
@@ -172,12 +170,34 @@ type graphObject interface {
 	destroyLocked() error
 }
 
-// graph is a captured graph.
-type graph struct {
-	d      *Device
-	h      uintptr
-	closed atomic.Bool
+// graphHandle is a driver graph or exec handle and its destroy function.
+type graphHandle struct {
+	d       *Device
+	h       uintptr
+	destroy *Fn // Calls.GraphDestroy or Calls.GraphExecDestroy
+	closed  atomic.Bool
 }
+
+// close destroys the handle, which o (the graph or exec) tracks. It is
+// idempotent.
+func (g *graphHandle) close(o graphObject) error {
+	if !g.closed.CompareAndSwap(false, true) {
+		return nil
+	}
+	g.d.track(o, false)
+	return g.d.run(g.destroy, []uintptr{g.h})
+}
+
+// destroyLocked is Device.Close's: it runs inside enter/leave.
+func (g *graphHandle) destroyLocked() error {
+	if !g.closed.CompareAndSwap(false, true) {
+		return nil
+	}
+	return g.d.call1(g.destroy, g.h)
+}
+
+// graph is a captured graph.
+type graph struct{ graphHandle }
 
 // Instantiate makes an executable graph.
 func (g *graph) Instantiate() (backend.GraphExec, error) {
@@ -194,34 +214,16 @@ func (g *graph) Instantiate() (backend.GraphExec, error) {
 	if err != nil {
 		return nil, err
 	}
-	x := &graphExec{d: d, h: h}
+	x := &graphExec{graphHandle{d: d, h: h, destroy: &d.c.GraphExecDestroy}}
 	d.track(x, true)
 	return x, nil
 }
 
 // Close destroys the graph. It is idempotent.
-func (g *graph) Close() error {
-	if !g.closed.CompareAndSwap(false, true) {
-		return nil
-	}
-	g.d.track(g, false)
-	return g.d.run(&g.d.c.GraphDestroy, []uintptr{g.h})
-}
-
-// destroyLocked is Device.Close's: it runs inside enter/leave.
-func (g *graph) destroyLocked() error {
-	if !g.closed.CompareAndSwap(false, true) {
-		return nil
-	}
-	return g.d.call1(&g.d.c.GraphDestroy, g.h)
-}
+func (g *graph) Close() error { return g.close(g) }
 
 // graphExec is an executable graph.
-type graphExec struct {
-	d      *Device
-	h      uintptr
-	closed atomic.Bool
-}
+type graphExec struct{ graphHandle }
 
 var (
 	_ backend.GraphExec        = (*graphExec)(nil)
@@ -284,57 +286,19 @@ func (x *graphExec) Update(bg backend.Graph) (bool, error) {
 
 // Close destroys the exec; replays enqueued run to their end (the
 // driver frees it once they are done). It is idempotent.
-func (x *graphExec) Close() error {
-	if !x.closed.CompareAndSwap(false, true) {
-		return nil
-	}
-	x.d.track(x, false)
-	return x.d.run(&x.d.c.GraphExecDestroy, []uintptr{x.h})
-}
-
-func (x *graphExec) destroyLocked() error {
-	if !x.closed.CompareAndSwap(false, true) {
-		return nil
-	}
-	return x.d.call1(&x.d.c.GraphExecDestroy, x.h)
-}
+func (x *graphExec) Close() error { return x.close(x) }
 
 // RawLaunchCost is the reference of the graph host-cost figure: the host
-// time of one Calls.GraphLaunch through these bindings, from a goroutine
-// locked to its thread with the device made current once, synchronizing
-// s every syncEvery launches (excluded from the time).
+// time of one Calls.GraphLaunch through these bindings, with nothing else
+// on the path (Device.rawBursts).
 func (x *graphExec) RawLaunchCost(bs backend.Stream, n, syncEvery int) (time.Duration, error) {
-	if n <= 0 || syncEvery <= 0 {
-		return 0, errors.New("gpu: RawLaunchCost needs n > 0 and syncEvery > 0")
-	}
-	d := x.d
-	s, err := d.asStream(bs)
+	s, err := x.d.asStream(bs)
 	if err != nil {
 		return 0, err
 	}
-	args := []uintptr{x.h, s.h}
-	sync := []uintptr{s.h}
-	if err := d.enter(); err != nil {
-		return 0, err
-	}
-	defer d.leave()
-	var total time.Duration
-	for done := 0; done < n; {
-		burst := min(syncEvery, n-done)
-		t0 := time.Now()
-		for range burst {
-			if r := res(purego.SyscallN(d.c.GraphLaunch.Addr, args...)); r != 0 {
-				return 0, d.fail(&d.c.GraphLaunch, r)
-			}
-		}
-		total += time.Since(t0)
-		if r := res(purego.SyscallN(d.c.StreamSynchronize.Addr, sync...)); r != 0 {
-			return 0, d.fail(&d.c.StreamSynchronize, r)
-		}
-		done += burst
-	}
+	cost, err := x.d.rawBursts(&x.d.c.GraphLaunch, []uintptr{x.h, s.h}, s, n, syncEvery)
 	runtime.KeepAlive(x)
-	return total / time.Duration(n), nil
+	return cost, err
 }
 
 // destroyGraphs destroys the graphs and execs package qd left open; it

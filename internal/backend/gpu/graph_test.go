@@ -12,8 +12,9 @@ import (
 
 // Graph capture on the driver (graph.go), per driver with a device.
 
-// captureOn captures what work enqueues on s, instantiated.
-func captureOn(t testing.TB, d *gpu.Device, s backend.Stream, work func() error) backend.GraphExec {
+// captureGraph captures what work enqueues on s; the graph is closed when
+// the test ends.
+func captureGraph(t testing.TB, d *gpu.Device, s backend.Stream, work func() error) backend.Graph {
 	t.Helper()
 	if err := d.BeginCapture(s); err != nil {
 		t.Fatalf("BeginCapture: %v", err)
@@ -23,8 +24,14 @@ func captureOn(t testing.TB, d *gpu.Device, s backend.Stream, work func() error)
 	if werr != nil || err != nil {
 		t.Fatalf("capture: work %v, EndCapture %v", werr, err)
 	}
-	defer g.Close()
-	x, err := g.Instantiate()
+	t.Cleanup(func() { g.Close() })
+	return g
+}
+
+// captureOn captures what work enqueues on s, instantiated.
+func captureOn(t testing.TB, d *gpu.Device, s backend.Stream, work func() error) backend.GraphExec {
+	t.Helper()
+	x, err := captureGraph(t, d, s, work).Instantiate()
 	if err != nil {
 		t.Fatalf("Instantiate: %v", err)
 	}
@@ -232,19 +239,7 @@ func TestGraphUpdateInPlace(t *testing.T) {
 		x := captureOn(t, d, s, func() error {
 			return fill.launch(s, &backend.Args{Scalars: []uint64{0, 1}, Arrays: []backend.ArrayArg{arr(a, n)}})
 		})
-		recapture := func(work func() error) backend.Graph {
-			if err := d.BeginCapture(s); err != nil {
-				t.Fatal(err)
-			}
-			werr := work()
-			g, err := d.EndCapture(s)
-			if werr != nil || err != nil {
-				t.Fatalf("capture: %v, %v", werr, err)
-			}
-			t.Cleanup(func() { g.Close() })
-			return g
-		}
-		same := recapture(func() error {
+		same := captureGraph(t, d, s, func() error {
 			return fill.launch(s, &backend.Args{Scalars: []uint64{0, 5}, Arrays: []backend.ArrayArg{arr(b, n)}})
 		})
 		if ok, err := x.Update(same); !ok || err != nil {
@@ -256,7 +251,7 @@ func TestGraphUpdateInPlace(t *testing.T) {
 		if got := readU32(t, b, s, n); got[0] != 5 {
 			t.Fatalf("b[0] = %d after the updated replay, want 5", got[0])
 		}
-		other := recapture(func() error {
+		other := captureGraph(t, d, s, func() error {
 			args := &backend.Args{Scalars: []uint64{0, 3}, Arrays: []backend.ArrayArg{arr(a, n)}}
 			return errors.Join(fill.launch(s, args), fill.launch(s, args))
 		})
