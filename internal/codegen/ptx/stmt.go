@@ -246,16 +246,10 @@ func (f *fnWriter) parallelLoop(l *ir.ParallelFor, exit string) {
 	if v := f.vectorize(l); v != nil {
 		f.vectorLoop(l, g, v)
 	}
-	unrolled := f.unrollable(l)
-	if unrolled {
+	if f.unrollable(l) {
 		f.unrolledLoop(l, g)
 	}
 	aff := f.planAffine(l)
-	if !unrolled && f.tileable(l) {
-		flat := f.label()
-		f.tiledLoop(l, ext, g.vars, aff, flat, done) // tile.go
-		f.place(flat)
-	}
 	stop := f.reg(ir.Bool)
 	f.place(loop)
 	f.braIf(fits, true, wide)
