@@ -2,6 +2,9 @@ package qd
 
 import (
 	"errors"
+	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/quadrants-go/qd/internal/backend"
 )
@@ -26,6 +29,12 @@ type DeviceInfo struct {
 	// Driver names the driver: "CUDA 12.9, kernel module 580.159.04"; for
 	// the CPU, GOOS/GOARCH.
 	Driver string
+	// Peers are the ordinals of the other devices of the backend whose
+	// memory this device reaches directly (peer access over NVLink or
+	// PCIe): copies between their arrays (Ndarray.CopyFromOn) move
+	// device to device. Copies with other devices of the backend work too,
+	// staged through host memory by the driver.
+	Peers []int
 	// Err says why the backend is unavailable (no driver, no device, not
 	// built in); the other fields except Arch are then empty.
 	Err error
@@ -54,10 +63,40 @@ func archDevices(a Arch) []DeviceInfo {
 	}
 	out := make([]DeviceInfo, len(infos))
 	for i, in := range infos {
-		out[i] = DeviceInfo{
-			Arch: a, Ordinal: in.Ordinal, Name: in.Name, ComputeCapability: in.ComputeCapability, Target: in.Target,
-			Cores: in.Cores, MemoryBytes: in.MemoryBytes, Driver: in.Driver,
-		}
+		out[i] = infoOf(a, in)
 	}
 	return out
+}
+
+// infoOf is the DeviceInfo of a backend's description of a device of a.
+func infoOf(a Arch, in backend.DeviceInfo) DeviceInfo {
+	return DeviceInfo{
+		Arch: a, Ordinal: in.Ordinal, Name: in.Name, ComputeCapability: in.ComputeCapability, Target: in.Target,
+		Cores: in.Cores, MemoryBytes: in.MemoryBytes, Driver: in.Driver, Peers: slices.Clone(in.Peers),
+	}
+}
+
+// String describes the device on one line: "cuda device 1: NVIDIA H200
+// (sm_90, 132 SMs, 139.8 GiB, CUDA 13.0, kernel module 580.159.04)", "cpu
+// device 0: AMD EPYC 7B13 (16 threads, 62.8 GiB, linux/amd64)"; for an
+// unavailable backend, why.
+func (d DeviceInfo) String() string {
+	if d.Err != nil {
+		return fmt.Sprintf("%s: unavailable: %v", d.Arch, d.Err)
+	}
+	var parts []string
+	if d.Target != "" {
+		parts = append(parts, d.Target)
+	}
+	unit := map[Arch]string{CPU: "threads", CUDA: "SMs", AMDGPU: "CUs"}[d.Arch]
+	if d.Cores > 0 && unit != "" {
+		parts = append(parts, fmt.Sprintf("%d %s", d.Cores, unit))
+	}
+	if d.MemoryBytes > 0 {
+		parts = append(parts, fmt.Sprintf("%.1f GiB", float64(d.MemoryBytes)/(1<<30)))
+	}
+	if d.Driver != "" {
+		parts = append(parts, d.Driver)
+	}
+	return fmt.Sprintf("%s device %d: %s (%s)", d.Arch, d.Ordinal, d.Name, strings.Join(parts, ", "))
 }

@@ -89,7 +89,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	if *asJSON {
-		err = benchsuite.WriteJSON(stdout, p.Device(), rows)
+		err = benchsuite.WriteJSON(stdout, p.Device().String(), rows)
 	} else {
 		err = benchsuite.WriteTable(stdout, rows)
 	}

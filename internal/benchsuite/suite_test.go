@@ -56,7 +56,7 @@ func TestQuickCPU(t *testing.T) {
 	}
 	t.Log("\n" + tab.String())
 	var js bytes.Buffer
-	if err := WriteJSON(&js, p.Device(), rows); err != nil {
+	if err := WriteJSON(&js, p.Device().String(), rows); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {
