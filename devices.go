@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/quadrants-go/qd/internal/backend"
 )
@@ -76,27 +75,26 @@ func infoOf(a Arch, in backend.DeviceInfo) DeviceInfo {
 	}
 }
 
-// String describes the device on one line: "cuda device 1: NVIDIA H200
-// (sm_90, 132 SMs, 139.8 GiB, CUDA 13.0, kernel module 580.159.04)", "cpu
-// device 0: AMD EPYC 7B13 (16 threads, 62.8 GiB, linux/amd64)"; for an
-// unavailable backend, why.
+// String describes the device on one line, as messages and `qd bench`
+// name it: "CUDA device 1: NVIDIA H200, compute capability 9.0, 132 SMs,
+// 139.8 GiB, driver CUDA 13.0, kernel module 580.159.04", "AMD GPU 0: AMD
+// Instinct MI300X (gfx942), 304 CUs, 192.0 GiB, HIP 6.3.42131", "CPU
+// (linux/amd64, 16 threads, AMD EPYC 7B13, 62.8 GiB)"; for an unavailable
+// backend, why.
 func (d DeviceInfo) String() string {
-	if d.Err != nil {
+	gib := float64(d.MemoryBytes) / (1 << 30)
+	switch {
+	case d.Err != nil:
 		return fmt.Sprintf("%s: unavailable: %v", d.Arch, d.Err)
+	case d.Arch == CUDA:
+		return fmt.Sprintf("CUDA device %d: %s, compute capability %s, %d SMs, %.1f GiB, driver %s",
+			d.Ordinal, d.Name, d.ComputeCapability, d.Cores, gib, d.Driver)
+	case d.Arch == AMDGPU:
+		return fmt.Sprintf("AMD GPU %d: %s (%s), %d CUs, %.1f GiB, %s", d.Ordinal, d.Name, d.Target, d.Cores, gib, d.Driver)
 	}
-	var parts []string
-	if d.Target != "" {
-		parts = append(parts, d.Target)
-	}
-	unit := map[Arch]string{CPU: "threads", CUDA: "SMs", AMDGPU: "CUs"}[d.Arch]
-	if d.Cores > 0 && unit != "" {
-		parts = append(parts, fmt.Sprintf("%d %s", d.Cores, unit))
-	}
+	s := fmt.Sprintf("CPU (%s, %d threads, %s", d.Driver, d.Cores, d.Name)
 	if d.MemoryBytes > 0 {
-		parts = append(parts, fmt.Sprintf("%.1f GiB", float64(d.MemoryBytes)/(1<<30)))
+		s += fmt.Sprintf(", %.1f GiB", gib)
 	}
-	if d.Driver != "" {
-		parts = append(parts, d.Driver)
-	}
-	return fmt.Sprintf("%s device %d: %s (%s)", d.Arch, d.Ordinal, d.Name, strings.Join(parts, ", "))
+	return s + ")"
 }

@@ -33,7 +33,7 @@ func TestHostReadConcurrentWithLaunch(t *testing.T) {
 				case <-stop:
 					return
 				default:
-					if err := p.waitUses(&x.c.st.tracker); err != nil {
+					if err := x.c.st.waitUses(); err != nil {
 						t.Error(err)
 						return
 					}
