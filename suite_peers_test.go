@@ -260,104 +260,185 @@ func TestCopyBetweenProgramsErrors(t *testing.T) {
 }
 
 // TestCrossProgramTracking: a copy on another Program's stream counts as a
-// use of both arrays: a host read of the destination waits for it, and the
-// source's Close, and its whole Program's Close, wait for a copy still
-// queued on the other Program's stream.
+// use of both arrays (crossTracking).
 func TestCrossProgramTracking(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
 		q := must[*Program](t)(Init(WithArch(p.Arch())))
-		qClosed := false
-		defer func() {
-			if !qClosed {
-				q.Close()
-			}
-		}()
-		slowQ := must[*Kernel](t)(buildKernel(q, slowWriteKernel()))
-		slowP := must[*Kernel](t)(buildKernel(p, slowWriteKernel()))
-		stateQ := must[*Ndarray[int64]](t)(NewNdarray[int64](q, 1))
-		stateP := must[*Ndarray[int64]](t)(NewNdarray[int64](p, 1))
-		ps := must[*Stream](t)(p.NewStream())
-		qs := must[*Stream](t)(q.NewStream())
-		for r := range 4 {
-			v := float32(r + 2)
-			// Written on q's stream, copied into p's array there: p's
-			// host read waits for q's stream.
-			xq := must[*Ndarray[float32]](t)(NewNdarray[float32](q, 1024))
-			yp := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 1024))
-			check(t, slowQ.LaunchOn(qs, xq, v, stateQ, int64(300000)))
-			check(t, yp.CopyFromOn(qs, xq))
-			allEqual(t, "read after a copy on the other Program's stream", must[[]float32](t)(yp.ToSlice()), v)
-			// A copy queued on p's stream behind slow work; the source
-			// is closed at once: its memory outlives the copy.
-			zp := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 1024))
-			dummy := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 8))
-			check(t, slowP.LaunchOn(ps, dummy, v, stateP, int64(300000)))
-			check(t, zp.CopyFromOn(ps, xq))
-			check(t, xq.Close())
-			allEqual(t, "copy of a source closed after the enqueue", must[[]float32](t)(zp.ToSlice()), v)
-		}
-		// q closes while a copy from its array is queued on p's stream.
-		xq := filled[float32](t, q, 1, 4096)
-		yp := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 4096))
-		dummy := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 8))
-		check(t, slowP.LaunchOn(ps, dummy, float32(1), stateP, int64(300000)))
-		check(t, yp.CopyFromOn(ps, xq))
-		eq := must[*Event](t)(q.NewEvent())
-		check(t, q.Close())
-		qClosed = true
-		checkSeq(t, "copy across a Program's Close", must[[]float32](t)(yp.ToSlice()), 1, 0)
-		wantErr(t, yp.CopyFromOn(ps, xq), ErrClosed)
-		wantErr(t, ps.WaitEvent(eq), ErrClosed)
-		wantErr(t, ps.WaitStream(qs), ErrClosed)
+		defer q.Close()
+		crossTracking(t, p, q)
 	})
 }
 
+// crossTracking: a host read of the destination of a copy on another
+// Program's stream waits for it, and the source's Close, and its whole
+// Program's Close (q is closed at the end), wait for a copy still queued
+// on the other Program's stream.
+func crossTracking(t *testing.T, p, q *Program) {
+	slowQ := must[*Kernel](t)(buildKernel(q, slowWriteKernel()))
+	slowP := must[*Kernel](t)(buildKernel(p, slowWriteKernel()))
+	stateQ := must[*Ndarray[int64]](t)(NewNdarray[int64](q, 1))
+	stateP := must[*Ndarray[int64]](t)(NewNdarray[int64](p, 1))
+	ps := must[*Stream](t)(p.NewStream())
+	qs := must[*Stream](t)(q.NewStream())
+	for r := range 4 {
+		v := float32(r + 2)
+		// Written on q's stream, copied into p's array there: p's host
+		// read waits for q's stream.
+		xq := must[*Ndarray[float32]](t)(NewNdarray[float32](q, 1024))
+		yp := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 1024))
+		check(t, slowQ.LaunchOn(qs, xq, v, stateQ, int64(300000)))
+		check(t, yp.CopyFromOn(qs, xq))
+		allEqual(t, "read after a copy on the other Program's stream", must[[]float32](t)(yp.ToSlice()), v)
+		// A copy queued on p's stream behind slow work; the source is
+		// closed at once: its memory outlives the copy.
+		zp := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 1024))
+		dummy := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 8))
+		check(t, slowP.LaunchOn(ps, dummy, v, stateP, int64(300000)))
+		check(t, zp.CopyFromOn(ps, xq))
+		check(t, xq.Close())
+		allEqual(t, "copy of a source closed after the enqueue", must[[]float32](t)(zp.ToSlice()), v)
+	}
+	// q closes while a copy from its array is queued on p's stream.
+	xq := filled[float32](t, q, 1, 4096)
+	yp := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 4096))
+	dummy := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 8))
+	check(t, slowP.LaunchOn(ps, dummy, float32(1), stateP, int64(300000)))
+	check(t, yp.CopyFromOn(ps, xq))
+	eq := must[*Event](t)(q.NewEvent())
+	check(t, q.Close())
+	checkSeq(t, "copy across a Program's Close", must[[]float32](t)(yp.ToSlice()), 1, 0)
+	wantErr(t, yp.CopyFromOn(ps, xq), ErrClosed)
+	wantErr(t, ps.WaitEvent(eq), ErrClosed)
+	wantErr(t, ps.WaitStream(qs), ErrClosed)
+}
+
 // TestCrossProgramConcurrency: goroutines copy and wait across two
-// Programs in both directions while both Programs close: every call
-// succeeds or fails with ErrClosed; nothing deadlocks or panics.
+// Programs in both directions while both Programs close (crossConcurrency).
 func TestCrossProgramConcurrency(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p0 *Program) {
-		for range 10 {
-			p := must[*Program](t)(Init(WithArch(p0.Arch())))
-			q := must[*Program](t)(Init(WithArch(p0.Arch())))
-			var wg, started sync.WaitGroup
-			for _, pair := range [][2]*Program{{p, q}, {q, p}} {
-				a, b := pair[0], pair[1]
-				x := must[*Ndarray[float32]](t)(NewNdarray[float32](a, 1024))
-				y := must[*Ndarray[float32]](t)(NewNdarray[float32](b, 1024))
-				sa := must[*Stream](t)(a.NewStream())
-				sb := must[*Stream](t)(b.NewStream())
-				e := must[*Event](t)(a.NewEvent())
-				wg.Add(1)
-				started.Add(1)
-				go func() {
-					defer wg.Done()
-					for i := range 50 {
-						if i == 5 {
-							started.Done() // the Programs close from now on
-						}
-						errs := []error{e.Record(sa), sb.WaitEvent(e), y.CopyFromOn(sb, x), sa.WaitStream(sb), x.CopyFromOn(sa, y)}
-						for _, err := range errs {
-							if err != nil && !errors.Is(err, ErrClosed) {
-								t.Error(err)
-							}
-						}
-					}
-				}()
-			}
-			started.Wait()
-			var closers sync.WaitGroup
-			for _, x := range []*Program{p, q} {
-				closers.Go(func() {
-					if err := x.Close(); err != nil {
-						t.Error(err)
-					}
-				})
-			}
-			closers.Wait()
-			wg.Wait()
-		}
+		crossConcurrency(t, func() (*Program, *Program) {
+			return must[*Program](t)(Init(WithArch(p0.Arch()))), must[*Program](t)(Init(WithArch(p0.Arch())))
+		})
 	})
+}
+
+// crossConcurrency: goroutines copy and wait across two Programs from
+// open, in both directions, while both close: every call succeeds or
+// fails with ErrClosed; nothing deadlocks or panics.
+func crossConcurrency(t *testing.T, open func() (*Program, *Program)) {
+	for range 10 {
+		p, q := open()
+		var wg, started sync.WaitGroup
+		for _, pair := range [][2]*Program{{p, q}, {q, p}} {
+			a, b := pair[0], pair[1]
+			x := must[*Ndarray[float32]](t)(NewNdarray[float32](a, 1024))
+			y := must[*Ndarray[float32]](t)(NewNdarray[float32](b, 1024))
+			sa := must[*Stream](t)(a.NewStream())
+			sb := must[*Stream](t)(b.NewStream())
+			e := must[*Event](t)(a.NewEvent())
+			wg.Add(1)
+			started.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range 50 {
+					if i == 5 {
+						started.Done() // the Programs close from now on
+					}
+					errs := []error{e.Record(sa), sb.WaitEvent(e), y.CopyFromOn(sb, x), sa.WaitStream(sb), x.CopyFromOn(sa, y)}
+					for _, err := range errs {
+						if err != nil && !errors.Is(err, ErrClosed) {
+							t.Error(err)
+						}
+					}
+				}
+			}()
+		}
+		started.Wait()
+		var closers sync.WaitGroup
+		for _, x := range []*Program{p, q} {
+			closers.Go(func() {
+				if err := x.Close(); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+		closers.Wait()
+		wg.Wait()
+	}
+}
+
+// TestCrossProgramRendezvous: kernels of two Programs run at once
+// (relayRendezvous). Not on the CPU under the race detector: there the
+// relay's copies are plain memory reads racing the kernels' atomics.
+func TestCrossProgramRendezvous(t *testing.T) {
+	forEachArch(t, func(t *testing.T, p *Program) {
+		if p.Arch() == CPU && raceEnabled {
+			t.Skip("the CPU's copies race the kernels' atomics, which the race detector reports")
+		}
+		q := must[*Program](t)(Init(WithArch(p.Arch())))
+		defer q.Close()
+		relayRendezvous(t, p, q)
+	})
+}
+
+// relayRendezvous proves without clocks that a kernel of p and one of q
+// run at the same time. Each raises a flag in its own array and spins
+// until a flag in its own array says the other kernel has raised its
+// own; no kernel reads another Program's memory, so relays carry the
+// flags: streams of each Program copy the other's flag over and over. A
+// kernel can see the other's flag only if the other started before it
+// ended; both seeing it means they overlapped.
+func relayRendezvous(t *testing.T, p, q *Program) {
+	type side struct {
+		k                 *Kernel
+		mine, other, seen *Ndarray[int32]
+		run, relay        *Stream
+	}
+	mk := func(pr *Program) *side {
+		return &side{
+			k:    must[*Kernel](t)(buildKernel(pr, relayKernel())),
+			mine: must[*Ndarray[int32]](t)(NewNdarray[int32](pr, 1)), other: must[*Ndarray[int32]](t)(NewNdarray[int32](pr, 1)),
+			seen: must[*Ndarray[int32]](t)(NewNdarray[int32](pr, 1)),
+			run:  must[*Stream](t)(pr.NewStream()), relay: must[*Stream](t)(pr.NewStream()),
+		}
+	}
+	a, b := mk(p), mk(q)
+	check(t, a.k.LaunchOn(a.run, a.mine, a.other, a.seen, spinBound(p)))
+	check(t, b.k.LaunchOn(b.run, b.mine, b.other, b.seen, spinBound(q)))
+	for range 20000 {
+		check(t, a.other.CopyFromOn(a.relay, b.mine))
+		check(t, b.other.CopyFromOn(b.relay, a.mine))
+		if done, err := a.run.Query(); err == nil && done {
+			if done, err := b.run.Query(); err == nil && done {
+				break
+			}
+		}
+	}
+	for i, s := range []*side{a, b} {
+		if got := must[[]int32](t)(s.seen.ToSlice()); got[0] != 1 {
+			t.Errorf("the kernel of Program %d never saw the other's flag: the kernels did not run at once", i)
+		}
+	}
+}
+
+// relayKernel: raise mine[0], spin (at most iters polls) until other[0]
+// is raised, and store in seen[0] whether it was.
+func relayKernel() *ir.Kernel {
+	b := ir.NewBuilder("relay_rendezvous")
+	mine, other, seen := b.Array("mine", ir.I32, 1), b.Array("other", ir.I32, 1), b.Array("seen", ir.I32, 1)
+	iters := b.Scalar("iters", ir.I64)
+	b.Parallel(ir.I64c(1), func(_ *ir.Var) {
+		b.Do(ir.AtomicE(ir.AtomicAdd, mine, ir.I32c(1), ir.I64c(0)))
+		found := b.Decl("found", ir.I32c(0))
+		b.ForRange("n", ir.P(iters), func(_ *ir.Var) {
+			b.If(ir.Op(ir.Ne, ir.AtomicE(ir.AtomicAdd, other, ir.I32c(0), ir.I64c(0)), ir.I32c(0)), func() {
+				b.Assign(found, ir.I32c(1))
+				b.Break()
+			}, nil)
+		})
+		b.Store(seen, ir.Ref(found), ir.I64c(0))
+	})
+	return b.Kernel()
 }
 
 // TestForeignBackend: objects of a Program of another backend stay
