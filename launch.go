@@ -135,13 +135,18 @@ func (p *Program) runTasks(k *kernelCore, c *call, l backend.Launch, s *streamCo
 	streams := c.streams
 	defer clear(streams)
 	streams[0] = s
+	// The groups' own streams and events fail without a task's name:
+	// the error names the kernel and the step.
+	fail := func(what string, err error) error {
+		return fmt.Errorf("qd: kernel %s: stream-parallel %s: %w", k.name, what, err)
+	}
 	fork, err := p.evpool.Get()
 	if err != nil {
-		return err
+		return fail("fork", err)
 	}
 	defer p.evpool.Put(fork)
 	if err := fork.Record(s.b); err != nil {
-		return err
+		return fail("fork", err)
 	}
 	var runErr error
 	c.next = groupStarts(k, resize(c.next, k.plan.Groups))
@@ -152,12 +157,12 @@ func (p *Program) runTasks(k *kernelCore, c *call, l backend.Launch, s *streamCo
 		}
 		ps, err := p.pool.Get()
 		if err != nil {
-			runErr = err
+			runErr = fail("group stream", err)
 			break
 		}
 		streams[g] = ps
 		if err := ps.b.WaitEvent(fork); err != nil {
-			runErr = err
+			runErr = fail("fork", err)
 			break
 		}
 	}
@@ -191,7 +196,7 @@ func (p *Program) runTasks(k *kernelCore, c *call, l backend.Launch, s *streamCo
 			// enqueued on s next, must not free what ps still uses.
 			ps.b.Synchronize()
 			if runErr == nil {
-				runErr = err
+				runErr = fail("join", err)
 			}
 		}
 		p.pool.Put(ps)

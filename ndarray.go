@@ -102,7 +102,7 @@ func NewNdarray[T Elem](p *Program, shape ...int) (*Ndarray[T], error) {
 	c.buf, c.st = buf, &storage{owner: p, buf: buf}
 	if err := c.zero(); err != nil {
 		buf.Close()
-		return nil, err
+		return nil, fmt.Errorf("qd: NewNdarray%v: zero fill: %w", shape, err)
 	}
 	return newArray[T](c), nil
 }

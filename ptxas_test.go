@@ -41,6 +41,7 @@ func suiteKernels() []*ir.Kernel {
 		slowWriteKernel(), rendezvousKernel(), rendezvousAllKernel(), twoGroupKernel(),
 		rendezvousGroupsKernel(2), rendezvousGroupsKernel(4), rendezvousGroupsKernel(8),
 		saxpyKernel(), polyKernel(), badGroupKernel(), aliasKernel(), waitFlagKernel(), scaleKernel(),
+		diff3Kernel(),
 	}
 	for _, kind := range runawayKinds {
 		ks = append(ks, runawayKernel(kind))
@@ -64,7 +65,11 @@ func sourceKernels() []*ir.Kernel {
 	for _, src := range []struct {
 		name string
 		text []byte
-	}{{"suite_source.go", []byte(suiteSrc)}, {"reduce.go", []byte(reduceSrc())}, {"diffkernels_test.go", diffKernelsSrc}} {
+	}{
+		{"suite_source.go", []byte(suiteSrc)}, {"reduce.go", []byte(reduceSrc())}, {"diffkernels_test.go", diffKernelsSrc},
+		{"ndrange.go", []byte(ndrangeSrc)}, {"checked.go", []byte(checkedSrc)}, {"addone.go", []byte(addOneSrc)},
+		{"copy.go", []byte(copySrc)},
+	} {
 		ks, err := frontend.Parse(src.name, src.text)
 		if err != nil {
 			panic(fmt.Sprintf("parsing %s: %v", src.name, err)) // the tests compiling it fail too

@@ -146,10 +146,14 @@ func (d *Device) check(fn *Fn, r int32) error {
 func (d *Device) fail(fn *Fn, r int32) error {
 	e := NewDriverError(d.drv, fn.Name, r)
 	if e.Class == Fatal {
-		d.lost.CompareAndSwap(nil, &lostError{first: e})
+		d.markLost(e)
 	}
 	return e
 }
+
+// markLost marks the device lost by fatal error e, unless an earlier one
+// did: the first is the one reported.
+func (d *Device) markLost(e *DriverError) { d.lost.CompareAndSwap(nil, &lostError{first: e}) }
 
 // run is one driver call, fn(args...), on its own call path. args must be
 // a slice that already exists (a pooled frame's, an object's read-only

@@ -58,7 +58,10 @@
 // # Tests
 //
 // The package's external tests run one corpus against every driver with a
-// device (today CUDA). Tests that need a GPU skip without one; with
-// QD_GPU_RUN=1 they fail instead, so a run on a GPU machine cannot pass by
-// skipping.
+// device (today CUDA) and against the fake driver of package fakedriver,
+// which simulates a device on the host so that the runtime's driver paths
+// run on every machine; tests of what kernels compute skip on it, and a
+// test that leaves anything allocated on it fails. Tests that need a GPU
+// skip without one; with QD_GPU_RUN=1 they fail instead, so a run on a GPU
+// machine cannot pass by skipping.
 package gpu

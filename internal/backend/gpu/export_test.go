@@ -45,5 +45,13 @@ func (d *Device) TempBlocks() int {
 	return len(d.temps.all)
 }
 
+// RecordSlabs is the number of page-locked slabs of violation records
+// the device holds (kept until it closes).
+func (d *Device) RecordSlabs() int {
+	d.records.mu.Lock()
+	defer d.records.mu.Unlock()
+	return len(d.records.slabs)
+}
+
 // Lost reports whether a fatal error marked the device lost.
 func (d *Device) Lost() bool { return d.lost.Load() != nil }

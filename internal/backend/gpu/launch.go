@@ -193,9 +193,27 @@ func (l *launch) takeTemps(d *Device, s *stream) error {
 		l.vals[i] = l.temps
 	}
 	if l.m.bounds {
-		return l.clearRecord(d, s)
+		if err := l.clearRecord(d, s); err != nil {
+			// Begin fails, so End never runs: give the temporaries back.
+			return errors.Join(err, l.dropTemps(d, s))
+		}
 	}
 	return nil
+}
+
+// dropTemps gives back temporaries that no work has used, inside
+// d.enter/leave. On a lost device the context holds them, and is gone.
+func (l *launch) dropTemps(d *Device, s *stream) error {
+	var err error
+	switch {
+	case d.lost.Load() != nil:
+	case l.block != nil:
+		err = d.temps.put(l.block, 0)
+	default:
+		err = d.check(&d.c.MemFreeAsync, res(purego.SyscallN(d.c.MemFreeAsync.Addr, uintptr(l.temps), s.h)))
+	}
+	l.temps, l.block = 0, nil
+	return err
 }
 
 // Run enqueues task number task on bs.

@@ -78,6 +78,12 @@ func (d *Device) load(img *Image) (*loadedModule, error) {
 	defer d.leave()
 	h, err := d.drv.Load(img)
 	if err != nil {
+		// A load returns the sticky error of an earlier fault like any
+		// other call: it loses the device too.
+		var de *DriverError
+		if errors.As(err, &de) && de.Class == Fatal {
+			d.markLost(de)
+		}
 		return nil, err
 	}
 	m.h = h

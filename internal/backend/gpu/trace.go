@@ -57,12 +57,16 @@ func (d *Device) NewTraceTimer(rec *trace.Recorder) (backend.TraceTimer, error) 
 		ep.Close()
 		return nil, err
 	}
-	defer bs.Close()
-	if err := ep.Record(bs); err != nil {
-		ep.Close()
-		return nil, err
+	err = ep.Record(bs)
+	if err == nil {
+		err = ep.Synchronize()
 	}
-	if err := ep.Synchronize(); err != nil {
+	// The stream's Close reports a failed wait or destroy, which would
+	// otherwise go unseen (and leave the stream behind).
+	if cerr := bs.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		ep.Close()
 		return nil, err
 	}

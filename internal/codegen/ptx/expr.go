@@ -36,7 +36,7 @@ func (f *fnWriter) expr(e ir.Expr) string {
 			return r
 		}
 		t := e.Array.Elem
-		addr, ok := f.checked(e.Array, e.Index)
+		addr, ok := f.memAddr(e.Array, e.Index)
 		r := f.reg(t)
 		if ok != "" {
 			f.zeroOf(t, r)

@@ -1,6 +1,10 @@
 package ptx
 
-import "github.com/quadrants-go/qd/internal/ir"
+import (
+	"fmt"
+
+	"github.com/quadrants-go/qd/internal/ir"
+)
 
 // Unrolling of counted serial loops.
 //
@@ -112,10 +116,102 @@ func (f *fnWriter) unrolledTrips(s *ir.For, v *ir.Var, e ir.Expr) {
 	f.emit("sub.%s %s, %s, %s", opType(t), left, er, vr)
 	f.emit("setp.lt.u%d %s, %s, %d", 8*t.Size(), few, left, serialUnroll)
 	f.braIf(few, false, rest)
-	for range serialUnroll {
+	sp := f.planSerial(s, v)
+	for k := range serialUnroll {
+		if sp != nil {
+			sp.copy = int64(k)
+		}
+		f.ser = sp
 		f.stmts(s.Body)
+		f.ser = nil
 		f.stmts(s.Post)
 	}
 	f.bra(quad)
 	f.place(rest)
+}
+
+// Within a trip the counter is v0+k in body k, so an access a[v+c] of a
+// 1-D array is a + (v0+k+c)·size: one base per array at the top of the
+// trip, then an immediate offset per access, as nvcc addresses the
+// unrolled loads. Loads and stores only; not with index checks.
+
+// serialPlan is the trip's bases and the body copy being written.
+type serialPlan struct {
+	forms map[*ir.Var]affineIndex // the counter (variable 0) and locals derived from it
+	bases map[int]string          // array parameter → a + v0·size
+	copy  int64
+}
+
+// planSerial writes the bases of the trip; nil when no access uses them.
+func (f *fnWriter) planSerial(s *ir.For, v *ir.Var) *serialPlan {
+	if f.bounds() || v.Type != ir.I64 {
+		return nil
+	}
+	sp := &serialPlan{forms: map[*ir.Var]affineIndex{v: {}}, bases: map[int]string{}}
+	assigned := map[*ir.Var]bool{}
+	ir.Inspect(s.Body, func(n ir.Node) bool {
+		if a, ok := n.(*ir.Assign); ok {
+			assigned[a.Var] = true
+		}
+		return true
+	})
+	ir.Inspect(s.Body, func(n ir.Node) bool {
+		if d, ok := n.(*ir.Decl); ok && d.Var.Type == ir.I64 && !assigned[d.Var] {
+			if form, ok := affineForm(sp.forms, d.Init); ok {
+				sp.forms[d.Var] = form
+			}
+		}
+		return true
+	})
+	vr := f.varReg(v)
+	ir.Inspect(s.Body, func(n ir.Node) bool {
+		var a *ir.Param
+		var index []ir.Expr
+		switch n := n.(type) {
+		case *ir.Load:
+			a, index = n.Array, n.Index
+		case *ir.Store:
+			a, index = n.Array, n.Index
+		default:
+			return true
+		}
+		if _, done := sp.bases[a.Index]; done || !a.IsArray() || a.Dims != 1 || len(index) != 1 {
+			return true
+		}
+		if _, ok := affineForm(sp.forms, index[0]); ok {
+			base := f.reg(ir.I64)
+			f.emit("mad.lo.s64 %s, %s, %d, %s", base, vr, a.Elem.Size(), f.array(a))
+			sp.bases[a.Index] = base
+		}
+		return true
+	})
+	if len(sp.bases) == 0 {
+		return nil
+	}
+	return sp
+}
+
+// serialAddress is the address operand of a[index...] in the trip, or ""
+// when the plan does not cover it.
+func (f *fnWriter) serialAddress(a *ir.Param, index []ir.Expr) string {
+	sp := f.ser
+	if sp == nil || a.Dims != 1 || len(index) != 1 {
+		return ""
+	}
+	base, ok := sp.bases[a.Index]
+	if !ok {
+		return ""
+	}
+	form, ok := affineForm(sp.forms, index[0])
+	if !ok {
+		return ""
+	}
+	off := (sp.copy + form.c) * int64(a.Elem.Size())
+	if off == 0 {
+		return base
+	}
+	if off > 1<<24 || off < -(1<<24) {
+		return ""
+	}
+	return fmt.Sprintf("%s+%d", base, off)
 }

@@ -40,7 +40,9 @@ func TestSerialUnroll(t *testing.T) {
 	if n, want := loads(m.PTX), 2*(serialUnroll+1); n != want {
 		t.Errorf("%d loads, want %d:\n%s", n, want, numbered(m.PTX))
 	}
-	asm(t, m.PTX, `sub\.s64 %rd\d+, %rd\d+, %rd\d+`, `setp\.lt\.u64 %p\d+, %rd\d+, 4`)
+	asm(t, m.PTX, `sub\.s64 %rd\d+, %rd\d+, %rd\d+`, `setp\.lt\.u64 %p\d+, %rd\d+, 4`,
+		// c[k] in the bodies of a trip: one base, then immediates.
+		`ld\.global\.f32 %f\d+, \[%rd\d+\+4\]`, `ld\.global\.f32 %f\d+, \[%rd\d+\+12\]`)
 	for _, vary := range []string{"break", "loaded bound"} {
 		m := compileKernel(t, hornerKernel(vary))
 		if n := loads(m.PTX); n != 2 {

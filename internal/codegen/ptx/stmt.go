@@ -30,7 +30,7 @@ func (f *fnWriter) stmt(s ir.Stmt) {
 		f.wrote(s.Var)
 	case *ir.Store:
 		// Go evaluates the index operands before the value.
-		addr, ok := f.checked(s.Array, s.Index)
+		addr, ok := f.memAddr(s.Array, s.Index)
 		if s.Value == nil || s.Value.Type() != s.Array.Elem {
 			f.fail("store to %s of a value that is not %v", s.Array.Name, s.Array.Elem)
 		}
@@ -249,6 +249,7 @@ func (f *fnWriter) parallelLoop(l *ir.ParallelFor, exit string) {
 	if f.unrollable(l) {
 		f.unrolledLoop(l, g)
 	}
+	aff := f.planAffine(l)
 	stop := f.reg(ir.Bool)
 	f.place(loop)
 	f.braIf(fits, true, wide)
@@ -261,10 +262,13 @@ func (f *fnWriter) parallelLoop(l *ir.ParallelFor, exit string) {
 	f.braIf(stop, false, done)
 	f.setVars(g, ir.I64, i64, g.c64.at, g.vars)
 	f.place(body)
+	if aff != nil {
+		f.affineBases(aff, g.vars)
+	}
 
-	f.parNext = next
+	f.parNext, f.aff = next, aff
 	f.stmts(l.Body)
-	f.parNext = ""
+	f.parNext, f.aff = "", nil
 
 	f.place(next)
 	f.braIf(fits, true, wideNext)

@@ -1,0 +1,257 @@
+package ptx
+
+import (
+	"fmt"
+
+	"github.com/quadrants-go/qd/internal/ir"
+)
+
+// Strength-reduced addresses in multi-dimensional parallel loops.
+//
+// An access a[i+c0][j+c1] of a 2-D array in a 2-D loop over (i, j) costs,
+// written plainly, two 64-bit multiply-adds for the row-major offset and one
+// for the address: a 5-point stencil pays ten of them per element, which on
+// an H100 makes it bound by integer instructions, not by memory (it reached
+// 0.59 of its byte floor). But every such access of one array differs from
+// its element base a + (i·d1 + j)·size by a constant of the loop:
+// (c0·d1 + c1)·size. So a parallel loop of 2 or 3 dimensions computes, per
+// trip, one base per array (and per order in which the loop variables
+// index it), and before the loop one offset register per distinct constant
+// tuple; each access is then the base plus that register, or plus an
+// immediate when only the last index has a constant.
+//
+// An index qualifies when it is a loop variable of type int64, or a local
+// declared (never assigned) as one plus or minus an integer constant,
+// directly or through other such locals. The arithmetic is the same ring
+// arithmetic modulo 2^64 as the plain address, so the address is the same
+// bit for bit, overflow included. Loads and stores use it; atomics, and
+// every access when indices are checked (WithDebug), keep the plain form.
+
+// affineIndex is loop variable number v plus c.
+type affineIndex struct {
+	v int
+	c int64
+}
+
+// affineKey is an array indexed, dimension by dimension, by the loop
+// variables vars (the loop variable number of each index).
+type affineKey struct {
+	array int
+	vars  [3]int
+}
+
+// affinePlan is what a parallel loop's body uses of the scheme.
+type affinePlan struct {
+	forms map[*ir.Var]affineIndex // loop variables and the locals derived from them
+	bases map[affineKey]string    // per-trip element bases
+	offs  map[[4]int64]string     // (array, c0, c1, c2) → invariant byte offset register
+	keys  []affineKey             // bases, in first-use order
+	arrs  map[affineKey]*ir.Param
+}
+
+// planAffine finds the accesses of l's body that the scheme serves and
+// writes their invariant offsets; nil when there are none.
+func (f *fnWriter) planAffine(l *ir.ParallelFor) *affinePlan {
+	if len(l.Vars) < 2 || f.bounds() {
+		return nil
+	}
+	p := &affinePlan{forms: map[*ir.Var]affineIndex{}, bases: map[affineKey]string{},
+		offs: map[[4]int64]string{}, arrs: map[affineKey]*ir.Param{}}
+	for k, v := range l.Vars {
+		if v.Type != ir.I64 {
+			return nil
+		}
+		p.forms[v] = affineIndex{v: k}
+	}
+	assigned := map[*ir.Var]bool{}
+	ir.Inspect(l.Body, func(n ir.Node) bool {
+		if a, ok := n.(*ir.Assign); ok {
+			assigned[a.Var] = true
+		}
+		return true
+	})
+	ir.Inspect(l.Body, func(n ir.Node) bool {
+		if d, ok := n.(*ir.Decl); ok && d.Var.Type == ir.I64 && !assigned[d.Var] {
+			if form, ok := p.form(d.Init); ok {
+				p.forms[d.Var] = form
+			}
+		}
+		return true
+	})
+	found := false
+	ir.Inspect(l.Body, func(n ir.Node) bool {
+		var a *ir.Param
+		var index []ir.Expr
+		switch n := n.(type) {
+		case *ir.Load:
+			a, index = n.Array, n.Index
+		case *ir.Store:
+			a, index = n.Array, n.Index
+		default:
+			return true
+		}
+		if key, consts, ok := p.access(a, index); ok {
+			f.affineOffset(p, a, key, consts)
+			found = true
+		}
+		return true
+	})
+	if !found {
+		return nil
+	}
+	return p
+}
+
+// form is the affine form of e, if it has one.
+func (p *affinePlan) form(e ir.Expr) (affineIndex, bool) { return affineForm(p.forms, e) }
+
+// affineForm is the affine form of e over the forms of the locals, if it
+// has one: a local with a form, plus or minus integer constants, in int64.
+func affineForm(forms map[*ir.Var]affineIndex, e ir.Expr) (affineIndex, bool) {
+	switch e := e.(type) {
+	case *ir.VarRef:
+		form, ok := forms[e.Var]
+		return form, ok
+	case *ir.Binary:
+		if e.Type() != ir.I64 || (e.Op != ir.Add && e.Op != ir.Sub) {
+			return affineIndex{}, false
+		}
+		x, xok := affineForm(forms, e.X)
+		cy, cyok := e.Y.(*ir.Const)
+		if xok && cyok {
+			if e.Op == ir.Sub {
+				return affineIndex{x.v, x.c - cy.Int()}, true
+			}
+			return affineIndex{x.v, x.c + cy.Int()}, true
+		}
+		cx, cxok := e.X.(*ir.Const)
+		y, yok := affineForm(forms, e.Y)
+		if cxok && yok && e.Op == ir.Add {
+			return affineIndex{y.v, y.c + cx.Int()}, true
+		}
+	}
+	return affineIndex{}, false
+}
+
+// access is the key and constants of a[index...], if every index has an
+// affine form.
+func (p *affinePlan) access(a *ir.Param, index []ir.Expr) (affineKey, [3]int64, bool) {
+	var key affineKey
+	var consts [3]int64
+	if !a.IsArray() || a.Dims < 2 || len(index) != a.Dims {
+		return key, consts, false
+	}
+	key.array = a.Index
+	for d, e := range index {
+		form, ok := p.form(e)
+		if !ok {
+			return key, consts, false
+		}
+		key.vars[d], consts[d] = form.v, form.c
+	}
+	return key, consts, true
+}
+
+// affineOffset writes, once, the byte offset of the constants of an
+// access, and registers its key for a base.
+func (f *fnWriter) affineOffset(p *affinePlan, a *ir.Param, key affineKey, consts [3]int64) {
+	if _, ok := p.arrs[key]; !ok {
+		p.arrs[key] = a
+		p.keys = append(p.keys, key)
+	}
+	id := [4]int64{int64(a.Index), consts[0], consts[1], consts[2]}
+	if _, ok := p.offs[id]; ok || !needsOffsetReg(a, consts) {
+		return
+	}
+	// Σ c_d · stride_d, then times the element size.
+	off := f.reg(ir.I64)
+	f.emit("mov.b64 %s, %d", off, consts[a.Dims-1])
+	stride := ""
+	for d := a.Dims - 2; d >= 0; d-- {
+		if stride == "" {
+			stride = f.dim(a, d+1)
+		} else {
+			s := f.reg(ir.I64)
+			f.emit("mul.lo.s64 %s, %s, %s", s, stride, f.dim(a, d+1))
+			stride = s
+		}
+		if consts[d] != 0 {
+			f.emit("mad.lo.s64 %s, %s, %d, %s", off, stride, consts[d], off)
+		}
+	}
+	f.emit("mul.lo.s64 %s, %s, %d", off, off, a.Elem.Size())
+	p.offs[id] = off
+}
+
+// needsOffsetReg reports whether the constants reach beyond the last
+// dimension, or that one is too large for an immediate (else the offset
+// is an immediate of the load or store).
+func needsOffsetReg(a *ir.Param, consts [3]int64) bool {
+	for d := 0; d < a.Dims-1; d++ {
+		if consts[d] != 0 {
+			return true
+		}
+	}
+	c := consts[a.Dims-1]
+	return c > 1<<24 || c < -(1<<24)
+}
+
+// affineBases writes, at the top of a trip, the element base of every key:
+// a + (Σ var_d · stride_d) · size.
+func (f *fnWriter) affineBases(p *affinePlan, vars []string) {
+	for _, key := range p.keys {
+		a := p.arrs[key]
+		off := f.reg(ir.I64)
+		f.mov(ir.I64, off, vars[key.vars[0]])
+		for d := 1; d < a.Dims; d++ {
+			f.emit("mad.lo.s64 %s, %s, %s, %s", off, off, f.dim(a, d), vars[key.vars[d]])
+		}
+		base := f.reg(ir.I64)
+		f.emit("mad.lo.s64 %s, %s, %d, %s", base, off, a.Elem.Size(), f.array(a))
+		p.bases[key] = base
+	}
+}
+
+// memAddr is the address operand of a load or store of a[index...] and
+// its in-range predicate ("" when indices are not checked): through the
+// scheme when it applies, else checked's.
+func (f *fnWriter) memAddr(a *ir.Param, index []ir.Expr) (addr, ok string) {
+	if addr := f.serialAddress(a, index); addr != "" {
+		return addr, ""
+	}
+	if addr := f.affineAddress(a, index); addr != "" {
+		return addr, ""
+	}
+	return f.checked(a, index)
+}
+
+// affineAddress is the address operand of a[index...] under the scheme
+// ("%rd9", "%rd9+4"), or "" when it does not apply.
+func (f *fnWriter) affineAddress(a *ir.Param, index []ir.Expr) string {
+	p := f.aff
+	if p == nil {
+		return ""
+	}
+	key, consts, ok := p.access(a, index)
+	if !ok {
+		return ""
+	}
+	base, ok := p.bases[key]
+	if !ok {
+		return ""
+	}
+	if !needsOffsetReg(a, consts) {
+		c := consts[a.Dims-1] * int64(a.Elem.Size())
+		if c == 0 {
+			return base
+		}
+		return fmt.Sprintf("%s+%d", base, c) // PTX writes a negative one +-4
+	}
+	off, ok := p.offs[[4]int64{int64(a.Index), consts[0], consts[1], consts[2]}]
+	if !ok {
+		return ""
+	}
+	addr := f.reg(ir.I64)
+	f.emit("add.s64 %s, %s, %s", addr, base, off)
+	return addr
+}

@@ -1,0 +1,186 @@
+package qd
+
+import (
+	"testing"
+
+	"github.com/quadrants-go/qd/internal/ir"
+)
+
+// Multi-dimensional parallel loops and the accesses GPU code generators
+// strength-reduce there (an element base per array plus a constant per
+// access): neighbours at ± offsets in each dimension, indices through
+// locals, a transposed access, a local that is assigned (the plain path),
+// a 3-D loop. Every result is checked against the same loop in Go.
+
+const ndrangeSrc = `package k
+
+import "github.com/quadrants-go/qd"
+
+//qd:kernel
+func stencil(in, out [][]float32) {
+	for i0, j0 := range qd.NDRange(len(out)-2, len(out[0])-2) {
+		i, j := i0+1, j0+1
+		up := i - 1
+		out[i][j] = in[up][j] + 2*in[i+1][j] + 3*in[i][j-1] + 4*in[i][j+1] + 5*in[i][j]
+	}
+}
+
+//qd:kernel
+func transpose(a, b [][]float32) {
+	for i, j := range qd.NDRange(len(a), len(a[0])) {
+		b[j][i] = a[i][j]
+	}
+}
+
+//qd:kernel
+func sum2(a [][]float32, out []float32, cnt []int32) {
+	for i, j := range qd.NDRange(len(a), len(a[0])) {
+		qd.AtomicAdd(&out[0], a[i][j])
+		qd.AtomicAdd(&cnt[0], 1)
+	}
+}
+
+//qd:kernel
+func window(x, c, y []float32) {
+	for i := range len(y) {
+		acc := float32(0)
+		for j := 0; j < len(c)-1; j++ {
+			k := j + 1
+			acc += c[j]*x[i] - c[k]
+			y[i] = acc
+		}
+	}
+}
+
+//qd:kernel
+func shiftBack(a, b [][]float32) {
+	for i, j := range qd.NDRange(len(b), len(b[0])) {
+		k := j
+		if j > 0 {
+			k = j - 1
+		}
+		b[i][j] = a[i][k]
+	}
+}
+`
+
+// diff3Kernel: out[i][j][k] = in[i][j][k+1] - in[i+1][j][k] + in[i][j+1][k]
+// over all but the last index of each dimension, a 3-D loop.
+func diff3Kernel() *ir.Kernel {
+	b := ir.NewBuilder("diff3")
+	a3, o3 := b.Array("in", ir.F32, 3), b.Array("out", ir.F32, 3)
+	one := ir.I64c(1)
+	ext := []ir.Expr{ir.Op(ir.Sub, ir.LenOf(o3, 0), one), ir.Op(ir.Sub, ir.LenOf(o3, 1), one), ir.Op(ir.Sub, ir.LenOf(o3, 2), one)}
+	b.ParallelN(ext, func(v []*ir.Var) {
+		i, j, k := ir.Ref(v[0]), ir.Ref(v[1]), ir.Ref(v[2])
+		x := ir.Op(ir.Sub, ir.Ld(a3, i, j, ir.Op(ir.Add, k, one)), ir.Ld(a3, ir.Op(ir.Add, i, one), j, k))
+		b.Store(o3, ir.Op(ir.Add, x, ir.Ld(a3, i, ir.Op(ir.Add, j, one), k)), i, j, k)
+	})
+	return b.Kernel()
+}
+
+func grid(n, m int, f func(i, j int) float32) [][]float32 {
+	g := make([][]float32, n)
+	for i := range g {
+		g[i] = make([]float32, m)
+		for j := range g[i] {
+			if f != nil {
+				g[i][j] = f(i, j)
+			}
+		}
+	}
+	return g
+}
+
+func TestNDRangeAccesses(t *testing.T) {
+	forEachArch(t, func(t *testing.T, p *Program) {
+		m := must[*Module](t)(Compile(p, ndrangeSrc, WithFilename("k.go")))
+		// Rows shorter and longer than a GPU tile's 32 columns, row counts
+		// that are not multiples of a tile's rows.
+		for _, size := range [][2]int{{37, 53}, {37, 130}, {9, 200}} {
+			n, w := size[0], size[1]
+			in := grid(n, w, func(i, j int) float32 { return float32(i*w + j) })
+			out := grid(n, w, nil)
+			check(t, must[*Kernel](t)(m.Kernel("stencil")).Launch(in, out))
+			for i := 1; i < n-1; i++ {
+				for j := 1; j < w-1; j++ {
+					want := in[i-1][j] + 2*in[i+1][j] + 3*in[i][j-1] + 4*in[i][j+1] + 5*in[i][j]
+					if out[i][j] != want {
+						t.Fatalf("stencil %dx%d: out[%d][%d] = %v, want %v", n, w, i, j, out[i][j], want)
+					}
+				}
+			}
+			if out[0][5] != 0 || out[5][w-1] != 0 {
+				t.Fatalf("stencil %dx%d wrote the border", n, w)
+			}
+			tr := grid(w, n, nil)
+			check(t, must[*Kernel](t)(m.Kernel("transpose")).Launch(in, tr))
+			sb := grid(n, w, nil)
+			check(t, must[*Kernel](t)(m.Kernel("shiftBack")).Launch(in, sb))
+			for i := range n {
+				for j := range w {
+					if tr[j][i] != in[i][j] {
+						t.Fatalf("transpose %dx%d: b[%d][%d] = %v, want %v", n, w, j, i, tr[j][i], in[i][j])
+					}
+					if want := in[i][max(j-1, 0)]; sb[i][j] != want {
+						t.Fatalf("shiftBack %dx%d: b[%d][%d] = %v, want %v", n, w, i, j, sb[i][j], want)
+					}
+				}
+			}
+			sum, cnt := []float32{0}, []int32{0}
+			check(t, must[*Kernel](t)(m.Kernel("sum2")).Launch(in, sum, cnt))
+			if want := float32(n*w*(n*w-1)) / 2; sum[0] != want || cnt[0] != int32(n*w) {
+				t.Fatalf("sum2 %dx%d: sum %v count %d, want %v and %d", n, w, sum[0], cnt[0], want, n*w)
+			}
+		}
+
+		// A serial loop unrolled by GPU code generators, with c[j] and
+		// c[j+1]; lengths 0 to 9 cover every remainder.
+		win := must[*Kernel](t)(m.Kernel("window"))
+		x := []float32{1, 2, 3}
+		for nc := range 10 {
+			c := make([]float32, nc)
+			for j := range c {
+				c[j] = float32(j*j) - 3
+			}
+			y := make([]float32, len(x))
+			check(t, win.Launch(x, c, y))
+			for i := range x {
+				var acc, want float32
+				for j := 0; j < len(c)-1; j++ {
+					acc += c[j]*x[i] - c[j+1]
+					want = acc
+				}
+				if y[i] != want {
+					t.Fatalf("window with %d coefficients: y[%d] = %v, want %v", nc, i, y[i], want)
+				}
+			}
+		}
+
+		k3 := must[*Kernel](t)(buildKernel(p, diff3Kernel()))
+		const d0, d1, d2 = 6, 7, 9
+		src := make([]float32, d0*d1*d2)
+		for i := range src {
+			src[i] = float32(i * i % 97)
+		}
+		ai := must[*Ndarray[float32]](t)(NewNdarray[float32](p, d0, d1, d2))
+		ao := must[*Ndarray[float32]](t)(NewNdarray[float32](p, d0, d1, d2))
+		check(t, ai.CopyFromHost(src))
+		check(t, k3.Launch(ai, ao))
+		got := must[[]float32](t)(ao.ToSlice())
+		at := func(i, j, k int) float32 { return src[(i*d1+j)*d2+k] }
+		for i := range d0 {
+			for j := range d1 {
+				for k := range d2 {
+					var want float32
+					if i < d0-1 && j < d1-1 && k < d2-1 {
+						want = at(i, j, k+1) - at(i+1, j, k) + at(i, j+1, k)
+					}
+					if g := got[(i*d1+j)*d2+k]; g != want {
+						t.Fatalf("diff3: out[%d][%d][%d] = %v, want %v", i, j, k, g, want)
+					}
+				}
+			}
+		}
+	})
+}
