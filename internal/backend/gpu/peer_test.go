@@ -1,11 +1,14 @@
 package gpu_test
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/quadrants-go/qd/internal/backend"
 	"github.com/quadrants-go/qd/internal/backend/gpu"
+	"github.com/quadrants-go/qd/internal/backend/gpu/fakedriver"
 	"github.com/quadrants-go/qd/internal/backend/gpu/gputest"
 )
 
@@ -33,6 +36,7 @@ var peerCases = []struct {
 // flag is written after everything is enqueued.
 func TestPeerWaitAndCopy(t *testing.T) {
 	forEachDriver(t, func(t *testing.T, d *gpu.Device) {
+		needKernels(t, d)
 		for _, pc := range peerCases {
 			t.Run(pc.name, func(t *testing.T) {
 				peer := peerOf(t, d, pc.second)
@@ -182,4 +186,75 @@ func TestPeerErrors(t *testing.T) {
 			t.Error("PeerAccess(nil) succeeded")
 		}
 	})
+}
+
+// TestPeerFaults, over every real driver wrapped (faultTargets), between
+// devices 0 and 1: a failed enabling of peer access leaves PeerAccess
+// naming the failed function and copies working (the driver stages them);
+// a failed peer copy returns an error naming its function and loses
+// neither device, whose next copy is right. The fake has one device, so
+// it skips, as does a machine with one GPU.
+//
+//	QD_GPU_RUN=1 QD_GPU_COUNT=2 go test ./internal/backend/gpu -run 'TestPeerFaults' -v
+func TestPeerFaults(t *testing.T) {
+	for _, tg := range faultTargets(t) {
+		t.Run(tg.name, func(t *testing.T) {
+			if tg.exact {
+				t.Skip("the fake driver has one device: peer calls need two")
+			}
+			failed, ok := fakedriver.CodeFor(tg.drv, gpu.Failed)
+			if !ok {
+				t.Fatal("the driver has no code of class failed")
+			}
+			tg.in.Reset()
+			defer tg.in.Reset()
+			d0 := gputest.Open(t, tg.drv)
+			d1 := gputest.OpenOrdinal(t, tg.drv, 1)
+			s0 := mustStream(t, d0, 0)
+			const n = 1 << 16
+			b0, b1 := mustAlloc(t, d0, 4*n), mustAlloc(t, d1, 4*n)
+			want := make([]uint32, n)
+			for i := range want {
+				want[i] = uint32(i) * 7
+			}
+			writeU32(t, b0, s0, want)
+			copied := func(what string) {
+				t.Helper()
+				if err := d0.CopyPeer(s0, b1, b0, 4*n); err != nil {
+					t.Fatalf("%s: %v", what, err)
+				}
+				if err := s0.Synchronize(); err != nil {
+					t.Fatal(err)
+				}
+				got := readU32(t, b1, mustStream(t, d1, 0), n)
+				for i := range got {
+					if got[i] != want[i] {
+						t.Fatalf("%s: element %d = %d, want %d", what, i, got[i], want[i])
+					}
+				}
+			}
+
+			tg.in.Inject(fakedriver.Fault{Call: "EnablePeerAccess", N: 1, Code: failed})
+			direct, err := d0.PeerAccess(d1)
+			switch {
+			case tg.in.Count("EnablePeerAccess") == 0:
+				t.Logf("no EnablePeerAccess call (no direct path, or the pair was enabled earlier in this process): %v, %v", direct, err)
+			case direct || err == nil || !strings.Contains(err.Error(), tg.in.Name("EnablePeerAccess")):
+				t.Errorf("PeerAccess after a failed %s: direct %v, %v", tg.in.Name("EnablePeerAccess"), direct, err)
+			}
+			copied("copy after a failed enabling")
+
+			tg.in.Inject(fakedriver.Fault{Call: "CopyPeerAsync", N: 1, Code: failed})
+			err = d0.CopyPeer(s0, b1, b0, 4*n)
+			var de *gpu.DriverError
+			if !errors.As(err, &de) || de.Op != tg.in.Name("CopyPeerAsync") || de.Code != failed {
+				t.Errorf("a failed peer copy: %v, want a DriverError of %s", err, tg.in.Name("CopyPeerAsync"))
+			}
+			if errors.Is(err, backend.ErrDeviceLost) || d0.Lost() || d1.Lost() {
+				t.Errorf("a failed peer copy lost a device: %v", err)
+			}
+			tg.in.Reset()
+			copied("copy after a failed copy")
+		})
+	}
 }
