@@ -142,6 +142,18 @@ func crossOrder(t *testing.T, from, to *Program, order func(t *testing.T, from, 
 	}
 }
 
+// TestCrossProgramPingPong: the ping-pong of TestTwoGPUsPingPong between
+// two Programs of one device.
+func TestCrossProgramPingPong(t *testing.T) {
+	forEachArch(t, func(t *testing.T, p *Program) {
+		q := must[*Program](t)(Init(WithArch(p.Arch())))
+		defer func() { check(t, q.Close()) }()
+		for _, o := range crossOrders {
+			t.Run(o.name, func(t *testing.T) { pingPong(t, p, q, o.order) })
+		}
+	})
+}
+
 // TestCopyBetweenPrograms: copies of 1-, 2- and 3-D arrays and of Rows
 // views between two Programs, on a stream of either, in both directions.
 func TestCopyBetweenPrograms(t *testing.T) {
