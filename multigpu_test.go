@@ -66,18 +66,7 @@ func TestTwoGPUsDevices(t *testing.T) {
 // TestTwoGPUsWaits: streams of each device ordered after slow work of the
 // other by an event of the other device or WaitStream (crossOrder).
 func TestTwoGPUsWaits(t *testing.T) {
-	forEachTwoGPUs(t, func(t *testing.T, p0, p1 *Program) {
-		for _, dir := range []struct {
-			name     string
-			from, to *Program
-		}{{"0 to 1", p0, p1}, {"1 to 0", p1, p0}} {
-			for _, o := range crossOrders {
-				t.Run(dir.name+"/"+o.name, func(t *testing.T) {
-					crossOrder(t, dir.from, dir.to, o.order, 8)
-				})
-			}
-		}
-	})
+	forEachTwoGPUs(t, func(t *testing.T, p0, p1 *Program) { crossWaits(t, p0, p1) })
 }
 
 // TestTwoGPUsCopies: peer copies of 1-, 2- and 3-D arrays and of Rows
@@ -192,11 +181,7 @@ func slowAddKernel() *ir.Kernel {
 	state := b.Array("state", ir.I64, 1)
 	iters := b.Scalar("iters", ir.I64)
 	b.Parallel(ir.I64c(1), func(_ *ir.Var) {
-		s := b.Decl("s", ir.I64c(1))
-		b.ForRange("n", ir.P(iters), func(_ *ir.Var) {
-			b.Assign(s, ir.Op(ir.Rem, ir.Op(ir.Add, ir.Op(ir.Mul, ir.Ref(s), ir.I64c(1664525)), ir.I64c(1013904223)), ir.I64c(2147483647)))
-		})
-		b.Store(state, ir.Ref(s), ir.I64c(0))
+		spinBody(b, state, iters)
 		b.ForRange("j", ir.LenOf(x, 0), func(j *ir.Var) {
 			b.Store(x, ir.Op(ir.Add, ir.Ld(x, ir.Ref(j)), ir.F32c(1)), ir.Ref(j))
 		})
