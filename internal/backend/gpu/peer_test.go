@@ -190,7 +190,8 @@ func TestPeerErrors(t *testing.T) {
 
 // TestPeerFaults, over every real driver wrapped (faultTargets), between
 // devices 0 and 1: a failed enabling of peer access leaves PeerAccess
-// naming the failed function and copies working (the driver stages them);
+// naming the failed function and copies working (the driver stages them),
+// and is not tried again by later copies (once per pair, each way);
 // a failed peer copy returns an error naming its function and loses
 // neither device, whose next copy is right. The fake has one device, so
 // it skips, as does a machine with one GPU.
@@ -243,6 +244,10 @@ func TestPeerFaults(t *testing.T) {
 				t.Errorf("PeerAccess after a failed %s: direct %v, %v", tg.in.Name("EnablePeerAccess"), direct, err)
 			}
 			copied("copy after a failed enabling")
+			copied("second copy")
+			if n := tg.in.Count("EnablePeerAccess"); n > 2 {
+				t.Errorf("%d EnablePeerAccess calls for one pair: access is enabled once per pair, each way", n)
+			}
 
 			tg.in.Inject(fakedriver.Fault{Call: "CopyPeerAsync", N: 1, Code: failed})
 			err = d0.CopyPeer(s0, b1, b0, 4*n)
