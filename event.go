@@ -22,6 +22,21 @@ type eventCore struct {
 	b      backend.Event
 	timing bool
 	closed atomic.Bool
+	// inflight counts streams of other Programs enqueueing a wait for the
+	// event (peers.go); its release waits for them.
+	inflight busy
+}
+
+// hold keeps the event from being destroyed while a stream of another
+// Program enqueues a wait for it; it fails if the event is closed. Pair
+// with inflight.leave.
+func (c *eventCore) hold() bool {
+	c.inflight.enter()
+	if c.closed.Load() {
+		c.inflight.leave()
+		return false
+	}
+	return true
 }
 
 // NewEvent makes an event; WithTiming makes it usable with Elapsed.
@@ -80,6 +95,8 @@ func (e *Event) use() error {
 
 // Record captures the work enqueued on s so far. Recording again moves the
 // event to the new point; waits enqueued before keep the point they saw.
+// s must be a stream of the event's Program (a GPU records an event only on
+// its own device); streams of other Programs may wait for it.
 func (e *Event) Record(s *Stream) error {
 	if err := e.use(); err != nil {
 		return err
@@ -122,6 +139,7 @@ func (c *eventCore) leakClose() error {
 	if !c.closed.CompareAndSwap(false, true) {
 		return nil
 	}
+	c.inflight.wait()
 	c.p.mu.Lock()
 	delete(c.p.events, c)
 	c.p.mu.Unlock()
@@ -132,6 +150,7 @@ func (c *eventCore) release() error {
 	if !c.closed.CompareAndSwap(false, true) {
 		return nil
 	}
+	c.inflight.wait()
 	return c.b.Close()
 }
 

@@ -222,18 +222,8 @@ func groupStarts(k *kernelCore, starts []int) []int {
 	return starts
 }
 
-// join makes s wait for the work enqueued so far on o.
-func (p *Program) join(s, o *streamCore) error {
-	e, err := p.evpool.Get()
-	if err != nil {
-		return err
-	}
-	defer p.evpool.Put(e)
-	if err := e.Record(o.b); err != nil {
-		return err
-	}
-	return s.b.WaitEvent(e)
-}
+// join makes s wait for the work enqueued so far on o, a stream of p.
+func (p *Program) join(s, o *streamCore) error { return s.waitOn(o) }
 
 // launchWithHostSlices surrounds the kernel with the copies of its slice
 // arguments on s and waits for the copies back. On a backend that can use

@@ -49,7 +49,7 @@ func NewNdarrayOn[T Elem](s *Stream, shape ...int) (*Ndarray[T], error) {
 	if err != nil {
 		return nil, fmt.Errorf("qd: NewNdarrayOn%v: %w", shape, err)
 	}
-	c.buf, c.st = buf, &storage{buf: buf, pooled: true, home: s.c}
+	c.buf, c.st = buf, &storage{owner: p, buf: buf, pooled: true, home: s.c}
 	if _, host := buf.(backend.HostPointer); !host && c.n > 0 {
 		if _, ok := buf.(backend.Zeroer); !ok {
 			buf.FreeOn(s.c.b)
@@ -82,13 +82,13 @@ func (p *Program) freeInOrder(st *storage) error {
 	if on == nil || !on.hold() {
 		on = p.def.c
 		if !on.hold() {
-			err := p.waitUses(&st.tracker)
+			err := st.waitUses()
 			st.zero.release(p)
 			return errors.Join(err, st.buf.Close())
 		}
 	}
 	defer on.inflight.leave()
-	if err := p.orderAfterUses(&st.tracker, on); err != nil {
+	if err := st.orderAfterUses(on); err != nil {
 		return err
 	}
 	err := st.buf.FreeOn(on.b)
@@ -148,10 +148,16 @@ func (p *Program) enqueueOn(s *Stream, what string, arrays []pinned, enqueue fun
 	if err := s.check(p); err != nil {
 		return fmt.Errorf("qd: %s: %w", what, err)
 	}
-	if !s.c.hold() {
+	return enqueueHeld(s.c, what, arrays, enqueue, zs...)
+}
+
+// enqueueHeld is enqueueOn once s is checked: s may belong to another
+// Program than the caller's (copyBetween).
+func enqueueHeld(s *streamCore, what string, arrays []pinned, enqueue func(backend.Stream) error, zs ...zeroUse) error {
+	if !s.hold() {
 		return closedErr("stream")
 	}
-	defer s.c.inflight.leave()
+	defer s.inflight.leave()
 	for i, a := range arrays {
 		if !a.pin() {
 			for _, b := range arrays[:i] {
@@ -160,13 +166,13 @@ func (p *Program) enqueueOn(s *Stream, what string, arrays []pinned, enqueue fun
 			return fmt.Errorf("qd: %s: %w", what, closedErr("array"))
 		}
 	}
-	err := p.zeroFirst(s.c, zs)
+	err := zeroFirst(s, zs)
 	if err == nil {
-		err = enqueue(s.c.b)
-		p.zeroAfter(zs, err)
+		err = enqueue(s.b)
+		zeroAfter(zs, err)
 	}
 	for _, a := range arrays {
-		a.noteUse(s.c)
+		a.noteUse(s)
 		a.unpin()
 	}
 	return err
@@ -229,6 +235,16 @@ func (a *Ndarray[T]) CopyToHostOn(s *Stream, h *HostArray[T]) error {
 
 // CopyFromOn enqueues on s a device-to-device copy of src into the array
 // (the same number of elements) and returns.
+//
+// src may belong to another Program of the same backend: a peer copy
+// between two GPUs (direct over NVLink or PCIe where the devices reach
+// each other's memory, which the first copy between them enables, staged
+// through host memory by the driver otherwise), or a copy between two
+// Programs of one device. s may then belong to either Program; the
+// caller orders it after the work that writes src and before the work
+// that reads the array, as for any stream (WaitEvent, WaitStream). Both
+// arrays' use tracking sees the copy: a host read or Close of either
+// waits for it. A source of another backend's Program is ErrForeign.
 func (a *Ndarray[T]) CopyFromOn(s *Stream, src *Ndarray[T]) error {
 	const what = "CopyFromOn"
 	if err := a.use(); err != nil {
@@ -238,12 +254,12 @@ func (a *Ndarray[T]) CopyFromOn(s *Stream, src *Ndarray[T]) error {
 	switch {
 	case src == nil || src.c == nil:
 		return fmt.Errorf("%w: %s: nil source", ErrInvalidArgument, what)
-	case src.c.p != a.c.p:
-		return fmt.Errorf("%w: %s: the source Ndarray", ErrForeign, what)
 	case src.c.isClosed():
 		return fmt.Errorf("qd: %s: %w", what, closedErr("source Ndarray"))
 	case src.c.n != a.c.n:
 		return fmt.Errorf("%w: %s: a source of %d elements for an Ndarray of %d", ErrInvalidArgument, what, src.c.n, a.c.n)
+	case src.c.p != a.c.p:
+		return copyBetween(s, what, a.c, src.c)
 	}
 	return a.c.p.enqueueOn(s, what, []pinned{a.c, src.c}, func(bs backend.Stream) error {
 		if a.c.n == 0 {

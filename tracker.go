@@ -2,6 +2,7 @@ package qd
 
 import (
 	"errors"
+	"slices"
 	"sync"
 )
 
@@ -76,57 +77,46 @@ func containsUse(list []use, u use) bool {
 }
 
 // waitUses blocks until the work enqueued so far on the streams that used
-// the memory is done, then forgets those uses.
-func (p *Program) waitUses(t *tracker) error {
+// the memory is done, then forgets those uses. Streams of other Programs
+// (copies between Programs) are waited for through their own Program's
+// events.
+func (t *tracker) waitUses() error { return t.waitUsesBut(nil) }
+
+// waitUsesBut is waitUses for the streams of Programs other than skip: at
+// Program.Close, whose own streams are already synchronized.
+func (t *tracker) waitUsesBut(skip *Program) error {
 	seen := t.snapshot()
+	if skip != nil {
+		seen = slices.DeleteFunc(seen, func(u use) bool { return u.s.p == skip })
+	}
 	if len(seen) == 0 {
 		return nil
 	}
 	var errs []error
 	for _, u := range seen {
-		if u.s.closed.Load() {
-			<-u.s.gone // its Close waits for its work
-			continue
-		}
-		e, err := p.evpool.Get()
-		if err != nil {
-			return err
-		}
-		if err := e.Record(u.s.b); err != nil {
-			errs = append(errs, err)
-		} else if err := e.Synchronize(); err != nil {
-			errs = append(errs, err)
-		}
-		p.evpool.Put(e)
+		errs = append(errs, u.s.hostWait())
 	}
 	t.forget(seen)
 	return errors.Join(errs...)
 }
 
 // orderAfterUses makes stream on wait, without blocking the host, for the
-// work enqueued so far on the other streams that used the memory, and
-// forgets those uses: what on enqueues next (a free) comes after all of it.
-func (p *Program) orderAfterUses(t *tracker, on *streamCore) error {
+// work enqueued so far on the other streams that used the memory (of its
+// Program or of others), and forgets those uses: what on enqueues next (a
+// free) comes after all of it. The caller holds on.
+func (t *tracker) orderAfterUses(on *streamCore) error {
 	seen := t.snapshot()
 	var errs []error
 	for _, u := range seen {
 		if u.s == on {
 			continue
 		}
-		if u.s.closed.Load() {
-			<-u.s.gone
+		if !u.s.hold() {
+			<-u.s.gone // closed: its Close waits for its work
 			continue
 		}
-		e, err := p.evpool.Get()
-		if err != nil {
-			return err
-		}
-		if err := e.Record(u.s.b); err != nil {
-			errs = append(errs, err)
-		} else if err := on.b.WaitEvent(e); err != nil {
-			errs = append(errs, err)
-		}
-		p.evpool.Put(e)
+		errs = append(errs, on.waitOn(u.s))
+		u.s.inflight.leave()
 	}
 	t.forget(seen)
 	return errors.Join(errs...)

@@ -44,6 +44,10 @@ const (
 	cModuleGetFunction
 	cModuleUnload
 	cLaunchKernel
+	cCanAccessPeer
+	cEnablePeerAccess
+	cCopyPeerAsync
+	cMemPoolSetAccess
 	cLoad // Driver.Load, a Go method: not in Calls
 	numCalls
 )
@@ -84,6 +88,10 @@ var calls = [numCalls]struct {
 	cModuleGetFunction: {"ModuleGetFunction", 3},
 	cModuleUnload:      {"ModuleUnload", 1},
 	cLaunchKernel:      {"LaunchKernel", 11},
+	cCanAccessPeer:     {"CanAccessPeer", 3},
+	cEnablePeerAccess:  {"EnablePeerAccess", 2},
+	cCopyPeerAsync:     {"CopyPeerAsync", 6},
+	cMemPoolSetAccess:  {"MemPoolSetAccess", 3},
 	cLoad:              {Load, 0},
 }
 
@@ -205,6 +213,8 @@ func callback(n int, f func(a *args) uintptr) uintptr {
 		return purego.NewCallback(func(a0, a1, a2 uintptr) uintptr { return f(&args{a0, a1, a2}) })
 	case 4:
 		return purego.NewCallback(func(a0, a1, a2, a3 uintptr) uintptr { return f(&args{a0, a1, a2, a3}) })
+	case 6:
+		return purego.NewCallback(func(a0, a1, a2, a3, a4, a5 uintptr) uintptr { return f(&args{a0, a1, a2, a3, a4, a5}) })
 	case 11:
 		return purego.NewCallback(func(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10 uintptr) uintptr {
 			return f(&args{a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10})
