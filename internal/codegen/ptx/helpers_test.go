@@ -16,9 +16,9 @@ import (
 // architecture.
 var testTarget = Target{SM: 70, Version: "6.0"}
 
-// stubMath stands in for package ptxmath until it exists: a valid .func of
-// the documented shape (it returns its first argument), so modules that call
-// transcendentals still assemble.
+// stubMath stands in for package ptxmath's subroutines (Options.mathFunc):
+// a valid .func of the documented shape (it returns its first argument), so
+// modules that call transcendentals assemble, and stay short to read.
 func stubMath(fn ir.Intrinsic, t ir.Type) (string, string, error) {
 	ty := opType(t)
 	name := fmt.Sprintf("__qd_%s_%s", fn, ty)
