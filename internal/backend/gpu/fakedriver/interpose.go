@@ -44,6 +44,13 @@ const (
 	cModuleGetFunction
 	cModuleUnload
 	cLaunchKernel
+	cStreamBeginCapture
+	cStreamEndCapture
+	cGraphInstantiate
+	cGraphLaunch
+	cGraphExecDestroy
+	cGraphDestroy
+	cGraphExecUpdate
 	cLoad // Driver.Load, a Go method: not in Calls
 	numCalls
 )
@@ -58,33 +65,40 @@ var calls = [numCalls]struct {
 	field string
 	arity int
 }{
-	cMakeCurrent:       {"MakeCurrent", 1},
-	cSynchronize:       {"Synchronize", 0},
-	cStreamCreate:      {"StreamCreate", 3},
-	cStreamDestroy:     {"StreamDestroy", 1},
-	cStreamSynchronize: {"StreamSynchronize", 1},
-	cStreamQuery:       {"StreamQuery", 1},
-	cStreamWaitEvent:   {"StreamWaitEvent", 3},
-	cEventCreate:       {"EventCreate", 2},
-	cEventDestroy:      {"EventDestroy", 1},
-	cEventRecord:       {"EventRecord", 2},
-	cEventQuery:        {"EventQuery", 1},
-	cEventSynchronize:  {"EventSynchronize", 1},
-	cEventElapsed:      {"EventElapsed", 3},
-	cMemAlloc:          {"MemAlloc", 2},
-	cMemFree:           {"MemFree", 1},
-	cMemAllocAsync:     {"MemAllocAsync", 3},
-	cMemFreeAsync:      {"MemFreeAsync", 2},
-	cCopyHtoDAsync:     {"CopyHtoDAsync", 4},
-	cCopyDtoHAsync:     {"CopyDtoHAsync", 4},
-	cCopyDtoDAsync:     {"CopyDtoDAsync", 4},
-	cMemsetD8Async:     {"MemsetD8Async", 4},
-	cHostAlloc:         {"HostAlloc", 3},
-	cHostFree:          {"HostFree", 1},
-	cModuleGetFunction: {"ModuleGetFunction", 3},
-	cModuleUnload:      {"ModuleUnload", 1},
-	cLaunchKernel:      {"LaunchKernel", 11},
-	cLoad:              {Load, 0},
+	cMakeCurrent:        {"MakeCurrent", 1},
+	cSynchronize:        {"Synchronize", 0},
+	cStreamCreate:       {"StreamCreate", 3},
+	cStreamDestroy:      {"StreamDestroy", 1},
+	cStreamSynchronize:  {"StreamSynchronize", 1},
+	cStreamQuery:        {"StreamQuery", 1},
+	cStreamWaitEvent:    {"StreamWaitEvent", 3},
+	cEventCreate:        {"EventCreate", 2},
+	cEventDestroy:       {"EventDestroy", 1},
+	cEventRecord:        {"EventRecord", 2},
+	cEventQuery:         {"EventQuery", 1},
+	cEventSynchronize:   {"EventSynchronize", 1},
+	cEventElapsed:       {"EventElapsed", 3},
+	cMemAlloc:           {"MemAlloc", 2},
+	cMemFree:            {"MemFree", 1},
+	cMemAllocAsync:      {"MemAllocAsync", 3},
+	cMemFreeAsync:       {"MemFreeAsync", 2},
+	cCopyHtoDAsync:      {"CopyHtoDAsync", 4},
+	cCopyDtoHAsync:      {"CopyDtoHAsync", 4},
+	cCopyDtoDAsync:      {"CopyDtoDAsync", 4},
+	cMemsetD8Async:      {"MemsetD8Async", 4},
+	cHostAlloc:          {"HostAlloc", 3},
+	cHostFree:           {"HostFree", 1},
+	cModuleGetFunction:  {"ModuleGetFunction", 3},
+	cModuleUnload:       {"ModuleUnload", 1},
+	cLaunchKernel:       {"LaunchKernel", 11},
+	cStreamBeginCapture: {"StreamBeginCapture", 2},
+	cStreamEndCapture:   {"StreamEndCapture", 2},
+	cGraphInstantiate:   {"GraphInstantiate", 3},
+	cGraphLaunch:        {"GraphLaunch", 2},
+	cGraphExecDestroy:   {"GraphExecDestroy", 1},
+	cGraphDestroy:       {"GraphDestroy", 1},
+	cGraphExecUpdate:    {"GraphExecUpdate", 4},
+	cLoad:               {Load, 0},
 }
 
 // maxArity is the most arguments a driver function takes (LaunchKernel).
