@@ -80,7 +80,9 @@ type graphCore struct {
 // An array made by NewNdarrayOn on a capturing stream is memory of the
 // graph: only the capture's streams may use it, and it must be closed
 // before fn returns (its free is captured too); each replay allocates,
-// zeroes and frees it again.
+// zeroes and frees it again. An array made by NewNdarrayOn before the
+// capture and first used in it is zeroed at once, outside the capture
+// (Capture waits for that fill on the host): replays never zero it.
 //
 // Launches inside a capture are not traced one by one; each replay of the
 // graph is traced as one span on its stream. Events recorded inside a
