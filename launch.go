@@ -209,19 +209,22 @@ func (p *Program) runTasks(k *kernelCore, c *call, l backend.Launch, s *streamCo
 			runErr = fail("group stream", err)
 			break
 		}
-		streams[g] = ps
 		if m != nil {
 			// The pooled stream joins the capture, to leave it with the
 			// capture's other streams when the capture ends.
-			if err := p.admitWait(ps, m, "kernel "+k.name); err != nil {
-				runErr = err
-				break
+			runErr = p.admitWait(ps, m, "kernel "+k.name)
+		}
+		if runErr == nil {
+			if err := ps.b.WaitEvent(fork); err != nil {
+				runErr = fail("fork", err)
 			}
 		}
-		if err := ps.b.WaitEvent(fork); err != nil {
-			runErr = fail("fork", err)
+		if runErr != nil {
+			// Not forked: nothing to join back.
+			p.giveBackGroupStream(ps, cp)
 			break
 		}
+		streams[g] = ps
 	}
 	if runErr == nil {
 		// Breadth-first: the first task of every group, then the second...,
@@ -260,13 +263,19 @@ func (p *Program) runTasks(k *kernelCore, c *call, l backend.Launch, s *streamCo
 				runErr = fail("join", err)
 			}
 		}
-		if cp != nil && ps.cap.Load() == cp {
-			cp.keepPooled(ps)
-		} else {
-			p.pool.Put(ps)
-		}
+		p.giveBackGroupStream(ps, cp)
 	}
 	return runErr
+}
+
+// giveBackGroupStream returns a stream-parallel launch's pooled stream
+// ps: to the pool, or, if it joined capture cp, to cp until it ends.
+func (p *Program) giveBackGroupStream(ps *streamCore, cp *capture) {
+	if cp != nil && ps.cap.Load() == cp {
+		cp.keepPooled(ps)
+	} else {
+		p.pool.Put(ps)
+	}
 }
 
 func runTask(l backend.Launch, task int, s *streamCore) error {

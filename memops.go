@@ -66,7 +66,7 @@ func NewNdarrayOn[T Elem](s *Stream, shape ...int) (*Ndarray[T], error) {
 		} else if err := z.Zero(s.c.b); err != nil {
 			// In a capture the fill is part of the graph, at once.
 			buf.FreeOn(s.c.b)
-			return nil, failed(cp, err)
+			return nil, failed(cp, fmt.Errorf("qd: NewNdarrayOn%v: zeroing the array: %w", shape, err))
 		}
 	}
 	c.st.noteUse(s.c)

@@ -72,7 +72,7 @@ func New() (*Driver, error) {
 		modules:  map[uintptr]*module{},
 		funcs:    map[uintptr]*function{},
 	}
-	d.ip = interposer{in: d.Injector, classify: classify, next: d.sim, poison: d.poison}
+	d.ip = interposer{in: d.Injector, classify: classify, next: d.sim, poison: d.poison, faulted: d.faulted}
 	var names gpu.Calls
 	for c := range cLoad {
 		fnOf(&names, c).Name = "fake" + calls[c].field

@@ -157,6 +157,24 @@ func (d *Driver) simCapture(c call, a *args) (int32, bool) {
 	return 0, true
 }
 
+// faulted is told of an injected failure of call c. A failure of work
+// enqueued on a capturing stream invalidates the capture, and a failed
+// StreamEndCapture ends the capture all the same, without a graph, as
+// CUDA's do.
+func (d *Driver) faulted(c call, a *args) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if i := streamArg(c); i >= 0 {
+		if cp := d.caps[a[i]]; cp != nil {
+			cp.invalid = true
+		}
+	}
+	if cp := d.caps[a[0]]; c == cStreamEndCapture && cp != nil && cp.origin == a[0] {
+		cp.invalid = true
+		d.endCapture(a)
+	}
+}
+
 // recordEvent records e on stream s: a point of s's capture, if s
 // captures.
 func (d *Driver) recordEvent(e *event, s uintptr) {

@@ -149,7 +149,10 @@ type interposer struct {
 	// driver's context is not faulted, but the runtime makes no calls on
 	// a device it has marked lost.
 	poison func(code int32)
-	calls  gpu.Calls
+	// faulted, if set, is told of every injected failure, with the call's
+	// arguments: the fake ends a capture whose end failed, as CUDA does.
+	faulted func(c call, a *args)
+	calls   gpu.Calls
 }
 
 // bind fills ip.calls from base: every call keeps its name, and every
@@ -176,6 +179,9 @@ func (ip *interposer) bind(base *gpu.Calls, bound func(c call) bool) (err error)
 func (ip *interposer) handle(c call, a *args) uintptr {
 	if code, ok := ip.in.fire(c, a); ok {
 		ip.injected(code)
+		if ip.faulted != nil {
+			ip.faulted(c, a)
+		}
 		return uintptr(uint32(code))
 	}
 	r := ip.next(c, a)
