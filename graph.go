@@ -48,9 +48,6 @@ type graphCore struct {
 	uses     tracker // the streams the graph was launched on
 	inflight busy    // LaunchOn calls in progress
 	closed   atomic.Bool
-
-	// How Update applied its captures, for tests.
-	updatedInPlace, rebuilt atomic.Int32
 }
 
 // Capture records, without running it, the work fn enqueues on s, and on
@@ -256,7 +253,6 @@ func (c *graphCore) update(bg backend.Graph, held []heldArray) error {
 		var ok bool
 		if ok, uerr = c.exec.Update(bg); ok && uerr == nil {
 			c.held = held
-			c.updatedInPlace.Add(1)
 			return nil
 		}
 	}
@@ -270,7 +266,6 @@ func (c *graphCore) update(bg backend.Graph, held []heldArray) error {
 	// The old exec may still have replays enqueued.
 	errs := []error{p.waitUses(&c.uses), c.exec.Close()}
 	c.exec, c.held, c.failed = x, held, nil
-	c.rebuilt.Add(1)
 	return errors.Join(errs...)
 }
 
