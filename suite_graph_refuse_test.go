@@ -3,6 +3,7 @@ package qd
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -160,5 +161,51 @@ func TestGraphDebugKernels(t *testing.T) {
 		check(t, k.fill.LaunchOn(s, x, float32(2)))
 		check(t, s.Synchronize())
 		wantAll(t, "x", x, 2)
+	})
+}
+
+// TestGraphAllowedInCapture: calls without a stream run at once inside a
+// capture and are not captured: NewNdarray (its fill runs on a pooled
+// stream outside the capture, which the host waits for: it never waits
+// for a capturing stream), NewHostArray, NewStream, NewEvent and a host
+// read of an array the capture does not use.
+func TestGraphAllowedInCapture(t *testing.T) {
+	forEachArch(t, func(t *testing.T, p *Program) {
+		k := newGraphKernels(t, p)
+		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 8))
+		s := must[*Stream](t)(p.NewStream())
+		var made *Ndarray[float32]
+		g := must[*Graph](t)(s.Capture(func() error {
+			if err := k.fill.LaunchOn(s, x, float32(3)); err != nil {
+				return err
+			}
+			a, err := NewNdarray[float32](p, 8)
+			if err != nil {
+				return err
+			}
+			made = a
+			if got, err := a.ToSlice(); err != nil || got[0] != 0 {
+				return fmt.Errorf("NewNdarray in the capture reads %v, %v; want zeros", got, err)
+			}
+			h, err := NewHostArray[float32](p, 8)
+			if err != nil {
+				return err
+			}
+			o, err := p.NewStream()
+			if err != nil {
+				return err
+			}
+			e, err := p.NewEvent()
+			if err != nil {
+				return err
+			}
+			return errors.Join(h.Close(), o.Close(), e.Close())
+		}))
+		defer g.Close()
+		wantAll(t, "x before the replay", x, 0)
+		check(t, g.LaunchOn(s))
+		wantAll(t, "x", x, 3)
+		wantAll(t, "the array made in the capture", made, 0)
+		check(t, made.Close())
 	})
 }
