@@ -43,7 +43,8 @@ type graphCore struct {
 	mu     sync.Mutex // serializes LaunchOn, Update and Close
 	exec   backend.GraphExec
 	held   []heldArray
-	failed error // an Update that failed: LaunchOn returns it
+	name   string // its replays' trace spans' name
+	failed error  // an Update that failed: LaunchOn returns it
 
 	uses     tracker // the streams the graph was launched on
 	inflight busy    // LaunchOn calls in progress
@@ -82,7 +83,8 @@ type graphCore struct {
 // (Capture waits for that fill on the host): replays never zero it.
 //
 // Launches inside a capture are not traced one by one; each replay of the
-// graph is traced as one span on its stream. Events recorded inside a
+// graph is traced as one span on its stream, of kind "graph", named after
+// the kernels the graph launches ("graph: fill, axpb"). Events recorded inside a
 // capture order its streams but are not recorded by replays.
 //
 // On a GPU the driver's stream capture records the work (CUDA in relaxed
@@ -104,15 +106,15 @@ func (s *Stream) Capture(fn func() error) (*Graph, error) {
 	if err != nil {
 		return nil, err
 	}
-	bg, held, err := c.run("Capture", fn)
+	bg, parts, err := c.run("Capture", fn)
 	if err != nil {
 		return nil, err
 	}
-	return p.newGraph(s.c, bg, held)
+	return p.newGraph(s.c, bg, parts)
 }
 
 // newGraph instantiates a capture's graph.
-func (p *Program) newGraph(origin *streamCore, bg backend.Graph, held []heldArray) (*Graph, error) {
+func (p *Program) newGraph(origin *streamCore, bg backend.Graph, parts graphParts) (*Graph, error) {
 	if err := p.enter(); err != nil {
 		bg.Close()
 		return nil, err
@@ -123,7 +125,7 @@ func (p *Program) newGraph(origin *streamCore, bg backend.Graph, held []heldArra
 	if err != nil {
 		return nil, fmt.Errorf("qd: Capture: instantiating the graph: %w", err)
 	}
-	c := &graphCore{p: p, origin: origin, exec: x, held: held}
+	c := &graphCore{p: p, origin: origin, exec: x, held: parts.held, name: parts.name}
 	p.mu.Lock()
 	p.graphs[c] = struct{}{}
 	p.mu.Unlock()
@@ -179,7 +181,7 @@ func (g *Graph) LaunchOn(s *Stream) error {
 	launch := func() error { return c.exec.Launch(s.c.b) }
 	var err error
 	if tr := p.acquireTracer(); tr != nil {
-		span := trace.Span{Kernel: "graph", Kind: "graph", Launch: tr.launches.Add(1), Task: -1}
+		span := trace.Span{Kernel: c.name, Kind: "graph", Launch: tr.launches.Add(1), Task: -1}
 		err = tr.timed(s.c, span, launch)
 		tr.done()
 	} else {
@@ -228,16 +230,16 @@ func (g *Graph) Update(fn func() error) error {
 	if err != nil {
 		return err
 	}
-	bg, held, err := cp.run("Graph.Update", fn)
+	bg, parts, err := cp.run("Graph.Update", fn)
 	if err != nil {
 		return err
 	}
 	defer bg.Close()
-	return c.update(bg, held)
+	return c.update(bg, parts)
 }
 
 // update makes the graph replay bg.
-func (c *graphCore) update(bg backend.Graph, held []heldArray) error {
+func (c *graphCore) update(bg backend.Graph, parts graphParts) error {
 	p := c.p
 	if err := p.enter(); err != nil {
 		return err
@@ -252,7 +254,7 @@ func (c *graphCore) update(bg backend.Graph, held []heldArray) error {
 	if c.failed == nil {
 		var ok bool
 		if ok, uerr = c.exec.Update(bg); ok && uerr == nil {
-			c.held = held
+			c.held, c.name = parts.held, parts.name
 			return nil
 		}
 	}
@@ -265,7 +267,7 @@ func (c *graphCore) update(bg backend.Graph, held []heldArray) error {
 	}
 	// The old exec may still have replays enqueued.
 	errs := []error{p.waitUses(&c.uses), c.exec.Close()}
-	c.exec, c.held, c.failed = x, held, nil
+	c.exec, c.held, c.name, c.failed = x, parts.held, parts.name, nil
 	return errors.Join(errs...)
 }
 

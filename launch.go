@@ -67,6 +67,7 @@ func (k *kernelCore) launchHeld(ctx context.Context, s *streamCore, args []any) 
 	}
 	if cp != nil {
 		k.captured(cp, args)
+		cp.launched(k.name)
 		s.did()
 		err = failed(cp, cp.refuseErr("kernel "+k.name, err))
 	}

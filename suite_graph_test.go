@@ -583,8 +583,8 @@ func TestGraphTrace(t *testing.T) {
 		check(t, g.LaunchOn(s))
 		var buf bytes.Buffer
 		check(t, p.StopTrace(&buf))
-		if !strings.Contains(buf.String(), `"name":"graph"`) {
-			t.Errorf("the trace has no graph span: %.400s", buf.String())
+		if !strings.Contains(buf.String(), `"name":"graph: fill"`) {
+			t.Errorf("the trace has no span of the graph's replay named after its kernel: %.400s", buf.String())
 		}
 	})
 }

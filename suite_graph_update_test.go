@@ -98,3 +98,21 @@ func TestGraphUpdateInPlace(t *testing.T) {
 		wantAll(t, tc.name, y, tc.want)
 	}
 }
+
+// TestGraphSpanName: a replay span names the graph's kernels, the first three.
+func TestGraphSpanName(t *testing.T) {
+	cases := []struct {
+		kernels []string
+		want    string
+	}{
+		{nil, "graph"},
+		{[]string{"fill"}, "graph: fill"},
+		{[]string{"a", "b", "c"}, "graph: a, b, c"},
+		{[]string{"a", "b", "c", "d", "e"}, "graph: a, b, c and 2 more"},
+	}
+	for _, tc := range cases {
+		if got := spanName(tc.kernels); got != tc.want {
+			t.Errorf("spanName(%q) = %q, want %q", tc.kernels, got, tc.want)
+		}
+	}
+}
