@@ -269,13 +269,18 @@ func (d *Driver) endCapture(a *args) int32 {
 		d.release(g)
 		return code
 	}
-	h := d.newHandle()
-	if d.graphs == nil {
-		d.graphs = map[uintptr]*fgraph{}
-	}
-	d.graphs[h] = g
-	*out = h
+	*out = d.add(&d.graphs, g)
 	return 0
+}
+
+// add gives g a new handle in *set (made on first use) and returns it.
+func (d *Driver) add(set *map[uintptr]*fgraph, g *fgraph) uintptr {
+	if *set == nil {
+		*set = map[uintptr]*fgraph{}
+	}
+	h := d.newHandle()
+	(*set)[h] = g
+	return h
 }
 
 // instantiate runs GraphInstantiate(exec*, graph, flags).
@@ -289,12 +294,7 @@ func (d *Driver) instantiate(a *args) int32 {
 		return d.misuse(c, CodeInvalidValue, "flags %#x", a[2])
 	}
 	g.mem.refs++
-	h := d.newHandle()
-	if d.execs == nil {
-		d.execs = map[uintptr]*fgraph{}
-	}
-	d.execs[h] = &fgraph{ops: g.ops, mem: g.mem}
-	*(*uintptr)(ptr(a[0])) = h
+	*(*uintptr)(ptr(a[0])) = d.add(&d.execs, &fgraph{ops: g.ops, mem: g.mem})
 	return 0
 }
 
