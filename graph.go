@@ -266,7 +266,7 @@ func (c *graphCore) update(bg backend.Graph, parts graphParts) error {
 		return err
 	}
 	// The old exec may still have replays enqueued.
-	errs := []error{p.waitUses(&c.uses), c.exec.Close()}
+	errs := []error{c.uses.waitUses(), c.exec.Close()}
 	c.exec, c.held, c.name, c.failed = x, parts.held, parts.name, nil
 	return errors.Join(errs...)
 }
@@ -289,7 +289,7 @@ func (c *graphCore) leakClose() error {
 	delete(p.graphs, c)
 	p.mu.Unlock()
 	c.inflight.wait()
-	err := p.waitUses(&c.uses)
+	err := c.uses.waitUses()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	err = errors.Join(err, c.exec.Close())

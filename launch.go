@@ -297,9 +297,9 @@ func groupStarts(k *kernelCore, starts []int) []int {
 	return starts
 }
 
-// join makes s wait for the work enqueued so far on o. Inside a capture,
-// s joins o's capture if it is outside every capture, and is refused if
-// it captures and o is not in its capture.
+// join makes s wait for the work enqueued so far on o, a stream of p.
+// Inside a capture, s joins o's capture if it is outside every capture,
+// and is refused if it captures and o is not in its capture.
 func (p *Program) join(s, o *streamCore) error {
 	m := o.mark()
 	if m != nil || s.capturing() != nil {
@@ -307,15 +307,7 @@ func (p *Program) join(s, o *streamCore) error {
 			return err
 		}
 	}
-	e, err := p.evpool.Get()
-	if err != nil {
-		return err
-	}
-	defer p.evpool.Put(e)
-	if err := e.Record(o.b); err != nil {
-		return failed(m.capture(), err)
-	}
-	return failed(s.capturing(), s.b.WaitEvent(e))
+	return failed(m.capture(), failed(s.capturing(), s.waitOn(o)))
 }
 
 // launchWithHostSlices surrounds the kernel with the copies of its slice

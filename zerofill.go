@@ -50,16 +50,21 @@ type zeroFill struct {
 // fill, enqueueing the fill first if it is pending. overwrite says the
 // work writes every element: a pending fill is then left for
 // overwritten, called once the work is enqueued, to drop. The caller
-// holds the Program's lifetime lock and s.
-func (p *Program) zeroed(st *storage, s *streamCore, overwrite bool) error {
+// holds s and has pinned the array.
+//
+// s may belong to another Program (a copy between Programs): the fill
+// then runs on a stream of the array's own Program, its allocation stream
+// or else its default stream, and s waits for it through an event.
+func (st *storage) zeroed(s *streamCore, overwrite bool) error {
 	z := &st.zero
 	if z.state.Load() == zeroDone {
 		return nil
 	}
+	o := st.owner
 	z.mu.Lock()
 	defer z.mu.Unlock()
 	if c := s.capturing(); c != nil && st.cap != c {
-		return p.zeroOutside(st, s, c)
+		return o.zeroOutside(st, s, c)
 	}
 	switch z.state.Load() {
 	case zeroPending:
@@ -68,37 +73,60 @@ func (p *Program) zeroed(st *storage, s *streamCore, overwrite bool) error {
 		}
 		zr, ok := st.buf.(backend.Zeroer)
 		if !ok {
-			return fmt.Errorf("qd: the %s backend cannot zero memory on a stream: %w", p.arch, ErrUnsupported)
+			return fmt.Errorf("qd: the %s backend cannot zero memory on a stream: %w", o.arch, ErrUnsupported)
 		}
-		ev, err := p.evpool.Get()
+		on := s
+		if s.p != o {
+			if on = st.fillStream(); on == nil {
+				return closedErr("the array's Program")
+			}
+			defer on.inflight.leave()
+		}
+		ev, err := o.evpool.Get()
 		if err != nil {
 			return err
 		}
-		if err := zr.Zero(s.b); err != nil {
-			p.evpool.Put(ev)
+		if err := zr.Zero(on.b); err != nil {
+			o.evpool.Put(ev)
 			return err
 		}
-		if err := ev.Record(s.b); err != nil {
+		if err := ev.Record(on.b); err != nil {
 			// Unordered for other streams: wait for the fill here.
-			p.evpool.Put(ev)
-			if err := s.b.Synchronize(); err != nil {
+			o.evpool.Put(ev)
+			if err := on.b.Synchronize(); err != nil {
 				return err
 			}
 			z.state.Store(zeroDone)
 			return nil
 		}
-		z.on, z.ev = s, ev
+		z.on, z.ev = on, ev
 		z.state.Store(zeroFilling)
-		st.noteUse(s)
+		st.noteUse(on)
+		if on != s {
+			return s.waitEventOf(ev, o)
+		}
 	case zeroFilling:
 		if s == z.on {
 			return nil
 		}
 		if done, err := z.ev.Query(); err == nil && done {
-			z.finish(p)
+			z.finish(o)
 			return nil
 		}
-		return s.b.WaitEvent(z.ev)
+		return s.waitEventOf(z.ev, o)
+	}
+	return nil
+}
+
+// fillStream holds and returns the stream of the array's own Program that
+// a fill for another Program's stream goes on: the allocation stream, or
+// the default stream once that is closed; nil if the Program is closed.
+func (st *storage) fillStream() *streamCore {
+	if h := st.home; h != nil && h.hold() {
+		return h
+	}
+	if d := st.owner.def.c; d.hold() {
+		return d
 	}
 	return nil
 }
@@ -130,7 +158,7 @@ func (p *Program) zeroOutside(st *storage, s *streamCore, c *capture) error {
 			return err
 		}
 		defer p.pool.Put(ps)
-		err = p.orderAfter(ps, s)
+		err = ps.orderAfter(s)
 		if err == nil {
 			err = zr.Zero(ps.b)
 		}
@@ -153,9 +181,9 @@ type zeroUse struct {
 }
 
 // zeroFirst runs zeroed for each array an operation on s uses.
-func (p *Program) zeroFirst(s *streamCore, zs []zeroUse) error {
+func zeroFirst(s *streamCore, zs []zeroUse) error {
 	for _, z := range zs {
-		if err := p.zeroed(z.st, s, z.overwrite); err != nil {
+		if err := z.st.zeroed(s, z.overwrite); err != nil {
 			return err
 		}
 	}
@@ -164,20 +192,20 @@ func (p *Program) zeroFirst(s *streamCore, zs []zeroUse) error {
 
 // zeroAfter drops the pending fills of the arrays the operation
 // overwrote, once it is enqueued (err == nil).
-func (p *Program) zeroAfter(zs []zeroUse, err error) {
+func zeroAfter(zs []zeroUse, err error) {
 	if err != nil {
 		return
 	}
 	for _, z := range zs {
 		if z.overwrite {
-			p.overwritten(z.st)
+			z.st.overwritten()
 		}
 	}
 }
 
 // overwritten marks a pending fill as not needed once work that writes
 // every element is enqueued.
-func (p *Program) overwritten(st *storage) {
+func (st *storage) overwritten() {
 	st.zero.state.CompareAndSwap(zeroPending, zeroDone)
 }
 
@@ -206,7 +234,7 @@ func (k *kernelCore) zeroArrays(c *call, s *streamCore) error {
 		if a.st.zero.state.Load() == zeroDone {
 			continue
 		}
-		if err := k.p.zeroed(a.st, s, k.fills && i == 0 && !a.view); err != nil {
+		if err := a.st.zeroed(s, k.fills && i == 0 && !a.view); err != nil {
 			return fmt.Errorf("qd: kernel %s: %w", k.name, err)
 		}
 	}
@@ -216,6 +244,6 @@ func (k *kernelCore) zeroArrays(c *call, s *streamCore) error {
 // zeroAfterLaunch is zeroAfter for the fill kernel's array.
 func (k *kernelCore) zeroAfterLaunch(c *call, err error) {
 	if err == nil && k.fills && len(c.arrays) > 0 && !c.arrays[0].view {
-		k.p.overwritten(c.arrays[0].st)
+		c.arrays[0].st.overwritten()
 	}
 }

@@ -73,10 +73,12 @@ func TestBindingsComplete(t *testing.T) {
 			t.Errorf("callNames names %s, which gpu.Calls lacks", field)
 		}
 	}
-	// Only the stream-ordered allocator (ROCm 5.3) and the ROCm 6 layout
-	// of the device properties are optional.
+	// Only the stream-ordered allocator and its pools (ROCm 5.1; qd
+	// relies on them from 5.3) and the ROCm 6 layout of the device
+	// properties are optional.
 	for _, b := range bindings(&c, &o) {
-		opt := b.Fn == &c.MemAllocAsync || b.Fn == &c.MemFreeAsync || b.Fn == &o.propsR0600 ||
+		opt := b.Fn == &c.MemAllocAsync || b.Fn == &c.MemFreeAsync || b.Fn == &c.MemPoolSetAccess ||
+			b.Fn == &o.defaultMemPool || b.Fn == &o.propsR0600 ||
 			strings.HasPrefix(b.Names[0], "hipGraph") || strings.HasPrefix(b.Names[0], "hipStream") && strings.HasSuffix(b.Names[0], "Capture")
 		if b.Optional != opt {
 			t.Errorf("%s: optional %v, want %v", b.Names[0], b.Optional, opt)

@@ -112,6 +112,14 @@ func (d *Driver) simCapture(c call, a *args) (int32, bool) {
 		return d.graphDestroy(c, a[0]), true
 	case cGraphExecUpdate:
 		return d.execUpdate(a), true
+	case cCopyPeerAsync:
+		// Graphs do not span Programs yet: package qd refuses peer copies
+		// in a capture, so the fake does not simulate them there.
+		if cp := d.caps[a[5]]; cp != nil {
+			cp.invalid = true
+			return d.misuse(c, CodeStreamCaptureUnsupported, "a peer copy on capturing stream %#x", a[5]), true
+		}
+		return 0, false
 	case cStreamSynchronize, cStreamQuery, cStreamDestroy:
 		if cp := d.caps[a[0]]; cp != nil {
 			cp.invalid = true

@@ -44,6 +44,10 @@ const (
 	cModuleGetFunction
 	cModuleUnload
 	cLaunchKernel
+	cCanAccessPeer
+	cEnablePeerAccess
+	cCopyPeerAsync
+	cMemPoolSetAccess
 	cStreamBeginCapture
 	cStreamEndCapture
 	cGraphInstantiate
@@ -91,6 +95,10 @@ var calls = [numCalls]struct {
 	cModuleGetFunction:  {"ModuleGetFunction", 3},
 	cModuleUnload:       {"ModuleUnload", 1},
 	cLaunchKernel:       {"LaunchKernel", 11},
+	cCanAccessPeer:      {"CanAccessPeer", 3},
+	cEnablePeerAccess:   {"EnablePeerAccess", 2},
+	cCopyPeerAsync:      {"CopyPeerAsync", 6},
+	cMemPoolSetAccess:   {"MemPoolSetAccess", 3},
 	cStreamBeginCapture: {"StreamBeginCapture", 2},
 	cStreamEndCapture:   {"StreamEndCapture", 2},
 	cGraphInstantiate:   {"GraphInstantiate", 3},
@@ -225,6 +233,8 @@ func callback(n int, f func(a *args) uintptr) uintptr {
 		return purego.NewCallback(func(a0, a1, a2 uintptr) uintptr { return f(&args{a0, a1, a2}) })
 	case 4:
 		return purego.NewCallback(func(a0, a1, a2, a3 uintptr) uintptr { return f(&args{a0, a1, a2, a3}) })
+	case 6:
+		return purego.NewCallback(func(a0, a1, a2, a3, a4, a5 uintptr) uintptr { return f(&args{a0, a1, a2, a3, a4, a5}) })
 	case 11:
 		return purego.NewCallback(func(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10 uintptr) uintptr {
 			return f(&args{a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10})

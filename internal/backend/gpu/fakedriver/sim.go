@@ -129,6 +129,8 @@ func (d *Driver) sim(c call, a *args) int32 {
 		delete(d.modules, a[0])
 	case cLaunchKernel:
 		return d.launch(a)
+	case cCanAccessPeer, cEnablePeerAccess, cCopyPeerAsync, cMemPoolSetAccess:
+		return d.peer(c, a)
 	default:
 		return d.misuse(c, CodeNotSupported, "not simulated")
 	}
@@ -217,6 +219,26 @@ func (d *Driver) transfer(c call, a *args, run bool) int32 {
 		copy(dst, src)
 	}
 	return r
+}
+
+// peer runs the calls between devices. The fake has one device, so the
+// runtime, which copies within one context as CopyDtoDAsync does, only
+// asks CanAccessPeer (no: there is no other device) or copies between two
+// handles of the one context: CopyPeerAsync (dst, dstCtx, src, srcCtx,
+// bytes, stream) works on it. Enabling access to a peer, or to a pool
+// (the fake's Props name none), is a misuse.
+func (d *Driver) peer(c call, a *args) int32 {
+	switch c {
+	case cCanAccessPeer:
+		*(*int32)(ptr(a[0])) = 0
+		return 0
+	case cCopyPeerAsync:
+		if a[1] != d.ctx || a[3] != d.ctx {
+			return d.misuse(c, CodeInvalidContext, "contexts %#x and %#x: the open device's is %#x", a[1], a[3], d.ctx)
+		}
+		return d.transfer(cCopyDtoDAsync, &args{a[0], a[2], a[4], a[5]}, true)
+	}
+	return d.misuse(c, CodeInvalidValue, "the fake has one device and names no memory pool: there is nothing to enable")
 }
 
 // hostSlice is the host memory [addr, addr+n) of a copy: any memory of the
