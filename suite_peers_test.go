@@ -421,6 +421,21 @@ func relayRendezvous(t *testing.T, p, q *Program) {
 		}
 	}
 	a, b := mk(p), mk(q)
+	// Warm up what may synchronize a device on first use, which would
+	// serialize the kernels: loading each kernel (CUDA loads modules
+	// lazily, and a load may wait for the running kernels) and enabling
+	// peer access for the relays' copies.
+	for _, s := range []*side{a, b} {
+		check(t, s.k.LaunchOn(s.run, s.mine, s.other, s.seen, int64(0)))
+	}
+	check(t, a.other.CopyFromOn(a.relay, b.mine))
+	check(t, b.other.CopyFromOn(b.relay, a.mine))
+	for _, s := range []*side{a, b} {
+		check(t, s.run.Synchronize())
+		check(t, s.relay.Synchronize())
+		check(t, s.mine.FillOn(s.run, 0))
+		check(t, s.other.FillOn(s.run, 0))
+	}
 	check(t, a.k.LaunchOn(a.run, a.mine, a.other, a.seen, spinBound(p)))
 	check(t, b.k.LaunchOn(b.run, b.mine, b.other, b.seen, spinBound(q)))
 	for range 20000 {

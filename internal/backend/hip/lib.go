@@ -121,6 +121,11 @@ type library struct {
 	own     own
 	rtc     rtc.Compiler
 	version int // hipRuntimeGetVersion, e.g. 50221153 for 5.2.21153
+
+	// childSwitch is the environment entry that switches a compiler child
+	// ("": childEnv=1). Tests give one that makes the child crash, to check
+	// that a child dying without an answer becomes an error.
+	childSwitch string
 }
 
 var openLibrary = sync.OnceValues(func() (*library, error) {

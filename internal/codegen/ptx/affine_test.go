@@ -49,7 +49,7 @@ func TestAffineAddresses(t *testing.T) {
 		}
 		rest = rest[st[1]:]
 	}
-	text, _, err := Generate(mustLower(t, stencilKernel()), testTarget, Options{Debug: true})
+	text, _, err := Generate(mustLower(t, stencilKernel()), testTarget, stubbed(Options{Debug: true}))
 	if err != nil {
 		t.Fatal(err)
 	}
