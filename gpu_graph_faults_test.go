@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/quadrants-go/qd/internal/backend/gpu"
+	"github.com/quadrants-go/qd/internal/backend/gpu/fakedriver"
 )
 
 // Graphs on the fake GPU driver (gpu_faults_test.go): every kind of
@@ -146,6 +147,52 @@ func TestGPUGraphUpdateInPlace(t *testing.T) {
 	check(t, g.LaunchOn(e.s))
 	check(t, errors.Join(g.Close(), e.p.Close()))
 	if live := fake.Live(); live.Graphs != 0 || live.Execs != 0 {
+		t.Errorf("after Close the fake driver holds %v", live)
+	}
+	for _, m := range fake.Misuses()[misuses:] {
+		t.Errorf("misuse of the fake driver: %s", m)
+	}
+}
+
+// TestGPUGraphDiamondFake: on the fake driver, whose copies run, a diamond
+// across three streams ordered by an event (a copy in, two copies out on
+// forked streams, joined back) replays with the host data of each replay,
+// on another stream than the capture's, without a misuse of the driver.
+func TestGPUGraphDiamondFake(t *testing.T) {
+	e, fake := openFake(t)
+	misuses := len(fake.Misuses())
+	const n = 64
+	s2 := must[*Stream](t)(e.p.NewStream())
+	s3 := must[*Stream](t)(e.p.NewStream())
+	o := must[*Stream](t)(e.p.NewStream())
+	ev := must[*Event](t)(e.p.NewEvent())
+	h := must[*HostArray[float32]](t)(NewHostArray[float32](e.p, n))
+	x := must[*Ndarray[float32]](t)(NewNdarray[float32](e.p, n))
+	y := must[*Ndarray[float32]](t)(NewNdarray[float32](e.p, n))
+	z := must[*Ndarray[float32]](t)(NewNdarray[float32](e.p, n))
+	g := must[*Graph](t)(e.s.Capture(func() error {
+		return errors.Join(x.CopyFromHostOn(e.s, h), ev.Record(e.s),
+			s2.WaitEvent(ev), y.CopyFromOn(s2, x),
+			s3.WaitEvent(ev), z.CopyFromOn(s3, x),
+			e.s.WaitStream(s2), e.s.WaitStream(s3))
+	}))
+	for r := range 3 {
+		hs := must[[]float32](t)(h.Slice())
+		for i := range hs {
+			hs[i] = float32(10*r + i)
+		}
+		check(t, g.LaunchOn(o))
+		for _, a := range []*Ndarray[float32]{y, z} {
+			got := must[[]float32](t)(a.ToSlice())
+			for i, v := range got {
+				if v != float32(10*r+i) {
+					t.Fatalf("replay %d: element %d = %v, want %v", r, i, v, float32(10*r+i))
+				}
+			}
+		}
+	}
+	check(t, errors.Join(g.Close(), e.p.Close()))
+	if live := fake.Live(); live != (fakedriver.Live{}) {
 		t.Errorf("after Close the fake driver holds %v", live)
 	}
 	for _, m := range fake.Misuses()[misuses:] {
