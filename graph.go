@@ -68,7 +68,9 @@ type graphCore struct {
 // CopyFromHost, HostArray.Slice), Synchronize or Query of an event
 // recorded in the capture, a launch with a Go slice argument on a
 // capturing stream, a wait by a capturing stream for work outside the
-// capture, NewNdarrayOn on a device that cannot allocate inside a graph.
+// capture, NewNdarrayOn on a device that cannot allocate inside a graph,
+// and a wait or copy that involves another Program (graphs do not span
+// Programs yet; docs/multigpu.md).
 // The capture then fails: Capture returns that error (joined with fn's),
 // the streams leave capture mode, and the Program stays usable. A panic in
 // fn ends the capture the same way and goes on. Calls without a stream
