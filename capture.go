@@ -42,7 +42,8 @@ import (
 // array the capture uses, Event.Synchronize or Query of an event recorded
 // in it), a launch with a Go slice argument on a capturing stream, a wait
 // across the capture's boundary, a stream-ordered allocation a device
-// cannot make inside a graph. Each error names the call and the capture,
+// cannot make inside a graph, a wait or copy across Programs that involves
+// a capture. Each error names the call and the capture,
 // and the capture it happened in fails: its Capture returns the error.
 var ErrCapturing = errors.New("qd: not allowed during a graph capture")
 
