@@ -45,6 +45,17 @@
 // on streams borrowed from the Program's pool, forked from and joined back
 // into the launch stream with events, so the host never waits.
 //
+// # Graphs
+//
+// Stream.Capture records, without running it, the work a function
+// enqueues on a stream and on the streams forked from it by events
+// (stream-parallel kernels included) and joined back; Graph.LaunchOn
+// replays it on any stream with one call, at the host cost of about one
+// launch, and Graph.Update re-captures it with other arguments. A call
+// that would make the host wait for a capturing stream fails with
+// ErrCapturing, and so does the capture. The CPU backend records and
+// replays graphs too, so the same code runs on every backend.
+//
 // # Stopping work
 //
 // Kernel.LaunchContext takes a context. On the CPU, when it is done, the

@@ -78,6 +78,10 @@ type storage struct {
 	pooled bool
 	home   *streamCore
 	zero   zeroFill // NewNdarrayOn's fill, enqueued by the first use (zerofill.go)
+	// cap is the capture that allocated the memory (NewNdarrayOn on a
+	// capturing stream): memory of its graph, usable only by the
+	// capture's streams and freed in it.
+	cap *capture
 }
 
 // NewNdarray makes a zero-filled array of the given shape (1 to 3
@@ -146,10 +150,10 @@ func (c *ndCore) zero() error {
 		return nil
 	}
 	if z, ok := c.buf.(backend.Zeroer); ok {
-		return c.p.hostTransfer(c, true, z.Zero)
+		return c.p.hostTransfer(c, "NewNdarray", true, z.Zero)
 	}
 	zeros := make([]byte, c.n*c.elem.Size())
-	return c.p.hostTransfer(c, true, func(s backend.Stream) error {
+	return c.p.hostTransfer(c, "NewNdarray", true, func(s backend.Stream) error {
 		return c.buf.CopyFromHost(s, unsafe.Pointer(&zeros[0]), len(zeros))
 	})
 }
@@ -203,7 +207,7 @@ func (a *Ndarray[T]) CopyFromHost(src []T) error {
 	if a.c.n == 0 {
 		return nil
 	}
-	return a.c.p.hostTransfer(a.c, !a.c.view, func(s backend.Stream) error {
+	return a.c.p.hostTransfer(a.c, "Ndarray.CopyFromHost", !a.c.view, func(s backend.Stream) error {
 		return a.c.buf.CopyFromHost(s, unsafe.Pointer(&src[0]), len(src)*a.c.elem.Size())
 	}, func(p unsafe.Pointer) {
 		copy(unsafe.Slice((*T)(p), a.c.n), src)
@@ -221,14 +225,14 @@ func (a *Ndarray[T]) CopyToHost(dst []T) error {
 	if len(dst) != a.c.n {
 		return fmt.Errorf("%w: CopyToHost: %d elements for an Ndarray of %d", ErrInvalidArgument, len(dst), a.c.n)
 	}
-	return a.copyOut(dst)
+	return a.copyOut("Ndarray.CopyToHost", dst)
 }
 
-func (a *Ndarray[T]) copyOut(dst []T) error {
+func (a *Ndarray[T]) copyOut(call string, dst []T) error {
 	if a.c.n == 0 {
 		return nil
 	}
-	return a.c.p.hostTransfer(a.c, false, func(s backend.Stream) error {
+	return a.c.p.hostTransfer(a.c, call, false, func(s backend.Stream) error {
 		return a.c.buf.CopyToHost(s, unsafe.Pointer(&dst[0]), len(dst)*a.c.elem.Size())
 	}, func(p unsafe.Pointer) {
 		copy(dst, unsafe.Slice((*T)(p), a.c.n))
@@ -242,7 +246,7 @@ func (a *Ndarray[T]) ToSlice() ([]T, error) {
 	}
 	defer a.c.p.exit()
 	out := make([]T, a.c.n)
-	return out, a.copyOut(out)
+	return out, a.copyOut("Ndarray.ToSlice", out)
 }
 
 // Close frees the array once the enqueued work that uses it is done: an
@@ -294,6 +298,10 @@ func (c *ndCore) unpin() { c.st.pins.leave() }
 // noteUse records that work enqueued on s uses the array.
 func (c *ndCore) noteUse(s *streamCore) { c.st.noteUse(s) }
 
+func (c *ndCore) track() *tracker { return &c.st.tracker }
+
+func (c *ndCore) owner() *capture { return c.st.cap }
+
 // release is Program.Close's path: the Program's own work is already
 // done. Streams of other Programs may have used the memory (copies
 // between Programs), or be enqueueing with it: it waits for both.
@@ -304,17 +312,17 @@ func (c *ndCore) release() error {
 	st := c.st
 	st.closed.Store(true)
 	st.pins.wait()
-	err := st.waitUsesBut(c.p)
+	err := st.waitUsesBut(c.p, "")
 	st.zero.release(c.p)
 	return errors.Join(err, st.buf.Close())
 }
 
-// hostTransfer runs one host copy of c after the work that uses it: on a
-// host-addressable buffer directly (direct), otherwise enqueued by enqueue
-// on a pooled stream that is then waited for.
+// hostTransfer runs one host copy of c (the user's call) after the work
+// that uses it: on a host-addressable buffer directly (direct), otherwise
+// enqueued by enqueue on a pooled stream that is then waited for.
 // overwrite says the copy writes every element of c's storage (zerofill.go).
-func (p *Program) hostTransfer(c *ndCore, overwrite bool, enqueue func(backend.Stream) error, direct ...func(unsafe.Pointer)) error {
-	if err := c.st.waitUses(); err != nil {
+func (p *Program) hostTransfer(c *ndCore, call string, overwrite bool, enqueue func(backend.Stream) error, direct ...func(unsafe.Pointer)) error {
+	if err := c.st.waitUsesFor(call); err != nil {
 		return err
 	}
 	if hp, ok := c.buf.(backend.HostPointer); ok && len(direct) > 0 {

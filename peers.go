@@ -77,22 +77,57 @@ func (s *streamCore) waitOn(o *streamCore) error {
 
 // hostWait blocks until the work enqueued so far on s is done. A closed
 // stream is waited for through its Close, which waits for its work.
-func (s *streamCore) hostWait() error {
+func (s *streamCore) hostWait() error { return s.hostWaitFor(nil, "") }
+
+// hostWaitFor is hostWait for a host access named call to the memory t
+// tracks (or for no access: call empty). For a stream that is capturing it
+// waits for the stream's work from before the capture, or, when the
+// capture's work uses that memory, refuses call: the data is the graph's,
+// and exists only once it runs.
+func (s *streamCore) hostWaitFor(t *tracker, call string) error {
 	if !s.hold() {
 		<-s.gone
 		return nil
 	}
 	defer s.inflight.leave()
+	s.gate.RLock()
+	if c := s.cap.Load(); c != nil {
+		defer s.gate.RUnlock()
+		if call != "" && t != nil && c.usedTracker(t) {
+			return c.refuse(call, "the array is used by the capture's work, which runs only when the graph is launched; access it after Capture returns")
+		}
+		return syncPre(c, s)
+	}
 	q := s.p
 	e, err := q.evpool.Get()
 	if err != nil {
+		s.gate.RUnlock()
 		return err
 	}
 	defer q.evpool.Put(e)
-	if err := e.Record(s.b); err != nil {
+	err = e.Record(s.b)
+	s.gate.RUnlock()
+	if err != nil {
 		return err
 	}
 	return e.Synchronize()
+}
+
+// refuseAcross refuses, with ErrCapturing, operation what on s that
+// involves another Program, when s is capturing or other (the capture
+// the other side is a point of, if any) is: graphs do not span Programs
+// yet (docs/multigpu.md). A capture in progress fails with the refusal.
+func refuseAcross(s *streamCore, other *capture, what string) error {
+	if c := s.capturing(); c != nil {
+		return c.refuse(what, "it involves another Program, and graphs do not span Programs yet")
+	}
+	if other == nil {
+		return nil
+	}
+	if other.isEnded() {
+		return fmt.Errorf("%w: %s: the event was last recorded inside a capture that has ended (on %s): it marks a point of a graph, not of a stream; record it again", ErrCapturing, what, other.origin.describe())
+	}
+	return other.refuse(what, s.describe()+", a stream of another Program, would join the capture, and graphs do not span Programs yet")
 }
 
 // waitPeerEvent is Stream.WaitEvent with an event of another Program; the
@@ -105,6 +140,12 @@ func (s *streamCore) waitPeerEvent(e *eventCore) error {
 		return fmt.Errorf("qd: WaitEvent: %w", closedErr("event"))
 	}
 	defer e.inflight.leave()
+	e.mu.Lock()
+	other := e.mark.capture()
+	e.mu.Unlock()
+	if err := refuseAcross(s, other, "Stream.WaitEvent"); err != nil {
+		return err
+	}
 	if !s.hold() {
 		return closedErr("stream")
 	}
@@ -122,6 +163,9 @@ func (s *streamCore) waitPeerStream(o *streamCore) error {
 		return fmt.Errorf("qd: WaitStream: %w", closedErr("stream waited for"))
 	}
 	defer o.inflight.leave()
+	if err := refuseAcross(s, o.capturing(), "Stream.WaitStream"); err != nil {
+		return err
+	}
 	if !s.hold() {
 		return closedErr("stream")
 	}
@@ -143,9 +187,12 @@ func copyBetween(s *Stream, what string, dst, src *ndCore) error {
 	case s.c.p != dst.p && s.c.p != src.p:
 		return fmt.Errorf("%w: %s: the stream belongs to neither the array's Program nor the source's", ErrForeign, what)
 	}
+	if err := refuseAcross(s.c, nil, what); err != nil {
+		return err
+	}
 	pd := s.c.p.dev.(backend.Peer) // peerOf: both Programs' devices are of one backend, which has it
 	bytes := dst.n * dst.elem.Size()
-	return enqueueHeld(s.c, what, []pinned{dst, src}, func(bs backend.Stream) error {
+	return enqueueHeld(s.c, what, []operand{{core: dst}, {core: src}}, func(bs backend.Stream) error {
 		if bytes == 0 {
 			return nil
 		}

@@ -29,6 +29,11 @@ type Program struct {
 	arrays  map[*ndCore]struct{}
 	hosts   map[*hostCore]struct{}
 	kernels map[*kernelCore]struct{}
+	graphs  map[*graphCore]struct{}
+	// captures are the graph captures in progress; ncap counts them, so
+	// that paths that only need to know "none" read one atomic.
+	captures map[*capture]struct{}
+	ncap     atomic.Int32
 
 	def     *Stream // the default stream
 	pool    streamPool
@@ -70,6 +75,9 @@ func newProgram(dev backend.Device, arch Arch, cfg initConfig) (*Program, error)
 		arrays:  make(map[*ndCore]struct{}),
 		hosts:   make(map[*hostCore]struct{}),
 		kernels: make(map[*kernelCore]struct{}),
+		graphs:  make(map[*graphCore]struct{}),
+
+		captures: make(map[*capture]struct{}),
 	}
 	p.initPools()
 	p.modules.init()
@@ -218,12 +226,16 @@ func (p *Program) enter() error {
 func (p *Program) exit() { p.life.RUnlock() }
 
 // Sync waits for all work of the Program on all its streams, and returns
-// the errors that work reported.
+// the errors that work reported. While a stream captures a graph, Sync
+// fails with an error matching ErrCapturing, and so does the capture.
 func (p *Program) Sync() error {
 	if err := p.enter(); err != nil {
 		return err
 	}
 	defer p.exit()
+	if err := p.refuseIfCapturing("Program.Sync"); err != nil {
+		return err
+	}
 	return p.syncAll()
 }
 
@@ -243,16 +255,18 @@ func (p *Program) syncAllBut(skip error) error {
 			<-s.gone // being closed by another goroutine: wait for its work
 			continue
 		}
-		if err := s.b.Synchronize(); err != nil && (skip == nil || !errors.Is(err, skip)) {
+		if err := p.syncStream(s); err != nil && (skip == nil || !errors.Is(err, skip)) {
 			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)
 }
 
-// Close ends the Program's work, then releases every stream, event, array
-// and kernel of the Program and the device. Close is idempotent; afterwards
-// every method of the Program and of its objects returns ErrClosed.
+// Close ends the Program's work, then releases every stream, event, array,
+// kernel and graph of the Program and the device. Close is idempotent;
+// afterwards every method of the Program and of its objects returns
+// ErrClosed. A graph capture in progress in another goroutine is ended
+// (its Capture returns an error matching ErrClosed).
 //
 // On the CPU, Close first stops the work still queued or running, as a
 // cancelled LaunchContext would (a kernel that never ends cannot hold it
@@ -273,10 +287,14 @@ func (p *Program) Close() error {
 	if p.closed.Load() {
 		return nil
 	}
-	errs := []error{p.syncAllBut(errClosing), p.stopTraceOnClose()}
+	errs := []error{p.abortCaptures(), p.syncAllBut(errClosing), p.stopTraceOnClose()}
 	p.closed.Store(true)
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	for g := range p.graphs {
+		errs = append(errs, g.release())
+	}
+	clear(p.graphs)
 	for k := range p.kernels {
 		errs = append(errs, k.release())
 	}

@@ -42,7 +42,7 @@ func suiteKernels() []*ir.Kernel {
 		slowWriteKernel(), rendezvousKernel(), rendezvousAllKernel(), twoGroupKernel(),
 		rendezvousGroupsKernel(2), rendezvousGroupsKernel(4), rendezvousGroupsKernel(8),
 		saxpyKernel(), polyKernel(), badGroupKernel(), aliasKernel(), waitFlagKernel(), scaleKernel(),
-		diff3Kernel(), slowAddKernel(), relayKernel(),
+		diff3Kernel(), slowAddKernel(), relayKernel(), axpbKernel(),
 	}
 	for _, kind := range runawayKinds {
 		ks = append(ks, runawayKernel(kind))

@@ -79,12 +79,19 @@ func containsUse(list []use, u use) bool {
 // waitUses blocks until the work enqueued so far on the streams that used
 // the memory is done, then forgets those uses. Streams of other Programs
 // (copies between Programs) are waited for through their own Program's
-// events.
-func (t *tracker) waitUses() error { return t.waitUsesBut(nil) }
+// events. Work a graph capture recorded is not work yet: for a stream
+// that is capturing, waitUses waits for its work from before the capture.
+func (t *tracker) waitUses() error { return t.waitUsesBut(nil, "") }
 
-// waitUsesBut is waitUses for the streams of Programs other than skip: at
-// Program.Close, whose own streams are already synchronized.
-func (t *tracker) waitUsesBut(skip *Program) error {
+// waitUsesFor is waitUses for a host access named call (a read or write
+// of the memory), which a capture whose work uses the memory refuses: the
+// data the call wants is the graph's, and exists only once it runs.
+func (t *tracker) waitUsesFor(call string) error { return t.waitUsesBut(nil, call) }
+
+// waitUsesBut is waitUsesFor for the streams of Programs other than skip
+// (nil: all): at Program.Close, whose own streams are already
+// synchronized.
+func (t *tracker) waitUsesBut(skip *Program, call string) error {
 	seen := t.snapshot()
 	if skip != nil {
 		seen = slices.DeleteFunc(seen, func(u use) bool { return u.s.p == skip })
@@ -94,10 +101,35 @@ func (t *tracker) waitUsesBut(skip *Program) error {
 	}
 	var errs []error
 	for _, u := range seen {
-		errs = append(errs, u.s.hostWait())
+		if err := u.s.hostWaitFor(t, call); err != nil {
+			if errors.Is(err, ErrCapturing) {
+				return err // refused: nothing was waited for
+			}
+			errs = append(errs, err)
+		}
 	}
 	t.forget(seen)
 	return errors.Join(errs...)
+}
+
+// syncStream waits for all work enqueued on s (Program.Sync); for a
+// capturing stream, its work from before the capture.
+func (p *Program) syncStream(s *streamCore) error {
+	s.gate.RLock()
+	defer s.gate.RUnlock()
+	if c := s.cap.Load(); c != nil {
+		return syncPre(c, s)
+	}
+	return s.b.Synchronize()
+}
+
+// syncPre waits for member s's work from before it joined capture c; the
+// caller holds s's gate.
+func syncPre(c *capture, s *streamCore) error {
+	if pre := c.preOf(s); pre != nil {
+		return pre.Synchronize()
+	}
+	return nil
 }
 
 // orderAfterUses makes stream on wait, without blocking the host, for the
@@ -115,9 +147,30 @@ func (t *tracker) orderAfterUses(on *streamCore) error {
 			<-u.s.gone // closed: its Close waits for its work
 			continue
 		}
-		errs = append(errs, on.waitOn(u.s))
+		errs = append(errs, on.orderAfter(u.s))
 		u.s.inflight.leave()
 	}
 	t.forget(seen)
 	return errors.Join(errs...)
+}
+
+// orderAfter makes on wait for the work enqueued so far on s (waitOn),
+// or, when s captures and on is outside its capture, for s's work from
+// before the capture. The caller holds both streams.
+func (on *streamCore) orderAfter(s *streamCore) error {
+	s.gate.RLock()
+	defer s.gate.RUnlock()
+	c := s.cap.Load()
+	if c != nil && on.cap.Load() != c {
+		if pre := c.preOf(s); pre != nil {
+			return on.waitEventOf(pre, s.p)
+		}
+		return nil
+	}
+	if c != nil || on.capturing() != nil {
+		if err := on.p.admitWait(on, s.mark(), "Ndarray.Close"); err != nil {
+			return err
+		}
+	}
+	return failed(on.capturing(), on.waitOn(s))
 }

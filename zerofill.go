@@ -27,6 +27,10 @@ import (
 // may have ordered that stream only after the allocation. The state
 // changes under the mutex; a use of an array that is done costs one
 // atomic load.
+//
+// A first use inside a graph capture must not enqueue the fill on its
+// capturing stream: the graph would zero the array again at every replay.
+// The fill is finished outside the capture instead (zeroOutside).
 
 const (
 	zeroDone uint32 = iota
@@ -59,6 +63,9 @@ func (st *storage) zeroed(s *streamCore, overwrite bool) error {
 	o := st.owner
 	z.mu.Lock()
 	defer z.mu.Unlock()
+	if c := s.capturing(); c != nil && st.cap != c {
+		return o.zeroOutside(st, s, c)
+	}
 	switch z.state.Load() {
 	case zeroPending:
 		if overwrite {
@@ -120,6 +127,48 @@ func (st *storage) fillStream() *streamCore {
 	}
 	if d := st.owner.def.c; d.hold() {
 		return d
+	}
+	return nil
+}
+
+// zeroOutside is zeroed for an array first used inside capture c (which
+// did not allocate it). A fill enqueued on s would be recorded into the
+// graph and zero the array again at every replay, and s cannot wait for
+// a fill enqueued outside the capture, so the fill is finished now, on
+// the host's time and outside the capture: on a pooled stream ordered
+// after s's work from before the capture (which the user ordered after
+// the allocation), waited for at once. Even a first use that overwrites
+// every element is filled: it runs only when the graph is launched, and
+// the array reads as zeros until then. The caller holds z.mu.
+func (p *Program) zeroOutside(st *storage, s *streamCore, c *capture) error {
+	z := &st.zero
+	switch z.state.Load() {
+	case zeroFilling:
+		if err := z.ev.Synchronize(); err != nil {
+			return err
+		}
+		z.finish(p)
+	case zeroPending:
+		zr, ok := st.buf.(backend.Zeroer)
+		if !ok {
+			return fmt.Errorf("qd: the %s backend cannot zero memory on a stream: %w", p.arch, ErrUnsupported)
+		}
+		ps, err := p.pool.Get()
+		if err != nil {
+			return err
+		}
+		defer p.pool.Put(ps)
+		err = ps.orderAfter(s)
+		if err == nil {
+			err = zr.Zero(ps.b)
+		}
+		if err == nil {
+			err = ps.b.Synchronize()
+		}
+		if err != nil {
+			return fmt.Errorf("zeroing an array made by NewNdarrayOn, first used in the capture on %s: %w", c.origin.describe(), err)
+		}
+		z.state.Store(zeroDone)
 	}
 	return nil
 }

@@ -43,6 +43,16 @@ func (d *lazyDevice) AllocOn(s backend.Stream, n int) (backend.Buffer, error) {
 	return &lazyBuffer{b, d}, nil
 }
 
+// BeginCapture and EndCapture are the CPU's: the graph tests run on
+// lazyDevice too.
+func (d *lazyDevice) BeginCapture(s backend.Stream) error {
+	return d.Device.(backend.Capturer).BeginCapture(s)
+}
+
+func (d *lazyDevice) EndCapture(s backend.Stream) (backend.Graph, error) {
+	return d.Device.(backend.Capturer).EndCapture(s)
+}
+
 func (d *lazyDevice) Compile(plan *lower.Plan, opts backend.CompileOptions) (backend.Module, error) {
 	m, err := d.Device.Compile(plan, opts)
 	return lazyModule{m}, err

@@ -20,9 +20,9 @@ beside its reference, measured in the same run, and its bar: launch host
 cost against a raw cuLaunchKernel, K streams and stream-parallel groups of
 latency-bound kernels, saxpy against a device-to-device copy, a reduction
 and a stencil against their byte floors, the stream pool, events, array
-allocation and compile times, and with two devices a peer copy from
-device 0 to device 1 against the driver's raw peer copy. GPU-only figures
-are skipped on the CPU.
+allocation, graph replays against launches, and compile times, and with two
+devices a peer copy from device 0 to device 1 against the driver's raw peer
+copy. GPU-only figures are skipped on the CPU.
 The exit status is 1 when a figure misses its bar.
 
 flags:

@@ -45,7 +45,7 @@ type Options struct {
 	// Run, when set, selects the measurements whose name it matches
 	// (launch host cost, K streams, groups, saxpy, reduction, stencil,
 	// n-body, stream pool, events, Ndarray alloc/free, host copies, peer
-	// copy, copy/compute pipeline, compile, Init and Close).
+	// copy, copy/compute pipeline, graphs, compile, Init and Close).
 	Run *regexp.Regexp
 }
 
@@ -117,6 +117,7 @@ func Run(p *qd.Program, opt Options) ([]Row, error) {
 		{"host copies", s.hostCopies},
 		{"peer copy", s.peerCopy},
 		{"copy/compute pipeline", s.pipeline},
+		{"graphs", s.graphs},
 		{"compile", s.compile},
 		{"Init and Close", s.programs},
 	}

@@ -29,10 +29,11 @@ func (d *driver) Arch() string                  { return "cuda" }
 func (d *driver) Calls() *gpu.Calls             { return &d.calls }
 func (d *driver) Classify(code int32) gpu.Class { return classify(code) }
 
-// CU_STREAM_NON_BLOCKING and CU_EVENT_DISABLE_TIMING.
+// CU_STREAM_NON_BLOCKING, CU_EVENT_DISABLE_TIMING, CU_MEMHOSTALLOC_PORTABLE
+// and CU_STREAM_CAPTURE_MODE_RELAXED.
 func (d *driver) Codes() gpu.Codes {
 	return gpu.Codes{NotReady: errNotReady, InvalidValue: errInvalidValue, StreamNonBlocking: 1, EventDisableTiming: 2,
-		HostAllocPortable: 1, PeerAccessAlreadyEnabled: errPeerAccessAlreadyEnabled}
+		HostAllocPortable: 1, PeerAccessAlreadyEnabled: errPeerAccessAlreadyEnabled, CaptureRelaxed: 2}
 }
 
 // Device attributes (CUdevice_attribute, cuda.h).

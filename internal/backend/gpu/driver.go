@@ -103,6 +103,20 @@ type Calls struct {
 	// LaunchKernel(f, gridX, gridY, gridZ, blockX, blockY, blockZ,
 	// sharedBytes, stream, params **void, extra **void).
 	LaunchKernel Fn
+
+	// Graphs (graph.go), optional: a driver without every one of them but
+	// GraphExecUpdate has no graphs (backend.ErrUnsupported).
+	StreamBeginCapture Fn // (stream, mode u32): mode is Codes.CaptureRelaxed
+	StreamEndCapture   Fn // (stream, graph*)
+	GraphInstantiate   Fn // (exec*, graph, flags u64)
+	GraphLaunch        Fn // (exec, stream)
+	GraphExecDestroy   Fn // (exec)
+	GraphDestroy       Fn // (graph)
+	// GraphExecUpdate(exec, graph, out1*, out2*): HIP's (and CUDA 11's)
+	// (exec, graph, errorNode*, result*), or CUDA 12's (exec, graph,
+	// resultInfo*), which ignores the fourth argument; optional (without
+	// it every Update rebuilds).
+	GraphExecUpdate Fn
 }
 
 // Codes are the result codes and flags the runtime uses on hot paths. The
@@ -114,6 +128,7 @@ type Codes struct {
 	StreamNonBlocking  uintptr // StreamCreate flag: no implicit sync with the legacy stream
 	EventDisableTiming uintptr // EventCreate flag: a cheaper event that cannot time
 	HostAllocPortable  uintptr // HostAlloc flag: usable from every context of the process
+	CaptureRelaxed     uintptr // StreamBeginCapture mode: relaxed (graph.go says why)
 	// PeerAccessAlreadyEnabled from EnablePeerAccess: another user of the
 	// device (a library, another Program) enabled it first. Not an error.
 	PeerAccessAlreadyEnabled int32

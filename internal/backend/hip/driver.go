@@ -24,9 +24,10 @@ var _ gpu.Driver = (*driver)(nil)
 
 // hipCodes are the codes and flags the runtime tests: hipErrorNotReady,
 // hipErrorInvalidValue, hipStreamNonBlocking, hipEventDisableTiming,
-// hipHostMallocPortable, hipErrorPeerAccessAlreadyEnabled.
+// hipHostMallocPortable, hipErrorPeerAccessAlreadyEnabled,
+// hipStreamCaptureModeRelaxed.
 var hipCodes = gpu.Codes{NotReady: hipErrNotReady, InvalidValue: hipErrInvalidValue, StreamNonBlocking: 1, EventDisableTiming: 2,
-	HostAllocPortable: 1, PeerAccessAlreadyEnabled: hipErrPeerAccessAlreadyEnabled}
+	HostAllocPortable: 1, PeerAccessAlreadyEnabled: hipErrPeerAccessAlreadyEnabled, CaptureRelaxed: 2}
 
 // Arch is the name Auto and WithArch know the backend by.
 func (d *driver) Arch() string { return "amdgpu" }

@@ -82,6 +82,14 @@ var callNames = map[string]string{
 	"ModuleGetFunction": "hipModuleGetFunction",
 	"ModuleUnload":      "hipModuleUnload",
 	"LaunchKernel":      "hipModuleLaunchKernel",
+	// Graphs: optional, so that a runtime without them still loads.
+	"StreamBeginCapture": "hipStreamBeginCapture,opt",
+	"StreamEndCapture":   "hipStreamEndCapture,opt",
+	"GraphInstantiate":   "hipGraphInstantiateWithFlags,opt",
+	"GraphLaunch":        "hipGraphLaunch,opt",
+	"GraphExecDestroy":   "hipGraphExecDestroy,opt",
+	"GraphDestroy":       "hipGraphDestroy,opt",
+	"GraphExecUpdate":    "hipGraphExecUpdate,opt", // (exec, graph, errorNode*, result*)
 }
 
 // bindings lists every function the backend binds from libamdhip64, each
