@@ -78,6 +78,8 @@ type capture struct {
 	owned    []ownedArray // arrays allocated inside the capture
 	refused  error        // the first refusal: the capture fails with it
 	ended    bool
+	retired  []backend.Event // pooled events recorded in the capture (putEvent)
+	released bool            // release has run: events go straight back
 }
 
 // member is a stream of a capture.
@@ -521,6 +523,10 @@ func (c *capture) release() {
 	for _, s := range c.order {
 		p.evpool.Put(c.members[s].pre)
 	}
+	for _, e := range c.retired {
+		p.evpool.Put(e)
+	}
+	c.retired, c.released = nil, true
 	for _, s := range c.pooled {
 		p.pool.Put(s)
 	}
@@ -565,4 +571,23 @@ func (p *Program) abortCaptures() error {
 		errs = append(errs, c.abort())
 	}
 	return errors.Join(errs...)
+}
+
+// putEvent gives pooled event e back to p's pool once it is safe to
+// record it again: an event recorded on a stream of capture c is a point
+// of that capture's graph in the driver, so it waits in c until the
+// capture ends. On the H100, an event recorded in one goroutine's capture
+// and recorded again, outside it, by another goroutine while the capture
+// went on crashed the CUDA driver (TestGraphConcurrentCaptures).
+func (p *Program) putEvent(e backend.Event, c *capture) {
+	if c != nil {
+		c.mu.Lock()
+		if !c.released {
+			c.retired = append(c.retired, e)
+			c.mu.Unlock()
+			return
+		}
+		c.mu.Unlock()
+	}
+	p.evpool.Put(e)
 }

@@ -192,8 +192,8 @@ func (p *Program) runTasks(k *kernelCore, c *call, l backend.Launch, s *streamCo
 	if err != nil {
 		return fail("fork", err)
 	}
-	defer p.evpool.Put(fork)
 	cp := s.capturing()
+	defer p.putEvent(fork, cp)
 	m := s.mark()
 	if err := fork.Record(s.b); err != nil {
 		return fail("fork", err)

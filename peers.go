@@ -68,7 +68,7 @@ func (s *streamCore) waitOn(o *streamCore) error {
 	if err != nil {
 		return err
 	}
-	defer q.evpool.Put(e)
+	defer q.putEvent(e, o.capturing())
 	if err := e.Record(o.b); err != nil {
 		return err
 	}

@@ -25,7 +25,8 @@ import (
 //
 // What CUDA refuses during a capture, and the runtime must never do, is a
 // misuse: synchronizing or querying a capturing stream or an event
-// recorded in a capture in progress, a capturing stream waiting for an
+// recorded in a capture in progress, recording such an event again
+// outside its capture, a capturing stream waiting for an
 // event recorded outside its capture (or in another), destroying a
 // capturing stream, freeing in a capture memory it did not allocate,
 // launching a graph on a capturing stream. A misuse on a capturing stream

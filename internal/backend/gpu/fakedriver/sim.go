@@ -76,6 +76,11 @@ func (d *Driver) sim(c call, a *args) int32 {
 		if r != 0 {
 			return r
 		}
+		if e.cap != nil && !e.cap.ended && d.caps[a[1]] != e.cap {
+			// CUDA crashed on this (an H100, a pooled event recorded in
+			// one goroutine's capture and by another outside it).
+			return d.misuse(c, CodeStreamCaptureUnsupported, "event %#x marks a capture in progress and is recorded outside it", a[0])
+		}
 		d.recordEvent(e, a[1])
 	case cEventQuery, cEventSynchronize:
 		e, r := d.event(c, a[0])
