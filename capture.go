@@ -42,7 +42,8 @@ import (
 // array the capture uses, Event.Synchronize or Query of an event recorded
 // in it), a launch with a Go slice argument on a capturing stream, a wait
 // across the capture's boundary, a stream-ordered allocation a device
-// cannot make inside a graph. Each error names the call and the capture,
+// cannot make inside a graph, a wait or copy across Programs that involves
+// a capture. Each error names the call and the capture,
 // and the capture it happened in fails: its Capture returns the error.
 var ErrCapturing = errors.New("qd: not allowed during a graph capture")
 
@@ -72,10 +73,13 @@ type capture struct {
 	order    []*streamCore // members in the order they joined
 	pooled   []*streamCore // pooled streams borrowed, returned at the end
 	held     []heldArray   // arrays the work uses, which the graph keeps
+	kernels  []string      // the kernels launched, each once, in order
 	trackers map[*tracker]bool
 	owned    []ownedArray // arrays allocated inside the capture
 	refused  error        // the first refusal: the capture fails with it
 	ended    bool
+	retired  []backend.Event // pooled events recorded in the capture (putEvent)
+	released bool            // release has run: events go straight back
 }
 
 // member is a stream of a capture.
@@ -83,6 +87,13 @@ type member struct {
 	ops  uint64                 // work enqueued on the stream in the capture
 	seen map[*streamCore]uint64 // how much of each member's work it is ordered after
 	pre  backend.Event          // recorded on it right before it joined
+}
+
+// graphParts is what a capture gives its graph besides the backend's
+// graph: the arrays to keep and the name of its replays' trace spans.
+type graphParts struct {
+	held []heldArray
+	name string
 }
 
 // heldArray is an array a graph uses: its core (pinned by every replay),
@@ -320,6 +331,27 @@ func (c *capture) uses(core pinned, handle any, what string) {
 	c.held = append(c.held, heldArray{core: core, handle: handle, what: what})
 }
 
+// launched records that the capture's work launches kernel name.
+func (c *capture) launched(name string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !slices.Contains(c.kernels, name) {
+		c.kernels = append(c.kernels, name)
+	}
+}
+
+// spanName is the name of a graph's replay spans: "graph: " and the
+// kernels it launches (the first three, then how many more).
+func spanName(kernels []string) string {
+	switch {
+	case len(kernels) == 0:
+		return "graph"
+	case len(kernels) <= 3:
+		return "graph: " + strings.Join(kernels, ", ")
+	}
+	return fmt.Sprintf("graph: %s and %d more", strings.Join(kernels[:3], ", "), len(kernels)-3)
+}
+
 // usedTracker reports whether the capture's work uses the memory of t.
 func (c *capture) usedTracker(t *tracker) bool {
 	c.mu.Lock()
@@ -392,7 +424,7 @@ var errPanicked = errors.New("the capture function panicked")
 // run runs fn as the capture's body and ends the capture: the graph and
 // the arrays it holds, or the capture's failure. A panic in fn ends the
 // capture and goes on.
-func (c *capture) run(call string, fn func() error) (bg backend.Graph, held []heldArray, err error) {
+func (c *capture) run(call string, fn func() error) (bg backend.Graph, parts graphParts, err error) {
 	ended := false
 	defer func() {
 		if !ended {
@@ -410,16 +442,16 @@ func (c *capture) run(call string, fn func() error) (bg backend.Graph, held []he
 // wrong), then the capture's streams leave it. It fails with ferr (fn's
 // error), the capture's first refusal, the streams not joined back, and
 // the arrays allocated in it and not closed in it.
-func (c *capture) end(call string, ferr error) (backend.Graph, []heldArray, error) {
+func (c *capture) end(call string, ferr error) (backend.Graph, graphParts, error) {
 	p := c.p
 	if err := p.enter(); err != nil {
-		return nil, nil, err // Program.Close ended the capture
+		return nil, graphParts{}, err // Program.Close ended the capture
 	}
 	defer p.exit()
 	c.mu.Lock()
 	if c.ended {
 		c.mu.Unlock()
-		return nil, nil, fmt.Errorf("qd: %s: the capture has already ended", call)
+		return nil, graphParts{}, fmt.Errorf("qd: %s: the capture has already ended", call)
 	}
 	c.ended = true
 	var errs []error
@@ -439,7 +471,7 @@ func (c *capture) end(call string, ferr error) (backend.Graph, []heldArray, erro
 				ErrInvalidArgument, o.shape))
 		}
 	}
-	held := c.held
+	parts := graphParts{held: c.held, name: spanName(c.kernels)}
 	c.mu.Unlock()
 	bg, berr := c.bc.EndCapture(c.origin.b)
 	c.release()
@@ -450,9 +482,9 @@ func (c *capture) end(call string, ferr error) (backend.Graph, []heldArray, erro
 		if bg != nil {
 			bg.Close()
 		}
-		return nil, nil, fmt.Errorf("qd: %s on %s: %w", call, c.origin.describe(), errors.Join(errs...))
+		return nil, graphParts{}, fmt.Errorf("qd: %s on %s: %w", call, c.origin.describe(), errors.Join(errs...))
 	}
-	return bg, held, nil
+	return bg, parts, nil
 }
 
 // abort ends a capture at Program.Close; the caller holds the Program
@@ -491,6 +523,10 @@ func (c *capture) release() {
 	for _, s := range c.order {
 		p.evpool.Put(c.members[s].pre)
 	}
+	for _, e := range c.retired {
+		p.evpool.Put(e)
+	}
+	c.retired, c.released = nil, true
 	for _, s := range c.pooled {
 		p.pool.Put(s)
 	}
@@ -535,4 +571,23 @@ func (p *Program) abortCaptures() error {
 		errs = append(errs, c.abort())
 	}
 	return errors.Join(errs...)
+}
+
+// putEvent gives pooled event e back to p's pool once it is safe to
+// record it again: an event recorded on a stream of capture c is a point
+// of that capture's graph in the driver, so it waits in c until the
+// capture ends. On the H100, an event recorded in one goroutine's capture
+// and recorded again, outside it, by another goroutine while the capture
+// went on crashed the CUDA driver (TestGraphConcurrentCaptures).
+func (p *Program) putEvent(e backend.Event, c *capture) {
+	if c != nil {
+		c.mu.Lock()
+		if !c.released {
+			c.retired = append(c.retired, e)
+			c.mu.Unlock()
+			return
+		}
+		c.mu.Unlock()
+	}
+	p.evpool.Put(e)
 }

@@ -28,6 +28,16 @@
 // data that includes every write enqueued before them on any stream, and
 // Ndarray.Close frees memory only after the work that uses it.
 //
+// # Several devices
+//
+// WithDevice(n) chooses the device; a program that uses several GPUs opens
+// a Program per device. A stream may wait for an event or a stream of
+// another Program of the same backend (on the device, across GPUs), and
+// Ndarray.CopyFromOn copies between their arrays (a peer copy between
+// GPUs, direct where the devices reach each other's memory). Objects of
+// another backend's Program are ErrForeign. See docs/multigpu.md and
+// examples/multigpu.
+//
 // # Stream-parallel kernels
 //
 // A kernel whose top-level statements are all qd.StreamParallel blocks runs

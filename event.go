@@ -27,6 +27,21 @@ type eventCore struct {
 	mu       sync.Mutex // orders Record with the waits that read mark
 	recorded bool       // Record has succeeded once
 	mark     *capMark   // the capture of the last Record, nil outside one
+	// inflight counts streams of other Programs enqueueing a wait for the
+	// event (peers.go); its release waits for them.
+	inflight busy
+}
+
+// hold keeps the event from being destroyed while a stream of another
+// Program enqueues a wait for it; it fails if the event is closed. Pair
+// with inflight.leave.
+func (c *eventCore) hold() bool {
+	c.inflight.enter()
+	if c.closed.Load() {
+		c.inflight.leave()
+		return false
+	}
+	return true
 }
 
 // NewEvent makes an event; WithTiming makes it usable with Elapsed.
@@ -85,6 +100,8 @@ func (e *Event) use() error {
 
 // Record captures the work enqueued on s so far. Recording again moves the
 // event to the new point; waits enqueued before keep the point they saw.
+// s must be a stream of the event's Program (a GPU records an event only on
+// its own device); streams of other Programs may wait for it.
 //
 // Recorded on a capturing stream, the event marks a point of the graph
 // being captured: streams that wait for it join the capture, and the host
@@ -165,6 +182,7 @@ func (c *eventCore) leakClose() error {
 	if !c.closed.CompareAndSwap(false, true) {
 		return nil
 	}
+	c.inflight.wait()
 	c.p.mu.Lock()
 	delete(c.p.events, c)
 	c.p.mu.Unlock()
@@ -175,6 +193,7 @@ func (c *eventCore) release() error {
 	if !c.closed.CompareAndSwap(false, true) {
 		return nil
 	}
+	c.inflight.wait()
 	return c.b.Close()
 }
 

@@ -43,14 +43,12 @@ type graphCore struct {
 	mu     sync.Mutex // serializes LaunchOn, Update and Close
 	exec   backend.GraphExec
 	held   []heldArray
-	failed error // an Update that failed: LaunchOn returns it
+	name   string // its replays' trace spans' name
+	failed error  // an Update that failed: LaunchOn returns it
 
 	uses     tracker // the streams the graph was launched on
 	inflight busy    // LaunchOn calls in progress
 	closed   atomic.Bool
-
-	// How Update applied its captures, for tests.
-	updatedInPlace, rebuilt atomic.Int32
 }
 
 // Capture records, without running it, the work fn enqueues on s, and on
@@ -70,7 +68,9 @@ type graphCore struct {
 // CopyFromHost, HostArray.Slice), Synchronize or Query of an event
 // recorded in the capture, a launch with a Go slice argument on a
 // capturing stream, a wait by a capturing stream for work outside the
-// capture, NewNdarrayOn on a device that cannot allocate inside a graph.
+// capture, NewNdarrayOn on a device that cannot allocate inside a graph,
+// and a wait or copy that involves another Program (graphs do not span
+// Programs yet; docs/multigpu.md).
 // The capture then fails: Capture returns that error (joined with fn's),
 // the streams leave capture mode, and the Program stays usable. A panic in
 // fn ends the capture the same way and goes on. Calls without a stream
@@ -80,10 +80,13 @@ type graphCore struct {
 // An array made by NewNdarrayOn on a capturing stream is memory of the
 // graph: only the capture's streams may use it, and it must be closed
 // before fn returns (its free is captured too); each replay allocates,
-// zeroes and frees it again.
+// zeroes and frees it again. An array made by NewNdarrayOn before the
+// capture and first used in it is zeroed at once, outside the capture
+// (Capture waits for that fill on the host): replays never zero it.
 //
 // Launches inside a capture are not traced one by one; each replay of the
-// graph is traced as one span on its stream. Events recorded inside a
+// graph is traced as one span on its stream, of kind "graph", named after
+// the kernels the graph launches ("graph: fill, axpb"). Events recorded inside a
 // capture order its streams but are not recorded by replays.
 //
 // On a GPU the driver's stream capture records the work (CUDA in relaxed
@@ -105,15 +108,15 @@ func (s *Stream) Capture(fn func() error) (*Graph, error) {
 	if err != nil {
 		return nil, err
 	}
-	bg, held, err := c.run("Capture", fn)
+	bg, parts, err := c.run("Capture", fn)
 	if err != nil {
 		return nil, err
 	}
-	return p.newGraph(s.c, bg, held)
+	return p.newGraph(s.c, bg, parts)
 }
 
 // newGraph instantiates a capture's graph.
-func (p *Program) newGraph(origin *streamCore, bg backend.Graph, held []heldArray) (*Graph, error) {
+func (p *Program) newGraph(origin *streamCore, bg backend.Graph, parts graphParts) (*Graph, error) {
 	if err := p.enter(); err != nil {
 		bg.Close()
 		return nil, err
@@ -124,7 +127,7 @@ func (p *Program) newGraph(origin *streamCore, bg backend.Graph, held []heldArra
 	if err != nil {
 		return nil, fmt.Errorf("qd: Capture: instantiating the graph: %w", err)
 	}
-	c := &graphCore{p: p, origin: origin, exec: x, held: held}
+	c := &graphCore{p: p, origin: origin, exec: x, held: parts.held, name: parts.name}
 	p.mu.Lock()
 	p.graphs[c] = struct{}{}
 	p.mu.Unlock()
@@ -180,7 +183,7 @@ func (g *Graph) LaunchOn(s *Stream) error {
 	launch := func() error { return c.exec.Launch(s.c.b) }
 	var err error
 	if tr := p.acquireTracer(); tr != nil {
-		span := trace.Span{Kernel: "graph", Kind: "graph", Launch: tr.launches.Add(1), Task: -1}
+		span := trace.Span{Kernel: c.name, Kind: "graph", Launch: tr.launches.Add(1), Task: -1}
 		err = tr.timed(s.c, span, launch)
 		tr.done()
 	} else {
@@ -229,16 +232,16 @@ func (g *Graph) Update(fn func() error) error {
 	if err != nil {
 		return err
 	}
-	bg, held, err := cp.run("Graph.Update", fn)
+	bg, parts, err := cp.run("Graph.Update", fn)
 	if err != nil {
 		return err
 	}
 	defer bg.Close()
-	return c.update(bg, held)
+	return c.update(bg, parts)
 }
 
 // update makes the graph replay bg.
-func (c *graphCore) update(bg backend.Graph, held []heldArray) error {
+func (c *graphCore) update(bg backend.Graph, parts graphParts) error {
 	p := c.p
 	if err := p.enter(); err != nil {
 		return err
@@ -253,8 +256,7 @@ func (c *graphCore) update(bg backend.Graph, held []heldArray) error {
 	if c.failed == nil {
 		var ok bool
 		if ok, uerr = c.exec.Update(bg); ok && uerr == nil {
-			c.held = held
-			c.updatedInPlace.Add(1)
+			c.held, c.name = parts.held, parts.name
 			return nil
 		}
 	}
@@ -266,9 +268,8 @@ func (c *graphCore) update(bg backend.Graph, held []heldArray) error {
 		return err
 	}
 	// The old exec may still have replays enqueued.
-	errs := []error{p.waitUses(&c.uses), c.exec.Close()}
-	c.exec, c.held, c.failed = x, held, nil
-	c.rebuilt.Add(1)
+	errs := []error{c.uses.waitUses(), c.exec.Close()}
+	c.exec, c.held, c.name, c.failed = x, parts.held, parts.name, nil
 	return errors.Join(errs...)
 }
 
@@ -290,7 +291,7 @@ func (c *graphCore) leakClose() error {
 	delete(p.graphs, c)
 	p.mu.Unlock()
 	c.inflight.wait()
-	err := p.waitUses(&c.uses)
+	err := c.uses.waitUses()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	err = errors.Join(err, c.exec.Close())

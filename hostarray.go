@@ -121,7 +121,7 @@ func (h *HostArray[T]) Slice() ([]T, error) {
 		return nil, err
 	}
 	defer h.c.p.exit()
-	if err := h.c.p.waitUsesFor(&h.c.st.tracker, "HostArray.Slice"); err != nil {
+	if err := h.c.st.waitUsesFor("HostArray.Slice"); err != nil {
 		return nil, err
 	}
 	if h.c.n == 0 {
@@ -184,7 +184,7 @@ func (c *hostCore) leakClose() error {
 	delete(c.p.hosts, c)
 	c.p.mu.Unlock()
 	st.pins.wait()
-	err := c.p.waitUses(&st.tracker)
+	err := st.waitUses()
 	return errors.Join(err, st.hb.Close())
 }
 

@@ -67,6 +67,7 @@ func (k *kernelCore) launchHeld(ctx context.Context, s *streamCore, args []any) 
 	}
 	if cp != nil {
 		k.captured(cp, args)
+		cp.launched(k.name)
 		s.did()
 		err = failed(cp, cp.refuseErr("kernel "+k.name, err))
 	}
@@ -191,8 +192,8 @@ func (p *Program) runTasks(k *kernelCore, c *call, l backend.Launch, s *streamCo
 	if err != nil {
 		return fail("fork", err)
 	}
-	defer p.evpool.Put(fork)
 	cp := s.capturing()
+	defer p.putEvent(fork, cp)
 	m := s.mark()
 	if err := fork.Record(s.b); err != nil {
 		return fail("fork", err)
@@ -209,19 +210,22 @@ func (p *Program) runTasks(k *kernelCore, c *call, l backend.Launch, s *streamCo
 			runErr = fail("group stream", err)
 			break
 		}
-		streams[g] = ps
 		if m != nil {
 			// The pooled stream joins the capture, to leave it with the
 			// capture's other streams when the capture ends.
-			if err := p.admitWait(ps, m, "kernel "+k.name); err != nil {
-				runErr = err
-				break
+			runErr = p.admitWait(ps, m, "kernel "+k.name)
+		}
+		if runErr == nil {
+			if err := ps.b.WaitEvent(fork); err != nil {
+				runErr = fail("fork", err)
 			}
 		}
-		if err := ps.b.WaitEvent(fork); err != nil {
-			runErr = fail("fork", err)
+		if runErr != nil {
+			// Not forked: nothing to join back.
+			p.giveBackGroupStream(ps, cp)
 			break
 		}
+		streams[g] = ps
 	}
 	if runErr == nil {
 		// Breadth-first: the first task of every group, then the second...,
@@ -260,13 +264,19 @@ func (p *Program) runTasks(k *kernelCore, c *call, l backend.Launch, s *streamCo
 				runErr = fail("join", err)
 			}
 		}
-		if cp != nil && ps.cap.Load() == cp {
-			cp.keepPooled(ps)
-		} else {
-			p.pool.Put(ps)
-		}
+		p.giveBackGroupStream(ps, cp)
 	}
 	return runErr
+}
+
+// giveBackGroupStream returns a stream-parallel launch's pooled stream
+// ps: to the pool, or, if it joined capture cp, to cp until it ends.
+func (p *Program) giveBackGroupStream(ps *streamCore, cp *capture) {
+	if cp != nil && ps.cap.Load() == cp {
+		cp.keepPooled(ps)
+	} else {
+		p.pool.Put(ps)
+	}
 }
 
 func runTask(l backend.Launch, task int, s *streamCore) error {
@@ -287,9 +297,9 @@ func groupStarts(k *kernelCore, starts []int) []int {
 	return starts
 }
 
-// join makes s wait for the work enqueued so far on o. Inside a capture,
-// s joins o's capture if it is outside every capture, and is refused if
-// it captures and o is not in its capture.
+// join makes s wait for the work enqueued so far on o, a stream of p.
+// Inside a capture, s joins o's capture if it is outside every capture,
+// and is refused if it captures and o is not in its capture.
 func (p *Program) join(s, o *streamCore) error {
 	m := o.mark()
 	if m != nil || s.capturing() != nil {
@@ -297,15 +307,7 @@ func (p *Program) join(s, o *streamCore) error {
 			return err
 		}
 	}
-	e, err := p.evpool.Get()
-	if err != nil {
-		return err
-	}
-	defer p.evpool.Put(e)
-	if err := e.Record(o.b); err != nil {
-		return failed(m.capture(), err)
-	}
-	return failed(s.capturing(), s.b.WaitEvent(e))
+	return failed(m.capture(), failed(s.capturing(), s.waitOn(o)))
 }
 
 // launchWithHostSlices surrounds the kernel with the copies of its slice

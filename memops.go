@@ -51,7 +51,7 @@ func NewNdarrayOn[T Elem](s *Stream, shape ...int) (*Ndarray[T], error) {
 	if err != nil {
 		return nil, failed(cp, cp.refuseErr("NewNdarrayOn", fmt.Errorf("qd: NewNdarrayOn%v: %w", shape, err)))
 	}
-	c.buf, c.st = buf, &storage{buf: buf, pooled: true, home: s.c, cap: cp}
+	c.buf, c.st = buf, &storage{owner: p, buf: buf, pooled: true, home: s.c, cap: cp}
 	// Memory born zeroed (the CPU's) needs no fill, unless a graph
 	// replays the allocation.
 	if _, host := buf.(backend.HostPointer); (!host || cp != nil) && c.n > 0 {
@@ -66,7 +66,7 @@ func NewNdarrayOn[T Elem](s *Stream, shape ...int) (*Ndarray[T], error) {
 		} else if err := z.Zero(s.c.b); err != nil {
 			// In a capture the fill is part of the graph, at once.
 			buf.FreeOn(s.c.b)
-			return nil, failed(cp, err)
+			return nil, failed(cp, fmt.Errorf("qd: NewNdarrayOn%v: zeroing the array: %w", shape, err))
 		}
 	}
 	c.st.noteUse(s.c)
@@ -91,33 +91,26 @@ func (c *streamCore) hold() bool {
 
 // freeInOrder frees pooled memory on its allocation stream after every
 // stream that used it, without blocking the host. When that stream is
-// closed, or captures a graph the memory does not belong to, a pooled
-// stream frees it instead (never one in a capture: capturing streams keep
-// theirs until the capture ends). Memory a capture allocated is freed in
-// the capture, on its allocation stream.
+// closed, or captures a graph the memory does not belong to, the default
+// stream frees it instead, and if that one is closed or capturing too,
+// the host waits for the uses and frees it. Memory a capture allocated is
+// freed in the capture, on its allocation stream.
 func (p *Program) freeInOrder(st *storage) error {
 	on := st.home
 	if on != nil && st.cap == nil && on.capturing() != nil {
 		on = nil
 	}
 	if on == nil || !on.hold() {
-		ps, err := p.pool.Get()
-		if err == nil {
-			defer p.pool.Put(ps)
-			if !ps.hold() {
-				err = closedErr("stream")
-			}
-		}
-		if err != nil {
-			err = errors.Join(err, p.waitUses(&st.tracker))
+		on = p.def.c
+		if on.capturing() != nil || !on.hold() {
+			err := st.waitUses()
 			st.zero.release(p)
 			return errors.Join(err, st.buf.Close())
 		}
-		on = ps
 	}
 	defer on.inflight.leave()
 	cp := on.capturing()
-	if err := p.orderAfterUses(&st.tracker, on); err != nil {
+	if err := st.orderAfterUses(on); err != nil {
 		return failed(cp, err)
 	}
 	err := failed(cp, st.buf.FreeOn(on.b))
@@ -187,11 +180,17 @@ func (p *Program) enqueueOn(s *Stream, what string, arrays []operand, enqueue fu
 	if err := s.check(p); err != nil {
 		return fmt.Errorf("qd: %s: %w", what, err)
 	}
-	if !s.c.hold() {
+	return enqueueHeld(s.c, what, arrays, enqueue, zs...)
+}
+
+// enqueueHeld is enqueueOn once s is checked: s may belong to another
+// Program than the caller's (copyBetween).
+func enqueueHeld(s *streamCore, what string, arrays []operand, enqueue func(backend.Stream) error, zs ...zeroUse) error {
+	if !s.hold() {
 		return closedErr("stream")
 	}
-	defer s.c.inflight.leave()
-	cp := s.c.capturing()
+	defer s.inflight.leave()
+	cp := s.capturing()
 	for i, a := range arrays {
 		if err := capturedOperand(a.core, cp, what); err != nil {
 			for _, b := range arrays[:i] {
@@ -200,20 +199,20 @@ func (p *Program) enqueueOn(s *Stream, what string, arrays []operand, enqueue fu
 			return err
 		}
 	}
-	err := p.zeroFirst(s.c, zs)
+	err := zeroFirst(s, zs)
 	if err == nil {
-		err = enqueue(s.c.b)
-		p.zeroAfter(zs, err)
+		err = enqueue(s.b)
+		zeroAfter(zs, err)
 	}
 	err = failed(cp, err)
 	for _, a := range arrays {
-		a.core.noteUse(s.c)
+		a.core.noteUse(s)
 		if cp != nil {
 			cp.uses(a.core, a.handle, "an array of "+what)
 		}
 		a.core.unpin()
 	}
-	s.c.did()
+	s.did()
 	return err
 }
 
@@ -288,6 +287,16 @@ func (a *Ndarray[T]) CopyToHostOn(s *Stream, h *HostArray[T]) error {
 
 // CopyFromOn enqueues on s a device-to-device copy of src into the array
 // (the same number of elements) and returns.
+//
+// src may belong to another Program of the same backend: a peer copy
+// between two GPUs (direct over NVLink or PCIe where the devices reach
+// each other's memory, which the first copy between them enables, staged
+// through host memory by the driver otherwise), or a copy between two
+// Programs of one device. s may then belong to either Program; the
+// caller orders it after the work that writes src and before the work
+// that reads the array, as for any stream (WaitEvent, WaitStream). Both
+// arrays' use tracking sees the copy: a host read or Close of either
+// waits for it. A source of another backend's Program is ErrForeign.
 func (a *Ndarray[T]) CopyFromOn(s *Stream, src *Ndarray[T]) error {
 	const what = "CopyFromOn"
 	if err := a.use(); err != nil {
@@ -297,12 +306,12 @@ func (a *Ndarray[T]) CopyFromOn(s *Stream, src *Ndarray[T]) error {
 	switch {
 	case src == nil || src.c == nil:
 		return fmt.Errorf("%w: %s: nil source", ErrInvalidArgument, what)
-	case src.c.p != a.c.p:
-		return fmt.Errorf("%w: %s: the source Ndarray", ErrForeign, what)
 	case src.c.isClosed():
 		return fmt.Errorf("qd: %s: %w", what, closedErr("source Ndarray"))
 	case src.c.n != a.c.n:
 		return fmt.Errorf("%w: %s: a source of %d elements for an Ndarray of %d", ErrInvalidArgument, what, src.c.n, a.c.n)
+	case src.c.p != a.c.p:
+		return copyBetween(s, what, a.c, src.c)
 	}
 	return a.c.p.enqueueOn(s, what, []operand{{a.c, a}, {src.c, src}}, func(bs backend.Stream) error {
 		if a.c.n == 0 {

@@ -70,6 +70,7 @@ type ndCore struct {
 // storage is an allocation and the use tracking of every array on it.
 type storage struct {
 	tracker
+	owner  *Program // the Program whose device holds the memory
 	buf    backend.Buffer
 	closed atomic.Bool // the parent array was closed: so is every view
 	// pooled memory (NewNdarrayOn) is freed in the order of home, after
@@ -102,7 +103,7 @@ func NewNdarray[T Elem](p *Program, shape ...int) (*Ndarray[T], error) {
 	if err != nil {
 		return nil, fmt.Errorf("qd: NewNdarray%v: %w", shape, err)
 	}
-	c.buf, c.st = buf, &storage{buf: buf}
+	c.buf, c.st = buf, &storage{owner: p, buf: buf}
 	if err := c.zero(); err != nil {
 		buf.Close()
 		return nil, fmt.Errorf("qd: NewNdarray%v: zero fill: %w", shape, err)
@@ -275,7 +276,7 @@ func (c *ndCore) leakClose() error {
 	if st.pooled {
 		return c.p.freeInOrder(st)
 	}
-	err := c.p.waitUses(&st.tracker)
+	err := st.waitUses()
 	return errors.Join(err, st.buf.Close())
 }
 
@@ -301,14 +302,19 @@ func (c *ndCore) track() *tracker { return &c.st.tracker }
 
 func (c *ndCore) owner() *capture { return c.st.cap }
 
-// release is Program.Close's path: all work is already done.
+// release is Program.Close's path: the Program's own work is already
+// done. Streams of other Programs may have used the memory (copies
+// between Programs), or be enqueueing with it: it waits for both.
 func (c *ndCore) release() error {
 	if !c.closed.CompareAndSwap(false, true) || c.view {
 		return nil
 	}
-	c.st.closed.Store(true)
-	c.st.zero.release(c.p)
-	return c.st.buf.Close()
+	st := c.st
+	st.closed.Store(true)
+	st.pins.wait()
+	err := st.waitUsesBut(c.p, "")
+	st.zero.release(c.p)
+	return errors.Join(err, st.buf.Close())
 }
 
 // hostTransfer runs one host copy of c (the user's call) after the work
@@ -316,7 +322,7 @@ func (c *ndCore) release() error {
 // enqueued by enqueue on a pooled stream that is then waited for.
 // overwrite says the copy writes every element of c's storage (zerofill.go).
 func (p *Program) hostTransfer(c *ndCore, call string, overwrite bool, enqueue func(backend.Stream) error, direct ...func(unsafe.Pointer)) error {
-	if err := p.waitUsesFor(&c.st.tracker, call); err != nil {
+	if err := c.st.waitUsesFor(call); err != nil {
 		return err
 	}
 	if hp, ok := c.buf.(backend.HostPointer); ok && len(direct) > 0 {
@@ -328,14 +334,14 @@ func (p *Program) hostTransfer(c *ndCore, call string, overwrite bool, enqueue f
 		return err
 	}
 	defer p.pool.Put(s)
-	if err := p.zeroed(c.st, s, overwrite); err != nil {
+	if err := c.st.zeroed(s, overwrite); err != nil {
 		return err
 	}
 	if err := enqueue(s.b); err != nil {
 		return err
 	}
 	if overwrite {
-		p.overwritten(c.st)
+		c.st.overwritten()
 	}
 	// Wait through an event. Pooled streams hold no errors (a launch's
 	// errors go to its own stream), so Synchronize would serve as well.

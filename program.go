@@ -3,6 +3,7 @@ package qd
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -56,7 +57,7 @@ func Init(opts ...InitOption) (*Program, error) {
 			o(&cfg)
 		}
 	}
-	dev, arch, err := openDevice(cfg.arch, 0)
+	dev, arch, err := openDevice(cfg.arch, cfg.device)
 	if err != nil {
 		return nil, err
 	}
@@ -99,16 +100,27 @@ func newProgram(dev backend.Device, arch Arch, cfg initConfig) (*Program, error)
 
 // openDevice opens device ordinal of the registered backend for arch; for
 // Auto it tries the registered backends in their order of preference (the
-// GPUs, then the CPU, which always opens).
+// GPUs, then the CPU, which always opens device 0).
 func openDevice(arch Arch, ordinal int) (backend.Device, Arch, error) {
+	if ordinal < 0 {
+		return nil, 0, fmt.Errorf("%w: WithDevice(%d): device ordinals start at 0", ErrInvalidArgument, ordinal)
+	}
 	if arch == Auto {
 		var errs []error
+		var short []string // backends with fewer devices
 		for _, b := range backend.Registered() {
+			if has := tooFew(b, ordinal); has != "" {
+				short = append(short, b.Arch+" has "+has)
+				continue
+			}
 			dev, err := b.Open(ordinal)
 			if err == nil {
 				return dev, archOf(b.Arch), nil
 			}
 			errs = append(errs, err)
+		}
+		if len(short) > 0 {
+			errs = append(errs, fmt.Errorf("%w: WithDevice(%d): %s", ErrInvalidArgument, ordinal, strings.Join(short, "; ")))
 		}
 		return nil, 0, fmt.Errorf("qd: no backend opened: %w", errors.Join(errs...))
 	}
@@ -119,11 +131,41 @@ func openDevice(arch Arch, ordinal int) (backend.Device, Arch, error) {
 	if !ok {
 		return nil, 0, &unavailableError{arch, errors.New("not built in yet")}
 	}
+	if has := tooFew(b, ordinal); has != "" {
+		return nil, 0, fmt.Errorf("%w: WithDevice(%d): the %s backend has %s", ErrInvalidArgument, ordinal, arch, has)
+	}
 	dev, err := b.Open(ordinal)
 	if err != nil {
 		return nil, 0, &unavailableError{arch, err}
 	}
 	return dev, arch, nil
+}
+
+// tooFew says how many devices b has ("1 device (0)") when it lists fewer
+// than ordinal+1; "" otherwise. Device 0 is not checked, nor a backend
+// that lists none: Open says why such a backend is unavailable.
+func tooFew(b backend.Backend, ordinal int) string {
+	if ordinal == 0 || b.Devices == nil {
+		return ""
+	}
+	infos, err := b.Devices()
+	if err != nil || ordinal < len(infos) {
+		return ""
+	}
+	return deviceCount(len(infos))
+}
+
+// deviceCount says how many devices there are and their ordinals.
+func deviceCount(n int) string {
+	switch n {
+	case 0:
+		return "no device"
+	case 1:
+		return "1 device (0)"
+	case 2:
+		return "2 devices (0 and 1)"
+	}
+	return fmt.Sprintf("%d devices (0 to %d)", n, n-1)
 }
 
 // archOf is the Arch a registered backend's name stands for.
@@ -147,12 +189,14 @@ func (p *Program) Arch() Arch {
 	return p.arch
 }
 
-// Device describes the device, e.g. "NVIDIA H100 80GB HBM3 (sm_90, ...)".
-func (p *Program) Device() string {
+// Device describes the Program's device: its backend, ordinal, name and
+// properties, as Devices lists it. Its String method gives one line for
+// messages. A nil Program has the zero DeviceInfo.
+func (p *Program) Device() DeviceInfo {
 	if p == nil {
-		return ""
+		return DeviceInfo{}
 	}
-	return p.dev.Describe()
+	return infoOf(p.arch, p.dev.Info())
 }
 
 // DefaultStream is the Program's own stream, used by Kernel.Launch. It is

@@ -198,18 +198,26 @@ func (s *Stream) Query() (bool, error) {
 
 // WaitEvent makes work enqueued on s after this call wait until e's last
 // recorded point is reached. The host does not block. An event never
-// recorded is already reached.
+// recorded is already reached. e may belong to another Program of the same
+// backend, on another device or the same one: the wait then orders s after
+// that Program's work (a GPU waits on the device, across GPUs; docs/
+// multigpu.md). An event of another backend's Program is ErrForeign.
 //
 // Inside a capture, waiting for an event recorded on a capturing stream
 // makes s join the capture (its later work is captured too, until it is
 // joined back); a capturing stream may wait only for events recorded in
-// its own capture.
+// its own capture. Graphs do not span Programs yet: a wait that would join
+// streams of two Programs in one capture fails with ErrCapturing.
 func (s *Stream) WaitEvent(e *Event) error {
 	if err := s.use(); err != nil {
 		return err
 	}
-	defer s.c.p.exit()
-	if err := e.check(s.c.p); err != nil {
+	p := s.c.p
+	defer p.exit()
+	if e != nil && e.c != nil && e.c.p != p {
+		return s.c.waitPeerEvent(e.c)
+	}
+	if err := e.check(p); err != nil {
 		return err
 	}
 	e.c.mu.Lock()
@@ -226,21 +234,26 @@ func (s *Stream) WaitEvent(e *Event) error {
 }
 
 // WaitStream makes work enqueued on s after this call wait for all work
-// enqueued on o before it, without blocking the host. Inside a capture, a
-// stream that waits for a capturing stream joins its capture, and a
+// enqueued on o before it, without blocking the host. o may belong to
+// another Program of the same backend, as for WaitEvent. Inside a capture,
+// a stream that waits for a capturing stream joins its capture, and a
 // capturing stream may wait only for streams of its own capture.
 func (s *Stream) WaitStream(o *Stream) error {
 	if err := s.use(); err != nil {
 		return err
 	}
-	defer s.c.p.exit()
-	if err := o.check(s.c.p); err != nil {
+	p := s.c.p
+	defer p.exit()
+	if o != nil && o.c != nil && o.c.p != p {
+		return s.c.waitPeerStream(o.c)
+	}
+	if err := o.check(p); err != nil {
 		return err
 	}
 	if s.c == o.c {
 		return nil // a stream is always ordered after itself
 	}
-	return s.c.p.join(s.c, o.c)
+	return p.join(s.c, o.c)
 }
 
 // Handle is the native handle: a CUstream on CUDA; an identifier on the CPU.
@@ -285,10 +298,13 @@ func (p *Program) closeStream(c *streamCore) error {
 }
 
 // release is Program.Close's path: the Program is already synchronized.
+// Operations of other Programs may hold the stream (an event recorded on
+// it, a zero fill); it waits for them.
 func (c *streamCore) release() error {
 	if !c.closed.CompareAndSwap(false, true) {
 		return nil
 	}
+	c.inflight.wait()
 	err := c.destroy()
 	close(c.gone)
 	return err

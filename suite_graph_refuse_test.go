@@ -3,6 +3,7 @@ package qd
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -160,5 +161,102 @@ func TestGraphDebugKernels(t *testing.T) {
 		check(t, k.fill.LaunchOn(s, x, float32(2)))
 		check(t, s.Synchronize())
 		wantAll(t, "x", x, 2)
+	})
+}
+
+// TestGraphAllowedInCapture: calls without a stream run at once inside a
+// capture and are not captured: NewNdarray (its fill runs on a pooled
+// stream outside the capture, which the host waits for: it never waits
+// for a capturing stream), NewHostArray, NewStream, NewEvent and a host
+// read of an array the capture does not use.
+func TestGraphAllowedInCapture(t *testing.T) {
+	forEachArch(t, func(t *testing.T, p *Program) {
+		k := newGraphKernels(t, p)
+		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 8))
+		s := must[*Stream](t)(p.NewStream())
+		var made *Ndarray[float32]
+		g := must[*Graph](t)(s.Capture(func() error {
+			if err := k.fill.LaunchOn(s, x, float32(3)); err != nil {
+				return err
+			}
+			a, err := NewNdarray[float32](p, 8)
+			if err != nil {
+				return err
+			}
+			made = a
+			if got, err := a.ToSlice(); err != nil || got[0] != 0 {
+				return fmt.Errorf("NewNdarray in the capture reads %v, %v; want zeros", got, err)
+			}
+			h, err := NewHostArray[float32](p, 8)
+			if err != nil {
+				return err
+			}
+			o, err := p.NewStream()
+			if err != nil {
+				return err
+			}
+			e, err := p.NewEvent()
+			if err != nil {
+				return err
+			}
+			return errors.Join(h.Close(), o.Close(), e.Close())
+		}))
+		defer g.Close()
+		wantAll(t, "x before the replay", x, 0)
+		check(t, g.LaunchOn(s))
+		wantAll(t, "x", x, 3)
+		wantAll(t, "the array made in the capture", made, 0)
+		check(t, made.Close())
+	})
+}
+
+// TestGraphAcrossPrograms: graphs do not span Programs yet
+// (docs/multigpu.md): inside a capture, a wait or copy that involves
+// another Program of the same backend fails with ErrCapturing, and so
+// does the capture; a stream of the other Program cannot join it either.
+func TestGraphAcrossPrograms(t *testing.T) {
+	cases := []struct {
+		call string
+		do   func(s, o *Stream, x, y *Ndarray[float32], e *Event) error
+	}{
+		{"Stream.WaitStream", func(s, o *Stream, _, _ *Ndarray[float32], _ *Event) error { return s.WaitStream(o) }},
+		{"Stream.WaitEvent", func(s, o *Stream, _, _ *Ndarray[float32], e *Event) error {
+			if err := e.Record(o); err != nil {
+				return err
+			}
+			return s.WaitEvent(e)
+		}},
+		{"joining from the other Program", func(s, o *Stream, _, _ *Ndarray[float32], _ *Event) error { return o.WaitStream(s) }},
+		{"Ndarray.CopyFromOn", func(s, _ *Stream, x, y *Ndarray[float32], _ *Event) error { return x.CopyFromOn(s, y) }},
+	}
+	forEachArch(t, func(t *testing.T, p *Program) {
+		q := must[*Program](t)(Init(WithArch(p.Arch())))
+		defer q.Close()
+		k := newGraphKernels(t, p)
+		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 8))
+		y := must[*Ndarray[float32]](t)(NewNdarray[float32](q, 8))
+		e := must[*Event](t)(q.NewEvent())
+		for _, tc := range cases {
+			t.Run(tc.call, func(t *testing.T) {
+				s := must[*Stream](t)(p.NewStream())
+				o := must[*Stream](t)(q.NewStream())
+				defer s.Close()
+				defer o.Close()
+				var callErr error
+				_, err := s.Capture(func() error {
+					if err := k.fill.LaunchOn(s, x, float32(1)); err != nil {
+						return err
+					}
+					callErr = tc.do(s, o, x, y, e)
+					return nil
+				})
+				wantErr(t, callErr, ErrCapturing)
+				wantErr(t, err, ErrCapturing)
+				check(t, k.fill.LaunchOn(s, x, float32(2)))
+				check(t, s.Synchronize())
+				check(t, o.Synchronize())
+				wantAll(t, "x", x, 2)
+			})
+		}
 	})
 }

@@ -269,9 +269,10 @@ func TestGraphOutlivesClosedArray(t *testing.T) {
 	})
 }
 
-// TestGraphUpdate: new scalars and arrays update the graph in place; a
-// capture of another shape rebuilds it; a failed capture leaves it as it
-// was.
+// TestGraphUpdate: new scalars and arrays, and a capture of another
+// shape, are replayed after Update; a failed capture leaves the graph as
+// it was. (Which Update is in place: TestGraphUpdateInPlace here for the
+// CPU, TestGPUGraphUpdateInPlace for the GPU runtime.)
 func TestGraphUpdate(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
 		k := newGraphKernels(t, p)
@@ -286,9 +287,6 @@ func TestGraphUpdate(t *testing.T) {
 
 		check(t, k.fill.LaunchOn(s, y, float32(1)))
 		check(t, g.Update(func() error { return k.axpb.LaunchOn(s, y, float32(3), float32(0.5)) }))
-		if g.c.updatedInPlace.Load() != 1 || g.c.rebuilt.Load() != 0 {
-			t.Fatalf("same shape: %d in place, %d rebuilt; want an update in place", g.c.updatedInPlace.Load(), g.c.rebuilt.Load())
-		}
 		check(t, g.LaunchOn(s))
 		wantAll(t, "y", y, 3.5)
 		wantAll(t, "x", x, 1)
@@ -299,9 +297,6 @@ func TestGraphUpdate(t *testing.T) {
 			}
 			return k.add.LaunchOn(s, x, x, y)
 		}))
-		if g.c.rebuilt.Load() != 1 {
-			t.Fatalf("another shape: %d rebuilt, want 1", g.c.rebuilt.Load())
-		}
 		check(t, g.LaunchOn(s))
 		wantAll(t, "y", y, 4)
 
@@ -588,8 +583,8 @@ func TestGraphTrace(t *testing.T) {
 		check(t, g.LaunchOn(s))
 		var buf bytes.Buffer
 		check(t, p.StopTrace(&buf))
-		if !strings.Contains(buf.String(), `"name":"graph"`) {
-			t.Errorf("the trace has no graph span: %.400s", buf.String())
+		if !strings.Contains(buf.String(), `"name":"graph: fill"`) {
+			t.Errorf("the trace has no span of the graph's replay named after its kernel: %.400s", buf.String())
 		}
 	})
 }

@@ -2,6 +2,7 @@ package qd
 
 import (
 	"errors"
+	"slices"
 	"sync"
 )
 
@@ -76,26 +77,31 @@ func containsUse(list []use, u use) bool {
 }
 
 // waitUses blocks until the work enqueued so far on the streams that used
-// the memory is done, then forgets those uses. Work a graph capture
-// recorded is not work yet: for a stream that is capturing, waitUses waits
-// for its work from before the capture.
-func (p *Program) waitUses(t *tracker) error { return p.waitUsesFor(t, "") }
+// the memory is done, then forgets those uses. Streams of other Programs
+// (copies between Programs) are waited for through their own Program's
+// events. Work a graph capture recorded is not work yet: for a stream
+// that is capturing, waitUses waits for its work from before the capture.
+func (t *tracker) waitUses() error { return t.waitUsesBut(nil, "") }
 
 // waitUsesFor is waitUses for a host access named call (a read or write
 // of the memory), which a capture whose work uses the memory refuses: the
 // data the call wants is the graph's, and exists only once it runs.
-func (p *Program) waitUsesFor(t *tracker, call string) error {
+func (t *tracker) waitUsesFor(call string) error { return t.waitUsesBut(nil, call) }
+
+// waitUsesBut is waitUsesFor for the streams of Programs other than skip
+// (nil: all): at Program.Close, whose own streams are already
+// synchronized.
+func (t *tracker) waitUsesBut(skip *Program, call string) error {
 	seen := t.snapshot()
+	if skip != nil {
+		seen = slices.DeleteFunc(seen, func(u use) bool { return u.s.p == skip })
+	}
 	if len(seen) == 0 {
 		return nil
 	}
 	var errs []error
 	for _, u := range seen {
-		if u.s.closed.Load() {
-			<-u.s.gone // its Close waits for its work
-			continue
-		}
-		if err := p.waitStream(u.s, t, call); err != nil {
+		if err := u.s.hostWaitFor(t, call); err != nil {
 			if errors.Is(err, ErrCapturing) {
 				return err // refused: nothing was waited for
 			}
@@ -104,32 +110,6 @@ func (p *Program) waitUsesFor(t *tracker, call string) error {
 	}
 	t.forget(seen)
 	return errors.Join(errs...)
-}
-
-// waitStream blocks until the work enqueued so far on s is done; for a
-// capturing stream, its work from before the capture, unless call is set
-// and the capture's work uses t's memory (see waitUsesFor).
-func (p *Program) waitStream(s *streamCore, t *tracker, call string) error {
-	s.gate.RLock()
-	if c := s.cap.Load(); c != nil {
-		defer s.gate.RUnlock()
-		if call != "" && c.usedTracker(t) {
-			return c.refuse(call, "the array is used by the capture's work, which runs only when the graph is launched; access it after Capture returns")
-		}
-		return syncPre(c, s)
-	}
-	e, err := p.evpool.Get()
-	if err != nil {
-		s.gate.RUnlock()
-		return err
-	}
-	defer p.evpool.Put(e)
-	err = e.Record(s.b)
-	s.gate.RUnlock()
-	if err != nil {
-		return err
-	}
-	return e.Synchronize()
 }
 
 // syncStream waits for all work enqueued on s (Program.Sync); for a
@@ -153,50 +133,44 @@ func syncPre(c *capture, s *streamCore) error {
 }
 
 // orderAfterUses makes stream on wait, without blocking the host, for the
-// work enqueued so far on the other streams that used the memory, and
-// forgets those uses: what on enqueues next (a free) comes after all of it.
-func (p *Program) orderAfterUses(t *tracker, on *streamCore) error {
+// work enqueued so far on the other streams that used the memory (of its
+// Program or of others), and forgets those uses: what on enqueues next (a
+// free) comes after all of it. The caller holds on.
+func (t *tracker) orderAfterUses(on *streamCore) error {
 	seen := t.snapshot()
 	var errs []error
 	for _, u := range seen {
 		if u.s == on {
 			continue
 		}
-		if u.s.closed.Load() {
-			<-u.s.gone
+		if !u.s.hold() {
+			<-u.s.gone // closed: its Close waits for its work
 			continue
 		}
-		if err := p.orderAfter(on, u.s); err != nil {
-			errs = append(errs, err)
-		}
+		errs = append(errs, on.orderAfter(u.s))
+		u.s.inflight.leave()
 	}
 	t.forget(seen)
 	return errors.Join(errs...)
 }
 
-// orderAfter makes on wait for the work enqueued so far on s: through an
-// event recorded now, or, when s captures and on is outside its capture,
-// for s's work from before the capture.
-func (p *Program) orderAfter(on, s *streamCore) error {
+// orderAfter makes on wait for the work enqueued so far on s (waitOn),
+// or, when s captures and on is outside its capture, for s's work from
+// before the capture. The caller holds both streams.
+func (on *streamCore) orderAfter(s *streamCore) error {
 	s.gate.RLock()
 	defer s.gate.RUnlock()
-	if c := s.cap.Load(); c != nil && on.cap.Load() != c {
+	c := s.cap.Load()
+	if c != nil && on.cap.Load() != c {
 		if pre := c.preOf(s); pre != nil {
-			return on.b.WaitEvent(pre)
+			return on.waitEventOf(pre, s.p)
 		}
 		return nil
 	}
-	e, err := p.evpool.Get()
-	if err != nil {
-		return err
+	if c != nil || on.capturing() != nil {
+		if err := on.p.admitWait(on, s.mark(), "Ndarray.Close"); err != nil {
+			return err
+		}
 	}
-	defer p.evpool.Put(e)
-	m := s.mark()
-	if err := e.Record(s.b); err != nil {
-		return err
-	}
-	if err := p.admitWait(on, m, "Ndarray.Close"); err != nil {
-		return err
-	}
-	return on.b.WaitEvent(e)
+	return failed(on.capturing(), on.waitOn(s))
 }

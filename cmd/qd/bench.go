@@ -20,8 +20,9 @@ beside its reference, measured in the same run, and its bar: launch host
 cost against a raw cuLaunchKernel, K streams and stream-parallel groups of
 latency-bound kernels, saxpy against a device-to-device copy, a reduction
 and a stencil against their byte floors, the stream pool, events, array
-allocation, graph replays against launches, and compile times. GPU-only
-figures are skipped on the CPU.
+allocation, graph replays against launches, and compile times, and with two
+devices a peer copy from device 0 to device 1 against the driver's raw peer
+copy. GPU-only figures are skipped on the CPU.
 The exit status is 1 when a figure misses its bar.
 
 flags:
@@ -90,7 +91,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	if *asJSON {
-		err = benchsuite.WriteJSON(stdout, p.Device(), rows)
+		err = benchsuite.WriteJSON(stdout, p.Device().String(), rows)
 	} else {
 		err = benchsuite.WriteTable(stdout, rows)
 	}

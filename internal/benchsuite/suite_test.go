@@ -41,8 +41,8 @@ func TestQuickCPU(t *testing.T) {
 			}
 		}
 	}
-	if skipped != 10 {
-		t.Errorf("%d rows skipped, want 10 (K streams ×5, groups ×3, host copies ×2)", skipped)
+	if skipped != 11 {
+		t.Errorf("%d rows skipped, want 11 (K streams ×5, groups ×3, host copies ×2, peer copy)", skipped)
 	}
 	if measured < 9 {
 		t.Errorf("%d rows measured, want at least 9", measured)
@@ -56,7 +56,7 @@ func TestQuickCPU(t *testing.T) {
 	}
 	t.Log("\n" + tab.String())
 	var js bytes.Buffer
-	if err := WriteJSON(&js, p.Device(), rows); err != nil {
+	if err := WriteJSON(&js, p.Device().String(), rows); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {

@@ -97,6 +97,9 @@ func (d *Device) Driver() Driver { return d.drv }
 func (d *Device) Arch() string     { return d.drv.Arch() }
 func (d *Device) Describe() string { return d.props.Describe }
 
+// Info is the device as its driver lists it.
+func (d *Device) Info() backend.DeviceInfo { return d.props.Info }
+
 func (d *Device) PriorityRange() (least, greatest int) {
 	return d.props.PriorityLeast, d.props.PriorityGreatest
 }

@@ -78,7 +78,7 @@ func TestGraphChainReplay(t *testing.T) {
 			if err := x.Launch(on); err != nil {
 				t.Fatal(err)
 			}
-			if got := readU32(t, a, on, n); got[0] != uint32(2*r) || got[n-1] != uint32(2*r) {
+			if got := readU32(t, a, on, n); computes(t, d) && (got[0] != uint32(2*r) || got[n-1] != uint32(2*r)) {
 				t.Fatalf("replay %d: a = %d..%d, want %d", r, got[0], got[n-1], 2*r)
 			}
 		}
@@ -115,7 +115,7 @@ func TestGraphForkJoin(t *testing.T) {
 		if err := x.Launch(s); err != nil {
 			t.Fatal(err)
 		}
-		if got := readU32(t, b, s, n); got[0] != 42 {
+		if got := readU32(t, b, s, n); computes(t, d) && got[0] != 42 {
 			t.Fatalf("b[0] = %d after the replay, want 42", got[0])
 		}
 		// Not joined back.
@@ -173,7 +173,7 @@ func TestGraphRefusals(t *testing.T) {
 		if err := x.Launch(o); err != nil {
 			t.Fatal(err)
 		}
-		if got := readU32(t, a, o, n); got[0] != 9 {
+		if got := readU32(t, a, o, n); computes(t, d) && got[0] != 9 {
 			t.Fatalf("a[0] = %d, want 9", got[0])
 		}
 		if err := in.Synchronize(); err == nil {
@@ -218,6 +218,9 @@ func TestGraphStreamOrderedMemory(t *testing.T) {
 			if err := x.Launch(s); err != nil {
 				t.Fatal(err)
 			}
+			if !computes(t, d) {
+				continue
+			}
 			if got := readU32(t, out, s, n); got[0] != 7 || got[n-1] != 7 {
 				t.Fatalf("out = %d..%d, want 7", got[0], got[n-1])
 			}
@@ -248,7 +251,7 @@ func TestGraphUpdateInPlace(t *testing.T) {
 		if err := x.Launch(s); err != nil {
 			t.Fatal(err)
 		}
-		if got := readU32(t, b, s, n); got[0] != 5 {
+		if got := readU32(t, b, s, n); computes(t, d) && got[0] != 5 {
 			t.Fatalf("b[0] = %d after the updated replay, want 5", got[0])
 		}
 		other := captureGraph(t, d, s, func() error {
