@@ -19,7 +19,7 @@ import (
 //go:embed demo_kernels.go
 var demoKernels string
 
-const demoUsage = `usage: qd demo [-arch auto|cpu|cuda|amdgpu] [flags]
+const demoUsage = `usage: qd demo [-arch auto|cpu|cuda|amdgpu] [-device n] [flags]
 
 Show four ways streams pay off, with kernels written in Go
 (demo_kernels.go, compiled by qd at run time) on the best backend:
@@ -52,6 +52,7 @@ const demoPhases = 1 + 3*4 + 1
 // device (sizeFor).
 type demoConfig struct {
 	arch     qd.Arch
+	device   int           // the device's ordinal within its backend
 	sims     int           // simulations of sections 2 and 3
 	size     int           // heat grid of section 3: size × size cells
 	steps    int           // heat steps of section 3
@@ -68,6 +69,7 @@ type demoConfig struct {
 func demo(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("demo", stderr)
 	archName := fs.String("arch", "auto", "backend: auto, cpu, cuda or amdgpu")
+	device := fs.Int("device", 0, "device `n` of the backend (qd devices lists them)")
 	sims := fs.Int("sims", 16, "independent simulations in sections 2 and 3")
 	size := fs.Int("size", 0, "heat grid `n` of section 3 (n × n cells; 0: from the device)")
 	steps := fs.Int("steps", 50, "heat steps of section 3")
@@ -101,23 +103,13 @@ func demo(args []string, stdout, stderr io.Writer) int {
 	case *budget < 0 || *budget > time.Minute:
 		return bad(fmt.Sprintf("-time %s is outside [0, 1m]", *budget))
 	}
-	cfg := demoConfig{arch: arch, sims: *sims, size: *size, steps: *steps, walkers: *walkers,
+	cfg := demoConfig{arch: arch, device: *device, sims: *sims, size: *size, steps: *steps, walkers: *walkers,
 		elements: *elements, streams: *streams, budget: *budget, trace: *trace, tty: isTerminal(stdout)}
 	if err := runDemo(cfg, stdout); err != nil {
 		fmt.Fprintln(stderr, "qd demo:", err)
 		return 1
 	}
 	return 0
-}
-
-// deviceOf is the DeviceInfo of p's device.
-func deviceOf(p *qd.Program) qd.DeviceInfo {
-	for _, in := range qd.Devices() {
-		if in.Arch == p.Arch() && in.Err == nil {
-			return in
-		}
-	}
-	return qd.DeviceInfo{Arch: p.Arch(), Cores: 1}
 }
 
 // sizeFor fills in the sizes cfg leaves at zero from the device: 64
@@ -159,7 +151,7 @@ func sizeFor(cfg demoConfig, in qd.DeviceInfo) demoConfig {
 }
 
 func runDemo(cfg demoConfig, w io.Writer) (err error) {
-	p, err := qd.Init(qd.WithArch(cfg.arch))
+	p, err := qd.Init(qd.WithArch(cfg.arch), qd.WithDevice(cfg.device))
 	if err != nil {
 		return err
 	}
@@ -168,7 +160,7 @@ func runDemo(cfg demoConfig, w io.Writer) (err error) {
 			err = cerr
 		}
 	}()
-	info := deviceOf(p)
+	info := p.Device()
 	cfg = sizeFor(cfg, info)
 	fmt.Fprintf(w, "qd demo on %s: four ways streams pay off, each checked against plain Go\n", describe(info))
 

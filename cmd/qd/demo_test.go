@@ -159,6 +159,7 @@ func TestDemoUsage(t *testing.T) {
 		{"no streams", []string{"-streams", "0"}, 2, "", "-streams 0 is outside"},
 		{"negative time", []string{"-time", "-1s"}, 2, "", "-time -1s is outside"},
 		{"extra argument", []string{"now"}, 2, "", `unexpected argument "now"`},
+		{"no such device", []string{"-arch", "cpu", "-device", "3"}, 1, "", "WithDevice(3): the cpu backend has 1 device (0)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, out, errs := runDemoVerb(c.args...)
