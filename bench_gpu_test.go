@@ -2,6 +2,7 @@ package qd_test
 
 import (
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -16,7 +17,19 @@ import (
 // QD_GPU_RUN=1); `qd bench` prints the same table.
 //
 //	go test -run XXX -bench GPUSuite -benchtime 1x
-func BenchmarkGPUSuite(b *testing.B) {
+func BenchmarkGPUSuite(b *testing.B) { benchGPUSuite(b, nil) }
+
+// BenchmarkGPUGraphs runs the graph rows of the suite alone (issue 11's
+// bars): 100 small dependent kernels and a 4-group stream-parallel kernel
+// replayed 100 times, each graph replay against launches end to end, and
+// the host cost of one Graph.LaunchOn beside a raw cuGraphLaunch.
+//
+//	QD_GPU_RUN=1 go test -run XXX -bench GPUGraphs -benchtime 1x
+func BenchmarkGPUGraphs(b *testing.B) { benchGPUSuite(b, regexp.MustCompile("graphs")) }
+
+// benchGPUSuite runs the measurements of the suite that run selects (nil:
+// all of them) and reports them as BenchmarkGPUSuite says.
+func benchGPUSuite(b *testing.B, run *regexp.Regexp) {
 	p, err := qd.Init(qd.WithArch(qd.CUDA))
 	if err != nil {
 		if os.Getenv("QD_GPU_RUN") == "1" {
@@ -25,7 +38,7 @@ func BenchmarkGPUSuite(b *testing.B) {
 		b.Skipf("no CUDA: %v", err)
 	}
 	defer p.Close()
-	rows, err := benchsuite.Run(p, benchsuite.Options{Quick: os.Getenv("QD_BENCH_QUICK") == "1"})
+	rows, err := benchsuite.Run(p, benchsuite.Options{Quick: os.Getenv("QD_BENCH_QUICK") == "1", Run: run})
 	if err != nil {
 		b.Fatal(err)
 	}

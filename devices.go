@@ -2,6 +2,8 @@ package qd
 
 import (
 	"errors"
+	"fmt"
+	"slices"
 
 	"github.com/quadrants-go/qd/internal/backend"
 )
@@ -26,6 +28,12 @@ type DeviceInfo struct {
 	// Driver names the driver: "CUDA 12.9, kernel module 580.159.04"; for
 	// the CPU, GOOS/GOARCH.
 	Driver string
+	// Peers are the ordinals of the other devices of the backend whose
+	// memory this device reaches directly (peer access over NVLink or
+	// PCIe): copies between their arrays (Ndarray.CopyFromOn) move
+	// device to device. Copies with other devices of the backend work too,
+	// staged through host memory by the driver.
+	Peers []int
 	// Err says why the backend is unavailable (no driver, no device, not
 	// built in); the other fields except Arch are then empty.
 	Err error
@@ -54,10 +62,39 @@ func archDevices(a Arch) []DeviceInfo {
 	}
 	out := make([]DeviceInfo, len(infos))
 	for i, in := range infos {
-		out[i] = DeviceInfo{
-			Arch: a, Ordinal: in.Ordinal, Name: in.Name, ComputeCapability: in.ComputeCapability, Target: in.Target,
-			Cores: in.Cores, MemoryBytes: in.MemoryBytes, Driver: in.Driver,
-		}
+		out[i] = infoOf(a, in)
 	}
 	return out
+}
+
+// infoOf is the DeviceInfo of a backend's description of a device of a.
+func infoOf(a Arch, in backend.DeviceInfo) DeviceInfo {
+	return DeviceInfo{
+		Arch: a, Ordinal: in.Ordinal, Name: in.Name, ComputeCapability: in.ComputeCapability, Target: in.Target,
+		Cores: in.Cores, MemoryBytes: in.MemoryBytes, Driver: in.Driver, Peers: slices.Clone(in.Peers),
+	}
+}
+
+// String describes the device on one line, as messages and `qd bench`
+// name it: "CUDA device 1: NVIDIA H200, compute capability 9.0, 132 SMs,
+// 139.8 GiB, driver CUDA 13.0, kernel module 580.159.04", "AMD GPU 0: AMD
+// Instinct MI300X (gfx942), 304 CUs, 192.0 GiB, HIP 6.3.42131", "CPU
+// (linux/amd64, 16 threads, AMD EPYC 7B13, 62.8 GiB)"; for an unavailable
+// backend, why.
+func (d DeviceInfo) String() string {
+	gib := float64(d.MemoryBytes) / (1 << 30)
+	switch {
+	case d.Err != nil:
+		return fmt.Sprintf("%s: unavailable: %v", d.Arch, d.Err)
+	case d.Arch == CUDA:
+		return fmt.Sprintf("CUDA device %d: %s, compute capability %s, %d SMs, %.1f GiB, driver %s",
+			d.Ordinal, d.Name, d.ComputeCapability, d.Cores, gib, d.Driver)
+	case d.Arch == AMDGPU:
+		return fmt.Sprintf("AMD GPU %d: %s (%s), %d CUs, %.1f GiB, %s", d.Ordinal, d.Name, d.Target, d.Cores, gib, d.Driver)
+	}
+	s := fmt.Sprintf("CPU (%s, %d threads, %s", d.Driver, d.Cores, d.Name)
+	if d.MemoryBytes > 0 {
+		s += fmt.Sprintf(", %.1f GiB", gib)
+	}
+	return s + ")"
 }

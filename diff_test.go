@@ -35,10 +35,21 @@ import (
 	"unsafe"
 
 	"github.com/quadrants-go/qd"
+	"github.com/quadrants-go/qd/internal/diffgen"
 )
 
-//go:embed diffkernels_test.go
-var diffSrc string
+//go:generate go run ./internal/diffgen/gen
+
+// The kernels' source: the hand-written file and the generated per-type
+// kernels, which TestDiff joins (diffgen.Join) because the generated ones
+// use the constants of the hand-written file and qd.Compile compiles one
+// source.
+var (
+	//go:embed diffkernels_test.go
+	diffHandSrc []byte
+	//go:embed diffkernels_gen_test.go
+	diffGenSrc []byte
+)
 
 // diffSizes are the lengths each kernel runs at: empty, one element, around
 // the CPU backend's batch of 512 lanes and GPU block sizes, and lengths that
@@ -67,6 +78,10 @@ type diffCase struct {
 
 func TestDiff(t *testing.T) {
 	cases := diffCases()
+	src, err := diffgen.Join(diffHandSrc, diffGenSrc)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, arch := range qd.SuiteArchs(t) {
 		t.Run(arch.String(), func(t *testing.T) {
 			p, err := qd.Init(qd.WithArch(arch))
@@ -74,7 +89,7 @@ func TestDiff(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer p.Close()
-			mod, err := qd.Compile(p, diffSrc, qd.WithFilename("diffkernels_test.go"))
+			mod, err := qd.Compile(p, src, qd.WithFilename("diffkernels_test.go"))
 			if err != nil {
 				t.Fatal(err)
 			}

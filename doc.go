@@ -28,12 +28,33 @@
 // data that includes every write enqueued before them on any stream, and
 // Ndarray.Close frees memory only after the work that uses it.
 //
+// # Several devices
+//
+// WithDevice(n) chooses the device; a program that uses several GPUs opens
+// a Program per device. A stream may wait for an event or a stream of
+// another Program of the same backend (on the device, across GPUs), and
+// Ndarray.CopyFromOn copies between their arrays (a peer copy between
+// GPUs, direct where the devices reach each other's memory). Objects of
+// another backend's Program are ErrForeign. See docs/multigpu.md and
+// examples/multigpu.
+//
 // # Stream-parallel kernels
 //
 // A kernel whose top-level statements are all qd.StreamParallel blocks runs
 // each block on its own stream: the first on the launch stream, the others
 // on streams borrowed from the Program's pool, forked from and joined back
 // into the launch stream with events, so the host never waits.
+//
+// # Graphs
+//
+// Stream.Capture records, without running it, the work a function
+// enqueues on a stream and on the streams forked from it by events
+// (stream-parallel kernels included) and joined back; Graph.LaunchOn
+// replays it on any stream with one call, at the host cost of about one
+// launch, and Graph.Update re-captures it with other arguments. A call
+// that would make the host wait for a capturing stream fails with
+// ErrCapturing, and so does the capture. The CPU backend records and
+// replays graphs too, so the same code runs on every backend.
 //
 // # Stopping work
 //

@@ -3,6 +3,7 @@ package qd
 import (
 	"fmt"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -22,6 +23,25 @@ type eventCore struct {
 	b      backend.Event
 	timing bool
 	closed atomic.Bool
+
+	mu       sync.Mutex // orders Record with the waits that read mark
+	recorded bool       // Record has succeeded once
+	mark     *capMark   // the capture of the last Record, nil outside one
+	// inflight counts streams of other Programs enqueueing a wait for the
+	// event (peers.go); its release waits for them.
+	inflight busy
+}
+
+// hold keeps the event from being destroyed while a stream of another
+// Program enqueues a wait for it; it fails if the event is closed. Pair
+// with inflight.leave.
+func (c *eventCore) hold() bool {
+	c.inflight.enter()
+	if c.closed.Load() {
+		c.inflight.leave()
+		return false
+	}
+	return true
 }
 
 // NewEvent makes an event; WithTiming makes it usable with Elapsed.
@@ -80,6 +100,14 @@ func (e *Event) use() error {
 
 // Record captures the work enqueued on s so far. Recording again moves the
 // event to the new point; waits enqueued before keep the point they saw.
+// s must be a stream of the event's Program (a GPU records an event only on
+// its own device); streams of other Programs may wait for it.
+//
+// Recorded on a capturing stream, the event marks a point of the graph
+// being captured: streams that wait for it join the capture, and the host
+// cannot wait for it (Synchronize and Query fail). Replays of the graph do
+// not record it: to know when a replay is done, record an event after
+// Graph.LaunchOn.
 func (e *Event) Record(s *Stream) error {
 	if err := e.use(); err != nil {
 		return err
@@ -88,25 +116,57 @@ func (e *Event) Record(s *Stream) error {
 	if err := s.check(e.c.p); err != nil {
 		return err
 	}
-	return e.c.b.Record(s.c.b)
+	e.c.mu.Lock()
+	defer e.c.mu.Unlock()
+	m := s.c.mark()
+	if err := e.c.b.Record(s.c.b); err != nil {
+		return failed(s.c.capturing(), err)
+	}
+	e.c.recorded, e.c.mark = true, m
+	return nil
+}
+
+// hostWaitable refuses a host wait (call) for an event last recorded in a
+// capture.
+func (e *Event) hostWaitable(call string) error {
+	e.c.mu.Lock()
+	m := e.c.mark
+	e.c.mu.Unlock()
+	switch {
+	case m == nil:
+		return nil
+	case m.c.isEnded():
+		return fmt.Errorf("%w: %s: the event was last recorded inside a capture that has ended (on %s): it marks a point of a graph, not of a stream; record it after Graph.LaunchOn to wait for a replay",
+			ErrCapturing, call, m.c.origin.describe())
+	}
+	return m.c.refuse(call, "the event was recorded inside the capture: the work it marks runs only when the graph is launched")
 }
 
 // Synchronize blocks until the event's last recorded point is reached (at
-// once for an event never recorded).
+// once for an event never recorded). An event last recorded inside a
+// capture cannot be waited for: the error matches ErrCapturing.
 func (e *Event) Synchronize() error {
 	if err := e.use(); err != nil {
 		return err
 	}
 	defer e.c.p.exit()
+	if err := e.hostWaitable("Event.Synchronize"); err != nil {
+		return err
+	}
 	return e.c.b.Synchronize()
 }
 
-// Query reports whether the event's last recorded point is reached.
+// Query reports whether the event's last recorded point is reached. An
+// event last recorded inside a capture cannot be queried: the error
+// matches ErrCapturing.
 func (e *Event) Query() (bool, error) {
 	if err := e.use(); err != nil {
 		return false, err
 	}
 	defer e.c.p.exit()
+	if err := e.hostWaitable("Event.Query"); err != nil {
+		return false, err
+	}
 	return e.c.b.Query()
 }
 
@@ -122,6 +182,7 @@ func (c *eventCore) leakClose() error {
 	if !c.closed.CompareAndSwap(false, true) {
 		return nil
 	}
+	c.inflight.wait()
 	c.p.mu.Lock()
 	delete(c.p.events, c)
 	c.p.mu.Unlock()
@@ -132,6 +193,7 @@ func (c *eventCore) release() error {
 	if !c.closed.CompareAndSwap(false, true) {
 		return nil
 	}
+	c.inflight.wait()
 	return c.b.Close()
 }
 
@@ -147,6 +209,12 @@ func Elapsed(start, end *Event) (time.Duration, error) {
 	}
 	if !start.c.timing || !end.c.timing {
 		return 0, fmt.Errorf("%w: Elapsed needs two events made WithTiming()", ErrInvalidArgument)
+	}
+	if err := start.hostWaitable("Elapsed"); err != nil {
+		return 0, err
+	}
+	if err := end.hostWaitable("Elapsed"); err != nil {
+		return 0, err
 	}
 	return start.c.b.Elapsed(end.c.b)
 }

@@ -121,7 +121,7 @@ func (h *HostArray[T]) Slice() ([]T, error) {
 		return nil, err
 	}
 	defer h.c.p.exit()
-	if err := h.c.p.waitUses(&h.c.st.tracker); err != nil {
+	if err := h.c.st.waitUsesFor("HostArray.Slice"); err != nil {
 		return nil, err
 	}
 	if h.c.n == 0 {
@@ -184,7 +184,7 @@ func (c *hostCore) leakClose() error {
 	delete(c.p.hosts, c)
 	c.p.mu.Unlock()
 	st.pins.wait()
-	err := c.p.waitUses(&st.tracker)
+	err := st.waitUses()
 	return errors.Join(err, st.hb.Close())
 }
 
@@ -207,3 +207,7 @@ func (c *hostCore) pin() bool {
 }
 
 func (c *hostCore) unpin() { c.st.pins.leave() }
+
+func (c *hostCore) track() *tracker { return &c.st.tracker }
+
+func (c *hostCore) owner() *capture { return nil }

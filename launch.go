@@ -47,14 +47,29 @@ func (k *kernelCore) launchHeld(ctx context.Context, s *streamCore, args []any) 
 	if c == nil {
 		c = new(call)
 	}
+	cp := s.capturing()
+	if cp != nil {
+		// The context was checked before the launch; a graph's replays
+		// run whatever becomes of it.
+		ctx = nil
+	}
 	c.b.Ctx = ctx
 	err := k.bind(c, args)
+	if err == nil && k.p.ncap.Load() > 0 {
+		err = k.checkCapture(c, cp)
+	}
 	if err == nil {
 		err = k.zeroArrays(c, s)
 	}
 	if err == nil {
-		err = k.enqueueCall(c, s)
+		err = k.enqueueCall(c, s, cp)
 		k.zeroAfterLaunch(c, err)
+	}
+	if cp != nil {
+		k.captured(cp, args)
+		cp.launched(k.name)
+		s.did()
+		err = failed(cp, cp.refuseErr("kernel "+k.name, err))
 	}
 	// bind pinned the Ndarray arguments, so a Close waits for this launch
 	// to be enqueued. Their uses are noted only now, after the enqueue, so
@@ -73,13 +88,46 @@ func (k *kernelCore) launchHeld(ctx context.Context, s *streamCore, args []any) 
 	return err
 }
 
-// enqueueCall enqueues a bound call, traced when a trace is on.
-func (k *kernelCore) enqueueCall(c *call, s *streamCore) error {
+// checkCapture refuses what a launch on a stream of capture cp (nil: a
+// stream outside every capture) cannot do while captures are in
+// progress: a slice argument in a capture, an array a capture allocated
+// outside that capture.
+func (k *kernelCore) checkCapture(c *call, cp *capture) error {
+	if cp != nil && len(c.hosts) > 0 {
+		name := k.plan.Kernel.Params[c.hosts[0].param].Name
+		return cp.refuse("kernel "+k.name, fmt.Sprintf("parameter %s is a Go slice: a graph cannot copy Go memory, and the launch would wait for the copy back; pass an *Ndarray (and a HostArray with CopyFromHostOn and CopyToHostOn for the host side)", name))
+	}
+	for _, a := range c.arrays {
+		if o := a.st.cap; o != nil && o != cp {
+			return fmt.Errorf("%w: kernel %s: an Ndarray argument was made by NewNdarrayOn inside the capture on %s: only that capture's streams may use it", ErrCapturing, k.name, o.origin.describe())
+		}
+	}
+	return nil
+}
+
+// captured records the Ndarray arguments of a launch in capture cp.
+func (k *kernelCore) captured(cp *capture, args []any) {
+	for i, prm := range k.plan.Kernel.Params {
+		if i >= len(args) || prm.Dims == 0 {
+			continue
+		}
+		if nd, ok := args[i].(ndArg); ok && nd.core() != nil {
+			cp.uses(nd.core(), args[i], fmt.Sprintf("the Ndarray passed as %s to kernel %s", prm.Name, k.name))
+		}
+	}
+}
+
+// enqueueCall enqueues a bound call on s (of capture cp, or nil), traced
+// when a trace is on. Launches in a capture are not traced: a graph's
+// replay is, as one span (Graph.LaunchOn).
+func (k *kernelCore) enqueueCall(c *call, s *streamCore, cp *capture) error {
 	// The only cost of tracing when it is off: one atomic load.
 	var lt launchTrace
-	if tr := k.p.acquireTracer(); tr != nil {
+	if tr := k.p.acquireTracer(); tr != nil && cp == nil {
 		lt = launchTrace{tr: tr, id: tr.launches.Add(1)}
 		defer tr.done()
+	} else if tr != nil {
+		tr.done()
 	}
 	if len(c.hosts) > 0 {
 		return k.launchWithHostSlices(c, s, lt)
@@ -144,7 +192,9 @@ func (p *Program) runTasks(k *kernelCore, c *call, l backend.Launch, s *streamCo
 	if err != nil {
 		return fail("fork", err)
 	}
-	defer p.evpool.Put(fork)
+	cp := s.capturing()
+	defer p.putEvent(fork, cp)
+	m := s.mark()
 	if err := fork.Record(s.b); err != nil {
 		return fail("fork", err)
 	}
@@ -160,11 +210,22 @@ func (p *Program) runTasks(k *kernelCore, c *call, l backend.Launch, s *streamCo
 			runErr = fail("group stream", err)
 			break
 		}
-		streams[g] = ps
-		if err := ps.b.WaitEvent(fork); err != nil {
-			runErr = fail("fork", err)
+		if m != nil {
+			// The pooled stream joins the capture, to leave it with the
+			// capture's other streams when the capture ends.
+			runErr = p.admitWait(ps, m, "kernel "+k.name)
+		}
+		if runErr == nil {
+			if err := ps.b.WaitEvent(fork); err != nil {
+				runErr = fail("fork", err)
+			}
+		}
+		if runErr != nil {
+			// Not forked: nothing to join back.
+			p.giveBackGroupStream(ps, cp)
 			break
 		}
+		streams[g] = ps
 	}
 	if runErr == nil {
 		// Breadth-first: the first task of every group, then the second...,
@@ -191,17 +252,31 @@ func (p *Program) runTasks(k *kernelCore, c *call, l backend.Launch, s *streamCo
 		if ps == nil {
 			continue
 		}
+		ps.did()
 		if err := p.join(s, ps); err != nil {
 			// s cannot wait for ps on the device, so the host does: End,
-			// enqueued on s next, must not free what ps still uses.
-			ps.b.Synchronize()
+			// enqueued on s next, must not free what ps still uses. (In
+			// a capture nothing has run: the capture fails instead.)
+			if cp == nil {
+				ps.b.Synchronize()
+			}
 			if runErr == nil {
 				runErr = fail("join", err)
 			}
 		}
-		p.pool.Put(ps)
+		p.giveBackGroupStream(ps, cp)
 	}
 	return runErr
+}
+
+// giveBackGroupStream returns a stream-parallel launch's pooled stream
+// ps: to the pool, or, if it joined capture cp, to cp until it ends.
+func (p *Program) giveBackGroupStream(ps *streamCore, cp *capture) {
+	if cp != nil && ps.cap.Load() == cp {
+		cp.keepPooled(ps)
+	} else {
+		p.pool.Put(ps)
+	}
 }
 
 func runTask(l backend.Launch, task int, s *streamCore) error {
@@ -222,17 +297,17 @@ func groupStarts(k *kernelCore, starts []int) []int {
 	return starts
 }
 
-// join makes s wait for the work enqueued so far on o.
+// join makes s wait for the work enqueued so far on o, a stream of p.
+// Inside a capture, s joins o's capture if it is outside every capture,
+// and is refused if it captures and o is not in its capture.
 func (p *Program) join(s, o *streamCore) error {
-	e, err := p.evpool.Get()
-	if err != nil {
-		return err
+	m := o.mark()
+	if m != nil || s.capturing() != nil {
+		if err := p.admitWait(s, m, "Stream.WaitStream"); err != nil {
+			return err
+		}
 	}
-	defer p.evpool.Put(e)
-	if err := e.Record(o.b); err != nil {
-		return err
-	}
-	return s.b.WaitEvent(e)
+	return failed(m.capture(), failed(s.capturing(), s.waitOn(o)))
 }
 
 // launchWithHostSlices surrounds the kernel with the copies of its slice

@@ -29,7 +29,8 @@ import (
 // enqueued by the array's first use, on that use's stream, and left out
 // when that use writes every element (CopyFromHostOn, CopyFromOn or FillOn
 // of the whole array) or the array is closed unused: a fill costs the host
-// more than the allocation.
+// more than the allocation. In a graph capture the array is memory of the
+// graph, zeroed on s by every replay (Stream.Capture).
 func NewNdarrayOn[T Elem](s *Stream, shape ...int) (*Ndarray[T], error) {
 	if err := s.use(); err != nil {
 		return nil, err
@@ -44,21 +45,35 @@ func NewNdarrayOn[T Elem](s *Stream, shape ...int) (*Ndarray[T], error) {
 		return nil, closedErr("stream")
 	}
 	defer s.c.inflight.leave()
+	cp := s.c.capturing()
 	bytes := max(c.n*c.elem.Size(), 1)
 	buf, err := p.dev.AllocOn(s.c.b, bytes)
 	if err != nil {
-		return nil, fmt.Errorf("qd: NewNdarrayOn%v: %w", shape, err)
+		return nil, failed(cp, cp.refuseErr("NewNdarrayOn", fmt.Errorf("qd: NewNdarrayOn%v: %w", shape, err)))
 	}
-	c.buf, c.st = buf, &storage{buf: buf, pooled: true, home: s.c}
-	if _, host := buf.(backend.HostPointer); !host && c.n > 0 {
-		if _, ok := buf.(backend.Zeroer); !ok {
+	c.buf, c.st = buf, &storage{owner: p, buf: buf, pooled: true, home: s.c, cap: cp}
+	// Memory born zeroed (the CPU's) needs no fill, unless a graph
+	// replays the allocation.
+	if _, host := buf.(backend.HostPointer); (!host || cp != nil) && c.n > 0 {
+		z, ok := buf.(backend.Zeroer)
+		if !ok {
 			buf.FreeOn(s.c.b)
-			return nil, fmt.Errorf("qd: NewNdarrayOn: the %s backend cannot zero memory on a stream: %w", p.arch, ErrUnsupported)
+			return nil, failed(cp, fmt.Errorf("qd: NewNdarrayOn: the %s backend cannot zero memory on a stream: %w", p.arch, ErrUnsupported))
 		}
-		// The fill waits for the first use (zerofill.go).
-		c.st.zero.state.Store(zeroPending)
+		if cp == nil {
+			// The fill waits for the first use (zerofill.go).
+			c.st.zero.state.Store(zeroPending)
+		} else if err := z.Zero(s.c.b); err != nil {
+			// In a capture the fill is part of the graph, at once.
+			buf.FreeOn(s.c.b)
+			return nil, failed(cp, fmt.Errorf("qd: NewNdarrayOn%v: zeroing the array: %w", shape, err))
+		}
 	}
 	c.st.noteUse(s.c)
+	if cp != nil {
+		cp.own(c, shape)
+		s.c.did()
+	}
 	return newArray[T](c), nil
 }
 
@@ -74,25 +89,33 @@ func (c *streamCore) hold() bool {
 	return true
 }
 
-// freeInOrder frees pooled memory on its allocation stream (the default
-// stream if that one is closed) after every stream that used it, without
-// blocking the host.
+// freeInOrder frees pooled memory on its allocation stream after every
+// stream that used it, without blocking the host. When that stream is
+// closed, or captures a graph the memory does not belong to, the default
+// stream frees it instead, and if that one is closed or capturing too,
+// the host waits for the uses and frees it. Memory a capture allocated is
+// freed in the capture, on its allocation stream.
 func (p *Program) freeInOrder(st *storage) error {
 	on := st.home
+	if on != nil && st.cap == nil && on.capturing() != nil {
+		on = nil
+	}
 	if on == nil || !on.hold() {
 		on = p.def.c
-		if !on.hold() {
-			err := p.waitUses(&st.tracker)
+		if on.capturing() != nil || !on.hold() {
+			err := st.waitUses()
 			st.zero.release(p)
 			return errors.Join(err, st.buf.Close())
 		}
 	}
 	defer on.inflight.leave()
-	if err := p.orderAfterUses(&st.tracker, on); err != nil {
-		return err
+	cp := on.capturing()
+	if err := st.orderAfterUses(on); err != nil {
+		return failed(cp, err)
 	}
-	err := st.buf.FreeOn(on.b)
+	err := failed(cp, st.buf.FreeOn(on.b))
 	st.zero.release(p)
+	on.did()
 	return err
 }
 
@@ -136,6 +159,15 @@ type pinned interface {
 	pin() bool
 	unpin()
 	noteUse(s *streamCore)
+	track() *tracker // its memory's use tracking
+	owner() *capture // the capture that allocated it, if any
+}
+
+// operand is an array a stream operation uses, and the user's handle to
+// it (which a graph capturing the operation keeps).
+type operand struct {
+	core   pinned
+	handle any
 }
 
 func (c *hostCore) noteUse(s *streamCore) { c.st.noteUse(s) }
@@ -144,32 +176,58 @@ func (c *hostCore) noteUse(s *streamCore) { c.st.noteUse(s) }
 // used them. The caller holds the Program's lifetime lock and has checked
 // the arrays.
 // zs are the arrays whose zero fill the operation must come after.
-func (p *Program) enqueueOn(s *Stream, what string, arrays []pinned, enqueue func(backend.Stream) error, zs ...zeroUse) error {
+func (p *Program) enqueueOn(s *Stream, what string, arrays []operand, enqueue func(backend.Stream) error, zs ...zeroUse) error {
 	if err := s.check(p); err != nil {
 		return fmt.Errorf("qd: %s: %w", what, err)
 	}
-	if !s.c.hold() {
+	return enqueueHeld(s.c, what, arrays, enqueue, zs...)
+}
+
+// enqueueHeld is enqueueOn once s is checked: s may belong to another
+// Program than the caller's (copyBetween).
+func enqueueHeld(s *streamCore, what string, arrays []operand, enqueue func(backend.Stream) error, zs ...zeroUse) error {
+	if !s.hold() {
 		return closedErr("stream")
 	}
-	defer s.c.inflight.leave()
+	defer s.inflight.leave()
+	cp := s.capturing()
 	for i, a := range arrays {
-		if !a.pin() {
+		if err := capturedOperand(a.core, cp, what); err != nil {
 			for _, b := range arrays[:i] {
-				b.unpin()
+				b.core.unpin()
 			}
-			return fmt.Errorf("qd: %s: %w", what, closedErr("array"))
+			return err
 		}
 	}
-	err := p.zeroFirst(s.c, zs)
+	err := zeroFirst(s, zs)
 	if err == nil {
-		err = enqueue(s.c.b)
-		p.zeroAfter(zs, err)
+		err = enqueue(s.b)
+		zeroAfter(zs, err)
 	}
+	err = failed(cp, err)
 	for _, a := range arrays {
-		a.noteUse(s.c)
-		a.unpin()
+		a.core.noteUse(s)
+		if cp != nil {
+			cp.uses(a.core, a.handle, "an array of "+what)
+		}
+		a.core.unpin()
 	}
+	s.did()
 	return err
+}
+
+// capturedOperand pins a, an array an operation on a stream of capture
+// cp (nil: a stream outside every capture) uses: an array allocated in a
+// capture is usable only there.
+func capturedOperand(a pinned, cp *capture, what string) error {
+	if !a.pin() {
+		return fmt.Errorf("qd: %s: %w", what, closedErr("array"))
+	}
+	if o := a.owner(); o != nil && o != cp {
+		a.unpin()
+		return fmt.Errorf("%w: %s: the array was made by NewNdarrayOn inside the capture on %s: only that capture's streams may use it", ErrCapturing, what, o.origin.describe())
+	}
+	return nil
 }
 
 // hostOf checks h as the host side of a copy of a's length on a's Program.
@@ -199,7 +257,7 @@ func (a *Ndarray[T]) CopyFromHostOn(s *Stream, h *HostArray[T]) error {
 	if err := hostOf(a, h, what); err != nil {
 		return err
 	}
-	return a.c.p.enqueueOn(s, what, []pinned{a.c, h.c}, func(bs backend.Stream) error {
+	return a.c.p.enqueueOn(s, what, []operand{{a.c, a}, {h.c, h}}, func(bs backend.Stream) error {
 		if a.c.n == 0 {
 			return nil
 		}
@@ -219,7 +277,7 @@ func (a *Ndarray[T]) CopyToHostOn(s *Stream, h *HostArray[T]) error {
 	if err := hostOf(a, h, what); err != nil {
 		return err
 	}
-	return a.c.p.enqueueOn(s, what, []pinned{a.c, h.c}, func(bs backend.Stream) error {
+	return a.c.p.enqueueOn(s, what, []operand{{a.c, a}, {h.c, h}}, func(bs backend.Stream) error {
 		if a.c.n == 0 {
 			return nil
 		}
@@ -229,6 +287,16 @@ func (a *Ndarray[T]) CopyToHostOn(s *Stream, h *HostArray[T]) error {
 
 // CopyFromOn enqueues on s a device-to-device copy of src into the array
 // (the same number of elements) and returns.
+//
+// src may belong to another Program of the same backend: a peer copy
+// between two GPUs (direct over NVLink or PCIe where the devices reach
+// each other's memory, which the first copy between them enables, staged
+// through host memory by the driver otherwise), or a copy between two
+// Programs of one device. s may then belong to either Program; the
+// caller orders it after the work that writes src and before the work
+// that reads the array, as for any stream (WaitEvent, WaitStream). Both
+// arrays' use tracking sees the copy: a host read or Close of either
+// waits for it. A source of another backend's Program is ErrForeign.
 func (a *Ndarray[T]) CopyFromOn(s *Stream, src *Ndarray[T]) error {
 	const what = "CopyFromOn"
 	if err := a.use(); err != nil {
@@ -238,14 +306,14 @@ func (a *Ndarray[T]) CopyFromOn(s *Stream, src *Ndarray[T]) error {
 	switch {
 	case src == nil || src.c == nil:
 		return fmt.Errorf("%w: %s: nil source", ErrInvalidArgument, what)
-	case src.c.p != a.c.p:
-		return fmt.Errorf("%w: %s: the source Ndarray", ErrForeign, what)
 	case src.c.isClosed():
 		return fmt.Errorf("qd: %s: %w", what, closedErr("source Ndarray"))
 	case src.c.n != a.c.n:
 		return fmt.Errorf("%w: %s: a source of %d elements for an Ndarray of %d", ErrInvalidArgument, what, src.c.n, a.c.n)
+	case src.c.p != a.c.p:
+		return copyBetween(s, what, a.c, src.c)
 	}
-	return a.c.p.enqueueOn(s, what, []pinned{a.c, src.c}, func(bs backend.Stream) error {
+	return a.c.p.enqueueOn(s, what, []operand{{a.c, a}, {src.c, src}}, func(bs backend.Stream) error {
 		if a.c.n == 0 {
 			return nil
 		}

@@ -70,6 +70,7 @@ type ndCore struct {
 // storage is an allocation and the use tracking of every array on it.
 type storage struct {
 	tracker
+	owner  *Program // the Program whose device holds the memory
 	buf    backend.Buffer
 	closed atomic.Bool // the parent array was closed: so is every view
 	// pooled memory (NewNdarrayOn) is freed in the order of home, after
@@ -77,6 +78,10 @@ type storage struct {
 	pooled bool
 	home   *streamCore
 	zero   zeroFill // NewNdarrayOn's fill, enqueued by the first use (zerofill.go)
+	// cap is the capture that allocated the memory (NewNdarrayOn on a
+	// capturing stream): memory of its graph, usable only by the
+	// capture's streams and freed in it.
+	cap *capture
 }
 
 // NewNdarray makes a zero-filled array of the given shape (1 to 3
@@ -98,7 +103,7 @@ func NewNdarray[T Elem](p *Program, shape ...int) (*Ndarray[T], error) {
 	if err != nil {
 		return nil, fmt.Errorf("qd: NewNdarray%v: %w", shape, err)
 	}
-	c.buf, c.st = buf, &storage{buf: buf}
+	c.buf, c.st = buf, &storage{owner: p, buf: buf}
 	if err := c.zero(); err != nil {
 		buf.Close()
 		return nil, fmt.Errorf("qd: NewNdarray%v: zero fill: %w", shape, err)
@@ -145,10 +150,10 @@ func (c *ndCore) zero() error {
 		return nil
 	}
 	if z, ok := c.buf.(backend.Zeroer); ok {
-		return c.p.hostTransfer(c, true, z.Zero)
+		return c.p.hostTransfer(c, "NewNdarray", true, z.Zero)
 	}
 	zeros := make([]byte, c.n*c.elem.Size())
-	return c.p.hostTransfer(c, true, func(s backend.Stream) error {
+	return c.p.hostTransfer(c, "NewNdarray", true, func(s backend.Stream) error {
 		return c.buf.CopyFromHost(s, unsafe.Pointer(&zeros[0]), len(zeros))
 	})
 }
@@ -202,7 +207,7 @@ func (a *Ndarray[T]) CopyFromHost(src []T) error {
 	if a.c.n == 0 {
 		return nil
 	}
-	return a.c.p.hostTransfer(a.c, !a.c.view, func(s backend.Stream) error {
+	return a.c.p.hostTransfer(a.c, "Ndarray.CopyFromHost", !a.c.view, func(s backend.Stream) error {
 		return a.c.buf.CopyFromHost(s, unsafe.Pointer(&src[0]), len(src)*a.c.elem.Size())
 	}, func(p unsafe.Pointer) {
 		copy(unsafe.Slice((*T)(p), a.c.n), src)
@@ -220,14 +225,14 @@ func (a *Ndarray[T]) CopyToHost(dst []T) error {
 	if len(dst) != a.c.n {
 		return fmt.Errorf("%w: CopyToHost: %d elements for an Ndarray of %d", ErrInvalidArgument, len(dst), a.c.n)
 	}
-	return a.copyOut(dst)
+	return a.copyOut("Ndarray.CopyToHost", dst)
 }
 
-func (a *Ndarray[T]) copyOut(dst []T) error {
+func (a *Ndarray[T]) copyOut(call string, dst []T) error {
 	if a.c.n == 0 {
 		return nil
 	}
-	return a.c.p.hostTransfer(a.c, false, func(s backend.Stream) error {
+	return a.c.p.hostTransfer(a.c, call, false, func(s backend.Stream) error {
 		return a.c.buf.CopyToHost(s, unsafe.Pointer(&dst[0]), len(dst)*a.c.elem.Size())
 	}, func(p unsafe.Pointer) {
 		copy(dst, unsafe.Slice((*T)(p), a.c.n))
@@ -241,7 +246,7 @@ func (a *Ndarray[T]) ToSlice() ([]T, error) {
 	}
 	defer a.c.p.exit()
 	out := make([]T, a.c.n)
-	return out, a.copyOut(out)
+	return out, a.copyOut("Ndarray.ToSlice", out)
 }
 
 // Close frees the array once the enqueued work that uses it is done: an
@@ -271,7 +276,7 @@ func (c *ndCore) leakClose() error {
 	if st.pooled {
 		return c.p.freeInOrder(st)
 	}
-	err := c.p.waitUses(&st.tracker)
+	err := st.waitUses()
 	return errors.Join(err, st.buf.Close())
 }
 
@@ -293,22 +298,31 @@ func (c *ndCore) unpin() { c.st.pins.leave() }
 // noteUse records that work enqueued on s uses the array.
 func (c *ndCore) noteUse(s *streamCore) { c.st.noteUse(s) }
 
-// release is Program.Close's path: all work is already done.
+func (c *ndCore) track() *tracker { return &c.st.tracker }
+
+func (c *ndCore) owner() *capture { return c.st.cap }
+
+// release is Program.Close's path: the Program's own work is already
+// done. Streams of other Programs may have used the memory (copies
+// between Programs), or be enqueueing with it: it waits for both.
 func (c *ndCore) release() error {
 	if !c.closed.CompareAndSwap(false, true) || c.view {
 		return nil
 	}
-	c.st.closed.Store(true)
-	c.st.zero.release(c.p)
-	return c.st.buf.Close()
+	st := c.st
+	st.closed.Store(true)
+	st.pins.wait()
+	err := st.waitUsesBut(c.p, "")
+	st.zero.release(c.p)
+	return errors.Join(err, st.buf.Close())
 }
 
-// hostTransfer runs one host copy of c after the work that uses it: on a
-// host-addressable buffer directly (direct), otherwise enqueued by enqueue
-// on a pooled stream that is then waited for.
+// hostTransfer runs one host copy of c (the user's call) after the work
+// that uses it: on a host-addressable buffer directly (direct), otherwise
+// enqueued by enqueue on a pooled stream that is then waited for.
 // overwrite says the copy writes every element of c's storage (zerofill.go).
-func (p *Program) hostTransfer(c *ndCore, overwrite bool, enqueue func(backend.Stream) error, direct ...func(unsafe.Pointer)) error {
-	if err := p.waitUses(&c.st.tracker); err != nil {
+func (p *Program) hostTransfer(c *ndCore, call string, overwrite bool, enqueue func(backend.Stream) error, direct ...func(unsafe.Pointer)) error {
+	if err := c.st.waitUsesFor(call); err != nil {
 		return err
 	}
 	if hp, ok := c.buf.(backend.HostPointer); ok && len(direct) > 0 {
@@ -320,14 +334,14 @@ func (p *Program) hostTransfer(c *ndCore, overwrite bool, enqueue func(backend.S
 		return err
 	}
 	defer p.pool.Put(s)
-	if err := p.zeroed(c.st, s, overwrite); err != nil {
+	if err := c.st.zeroed(s, overwrite); err != nil {
 		return err
 	}
 	if err := enqueue(s.b); err != nil {
 		return err
 	}
 	if overwrite {
-		p.overwritten(c.st)
+		c.st.overwritten()
 	}
 	// Wait through an event. Pooled streams hold no errors (a launch's
 	// errors go to its own stream), so Synchronize would serve as well.

@@ -40,6 +40,7 @@ type InitOption func(*initConfig)
 
 type initConfig struct {
 	arch     Arch
+	device   int  // WithDevice
 	trace    bool // WithTrace (trace.go)
 	fastMath bool
 	debug    bool
@@ -47,6 +48,20 @@ type initConfig struct {
 
 // WithArch chooses the backend (default Auto).
 func WithArch(a Arch) InitOption { return func(c *initConfig) { c.arch = a } }
+
+// WithDevice chooses the device by its ordinal within the backend (default
+// 0): the GPU numbered n by the CUDA driver or the HIP runtime, in the
+// order `qd devices` lists them (CUDA_VISIBLE_DEVICES and
+// HIP_VISIBLE_DEVICES renumber them, as for every program). The CPU
+// backend has one device, 0. An ordinal the backend does not have is an
+// error matching ErrInvalidArgument that says how many devices it has;
+// with Auto, the first backend that has device n is taken.
+//
+// One Program drives one device; a program that uses several GPUs opens a
+// Program per device. Streams of those Programs can wait for each other's
+// events (Stream.WaitEvent, Stream.WaitStream) and Ndarray.CopyFromOn
+// copies between their arrays (docs/multigpu.md).
+func WithDevice(n int) InitOption { return func(c *initConfig) { c.device = n } }
 
 // WithFastMath lets GPU kernels trade Go's exact float results for speed:
 // a*b+c may be fused into one rounding, and float32 division, square root,

@@ -3,6 +3,7 @@ package qd
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -28,6 +29,11 @@ type Program struct {
 	arrays  map[*ndCore]struct{}
 	hosts   map[*hostCore]struct{}
 	kernels map[*kernelCore]struct{}
+	graphs  map[*graphCore]struct{}
+	// captures are the graph captures in progress; ncap counts them, so
+	// that paths that only need to know "none" read one atomic.
+	captures map[*capture]struct{}
+	ncap     atomic.Int32
 
 	def     *Stream // the default stream
 	pool    streamPool
@@ -51,7 +57,7 @@ func Init(opts ...InitOption) (*Program, error) {
 			o(&cfg)
 		}
 	}
-	dev, arch, err := openDevice(cfg.arch, 0)
+	dev, arch, err := openDevice(cfg.arch, cfg.device)
 	if err != nil {
 		return nil, err
 	}
@@ -69,6 +75,9 @@ func newProgram(dev backend.Device, arch Arch, cfg initConfig) (*Program, error)
 		arrays:  make(map[*ndCore]struct{}),
 		hosts:   make(map[*hostCore]struct{}),
 		kernels: make(map[*kernelCore]struct{}),
+		graphs:  make(map[*graphCore]struct{}),
+
+		captures: make(map[*capture]struct{}),
 	}
 	p.initPools()
 	p.modules.init()
@@ -91,16 +100,27 @@ func newProgram(dev backend.Device, arch Arch, cfg initConfig) (*Program, error)
 
 // openDevice opens device ordinal of the registered backend for arch; for
 // Auto it tries the registered backends in their order of preference (the
-// GPUs, then the CPU, which always opens).
+// GPUs, then the CPU, which always opens device 0).
 func openDevice(arch Arch, ordinal int) (backend.Device, Arch, error) {
+	if ordinal < 0 {
+		return nil, 0, fmt.Errorf("%w: WithDevice(%d): device ordinals start at 0", ErrInvalidArgument, ordinal)
+	}
 	if arch == Auto {
 		var errs []error
+		var short []string // backends with fewer devices
 		for _, b := range backend.Registered() {
+			if has := tooFew(b, ordinal); has != "" {
+				short = append(short, b.Arch+" has "+has)
+				continue
+			}
 			dev, err := b.Open(ordinal)
 			if err == nil {
 				return dev, archOf(b.Arch), nil
 			}
 			errs = append(errs, err)
+		}
+		if len(short) > 0 {
+			errs = append(errs, fmt.Errorf("%w: WithDevice(%d): %s", ErrInvalidArgument, ordinal, strings.Join(short, "; ")))
 		}
 		return nil, 0, fmt.Errorf("qd: no backend opened: %w", errors.Join(errs...))
 	}
@@ -111,11 +131,41 @@ func openDevice(arch Arch, ordinal int) (backend.Device, Arch, error) {
 	if !ok {
 		return nil, 0, &unavailableError{arch, errors.New("not built in yet")}
 	}
+	if has := tooFew(b, ordinal); has != "" {
+		return nil, 0, fmt.Errorf("%w: WithDevice(%d): the %s backend has %s", ErrInvalidArgument, ordinal, arch, has)
+	}
 	dev, err := b.Open(ordinal)
 	if err != nil {
 		return nil, 0, &unavailableError{arch, err}
 	}
 	return dev, arch, nil
+}
+
+// tooFew says how many devices b has ("1 device (0)") when it lists fewer
+// than ordinal+1; "" otherwise. Device 0 is not checked, nor a backend
+// that lists none: Open says why such a backend is unavailable.
+func tooFew(b backend.Backend, ordinal int) string {
+	if ordinal == 0 || b.Devices == nil {
+		return ""
+	}
+	infos, err := b.Devices()
+	if err != nil || ordinal < len(infos) {
+		return ""
+	}
+	return deviceCount(len(infos))
+}
+
+// deviceCount says how many devices there are and their ordinals.
+func deviceCount(n int) string {
+	switch n {
+	case 0:
+		return "no device"
+	case 1:
+		return "1 device (0)"
+	case 2:
+		return "2 devices (0 and 1)"
+	}
+	return fmt.Sprintf("%d devices (0 to %d)", n, n-1)
 }
 
 // archOf is the Arch a registered backend's name stands for.
@@ -139,12 +189,14 @@ func (p *Program) Arch() Arch {
 	return p.arch
 }
 
-// Device describes the device, e.g. "NVIDIA H100 80GB HBM3 (sm_90, ...)".
-func (p *Program) Device() string {
+// Device describes the Program's device: its backend, ordinal, name and
+// properties, as Devices lists it. Its String method gives one line for
+// messages. A nil Program has the zero DeviceInfo.
+func (p *Program) Device() DeviceInfo {
 	if p == nil {
-		return ""
+		return DeviceInfo{}
 	}
-	return p.dev.Describe()
+	return infoOf(p.arch, p.dev.Info())
 }
 
 // DefaultStream is the Program's own stream, used by Kernel.Launch. It is
@@ -174,12 +226,16 @@ func (p *Program) enter() error {
 func (p *Program) exit() { p.life.RUnlock() }
 
 // Sync waits for all work of the Program on all its streams, and returns
-// the errors that work reported.
+// the errors that work reported. While a stream captures a graph, Sync
+// fails with an error matching ErrCapturing, and so does the capture.
 func (p *Program) Sync() error {
 	if err := p.enter(); err != nil {
 		return err
 	}
 	defer p.exit()
+	if err := p.refuseIfCapturing("Program.Sync"); err != nil {
+		return err
+	}
 	return p.syncAll()
 }
 
@@ -199,16 +255,18 @@ func (p *Program) syncAllBut(skip error) error {
 			<-s.gone // being closed by another goroutine: wait for its work
 			continue
 		}
-		if err := s.b.Synchronize(); err != nil && (skip == nil || !errors.Is(err, skip)) {
+		if err := p.syncStream(s); err != nil && (skip == nil || !errors.Is(err, skip)) {
 			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)
 }
 
-// Close ends the Program's work, then releases every stream, event, array
-// and kernel of the Program and the device. Close is idempotent; afterwards
-// every method of the Program and of its objects returns ErrClosed.
+// Close ends the Program's work, then releases every stream, event, array,
+// kernel and graph of the Program and the device. Close is idempotent;
+// afterwards every method of the Program and of its objects returns
+// ErrClosed. A graph capture in progress in another goroutine is ended
+// (its Capture returns an error matching ErrClosed).
 //
 // On the CPU, Close first stops the work still queued or running, as a
 // cancelled LaunchContext would (a kernel that never ends cannot hold it
@@ -229,10 +287,14 @@ func (p *Program) Close() error {
 	if p.closed.Load() {
 		return nil
 	}
-	errs := []error{p.syncAllBut(errClosing), p.stopTraceOnClose()}
+	errs := []error{p.abortCaptures(), p.syncAllBut(errClosing), p.stopTraceOnClose()}
 	p.closed.Store(true)
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	for g := range p.graphs {
+		errs = append(errs, g.release())
+	}
+	clear(p.graphs)
 	for k := range p.kernels {
 		errs = append(errs, k.release())
 	}

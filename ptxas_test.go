@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/quadrants-go/qd/internal/codegen/ptx"
+	"github.com/quadrants-go/qd/internal/diffgen"
 	"github.com/quadrants-go/qd/internal/frontend"
 	"github.com/quadrants-go/qd/internal/ir"
 	"github.com/quadrants-go/qd/internal/lower"
@@ -41,7 +42,7 @@ func suiteKernels() []*ir.Kernel {
 		slowWriteKernel(), rendezvousKernel(), rendezvousAllKernel(), twoGroupKernel(),
 		rendezvousGroupsKernel(2), rendezvousGroupsKernel(4), rendezvousGroupsKernel(8),
 		saxpyKernel(), polyKernel(), badGroupKernel(), aliasKernel(), waitFlagKernel(), scaleKernel(),
-		diff3Kernel(),
+		diff3Kernel(), slowAddKernel(), relayKernel(), axpbKernel(),
 	}
 	for _, kind := range runawayKinds {
 		ks = append(ks, runawayKernel(kind))
@@ -51,22 +52,29 @@ func suiteKernels() []*ir.Kernel {
 	return append(ks, accuracyKernels()...)
 }
 
-// diffKernelsSrc is the differential test's kernel file (package qd_test),
-// read here as source so its kernels are assembled too.
-//
-//go:embed diffkernels_test.go
-var diffKernelsSrc []byte
+// The differential test's kernel files (package qd_test), read here as
+// source so their kernels are assembled too; diffgen.Join makes them one.
+var (
+	//go:embed diffkernels_test.go
+	diffKernelsSrc []byte
+	//go:embed diffkernels_gen_test.go
+	diffKernelsGenSrc []byte
+)
 
 // sourceKernels are the kernels the tests compile from Go source: the
 // Go-source suite, the reductions and the differential test's thirty
 // kernels.
 func sourceKernels() []*ir.Kernel {
 	var out []*ir.Kernel
+	diffSrc, err := diffgen.Join(diffKernelsSrc, diffKernelsGenSrc)
+	if err != nil {
+		panic(fmt.Sprintf("joining the differential kernels: %v", err)) // TestDiff fails too
+	}
 	for _, src := range []struct {
 		name string
 		text []byte
 	}{
-		{"suite_source.go", []byte(suiteSrc)}, {"reduce.go", []byte(reduceSrc())}, {"diffkernels_test.go", diffKernelsSrc},
+		{"suite_source.go", []byte(suiteSrc)}, {"reduce.go", []byte(reduceSrc())}, {"diffkernels_test.go", diffSrc},
 		{"ndrange.go", []byte(ndrangeSrc)}, {"checked.go", []byte(checkedSrc)}, {"addone.go", []byte(addOneSrc)},
 		{"copy.go", []byte(copySrc)},
 	} {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"sync"
 	"sync/atomic"
 
 	"github.com/quadrants-go/qd/internal/backend"
@@ -42,6 +43,10 @@ type streamCore struct {
 	// them before it destroys the stream. Launches only enqueue, which
 	// takes microseconds, unless they wait for slices to be copied back.
 	inflight busy
+	// cap is the graph capture the stream records into, nil when it runs
+	// its work; it changes only with gate held exclusively (capture.go).
+	cap  atomic.Pointer[capture]
+	gate sync.RWMutex
 }
 
 func (p *Program) registerStream(bs backend.Stream, kind streamKind) *streamCore {
@@ -132,20 +137,35 @@ func (s *Stream) use() error {
 }
 
 // Synchronize blocks until all work enqueued on s so far is done, and
-// returns the first error that work reported since the last call.
+// returns the first error that work reported since the last call. While s
+// captures a graph it fails with an error matching ErrCapturing.
 func (s *Stream) Synchronize() error {
 	if err := s.use(); err != nil {
 		return err
 	}
 	defer s.c.p.exit()
+	if c := s.c.capturing(); c != nil {
+		return c.refuse("Stream.Synchronize", capturedWork)
+	}
 	return s.c.b.Synchronize()
 }
+
+// capturedWork says why a capturing stream cannot be waited for.
+const capturedWork = "the stream is capturing: its work runs only when the graph is launched; wait after Capture returns"
 
 // Wait is Synchronize that gives up when ctx is done, returning ctx.Err();
 // the work itself goes on.
 func (s *Stream) Wait(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	if err := s.use(); err != nil {
+		return err
+	}
+	c := s.c.capturing()
+	s.c.p.exit()
+	if c != nil {
+		return c.refuse("Stream.Wait", capturedWork)
 	}
 	if done, err := s.Query(); err != nil || done {
 		if err == nil {
@@ -164,42 +184,76 @@ func (s *Stream) Wait(ctx context.Context) error {
 }
 
 // Query reports whether all work enqueued on s is done, without blocking.
+// While s captures a graph it fails with an error matching ErrCapturing.
 func (s *Stream) Query() (bool, error) {
 	if err := s.use(); err != nil {
 		return false, err
 	}
 	defer s.c.p.exit()
+	if c := s.c.capturing(); c != nil {
+		return false, c.refuse("Stream.Query", capturedWork)
+	}
 	return s.c.b.Query()
 }
 
 // WaitEvent makes work enqueued on s after this call wait until e's last
 // recorded point is reached. The host does not block. An event never
-// recorded is already reached.
+// recorded is already reached. e may belong to another Program of the same
+// backend, on another device or the same one: the wait then orders s after
+// that Program's work (a GPU waits on the device, across GPUs; docs/
+// multigpu.md). An event of another backend's Program is ErrForeign.
+//
+// Inside a capture, waiting for an event recorded on a capturing stream
+// makes s join the capture (its later work is captured too, until it is
+// joined back); a capturing stream may wait only for events recorded in
+// its own capture. Graphs do not span Programs yet: a wait that would join
+// streams of two Programs in one capture fails with ErrCapturing.
 func (s *Stream) WaitEvent(e *Event) error {
 	if err := s.use(); err != nil {
 		return err
 	}
-	defer s.c.p.exit()
-	if err := e.check(s.c.p); err != nil {
+	p := s.c.p
+	defer p.exit()
+	if e != nil && e.c != nil && e.c.p != p {
+		return s.c.waitPeerEvent(e.c)
+	}
+	if err := e.check(p); err != nil {
 		return err
 	}
-	return s.c.b.WaitEvent(e.c.b)
+	e.c.mu.Lock()
+	defer e.c.mu.Unlock()
+	if !e.c.recorded {
+		return nil
+	}
+	if e.c.mark != nil || s.c.capturing() != nil {
+		if err := s.c.p.admitWait(s.c, e.c.mark, "Stream.WaitEvent"); err != nil {
+			return err
+		}
+	}
+	return failed(s.c.capturing(), s.c.b.WaitEvent(e.c.b))
 }
 
 // WaitStream makes work enqueued on s after this call wait for all work
-// enqueued on o before it, without blocking the host.
+// enqueued on o before it, without blocking the host. o may belong to
+// another Program of the same backend, as for WaitEvent. Inside a capture,
+// a stream that waits for a capturing stream joins its capture, and a
+// capturing stream may wait only for streams of its own capture.
 func (s *Stream) WaitStream(o *Stream) error {
 	if err := s.use(); err != nil {
 		return err
 	}
-	defer s.c.p.exit()
-	if err := o.check(s.c.p); err != nil {
+	p := s.c.p
+	defer p.exit()
+	if o != nil && o.c != nil && o.c.p != p {
+		return s.c.waitPeerStream(o.c)
+	}
+	if err := o.check(p); err != nil {
 		return err
 	}
 	if s.c == o.c {
 		return nil // a stream is always ordered after itself
 	}
-	return s.c.p.join(s.c, o.c)
+	return p.join(s.c, o.c)
 }
 
 // Handle is the native handle: a CUstream on CUDA; an identifier on the CPU.
@@ -225,6 +279,9 @@ func (s *Stream) Close() error {
 }
 
 func (p *Program) closeStream(c *streamCore) error {
+	if cp := c.capturing(); cp != nil {
+		return cp.refuse("Stream.Close", "the stream is capturing; close it after Capture returns")
+	}
 	if !c.closed.CompareAndSwap(false, true) {
 		<-c.gone // another Close is draining it: Close returns after the work
 		return nil
@@ -241,10 +298,13 @@ func (p *Program) closeStream(c *streamCore) error {
 }
 
 // release is Program.Close's path: the Program is already synchronized.
+// Operations of other Programs may hold the stream (an event recorded on
+// it, a zero fill); it waits for them.
 func (c *streamCore) release() error {
 	if !c.closed.CompareAndSwap(false, true) {
 		return nil
 	}
+	c.inflight.wait()
 	err := c.destroy()
 	close(c.gone)
 	return err

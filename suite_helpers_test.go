@@ -147,14 +147,21 @@ func slowWriteKernel() *ir.Kernel {
 	state := b.Array("state", ir.I64, 1)
 	iters := b.Scalar("iters", ir.I64)
 	b.Parallel(ir.I64c(1), func(_ *ir.Var) {
-		s := b.Decl("s", ir.I64c(1))
-		b.ForRange("n", ir.P(iters), func(_ *ir.Var) {
-			b.Assign(s, ir.Op(ir.Rem, ir.Op(ir.Add, ir.Op(ir.Mul, ir.Ref(s), ir.I64c(1664525)), ir.I64c(1013904223)), ir.I64c(2147483647)))
-		})
-		b.Store(state, ir.Ref(s), ir.I64c(0))
+		spinBody(b, state, iters)
 		b.ForRange("j", ir.LenOf(x, 0), func(j *ir.Var) { b.Store(x, ir.P(v), ir.Ref(j)) })
 	})
 	return b.Kernel()
+}
+
+// spinBody adds, to the current block of b, iters steps of a linear
+// congruential generator whose end is stored in state[0], so that they
+// cannot be optimised away.
+func spinBody(b *ir.Builder, state, iters *ir.Param) {
+	s := b.Decl("s", ir.I64c(1))
+	b.ForRange("n", ir.P(iters), func(_ *ir.Var) {
+		b.Assign(s, ir.Op(ir.Rem, ir.Op(ir.Add, ir.Op(ir.Mul, ir.Ref(s), ir.I64c(1664525)), ir.I64c(1013904223)), ir.I64c(2147483647)))
+	})
+	b.Store(state, ir.Ref(s), ir.I64c(0))
 }
 
 // rendezvousBody adds, to the current block of b, one side of a

@@ -139,13 +139,16 @@ func TestCopyFromAndFill(t *testing.T) {
 		var nilS *Stream
 		h4 := must[*HostArray[int32]](t)(NewHostArray[int32](p, 4))
 		wantErr(t, c.CopyFromHostOn(nilS, h4), ErrInvalidArgument)
-		// Foreign objects.
+		// Another Program's objects: its arrays are copy sources (a copy
+		// between Programs, suite_peers_test.go), its host arrays and
+		// streams are foreign to this array's host copies and fills.
 		q := must[*Program](t)(Init(WithArch(p.Arch())))
 		defer q.Close()
 		qs := must[*Stream](t)(q.NewStream())
 		qa := must[*Ndarray[int32]](t)(NewNdarray[int32](q, 4))
 		qh := must[*HostArray[int32]](t)(NewHostArray[int32](q, 4))
-		wantErr(t, c.CopyFromOn(s, qa), ErrForeign)
+		check(t, c.CopyFromOn(s, qa))
+		allEqual(t, "copy from another Program", must[[]int32](t)(c.ToSlice()), 0)
 		wantErr(t, c.CopyFromHostOn(s, qh), ErrForeign)
 		wantErr(t, c.FillOn(qs, 1), ErrForeign)
 		// Closed objects.

@@ -33,7 +33,7 @@ func TestHostReadConcurrentWithLaunch(t *testing.T) {
 				case <-stop:
 					return
 				default:
-					if err := p.waitUses(&x.c.st.tracker); err != nil {
+					if err := x.c.st.waitUses(); err != nil {
 						t.Error(err)
 						return
 					}
@@ -138,7 +138,7 @@ func TestNoPanicOnBadInput(t *testing.T) {
 	if _, err := p.NewEvent(); !errors.Is(err, ErrInvalidArgument) {
 		t.Errorf("NewEvent on nil Program: %v", err)
 	}
-	if p.DefaultStream() != nil || p.Arch() != Auto || p.Device() != "" || p.Tracing() {
+	if p.DefaultStream() != nil || p.Arch() != Auto || p.Device().Name != "" || p.Device().Arch != Auto || p.Tracing() {
 		t.Error("nil Program accessors")
 	}
 	wantErr(t, p.StartTrace(), ErrInvalidArgument)

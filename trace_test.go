@@ -292,6 +292,7 @@ type nullLaunch struct{}
 
 func (nullDevice) Arch() string                          { return "null" }
 func (nullDevice) Describe() string                      { return "null device" }
+func (nullDevice) Info() backend.DeviceInfo              { return backend.DeviceInfo{Name: "null device"} }
 func (nullDevice) PriorityRange() (int, int)             { return 0, 0 }
 func (nullDevice) NewStream(int) (backend.Stream, error) { return nullStream{}, nil }
 func (nullDevice) WrapStream(uintptr) (backend.Stream, error) {

@@ -2,6 +2,7 @@ package qd
 
 import (
 	"errors"
+	"slices"
 	"sync"
 )
 
@@ -76,58 +77,100 @@ func containsUse(list []use, u use) bool {
 }
 
 // waitUses blocks until the work enqueued so far on the streams that used
-// the memory is done, then forgets those uses.
-func (p *Program) waitUses(t *tracker) error {
+// the memory is done, then forgets those uses. Streams of other Programs
+// (copies between Programs) are waited for through their own Program's
+// events. Work a graph capture recorded is not work yet: for a stream
+// that is capturing, waitUses waits for its work from before the capture.
+func (t *tracker) waitUses() error { return t.waitUsesBut(nil, "") }
+
+// waitUsesFor is waitUses for a host access named call (a read or write
+// of the memory), which a capture whose work uses the memory refuses: the
+// data the call wants is the graph's, and exists only once it runs.
+func (t *tracker) waitUsesFor(call string) error { return t.waitUsesBut(nil, call) }
+
+// waitUsesBut is waitUsesFor for the streams of Programs other than skip
+// (nil: all): at Program.Close, whose own streams are already
+// synchronized.
+func (t *tracker) waitUsesBut(skip *Program, call string) error {
 	seen := t.snapshot()
+	if skip != nil {
+		seen = slices.DeleteFunc(seen, func(u use) bool { return u.s.p == skip })
+	}
 	if len(seen) == 0 {
 		return nil
 	}
 	var errs []error
 	for _, u := range seen {
-		if u.s.closed.Load() {
-			<-u.s.gone // its Close waits for its work
-			continue
-		}
-		e, err := p.evpool.Get()
-		if err != nil {
-			return err
-		}
-		if err := e.Record(u.s.b); err != nil {
-			errs = append(errs, err)
-		} else if err := e.Synchronize(); err != nil {
+		if err := u.s.hostWaitFor(t, call); err != nil {
+			if errors.Is(err, ErrCapturing) {
+				return err // refused: nothing was waited for
+			}
 			errs = append(errs, err)
 		}
-		p.evpool.Put(e)
 	}
 	t.forget(seen)
 	return errors.Join(errs...)
 }
 
+// syncStream waits for all work enqueued on s (Program.Sync); for a
+// capturing stream, its work from before the capture.
+func (p *Program) syncStream(s *streamCore) error {
+	s.gate.RLock()
+	defer s.gate.RUnlock()
+	if c := s.cap.Load(); c != nil {
+		return syncPre(c, s)
+	}
+	return s.b.Synchronize()
+}
+
+// syncPre waits for member s's work from before it joined capture c; the
+// caller holds s's gate.
+func syncPre(c *capture, s *streamCore) error {
+	if pre := c.preOf(s); pre != nil {
+		return pre.Synchronize()
+	}
+	return nil
+}
+
 // orderAfterUses makes stream on wait, without blocking the host, for the
-// work enqueued so far on the other streams that used the memory, and
-// forgets those uses: what on enqueues next (a free) comes after all of it.
-func (p *Program) orderAfterUses(t *tracker, on *streamCore) error {
+// work enqueued so far on the other streams that used the memory (of its
+// Program or of others), and forgets those uses: what on enqueues next (a
+// free) comes after all of it. The caller holds on.
+func (t *tracker) orderAfterUses(on *streamCore) error {
 	seen := t.snapshot()
 	var errs []error
 	for _, u := range seen {
 		if u.s == on {
 			continue
 		}
-		if u.s.closed.Load() {
-			<-u.s.gone
+		if !u.s.hold() {
+			<-u.s.gone // closed: its Close waits for its work
 			continue
 		}
-		e, err := p.evpool.Get()
-		if err != nil {
-			return err
-		}
-		if err := e.Record(u.s.b); err != nil {
-			errs = append(errs, err)
-		} else if err := on.b.WaitEvent(e); err != nil {
-			errs = append(errs, err)
-		}
-		p.evpool.Put(e)
+		errs = append(errs, on.orderAfter(u.s))
+		u.s.inflight.leave()
 	}
 	t.forget(seen)
 	return errors.Join(errs...)
+}
+
+// orderAfter makes on wait for the work enqueued so far on s (waitOn),
+// or, when s captures and on is outside its capture, for s's work from
+// before the capture. The caller holds both streams.
+func (on *streamCore) orderAfter(s *streamCore) error {
+	s.gate.RLock()
+	defer s.gate.RUnlock()
+	c := s.cap.Load()
+	if c != nil && on.cap.Load() != c {
+		if pre := c.preOf(s); pre != nil {
+			return on.waitEventOf(pre, s.p)
+		}
+		return nil
+	}
+	if c != nil || on.capturing() != nil {
+		if err := on.p.admitWait(on, s.mark(), "Ndarray.Close"); err != nil {
+			return err
+		}
+	}
+	return failed(on.capturing(), on.waitOn(s))
 }

@@ -27,6 +27,10 @@ import (
 // may have ordered that stream only after the allocation. The state
 // changes under the mutex; a use of an array that is done costs one
 // atomic load.
+//
+// A first use inside a graph capture must not enqueue the fill on its
+// capturing stream: the graph would zero the array again at every replay.
+// The fill is finished outside the capture instead (zeroOutside).
 
 const (
 	zeroDone uint32 = iota
@@ -46,14 +50,22 @@ type zeroFill struct {
 // fill, enqueueing the fill first if it is pending. overwrite says the
 // work writes every element: a pending fill is then left for
 // overwritten, called once the work is enqueued, to drop. The caller
-// holds the Program's lifetime lock and s.
-func (p *Program) zeroed(st *storage, s *streamCore, overwrite bool) error {
+// holds s and has pinned the array.
+//
+// s may belong to another Program (a copy between Programs): the fill
+// then runs on a stream of the array's own Program, its allocation stream
+// or else its default stream, and s waits for it through an event.
+func (st *storage) zeroed(s *streamCore, overwrite bool) error {
 	z := &st.zero
 	if z.state.Load() == zeroDone {
 		return nil
 	}
+	o := st.owner
 	z.mu.Lock()
 	defer z.mu.Unlock()
+	if c := s.capturing(); c != nil && st.cap != c {
+		return o.zeroOutside(st, s, c)
+	}
 	switch z.state.Load() {
 	case zeroPending:
 		if overwrite {
@@ -61,37 +73,102 @@ func (p *Program) zeroed(st *storage, s *streamCore, overwrite bool) error {
 		}
 		zr, ok := st.buf.(backend.Zeroer)
 		if !ok {
-			return fmt.Errorf("qd: the %s backend cannot zero memory on a stream: %w", p.arch, ErrUnsupported)
+			return fmt.Errorf("qd: the %s backend cannot zero memory on a stream: %w", o.arch, ErrUnsupported)
 		}
-		ev, err := p.evpool.Get()
+		on := s
+		if s.p != o {
+			if on = st.fillStream(); on == nil {
+				return closedErr("the array's Program")
+			}
+			defer on.inflight.leave()
+		}
+		ev, err := o.evpool.Get()
 		if err != nil {
 			return err
 		}
-		if err := zr.Zero(s.b); err != nil {
-			p.evpool.Put(ev)
+		if err := zr.Zero(on.b); err != nil {
+			o.evpool.Put(ev)
 			return err
 		}
-		if err := ev.Record(s.b); err != nil {
+		if err := ev.Record(on.b); err != nil {
 			// Unordered for other streams: wait for the fill here.
-			p.evpool.Put(ev)
-			if err := s.b.Synchronize(); err != nil {
+			o.evpool.Put(ev)
+			if err := on.b.Synchronize(); err != nil {
 				return err
 			}
 			z.state.Store(zeroDone)
 			return nil
 		}
-		z.on, z.ev = s, ev
+		z.on, z.ev = on, ev
 		z.state.Store(zeroFilling)
-		st.noteUse(s)
+		st.noteUse(on)
+		if on != s {
+			return s.waitEventOf(ev, o)
+		}
 	case zeroFilling:
 		if s == z.on {
 			return nil
 		}
 		if done, err := z.ev.Query(); err == nil && done {
-			z.finish(p)
+			z.finish(o)
 			return nil
 		}
-		return s.b.WaitEvent(z.ev)
+		return s.waitEventOf(z.ev, o)
+	}
+	return nil
+}
+
+// fillStream holds and returns the stream of the array's own Program that
+// a fill for another Program's stream goes on: the allocation stream, or
+// the default stream once that is closed; nil if the Program is closed.
+func (st *storage) fillStream() *streamCore {
+	if h := st.home; h != nil && h.hold() {
+		return h
+	}
+	if d := st.owner.def.c; d.hold() {
+		return d
+	}
+	return nil
+}
+
+// zeroOutside is zeroed for an array first used inside capture c (which
+// did not allocate it). A fill enqueued on s would be recorded into the
+// graph and zero the array again at every replay, and s cannot wait for
+// a fill enqueued outside the capture, so the fill is finished now, on
+// the host's time and outside the capture: on a pooled stream ordered
+// after s's work from before the capture (which the user ordered after
+// the allocation), waited for at once. Even a first use that overwrites
+// every element is filled: it runs only when the graph is launched, and
+// the array reads as zeros until then. The caller holds z.mu.
+func (p *Program) zeroOutside(st *storage, s *streamCore, c *capture) error {
+	z := &st.zero
+	switch z.state.Load() {
+	case zeroFilling:
+		if err := z.ev.Synchronize(); err != nil {
+			return err
+		}
+		z.finish(p)
+	case zeroPending:
+		zr, ok := st.buf.(backend.Zeroer)
+		if !ok {
+			return fmt.Errorf("qd: the %s backend cannot zero memory on a stream: %w", p.arch, ErrUnsupported)
+		}
+		ps, err := p.pool.Get()
+		if err != nil {
+			return err
+		}
+		defer p.pool.Put(ps)
+		err = ps.orderAfter(s)
+		if err == nil {
+			err = zr.Zero(ps.b)
+		}
+		if err == nil {
+			err = ps.b.Synchronize()
+		}
+		if err != nil {
+			return fmt.Errorf("zeroing an array made by NewNdarrayOn, first used in the capture on %s: %w", c.origin.describe(), err)
+		}
+		z.state.Store(zeroDone)
 	}
 	return nil
 }
@@ -104,9 +181,9 @@ type zeroUse struct {
 }
 
 // zeroFirst runs zeroed for each array an operation on s uses.
-func (p *Program) zeroFirst(s *streamCore, zs []zeroUse) error {
+func zeroFirst(s *streamCore, zs []zeroUse) error {
 	for _, z := range zs {
-		if err := p.zeroed(z.st, s, z.overwrite); err != nil {
+		if err := z.st.zeroed(s, z.overwrite); err != nil {
 			return err
 		}
 	}
@@ -115,20 +192,20 @@ func (p *Program) zeroFirst(s *streamCore, zs []zeroUse) error {
 
 // zeroAfter drops the pending fills of the arrays the operation
 // overwrote, once it is enqueued (err == nil).
-func (p *Program) zeroAfter(zs []zeroUse, err error) {
+func zeroAfter(zs []zeroUse, err error) {
 	if err != nil {
 		return
 	}
 	for _, z := range zs {
 		if z.overwrite {
-			p.overwritten(z.st)
+			z.st.overwritten()
 		}
 	}
 }
 
 // overwritten marks a pending fill as not needed once work that writes
 // every element is enqueued.
-func (p *Program) overwritten(st *storage) {
+func (st *storage) overwritten() {
 	st.zero.state.CompareAndSwap(zeroPending, zeroDone)
 }
 
@@ -157,7 +234,7 @@ func (k *kernelCore) zeroArrays(c *call, s *streamCore) error {
 		if a.st.zero.state.Load() == zeroDone {
 			continue
 		}
-		if err := k.p.zeroed(a.st, s, k.fills && i == 0 && !a.view); err != nil {
+		if err := a.st.zeroed(s, k.fills && i == 0 && !a.view); err != nil {
 			return fmt.Errorf("qd: kernel %s: %w", k.name, err)
 		}
 	}
@@ -167,6 +244,6 @@ func (k *kernelCore) zeroArrays(c *call, s *streamCore) error {
 // zeroAfterLaunch is zeroAfter for the fill kernel's array.
 func (k *kernelCore) zeroAfterLaunch(c *call, err error) {
 	if err == nil && k.fills && len(c.arrays) > 0 && !c.arrays[0].view {
-		k.p.overwritten(c.arrays[0].st)
+		c.arrays[0].st.overwritten()
 	}
 }

@@ -43,6 +43,16 @@ func (d *lazyDevice) AllocOn(s backend.Stream, n int) (backend.Buffer, error) {
 	return &lazyBuffer{b, d}, nil
 }
 
+// BeginCapture and EndCapture are the CPU's: the graph tests run on
+// lazyDevice too.
+func (d *lazyDevice) BeginCapture(s backend.Stream) error {
+	return d.Device.(backend.Capturer).BeginCapture(s)
+}
+
+func (d *lazyDevice) EndCapture(s backend.Stream) (backend.Graph, error) {
+	return d.Device.(backend.Capturer).EndCapture(s)
+}
+
 func (d *lazyDevice) Compile(plan *lower.Plan, opts backend.CompileOptions) (backend.Module, error) {
 	m, err := d.Device.Compile(plan, opts)
 	return lazyModule{m}, err
@@ -64,10 +74,23 @@ func (b *lazyBuffer) Zero(s backend.Stream) error {
 }
 
 func (b *lazyBuffer) CopyFrom(s backend.Stream, src backend.Buffer, n int) error {
-	if lb, ok := src.(*lazyBuffer); ok {
-		src = lb.Buffer
+	return b.Buffer.CopyFrom(s, unlazy(src), n)
+}
+
+// unlazy is the wrapped device's buffer of b.
+func unlazy(b backend.Buffer) backend.Buffer {
+	if lb, ok := b.(*lazyBuffer); ok {
+		return lb.Buffer
 	}
-	return b.Buffer.CopyFrom(s, src, n)
+	return b
+}
+
+func (d *lazyDevice) WaitPeerEvent(s backend.Stream, e backend.Event) error {
+	return d.Device.(backend.Peer).WaitPeerEvent(s, e)
+}
+
+func (d *lazyDevice) CopyPeer(s backend.Stream, dst, src backend.Buffer, n int) error {
+	return d.Device.(backend.Peer).CopyPeer(s, unlazy(dst), unlazy(src), n)
 }
 
 func (b *lazyBuffer) View(off, n int) (backend.Buffer, error) {

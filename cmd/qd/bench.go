@@ -20,11 +20,13 @@ beside its reference, measured in the same run, and its bar: launch host
 cost against a raw cuLaunchKernel, K streams and stream-parallel groups of
 latency-bound kernels, saxpy against a device-to-device copy, a reduction
 and a stencil against their byte floors, the stream pool, events, array
-allocation and compile times; on the CPU, construct kernels (saxpy, the
-demo's heat step, a stencil, a reduction, branches, loops, math, a serial
-loop, short rows) on one core and on two against the same loops in plain
-Go (-run CPU). GPU-only figures are skipped on the CPU, CPU-only ones on a
-GPU. The exit status is 1 when a figure misses its bar.
+allocation, graph replays against launches, and compile times, and with two
+devices a peer copy from device 0 to device 1 against the driver's raw peer
+copy; on the CPU, construct kernels (saxpy, the demo's heat step, a
+stencil, a reduction, branches, loops, math, a serial loop, short rows) on
+one core and on two against the same loops in plain Go (-run CPU).
+GPU-only figures are skipped on the CPU, CPU-only ones on a GPU.
+The exit status is 1 when a figure misses its bar.
 
 flags:
 `
@@ -92,7 +94,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	if *asJSON {
-		err = benchsuite.WriteJSON(stdout, p.Device(), rows)
+		err = benchsuite.WriteJSON(stdout, p.Device().String(), rows)
 	} else {
 		err = benchsuite.WriteTable(stdout, rows)
 	}

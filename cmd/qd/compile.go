@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/quadrants-go/qd/internal/codegen/csrc"
 	"github.com/quadrants-go/qd/internal/codegen/ptx"
 	"github.com/quadrants-go/qd/internal/frontend"
 	"github.com/quadrants-go/qd/internal/ir"
@@ -15,15 +16,16 @@ import (
 	"github.com/quadrants-go/qd/internal/lower"
 )
 
-const compileUsage = `usage: qd compile [-arch cuda|cpu] [-sm 90] [-fast-math] [-o DIR] FILE.go
+const compileUsage = `usage: qd compile [-arch cuda|amdgpu|cpu] [-sm 90] [-gfx gfx90a] [-fast-math] [-o DIR] FILE.go
 
 Write what qd generates for each //qd:kernel function of FILE.go: PTX for
-cuda (the device's compute capability is -sm; no GPU is needed), the
-lowered IR for cpu. Each kernel's text starts with its tasks: entry names,
-parallel or serial, block size, how the grid is sized and the parameters
-each entry takes. With -o, kernel K goes to DIR/K.ptx (or K.ir); without
-it, everything goes to standard output. Compile errors are printed as
-FILE:LINE:COL: message, one per line, and exit 1.
+cuda (the device's compute capability is -sm), the HIP C source that
+hiprtc compiles for amdgpu (the processor is -gfx), the lowered IR for
+cpu; no GPU is needed. Each kernel's text starts with its tasks: entry
+names, parallel or serial, block size, how the grid is sized and the
+parameters each entry takes. With -o, kernel K goes to DIR/K.ptx (K.hip,
+K.ir); without it, everything goes to standard output. Compile errors are
+printed as FILE:LINE:COL: message, one per line, and exit 1.
 
 flags:
 `
@@ -31,8 +33,9 @@ flags:
 // compileCmd is the compile verb.
 func compileCmd(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("compile", stderr)
-	arch := fs.String("arch", "cuda", "what to generate: cuda (PTX) or cpu (IR)")
+	arch := fs.String("arch", "cuda", "what to generate: cuda (PTX), amdgpu (HIP C source) or cpu (IR)")
 	sm := fs.Int("sm", 90, "CUDA compute capability ×10 to write PTX for (cuda only)")
+	gfx := fs.String("gfx", "gfx90a", "AMD processor to write HIP source for: gfx90a, gfx942, gfx1100, ... (amdgpu only)")
 	fast := fs.Bool("fast-math", false, "write PTX as qd.WithFastMath() does (cuda only)")
 	out := fs.String("o", "", "write one file per kernel into this folder instead of standard output")
 	if code, ok := parseFlags(fs, args, compileUsage, stdout, stderr); !ok {
@@ -41,8 +44,18 @@ func compileCmd(args []string, stdout, stderr io.Writer) int {
 	if fs.NArg() != 1 {
 		return usageError(fs, compileUsage, stderr, "qd compile: want exactly one Go source file")
 	}
-	if *arch != "cuda" && *arch != "cpu" {
-		return usageError(fs, compileUsage, stderr, fmt.Sprintf("qd compile: -arch %q: want cuda or cpu", *arch))
+	if *arch != "cuda" && *arch != "amdgpu" && *arch != "cpu" {
+		return usageError(fs, compileUsage, stderr, fmt.Sprintf("qd compile: -arch %q: want cuda, amdgpu or cpu", *arch))
+	}
+	if *fast && *arch != "cuda" {
+		return usageError(fs, compileUsage, stderr, "qd compile: -fast-math is for -arch cuda only")
+	}
+	var amd csrc.Target
+	if *arch == "amdgpu" {
+		var err error
+		if amd, err = csrc.TargetFor(*gfx); err != nil || amd.Vendor != csrc.AMD {
+			return usageError(fs, compileUsage, stderr, fmt.Sprintf("qd compile: -gfx %q: want an AMD processor such as gfx90a, gfx942 or gfx1100", *gfx))
+		}
 	}
 	file := fs.Arg(0)
 	src, err := os.ReadFile(file)
@@ -75,7 +88,7 @@ func compileCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	failed := false
 	for _, k := range kernels {
-		text, ext, err := generateKernel(k, *arch, target, ptx.Options{FastMath: *fast})
+		text, ext, err := generateKernel(k, *arch, targets{ptx: target, amd: amd}, ptx.Options{FastMath: *fast})
 		if err != nil {
 			printCompileErrors(stderr, err)
 			failed = true
@@ -98,9 +111,15 @@ func compileCmd(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// targets are what the GPU code generators write for.
+type targets struct {
+	ptx ptx.Target
+	amd csrc.Target
+}
+
 // generateKernel lowers k and writes its code for arch, headed by a
 // description of its tasks; ext is the file extension for -o.
-func generateKernel(k *ir.Kernel, arch string, target ptx.Target, opts ptx.Options) (text, ext string, err error) {
+func generateKernel(k *ir.Kernel, arch string, t targets, opts ptx.Options) (text, ext string, err error) {
 	plan, err := lower.Lower(k)
 	if err != nil {
 		return "", "", err
@@ -119,8 +138,19 @@ func generateKernel(k *ir.Kernel, arch string, target ptx.Target, opts ptx.Optio
 		b.WriteString("\n")
 		b.WriteString(ir.Print(k))
 		return b.String(), ".ir", nil
+	case "amdgpu":
+		code, layout, err := csrc.Generate(plan, t.amd, csrc.GenOptions{})
+		if err != nil {
+			return "", "", err
+		}
+		for i, task := range plan.Tasks {
+			describeTask(&b, task, &layout.Tasks[i], k)
+		}
+		fmt.Fprintf(&b, "// HIP C source for %s (wave size %d), as hiprtc compiles it\n\n", t.amd.Processor(), t.amd.WaveSize)
+		b.WriteString(code)
+		return b.String(), ".hip", nil
 	default:
-		code, layout, err := ptx.Generate(plan, target, opts)
+		code, layout, err := ptx.Generate(plan, t.ptx, opts)
 		if err != nil {
 			return "", "", err
 		}

@@ -5,6 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/quadrants-go/qd/internal/amdtools"
+	"github.com/quadrants-go/qd/internal/codegen/csrc"
 )
 
 const compileTestSrc = `package k
@@ -59,6 +62,52 @@ func TestCompile(t *testing.T) {
 	}
 }
 
+// TestCompileAMD: -arch amdgpu writes the HIP source hiprtc would compile,
+// for the wave size of the -gfx processor; where clang is installed (CI),
+// each written file compiles into a code object holding its entries.
+func TestCompileAMD(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "k.go")
+	if err := os.WriteFile(src, []byte(compileTestSrc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ gfx, wave string }{{"gfx90a", "64"}, {"gfx1100", "32"}} {
+		var out, errs strings.Builder
+		if code := run([]string{"compile", "-arch", "amdgpu", "-gfx", c.gfx, src}, &out, &errs); code != 0 {
+			t.Fatalf("-gfx %s: exit %d: %s", c.gfx, code, errs.String())
+		}
+		for _, want := range []string{"// kernel sum: 1 task(s)", "entry sum_t0: blocks of", "a (float64, 8 bytes)",
+			"// HIP C source for " + c.gfx + " (wave size " + c.wave + ")", "QD_KERNEL void QD_BOUNDS(256) sum_t0("} {
+			if !strings.Contains(out.String(), want) {
+				t.Errorf("-gfx %s: output lacks %q", c.gfx, want)
+			}
+		}
+	}
+
+	outDir := filepath.Join(dir, "hip")
+	var out, errs strings.Builder
+	if code := run([]string{"compile", "-arch", "amdgpu", "-o", outDir, src}, &out, &errs); code != 0 {
+		t.Fatalf("-o: exit %d: %s", code, errs.String())
+	}
+	clang, err := amdtools.FindClang()
+	if err != nil {
+		amdtools.Unavailable(t, "clang", err)
+	}
+	for _, k := range []string{"sum", "scale"} {
+		text, err := os.ReadFile(filepath.Join(outDir, k+".hip"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		co, err := clang.CompileAMD(t.TempDir(), k, "gfx90a", string(text), csrc.ClangOptions())
+		if err == nil {
+			err = amdtools.CheckCodeObject(co, "gfx90a", []string{k + "_t0"})
+		}
+		if err != nil {
+			t.Errorf("%s.hip: %v", k, err)
+		}
+	}
+}
+
 func TestCompileErrors(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.go")
@@ -76,6 +125,10 @@ func TestCompileErrors(t *testing.T) {
 		{[]string{"compile"}, 2, "want exactly one Go source file"},
 		{[]string{"compile", "-arch", "metal", bad}, 2, `-arch "metal"`},
 		{[]string{"compile", "-sm", "50", none}, 1, ""},
+		{[]string{"compile", "-arch", "amdgpu", "-gfx", "gfx803", bad}, 2, `-gfx "gfx803": want an AMD processor`},
+		{[]string{"compile", "-arch", "amdgpu", "-gfx", "sm_90", bad}, 2, `-gfx "sm_90"`},
+		{[]string{"compile", "-arch", "amdgpu", "-fast-math", bad}, 2, "-fast-math is for -arch cuda only"},
+		{[]string{"compile", "-arch", "amdgpu", bad}, 1, "bad.go:5:2: "},
 	} {
 		var out, errs strings.Builder
 		code := run(c.args, &out, &errs)

@@ -2,9 +2,12 @@ package main
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/quadrants-go/qd"
 )
@@ -15,11 +18,14 @@ func runDemoVerb(args ...string) (code int, stdout, stderr string) {
 	return code, o.String(), e.String()
 }
 
+// tiny are flags for a demo that takes a fraction of a second on the CPU.
+var tiny = []string{"-sims", "3", "-size", "16", "-steps", "3", "-walkers", "200", "-elements", "4096", "-time", "5ms"}
+
 // TestDemoOutput runs a small demo on the CPU and checks the shape of what
 // it prints: the header, one plain progress line per phase (stdout is not
-// a terminal), the table with a time and a speedup per run, and the check.
+// a terminal), each section with its rows and summary, and the check.
 func TestDemoOutput(t *testing.T) {
-	code, out, errs := runDemoVerb("-arch", "cpu", "-sims", "5", "-size", "16", "-steps", "3")
+	code, out, errs := runDemoVerb(append([]string{"-arch", "cpu"}, tiny...)...)
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errs)
 	}
@@ -29,76 +35,106 @@ func TestDemoOutput(t *testing.T) {
 	if strings.ContainsAny(out, "\r\033") {
 		t.Errorf("piped output holds terminal control characters: %q", out)
 	}
+	x := ` +\S+ +\d+\.\d\d×`
 	for _, re := range []string{
-		`(?m)^qd demo: 5 heat simulations of 16×16 cells, 3 steps each, on CPU \(`,
-		`(?m)^\[1/6\] compiling heat_kernels.go$`,
-		`(?m)^\[2/6\] plain-Go reference`,
-		`(?m)^\[3/6\] all on one stream$`,
-		`(?m)^\[6/6\] 4 StreamParallel groups$`,
-		`(?m)^compiled 3 kernels from heat_kernels.go in \S+$`,
-		`(?m)^run +time +speedup$`,
-		`(?m)^independent kernels, 15 launches:$`,
-		`(?m)^  all on one stream +\S+ +1\.00×$`,
-		`(?m)^  one stream per simulation +\S+ +\d+\.\d\d×$`,
-		`(?m)^one kernel for 4 simulations, 6 launches, padded to 8 simulations:$`,
-		`(?m)^  4 loops, no groups +\S+ +1\.00×$`,
-		`(?m)^  4 StreamParallel groups +\S+ +\d+\.\d\d×$`,
-		`(?m)^  heatStep called natively +\S+$`,
-		`(?m)^all 4 runs match the plain-Go reference exactly$`,
+		`(?m)^qd demo on .* \(CPU, \d+ cores?\): four ways streams pay off, each checked against plain Go$`,
+		`(?m)^\[1/14\] compiling demo_kernels.go$`,
+		`(?m)^\[\d+/14\] section 1: one stream$`,
+		`(?m)^\[14/14\] section 4: 4 StreamParallel groups$`,
+		`(?m)^compiled 5 kernels from demo_kernels.go in \S+$`,
+		`(?m)^1\. copy/compute overlap: 4,096 float32 in 16 chunks, each copied in from a HostArray, worked on \(\d+ multiply-adds? an element\) and copied back$`,
+		`(?m)^  one stream` + x + `$`,
+		`(?m)^  4 streams, chunks in turn` + x + `$`,
+		`(?m)^  plain Go, one goroutine` + x + `  \(the kernel only, timed on 1/1 of the elements\)$`,
+		`(?m)^2\. independent work: 3 Monte Carlo simulations of 200 random walkers, [\d,]+ steps each$`,
+		`(?m)^  a stream per simulation` + x + `$`,
+		`(?m)^  plain Go, one goroutine` + x + `  \(timed on 1/18 of the walkers\)$`,
+		`(?m)^3\. launch-bound work: 3 heat simulations of 16×16 cells, 3 steps each: 9 kernels$`,
+		`(?m)^  launched one by one, a stream each` + x + `$`,
+		`(?m)^  captured once, replayed as a graph` + x + `$`,
+		`(?m)^4\. stream-parallel groups: one kernel, 4 loops of 200 random walkers, [\d,]+ steps each$`,
+		`(?m)^  4 loops, one after the other` + x + `$`,
+		`(?m)^  4 StreamParallel groups` + x + `$`,
+		`(?m)^all 8 qd runs match the plain-Go reference exactly$`,
 	} {
 		if !regexp.MustCompile(re).MatchString(out) {
 			t.Errorf("output lacks %s\n%s", re, out)
 		}
 	}
+	if n := strings.Count(out, "\n  → "); n != 4 {
+		t.Errorf("%d summary lines, want 4:\n%s", n, out)
+	}
 }
 
 // TestDemoTerminalProgress: on a terminal the progress is one line
-// rewritten in place, and it is cleared before the table.
+// rewritten in place, and it is cleared before the results.
 func TestDemoTerminalProgress(t *testing.T) {
 	var out bytes.Buffer
-	err := runDemo(demoConfig{arch: qd.CPU, sims: 2, size: 8, steps: 2, tty: true}, &out)
-	if err != nil {
+	cfg := demoConfig{arch: qd.CPU, sims: 2, size: 8, steps: 2, walkers: 64, elements: 1024, streams: 2, budget: time.Millisecond, tty: true}
+	if err := runDemo(cfg, &out); err != nil {
 		t.Fatal(err)
 	}
 	s := out.String()
-	if !strings.Contains(s, "\r\033[K[1/6] compiling heat_kernels.go") {
+	if !strings.Contains(s, "\r\033[K[1/14] compiling demo_kernels.go") {
 		t.Errorf("no in-place progress line: %q", s)
 	}
-	if strings.Contains(s, "[1/6] compiling heat_kernels.go\n") {
+	if strings.Contains(s, "[1/14] compiling demo_kernels.go\n") {
 		t.Errorf("plain progress lines on a terminal: %q", s)
 	}
-	if !strings.Contains(s, "\r\033[Kcompiled 3 kernels") {
+	if !strings.Contains(s, "\r\033[Kcompiled 5 kernels") {
 		t.Errorf("progress line not cleared before the results: %q", s)
 	}
 }
 
 // TestDemoArchAuto: the default backend always runs (the CPU without a GPU).
 func TestDemoArchAuto(t *testing.T) {
-	if code, out, errs := runDemoVerb("-sims", "2", "-size", "8", "-steps", "2"); code != 0 || !strings.Contains(out, "match the plain-Go reference") {
+	if code, out, errs := runDemoVerb(tiny...); code != 0 || !strings.Contains(out, "match the plain-Go reference") {
 		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errs)
+	}
+}
+
+// TestDemoTrace: -trace writes a trace that qd trace renders, with a lane
+// for the streams the demo used.
+func TestDemoTrace(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "demo.json")
+	code, out, errs := runDemoVerb(append([]string{"-arch", "cpu", "-trace", path}, tiny...)...)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errs)
+	}
+	if !strings.Contains(out, "trace written to "+path) {
+		t.Errorf("no word of the trace:\n%s", out)
+	}
+	svg := filepath.Join(t.TempDir(), "demo.svg")
+	if code, o, e := runTrace(path, "-o", svg); code != 0 {
+		t.Fatalf("qd trace: exit %d\n%s%s", code, o, e)
+	}
+	doc, err := os.ReadFile(svg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := lanes(t, doc); n < 4 {
+		t.Errorf("%d lanes in the demo's trace, want several streams", n)
 	}
 }
 
 // TestDemoUnavailableArch: a backend that cannot run is exit 1 with the
 // reason, not a usage error.
 func TestDemoUnavailableArch(t *testing.T) {
-	amdOK := false
+	ok := map[qd.Arch]bool{}
 	for _, in := range qd.Devices() {
-		amdOK = amdOK || (in.Arch == qd.AMDGPU && in.Err == nil)
+		ok[in.Arch] = ok[in.Arch] || in.Err == nil
 	}
-	if code, _, errs := runDemoVerb("-arch", "amdgpu", "-sims", "1", "-size", "8", "-steps", "1"); !amdOK && (code != 1 || !strings.Contains(errs, "amdgpu backend is unavailable")) {
-		t.Errorf("-arch amdgpu: exit %d, stderr %q", code, errs)
-	}
-	cudaOK := false
-	for _, in := range qd.Devices() {
-		cudaOK = cudaOK || (in.Arch == qd.CUDA && in.Err == nil)
-	}
-	code, out, errs := runDemoVerb("-arch", "cuda", "-sims", "2", "-size", "8", "-steps", "2")
-	switch {
-	case cudaOK && code != 0:
-		t.Errorf("-arch cuda with a GPU: exit %d\nstdout: %s\nstderr: %s", code, out, errs)
-	case !cudaOK && (code != 1 || !strings.Contains(errs, "cuda backend is unavailable")):
-		t.Errorf("-arch cuda without a GPU: exit %d, stderr %q", code, errs)
+	for _, c := range []struct {
+		arch qd.Arch
+		flag string
+	}{{qd.AMDGPU, "amdgpu"}, {qd.CUDA, "cuda"}} {
+		code, out, errs := runDemoVerb(append([]string{"-arch", c.flag}, tiny...)...)
+		switch {
+		case ok[c.arch] && code != 0:
+			t.Errorf("-arch %s with a device: exit %d\nstdout: %s\nstderr: %s", c.flag, code, out, errs)
+		case !ok[c.arch] && (code != 1 || !strings.Contains(errs, c.flag+" backend is unavailable")):
+			t.Errorf("-arch %s without a device: exit %d, stderr %q", c.flag, code, errs)
+		}
 	}
 }
 
@@ -111,14 +147,19 @@ func TestDemoUsage(t *testing.T) {
 		stderr string
 	}{
 		{"--help", []string{"--help"}, 0, "usage: qd demo", ""},
-		{"-h", []string{"-h"}, 0, "-steps", ""},
+		{"-h", []string{"-h"}, 0, "-walkers", ""},
 		{"bad flag", []string{"-bogus"}, 2, "", "flag provided but not defined: -bogus"},
 		{"bad value", []string{"-sims", "many"}, 2, "", "invalid value \"many\" for flag -sims"},
 		{"bad arch", []string{"-arch", "tpu"}, 2, "", `-arch "tpu": want auto, cpu, cuda or amdgpu`},
 		{"no sims", []string{"-sims", "0"}, 2, "", "-sims 0 is outside"},
 		{"tiny grid", []string{"-size", "2"}, 2, "", "-size 2 is outside"},
 		{"no steps", []string{"-steps", "0"}, 2, "", "-steps 0 is outside"},
+		{"negative walkers", []string{"-walkers", "-1"}, 2, "", "-walkers -1 is outside"},
+		{"few elements", []string{"-elements", "15"}, 2, "", "-elements 15 is outside [16, "},
+		{"no streams", []string{"-streams", "0"}, 2, "", "-streams 0 is outside"},
+		{"negative time", []string{"-time", "-1s"}, 2, "", "-time -1s is outside"},
 		{"extra argument", []string{"now"}, 2, "", `unexpected argument "now"`},
+		{"no such device", []string{"-arch", "cpu", "-device", "3"}, 1, "", "WithDevice(3): the cpu backend has 1 device (0)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, out, errs := runDemoVerb(c.args...)
@@ -132,23 +173,62 @@ func TestDemoUsage(t *testing.T) {
 	}
 }
 
-// TestHeatKernelsNative: the kernel file is ordinary Go: heatStep4Groups
-// called natively equals four heatStep calls.
-func TestHeatKernelsNative(t *testing.T) {
-	const n = 6
-	var ins, outs, want [4][][]float32
-	for k := range 4 {
-		ins[k], outs[k], want[k] = initial(k, n), initial(0, n), initial(0, n)
-		heatStep(ins[k], want[k], alpha)
+// TestSizeFor: sizes left at zero come from the device; given ones stay.
+func TestSizeFor(t *testing.T) {
+	h100 := qd.DeviceInfo{Arch: qd.CUDA, Cores: 132, MemoryBytes: 80 << 30}
+	small := qd.DeviceInfo{Arch: qd.AMDGPU, Cores: 16, MemoryBytes: 1 << 30}
+	cpu := qd.DeviceInfo{Arch: qd.CPU, Cores: 2}
+	for _, c := range []struct {
+		name string
+		in   qd.DeviceInfo
+		cfg  demoConfig
+		want demoConfig
+	}{
+		{"H100", h100, demoConfig{}, demoConfig{walkers: 8448, size: 128, elements: 1 << 26, budget: 50 * time.Millisecond}},
+		{"1 GiB GPU", small, demoConfig{}, demoConfig{walkers: 1024, size: 128, elements: 1 << 25, budget: 50 * time.Millisecond}},
+		{"CPU", cpu, demoConfig{}, demoConfig{walkers: 2048, size: 64, elements: 1 << 20, budget: 300 * time.Millisecond}},
+		{"given", h100, demoConfig{walkers: 7, size: 9, elements: 99, budget: time.Second}, demoConfig{walkers: 7, size: 9, elements: 99, budget: time.Second}},
+	} {
+		if got := sizeFor(c.cfg, c.in); got != c.want {
+			t.Errorf("%s: %+v, want %+v", c.name, got, c.want)
+		}
 	}
-	heatStep4Groups(ins[0], outs[0], ins[1], outs[1], ins[2], outs[2], ins[3], outs[3], alpha)
+}
+
+// TestDemoKernelsNative: the kernel file is ordinary Go: walk4Groups
+// called natively equals four walk calls, and lcgJump equals stepping the
+// generator.
+func TestDemoKernelsNative(t *testing.T) {
+	const n, steps = 5, 77
+	var s, want [4][]uint32
+	var x, wantX [4][]int32
+	for k := range 4 {
+		s[k], want[k] = make([]uint32, n), make([]uint32, n)
+		x[k], wantX[k] = make([]int32, n), make([]int32, n)
+		for i := range n {
+			s[k][i] = uint32(10*k + i)
+			want[k][i] = s[k][i]
+		}
+		walk(want[k], wantX[k], steps)
+	}
+	walk4Groups(s[0], x[0], s[1], x[1], s[2], x[2], s[3], x[3], steps)
+	mul, add := lcgJump(steps)
 	for k := range 4 {
 		for i := range n {
-			for j := range n {
-				if outs[k][i][j] != want[k][i][j] {
-					t.Fatalf("simulation %d cell (%d, %d): %v, want %v", k, i, j, outs[k][i][j], want[k][i][j])
-				}
+			if s[k][i] != want[k][i] || x[k][i] != wantX[k][i] {
+				t.Fatalf("simulation %d walker %d: (%d, %d), want (%d, %d)", k, i, s[k][i], x[k][i], want[k][i], wantX[k][i])
 			}
+			if j := mul*uint32(10*k+i) + add; j != want[k][i] {
+				t.Fatalf("lcgJump: walker %d of %d: %d, want %d", i, k, j, want[k][i])
+			}
+		}
+	}
+}
+
+func TestCount(t *testing.T) {
+	for n, want := range map[int]string{0: "0", 999: "999", 1000: "1,000", 67108864: "67,108,864", -1234: "-1,234"} {
+		if got := count(n); got != want {
+			t.Errorf("count(%d) = %q, want %q", n, got, want)
 		}
 	}
 }

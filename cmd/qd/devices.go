@@ -16,8 +16,11 @@ const devicesUsage = `usage: qd devices [-json]
 
 List the backends qd finds: the CPU (always), each CUDA device with its
 name, compute capability, multiprocessors, memory and driver version, and
-AMD GPUs; for a backend that is unavailable, the reason. Exits 0 whether or
-not there is a GPU.
+AMD GPUs; for a backend that is unavailable, the reason. Where a backend has
+several devices, which of them reach each other's memory directly (peer
+access: copies between their arrays go device to device; between others the
+driver stages them through host memory). Select a device with
+qd.WithDevice(n). Exits 0 whether or not there is a GPU.
 
 flags:
 `
@@ -57,8 +60,35 @@ func devicesCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%s\t%s\t%s\n", in.Arch, in.Ordinal, in.Name, cc, cores, gib(in.MemoryBytes), in.Driver)
 	}
 	w.Flush()
+	writePeers(stdout, infos)
 	fmt.Fprintf(stdout, "\nqd.Auto picks: %s\n", autoPick(infos))
 	return 0
+}
+
+// writePeers says, for each backend with several devices, which devices
+// reach each other's memory directly.
+func writePeers(w io.Writer, infos []qd.DeviceInfo) {
+	count := map[qd.Arch]int{}
+	for _, in := range infos {
+		if in.Err == nil {
+			count[in.Arch]++
+		}
+	}
+	header := false
+	for _, in := range infos {
+		if in.Err != nil || count[in.Arch] < 2 {
+			continue
+		}
+		if !header {
+			fmt.Fprintln(w, "\npeer access (copies between devices go directly; otherwise staged through host memory):")
+			header = true
+		}
+		peers := "none"
+		if len(in.Peers) > 0 {
+			peers = strings.Trim(strings.ReplaceAll(fmt.Sprint(in.Peers), " ", ", "), "[]")
+		}
+		fmt.Fprintf(w, "  %s %d reaches: %s\n", in.Arch, in.Ordinal, peers)
+	}
 }
 
 // autoPick names the backend qd.Init(qd.WithArch(qd.Auto)) takes: the
@@ -101,6 +131,7 @@ type deviceJSON struct {
 	Cores             int    `json:"cores,omitempty"`
 	MemoryBytes       uint64 `json:"memory_bytes,omitempty"`
 	Driver            string `json:"driver,omitempty"`
+	Peers             []int  `json:"peers,omitempty"` // devices of the backend it reaches directly
 	Reason            string `json:"reason,omitempty"`
 }
 
@@ -110,7 +141,7 @@ func writeDevicesJSON(infos []qd.DeviceInfo, stdout, stderr io.Writer) int {
 		out[i] = deviceJSON{
 			Backend: in.Arch.String(), Available: in.Err == nil, Ordinal: in.Ordinal,
 			Name: in.Name, ComputeCapability: in.ComputeCapability, Target: in.Target, Cores: in.Cores,
-			MemoryBytes: in.MemoryBytes, Driver: in.Driver,
+			MemoryBytes: in.MemoryBytes, Driver: in.Driver, Peers: in.Peers,
 		}
 		if in.Err != nil {
 			out[i].Reason = unavailableReason(in)

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/quadrants-go/qd"
 )
 
 func runDevicesVerb(args ...string) (code int, stdout, stderr string) {
@@ -32,6 +34,28 @@ func TestDevicesVerb(t *testing.T) {
 		if !regexp.MustCompile(re).MatchString(out) {
 			t.Errorf("output lacks %s\n%s", re, out)
 		}
+	}
+}
+
+// TestWritePeers: the peer section appears for a backend with several
+// devices, and not for one with a single device.
+func TestWritePeers(t *testing.T) {
+	var b bytes.Buffer
+	writePeers(&b, []qd.DeviceInfo{
+		{Arch: qd.CPU, Name: "cpu"},
+		{Arch: qd.CUDA, Ordinal: 0, Peers: []int{1, 2}},
+		{Arch: qd.CUDA, Ordinal: 1, Peers: []int{0}},
+		{Arch: qd.CUDA, Ordinal: 2},
+	})
+	want := "\npeer access (copies between devices go directly; otherwise staged through host memory):\n" +
+		"  cuda 0 reaches: 1, 2\n  cuda 1 reaches: 0\n  cuda 2 reaches: none\n"
+	if b.String() != want {
+		t.Errorf("got %q, want %q", b.String(), want)
+	}
+	b.Reset()
+	writePeers(&b, []qd.DeviceInfo{{Arch: qd.CPU}, {Arch: qd.CUDA}})
+	if b.Len() != 0 {
+		t.Errorf("one device per backend: %q, want nothing", b.String())
 	}
 }
 

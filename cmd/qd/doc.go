@@ -2,8 +2,8 @@
 // and the performance suite, renders traces and shows generated code.
 //
 //	qd devices [-json]                 backends, devices, and why one is unavailable
-//	qd demo [-arch auto|cpu|cuda] [-sims 8] [-size 256] [-steps 50]
-//	                                   independent simulations, serially and on streams
+//	qd demo [-arch auto|cpu|cuda|amdgpu] [-trace FILE] [sizes]
+//	                                   four ways streams pay off, each against plain Go
 //	qd bench [-arch ...] [-json] [-quick]
 //	                                   every performance figure beside its reference and bar
 //	qd trace [-o out.svg] FILE.json    a recorded trace as an SVG timeline

@@ -15,7 +15,7 @@ const usage = `qd: GPU compute for Go
 
 usage:
   qd devices [-json] list backends and devices, and why a backend is unavailable
-  qd demo [flags]    run independent heat simulations, serially and on streams
+  qd demo [flags]    show four ways streams pay off, each checked against plain Go
   qd trace FILE      render a recorded trace (Chrome JSON) as an SVG timeline
   qd bench [-json]   run the performance suite: each figure, its reference and bar
   qd compile FILE.go write the PTX (or IR) qd generates for each kernel of a file

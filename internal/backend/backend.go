@@ -31,6 +31,8 @@ type Device interface {
 	Arch() string
 	// Describe says what the device is, for messages and `qd devices`.
 	Describe() string
+	// Info describes the device as Backend.Devices lists it.
+	Info() DeviceInfo
 	// PriorityRange gives the stream priorities the device accepts: least
 	// (lowest priority, the default) and greatest, where a lower number is a
 	// higher priority as in CUDA. Backends without priorities return 0, 0.
@@ -104,6 +106,36 @@ type Event interface {
 	// whose recorded points are reached.
 	Elapsed(end Event) (time.Duration, error)
 	Close() error
+}
+
+// Peer is implemented by devices whose streams can be ordered after, and
+// copy between, the objects of other devices of the same backend open in
+// the process: other GPUs, or the same GPU opened again (by another
+// Program). Package qd uses it for work of one Program that involves
+// another's objects; work on one device's own objects goes through
+// Stream.WaitEvent and Buffer.CopyFrom as before.
+type Peer interface {
+	// WaitPeerEvent makes work enqueued later on s, a stream of this
+	// device, wait for the last Record of e, an event of another device of
+	// the backend, without blocking the host. An event never recorded is
+	// already reached.
+	WaitPeerEvent(s Stream, e Event) error
+	// CopyPeer enqueues on s, a stream of this device, a copy of the first
+	// n bytes of src into dst, where each buffer belongs to this device or
+	// another device of the backend. Where the two devices can reach each
+	// other's memory, the first copy between them enables that (once per
+	// pair, for the process) and the copy moves directly; otherwise the
+	// driver stages it through host memory.
+	CopyPeer(s Stream, dst, src Buffer, n int) error
+}
+
+// RawPeerCopier is implemented by GPU devices: the reference the peer-copy
+// bandwidth of `qd bench` is held against.
+type RawPeerCopier interface {
+	// RawCopyPeer enqueues on s a copy of n bytes of src into dst through
+	// the driver's peer copy and nothing else: no checks, no tracking, no
+	// enabling of peer access.
+	RawCopyPeer(s Stream, dst, src Buffer, n int) error
 }
 
 // Buffer is device memory. Copies are enqueued on a stream; the caller keeps

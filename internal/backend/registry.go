@@ -36,6 +36,9 @@ type DeviceInfo struct {
 	Cores       int
 	MemoryBytes uint64 // 0 when unknown
 	Driver      string // "CUDA 13.0, kernel module 580.159.04"; GOOS/GOARCH
+	// Peers are the ordinals of the backend's other devices whose memory
+	// this one can access directly (peer access), in increasing order.
+	Peers []int
 }
 
 var (

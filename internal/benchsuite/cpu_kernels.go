@@ -22,7 +22,7 @@ func saxpy(a float32, x, y []float32) {
 	}
 }
 
-// heatAt is the demo's heat cell (cmd/qd/heat_kernels.go): the cell plus
+// heatAt is the demo's heat cell (cmd/qd/demo_kernels.go): the cell plus
 // alpha times the discrete Laplacian; boundary cells stay fixed.
 func heatAt(in [][]float32, i, j int, alpha float32) float32 {
 	c := in[i][j]

@@ -10,7 +10,7 @@ import (
 )
 
 // TestHeatIsTheDemos: the heat step measured here is the demo's
-// (cmd/qd/heat_kernels.go), the kernel of the SPEC bar: a change to one
+// (cmd/qd/demo_kernels.go), the kernel of the SPEC bar: a change to one
 // must go to the other.
 func TestHeatIsTheDemos(t *testing.T) {
 	body := func(file, fn string) string {
@@ -30,7 +30,7 @@ func TestHeatIsTheDemos(t *testing.T) {
 		t.Fatalf("%s: no function %s", file, fn)
 		return ""
 	}
-	if got, want := body("cpu_kernels.go", "heatAt"), body("../../cmd/qd/heat_kernels.go", "heatCell"); got != want {
+	if got, want := body("cpu_kernels.go", "heatAt"), body("../../cmd/qd/demo_kernels.go", "heatCell"); got != want {
 		t.Errorf("heatAt differs from the demo's heatCell:\n%s\nwant\n%s", got, want)
 	}
 }

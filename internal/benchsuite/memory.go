@@ -155,37 +155,7 @@ func (s *suite) rawHostCopies(bytes, reps int) (up, down time.Duration, err erro
 		return 0, 0, err
 	}
 	defer rs.Close()
-	e0, err := s.raw.NewEvent(true)
-	if err != nil {
-		return 0, 0, err
-	}
-	defer e0.Close()
-	e1, err := s.raw.NewEvent(true)
-	if err != nil {
-		return 0, 0, err
-	}
-	defer e1.Close()
-	time1 := func(copy func() error) (time.Duration, error) {
-		if err := copy(); err != nil { // warm
-			return 0, err
-		}
-		if err := e0.Record(rs); err != nil {
-			return 0, err
-		}
-		for range reps {
-			if err := copy(); err != nil {
-				return 0, err
-			}
-		}
-		if err := e1.Record(rs); err != nil {
-			return 0, err
-		}
-		if err := e1.Synchronize(); err != nil {
-			return 0, err
-		}
-		d, err := e0.Elapsed(e1)
-		return d / time.Duration(reps), err
-	}
+	time1 := func(copy func() error) (time.Duration, error) { return rawTime(s.raw, rs, reps, copy) }
 	ptr := hb.Pointer()
 	if up, err = time1(func() error { return db.CopyFromHost(rs, ptr, bytes) }); err != nil {
 		return 0, 0, err

@@ -44,8 +44,8 @@ type Options struct {
 	FirstInit time.Duration
 	// Run, when set, selects the measurements whose name it matches
 	// (launch host cost, K streams, groups, saxpy, reduction, stencil,
-	// n-body, stream pool, events, Ndarray alloc/free, compile, Init and
-	// Close).
+	// n-body, stream pool, events, Ndarray alloc/free, host copies, peer
+	// copy, copy/compute pipeline, graphs, compile, Init and Close).
 	Run *regexp.Regexp
 }
 
@@ -115,7 +115,9 @@ func Run(p *qd.Program, opt Options) ([]Row, error) {
 		{"Ndarray alloc/free", s.ndarrays},
 		{"NewNdarrayOn alloc/free", s.ndarraysOn},
 		{"host copies", s.hostCopies},
+		{"peer copy", s.peerCopy},
 		{"copy/compute pipeline", s.pipeline},
+		{"graphs", s.graphs},
 		{"compile", s.compile},
 		{"Init and Close", s.programs},
 		{"CPU constructs", s.cpuConstructs},

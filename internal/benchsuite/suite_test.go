@@ -42,7 +42,7 @@ func TestQuickCPU(t *testing.T) {
 			}
 		}
 	}
-	wantSkipped := 10 // K streams ×5, groups ×3, host copies ×2
+	wantSkipped := 11 // K streams ×5, groups ×3, host copies ×2, peer copy
 	if runtime.NumCPU() < 2 {
 		wantSkipped += len(cpuCases()) // the 2-core rows
 	}
@@ -79,7 +79,7 @@ func TestQuickCPU(t *testing.T) {
 	}
 	t.Log("\n" + tab.String())
 	var js bytes.Buffer
-	if err := WriteJSON(&js, p.Device(), rows); err != nil {
+	if err := WriteJSON(&js, p.Device().String(), rows); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {

@@ -93,6 +93,20 @@ func (b *buffer) CopyFrom(bs backend.Stream, src backend.Buffer, n int) error {
 	}})
 }
 
+// Zero enqueues a fill of the buffer with zero bytes on s. CPU memory is
+// born zeroed, so package qd needs this only for an allocation a graph
+// replays, which must start zeroed at every replay.
+func (b *buffer) Zero(bs backend.Stream) error {
+	s, ok := bs.(*stream)
+	if !ok {
+		return fmt.Errorf("cpu backend: zero on a %T", bs)
+	}
+	return s.enqueue(op{kind: opFunc, fn: func() error {
+		clear(b.bytesView())
+		return nil
+	}})
+}
+
 func (b *buffer) Close() error {
 	if !b.view {
 		b.mem = nil

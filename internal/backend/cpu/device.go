@@ -35,6 +35,7 @@ func New() *Device { return &Device{flags: make(map[*atomic.Bool]struct{})} }
 var _ backend.Device = (*Device)(nil)
 var _ backend.HostWrapper = (*Device)(nil)
 var _ backend.Stopper = (*Device)(nil)
+var _ backend.Peer = (*Device)(nil)
 
 // Stop stops every launch, queued or running, at its next check.
 func (d *Device) Stop(cause error) {
@@ -91,6 +92,9 @@ func (d *Device) Describe() string {
 	return fmt.Sprintf("CPU (%s/%s, %d threads)", runtime.GOOS, runtime.GOARCH, runtime.GOMAXPROCS(0))
 }
 
+// Info describes the CPU (device 0, the backend's only one).
+func (d *Device) Info() backend.DeviceInfo { return Info() }
+
 func (d *Device) PriorityRange() (least, greatest int) { return 0, 0 }
 
 func (d *Device) NewStream(priority int) (backend.Stream, error) { return newStream(d), nil }
@@ -100,6 +104,25 @@ func (d *Device) WrapStream(handle uintptr) (backend.Stream, error) {
 }
 
 func (d *Device) NewEvent(timing bool) (backend.Event, error) { return &event{timing: timing}, nil }
+
+// WaitPeerEvent is WaitEvent: every CPU device's events are host objects
+// any stream can wait for (two Programs on the CPU are two Devices).
+func (d *Device) WaitPeerEvent(s backend.Stream, e backend.Event) error {
+	st, ok := s.(*stream)
+	if !ok {
+		return fmt.Errorf("cpu backend: WaitPeerEvent on a %T", s)
+	}
+	return st.WaitEvent(e)
+}
+
+// CopyPeer is CopyFrom: the memory of every CPU device is host memory.
+func (d *Device) CopyPeer(s backend.Stream, dst, src backend.Buffer, n int) error {
+	b, ok := dst.(*buffer)
+	if !ok || b == nil {
+		return fmt.Errorf("cpu backend: copy into a %T", dst)
+	}
+	return b.CopyFrom(s, src, n)
+}
 
 func (d *Device) event(e backend.Event) (*event, error) {
 	ev, ok := e.(*event)

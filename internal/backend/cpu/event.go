@@ -21,6 +21,11 @@ type signal struct {
 	state atomic.Bool
 	at    time.Time // completion time, set before done closes (timing events)
 	timed bool
+	// cap is the capture the signal was recorded in (nil outside one),
+	// idx its number there: a point of a graph, which never completes
+	// (capture.go).
+	cap *capture
+	idx int
 }
 
 func (g *signal) complete() {
@@ -62,6 +67,9 @@ func (e *event) Record(bs backend.Stream) error {
 
 func (e *event) Synchronize() error {
 	if g := e.last(); g != nil {
+		if g.cap != nil {
+			return errCapturedSig
+		}
 		<-g.done
 	}
 	return nil
@@ -69,6 +77,9 @@ func (e *event) Synchronize() error {
 
 func (e *event) Query() (bool, error) {
 	g := e.last()
+	if g != nil && g.cap != nil {
+		return false, errCapturedSig
+	}
 	return g == nil || g.isDone(), nil
 }
 
@@ -85,6 +96,9 @@ func (e *event) Elapsed(end backend.Event) (time.Duration, error) {
 	a, b := e.last(), other.last()
 	if a == nil || b == nil {
 		return 0, errors.New("cpu backend: Elapsed needs two recorded events")
+	}
+	if a.cap != nil || b.cap != nil {
+		return 0, errCapturedSig
 	}
 	if !a.isDone() || !b.isDone() {
 		return 0, errors.New("cpu backend: Elapsed: an event is not complete yet")

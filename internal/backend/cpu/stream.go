@@ -55,6 +55,7 @@ type stream struct {
 	enq     uint64 // ops enqueued
 	err     error  // first error since the last Synchronize
 	closed  bool
+	cap     *capture // the capture the stream records into, if any (capture.go)
 
 	// done counts finished ops. waiters counts Synchronize calls waiting;
 	// each increments it under mu before it reads done, so drain, which
@@ -76,19 +77,60 @@ func newStream(d *Device) *stream {
 func (s *stream) Handle() uintptr { return uintptr(s.id) }
 
 func (s *stream) enqueue(o op) error {
-	s.mu.Lock()
-	if s.closed {
+	for {
+		s.mu.Lock()
+		if s.closed {
+			s.mu.Unlock()
+			return errStreamClosed
+		}
+		if c := s.cap; c != nil {
+			s.mu.Unlock()
+			if ok, err := c.record(s, o); ok || err != nil {
+				return err
+			}
+			continue // the capture ended meanwhile: queue o
+		}
+		s.q = append(s.q, o)
+		s.enq++
+		s.startLocked()
 		s.mu.Unlock()
-		return errStreamClosed
+		return nil
 	}
-	s.q = append(s.q, o)
-	s.enq++
+}
+
+// enqueueAll queues ops at once, or none of them (a graph replay's lane;
+// the stream is not capturing, which the caller checked).
+func (s *stream) enqueueAll(ops []op) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.busyLocked(); err != nil {
+		return err
+	}
+	s.q = append(s.q, ops...)
+	s.enq += uint64(len(ops))
+	s.startLocked()
+	return nil
+}
+
+// busyLocked says why s cannot take a replay or begin a capture: it is
+// closed, or capturing. The caller holds mu.
+func (s *stream) busyLocked() error {
+	switch {
+	case s.closed:
+		return errStreamClosed
+	case s.cap != nil:
+		return errCapturing
+	}
+	return nil
+}
+
+// startLocked starts the drain goroutine if it is not running; the caller
+// holds mu.
+func (s *stream) startLocked() {
 	if !s.running {
 		s.running = true
 		go s.drain()
 	}
-	s.mu.Unlock()
-	return nil
 }
 
 func (s *stream) drain() {
@@ -177,6 +219,10 @@ func (s *stream) signal(g *signal) {
 // that work reported since the last call.
 func (s *stream) Synchronize() error {
 	s.mu.Lock()
+	if s.cap != nil {
+		s.mu.Unlock()
+		return errCapturing
+	}
 	target := s.enq
 	s.waiters.Add(1)
 	for s.done.Load() < target {
@@ -192,6 +238,9 @@ func (s *stream) Synchronize() error {
 func (s *stream) Query() (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.cap != nil {
+		return false, errCapturing
+	}
 	return s.done.Load() == s.enq, nil
 }
 
@@ -201,15 +250,26 @@ func (s *stream) WaitEvent(e backendEvent) error {
 		return err
 	}
 	sig := ev.last()
-	if sig == nil || sig.isDone() {
-		return nil // nothing to wait for: keep the queue short
+	switch {
+	case sig == nil:
+		return nil // never recorded: nothing to wait for
+	case sig.cap != nil:
+		return s.waitCaptured(sig)
+	case s.isCapturing():
+		return fmt.Errorf("%w: a capturing stream cannot wait for an event recorded outside its capture", errCaptureCross)
+	case sig.isDone():
+		return nil // keep the queue short
 	}
 	return s.enqueue(op{kind: opWait, sig: sig})
 }
 
-// Close waits for the enqueued work, then refuses more.
+// Close waits for the enqueued work, then refuses more. A capturing stream
+// cannot be closed.
 func (s *stream) Close() error {
 	err := s.Synchronize()
+	if errors.Is(err, errCapturing) {
+		return err
+	}
 	s.mu.Lock()
 	s.closed = true
 	s.mu.Unlock()

@@ -29,9 +29,11 @@ func (d *driver) Arch() string                  { return "cuda" }
 func (d *driver) Calls() *gpu.Calls             { return &d.calls }
 func (d *driver) Classify(code int32) gpu.Class { return classify(code) }
 
-// CU_STREAM_NON_BLOCKING and CU_EVENT_DISABLE_TIMING.
+// CU_STREAM_NON_BLOCKING, CU_EVENT_DISABLE_TIMING, CU_MEMHOSTALLOC_PORTABLE
+// and CU_STREAM_CAPTURE_MODE_RELAXED.
 func (d *driver) Codes() gpu.Codes {
-	return gpu.Codes{NotReady: errNotReady, InvalidValue: errInvalidValue, StreamNonBlocking: 1, EventDisableTiming: 2, HostAllocPortable: 1}
+	return gpu.Codes{NotReady: errNotReady, InvalidValue: errInvalidValue, StreamNonBlocking: 1, EventDisableTiming: 2,
+		HostAllocPortable: 1, PeerAccessAlreadyEnabled: errPeerAccessAlreadyEnabled, CaptureRelaxed: 2}
 }
 
 // Device attributes (CUdevice_attribute, cuda.h).
@@ -117,7 +119,7 @@ func (d *driver) properties(ordinal int, dv *device) (*gpu.Props, error) {
 		}
 		return int(v)
 	}
-	p := &gpu.Props{Ordinal: ordinal, CurrentArg: dv.ctx, Driver: dv}
+	p := &gpu.Props{Ordinal: ordinal, CurrentArg: dv.ctx, DeviceArg: uintptr(dv.dev), Driver: dv}
 	dv.ccMajor = attr(attrComputeCapMajor, 0)
 	dv.ccMinor = attr(attrComputeCapMinor, 0)
 	p.Units = attr(attrMultiprocessorCount, 1)
@@ -142,6 +144,7 @@ func (d *driver) properties(ordinal int, dv *device) (*gpu.Props, error) {
 		if r := gpu.Call(&d.own.memPoolSetAttr, dv.pool, memPoolAttrReleaseThreshold, uintptr(unsafe.Pointer(threshold))); r != success {
 			return nil, d.error(&d.own.memPoolSetAttr, r)
 		}
+		p.Pool = dv.pool
 	}
 	p.Target = fmt.Sprintf("sm_%d%d", dv.ccMajor, dv.ccMinor)
 	name := make([]byte, 256)
@@ -163,6 +166,9 @@ func (d *driver) properties(ordinal int, dv *device) (*gpu.Props, error) {
 	p.ContextChecked = true
 	p.Describe = fmt.Sprintf("CUDA device %d: %s, compute capability %d.%d, %d SMs, %.1f GiB, driver CUDA %s",
 		ordinal, p.Name, dv.ccMajor, dv.ccMinor, p.Units, float64(p.MemoryBytes)/(1<<30), versionString(d.version))
+	if p.Info, err = d.info(ordinal, d.driverName()); err != nil {
+		return nil, err
+	}
 	return p, nil
 }
 

@@ -20,41 +20,83 @@ func Devices() ([]backend.DeviceInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	drv := "CUDA " + versionString(d.version)
-	if k := kernelDriverVersion(); k != "" {
-		drv += ", kernel module " + k
-	}
+	drv := d.driverName()
 	out := make([]backend.DeviceInfo, 0, d.devices)
 	for ord := range d.devices {
-		var dev int32
-		if r := gpu.Call(&d.own.deviceGet, uintptr(unsafe.Pointer(&dev)), uintptr(ord)); r != success {
-			return nil, d.error(&d.own.deviceGet, r)
-		}
-		var major, minor int
-		in := backend.DeviceInfo{Ordinal: ord, Driver: drv}
-		for _, q := range []struct {
-			attr int
-			dst  *int
-		}{{attrComputeCapMajor, &major}, {attrComputeCapMinor, &minor}, {attrMultiprocessorCount, &in.Cores}} {
-			var v int32
-			if r := gpu.Call(&d.own.deviceGetAttribute, uintptr(unsafe.Pointer(&v)), uintptr(q.attr), uintptr(dev)); r != success {
-				return nil, d.error(&d.own.deviceGetAttribute, r)
-			}
-			*q.dst = int(v)
-		}
-		in.ComputeCapability = fmt.Sprintf("%d.%d", major, minor)
-		in.Target = fmt.Sprintf("sm_%d%d", major, minor)
-		name := make([]byte, 256)
-		if r := gpu.Call(&d.own.deviceGetName, uintptr(unsafe.Pointer(&name[0])), uintptr(len(name)-1), uintptr(dev)); r != success {
-			return nil, d.error(&d.own.deviceGetName, r)
-		}
-		in.Name = gpu.GoString(&name[0])
-		if r := gpu.Call(&d.own.deviceTotalMem, uintptr(unsafe.Pointer(&in.MemoryBytes)), uintptr(dev)); r != success {
-			return nil, d.error(&d.own.deviceTotalMem, r)
+		in, err := d.info(ord, drv)
+		if err != nil {
+			return nil, err
 		}
 		out = append(out, in)
 	}
 	return out, nil
+}
+
+// driverName is the driver's version and, where /proc tells it, the kernel
+// module's: "CUDA 13.0, kernel module 580.159.04".
+func (d *driver) driverName() string {
+	drv := "CUDA " + versionString(d.version)
+	if k := kernelDriverVersion(); k != "" {
+		drv += ", kernel module " + k
+	}
+	return drv
+}
+
+// cuDevice returns the CUdevice of ordinal ord.
+func (d *driver) cuDevice(ord int) (int32, error) {
+	var dev int32
+	if r := gpu.Call(&d.own.deviceGet, uintptr(unsafe.Pointer(&dev)), uintptr(ord)); r != success {
+		return 0, d.error(&d.own.deviceGet, r)
+	}
+	return dev, nil
+}
+
+// info describes device ord, with the driver named drv, from queries that
+// need no context.
+func (d *driver) info(ord int, drv string) (backend.DeviceInfo, error) {
+	in := backend.DeviceInfo{Ordinal: ord, Driver: drv}
+	dev, err := d.cuDevice(ord)
+	if err != nil {
+		return in, err
+	}
+	var major, minor int
+	for _, q := range []struct {
+		attr int
+		dst  *int
+	}{{attrComputeCapMajor, &major}, {attrComputeCapMinor, &minor}, {attrMultiprocessorCount, &in.Cores}} {
+		var v int32
+		if r := gpu.Call(&d.own.deviceGetAttribute, uintptr(unsafe.Pointer(&v)), uintptr(q.attr), uintptr(dev)); r != success {
+			return in, d.error(&d.own.deviceGetAttribute, r)
+		}
+		*q.dst = int(v)
+	}
+	in.ComputeCapability = fmt.Sprintf("%d.%d", major, minor)
+	in.Target = fmt.Sprintf("sm_%d%d", major, minor)
+	name := make([]byte, 256)
+	if r := gpu.Call(&d.own.deviceGetName, uintptr(unsafe.Pointer(&name[0])), uintptr(len(name)-1), uintptr(dev)); r != success {
+		return in, d.error(&d.own.deviceGetName, r)
+	}
+	in.Name = gpu.GoString(&name[0])
+	if r := gpu.Call(&d.own.deviceTotalMem, uintptr(unsafe.Pointer(&in.MemoryBytes)), uintptr(dev)); r != success {
+		return in, d.error(&d.own.deviceTotalMem, r)
+	}
+	for other := range d.devices {
+		if other == ord {
+			continue
+		}
+		peer, err := d.cuDevice(other)
+		if err != nil {
+			return in, err
+		}
+		var can int32
+		if r := gpu.Call(&d.calls.CanAccessPeer, uintptr(unsafe.Pointer(&can)), uintptr(dev), uintptr(peer)); r != success {
+			return in, d.error(&d.calls.CanAccessPeer, r)
+		}
+		if can != 0 {
+			in.Peers = append(in.Peers, other)
+		}
+	}
+	return in, nil
 }
 
 var kernelVersionRE = regexp.MustCompile(`\b\d+\.\d+(\.\d+)?\b`)

@@ -102,9 +102,24 @@ func bindings(c *gpu.Calls, o *own) []gpu.Binding {
 		opt(&o.defaultMemPool, "cuDeviceGetDefaultMemPool"),
 		opt(&o.memPoolSetAttr, "cuMemPoolSetAttribute"),
 		opt(&o.memPoolTrimTo, "cuMemPoolTrimTo"),
+		req(&c.CanAccessPeer, "cuDeviceCanAccessPeer"),
+		req(&c.EnablePeerAccess, "cuCtxEnablePeerAccess"),
+		req(&c.CopyPeerAsync, "cuMemcpyPeerAsync"),
+		opt(&c.MemPoolSetAccess, "cuMemPoolSetAccess"),
 		req(&c.ModuleGetFunction, "cuModuleGetFunction"),
 		req(&c.ModuleUnload, "cuModuleUnload"),
 		req(&c.LaunchKernel, "cuLaunchKernel"),
+		// Graphs (CUDA 11.4: cuGraphInstantiateWithFlags); absent, a
+		// Capture fails with ErrUnsupported.
+		opt(&c.StreamBeginCapture, "cuStreamBeginCapture_v2"),
+		opt(&c.StreamEndCapture, "cuStreamEndCapture"),
+		opt(&c.GraphInstantiate, "cuGraphInstantiateWithFlags"),
+		opt(&c.GraphLaunch, "cuGraphLaunch"),
+		opt(&c.GraphExecDestroy, "cuGraphExecDestroy"),
+		opt(&c.GraphDestroy, "cuGraphDestroy"),
+		// CUDA 12's form, then CUDA 11's: the runtime's call suits both
+		// (gpu.Calls.GraphExecUpdate).
+		opt(&c.GraphExecUpdate, "cuGraphExecUpdate_v2", "cuGraphExecUpdate"),
 	}
 }
 

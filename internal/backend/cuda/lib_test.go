@@ -59,8 +59,10 @@ func TestBindingsRequired(t *testing.T) {
 		"cuEventCreate", "cuEventDestroy_v2", "cuEventRecord", "cuEventQuery", "cuEventSynchronize", "cuEventElapsedTime_v2",
 		"cuMemAlloc_v2", "cuMemFree_v2", "cuMemcpyHtoDAsync_v2", "cuMemcpyDtoHAsync_v2", "cuMemcpyDtoDAsync_v2",
 		"cuMemsetD8Async", "cuMemHostAlloc", "cuMemFreeHost", "cuModuleLoadDataEx", "cuModuleGetFunction", "cuModuleUnload", "cuLaunchKernel",
+		"cuDeviceCanAccessPeer", "cuCtxEnablePeerAccess", "cuMemcpyPeerAsync",
 	}
-	optional := []string{"cuMemAllocAsync", "cuMemFreeAsync", "cuDeviceGetDefaultMemPool", "cuMemPoolSetAttribute", "cuMemPoolTrimTo"}
+	optional := []string{"cuMemAllocAsync", "cuMemFreeAsync", "cuDeviceGetDefaultMemPool", "cuMemPoolSetAttribute", "cuMemPoolTrimTo",
+		"cuMemPoolSetAccess", "cuStreamBeginCapture_v2", "cuStreamEndCapture", "cuGraphInstantiateWithFlags", "cuGraphLaunch", "cuGraphExecDestroy", "cuGraphDestroy", "cuGraphExecUpdate_v2"}
 	byName := map[string]gpu.Binding{}
 	for _, b := range bindings(new(gpu.Calls), new(own)) {
 		byName[b.Names[0]] = b
@@ -87,9 +89,24 @@ func TestBindingsRequired(t *testing.T) {
 // cuMemFreeHost(void*), which the table names only in its notes; and the
 // memory-pool calls of CUDA 11.2 (cuDeviceGetDefaultMemPool(CUmemoryPool*,
 // CUdevice), cuMemPoolSetAttribute(CUmemoryPool, CUmemPool_attribute,
-// void*), cuMemPoolTrimTo(CUmemoryPool, size_t)).
+// void*), cuMemPoolTrimTo(CUmemoryPool, size_t), cuMemPoolSetAccess(
+// CUmemoryPool, const CUmemAccessDesc*, size_t)); the peer calls of
+// CUDA 4.0, whose only other exports are per-thread-stream variants
+// (cuMemcpyPeerAsync_ptsz, which cuda.h maps to only under
+// CUDA_API_PER_THREAD_DEFAULT_STREAM): cuDeviceCanAccessPeer(int*,
+// CUdevice, CUdevice), cuCtxEnablePeerAccess(CUcontext, unsigned),
+// cuMemcpyPeerAsync(CUdeviceptr, CUcontext, CUdeviceptr, CUcontext, size_t,
+// CUstream); the graph calls the table names only in its notes
+// (cuGraphExecDestroy(CUgraphExec), cuGraphDestroy(CUgraph)); and graph
+// update, which cuda.h 12.0 declares as cuGraphExecUpdate_v2(CUgraphExec,
+// CUgraph, CUgraphExecUpdateResultInfo*) and maps cuGraphExecUpdate to,
+// the unversioned export being CUDA 11's (CUgraphExec, CUgraph,
+// CUgraphNode*, CUgraphExecUpdateResult*), bound as a fallback because the
+// runtime's call suits both.
 var notInResearchTable = []string{"cuDeviceGetCount", "cuDeviceGetName", "cuMemHostAlloc", "cuMemFreeHost",
-	"cuDeviceGetDefaultMemPool", "cuMemPoolSetAttribute", "cuMemPoolTrimTo"}
+	"cuDeviceGetDefaultMemPool", "cuMemPoolSetAttribute", "cuMemPoolTrimTo", "cuMemPoolSetAccess",
+	"cuDeviceCanAccessPeer", "cuCtxEnablePeerAccess", "cuMemcpyPeerAsync",
+	"cuGraphExecDestroy", "cuGraphDestroy", "cuGraphExecUpdate_v2", "cuGraphExecUpdate"}
 
 // Every bound name is a dlsym name of go-tech.md §4's table (or one of the
 // few above), and none is the legacy unversioned export of a function the

@@ -105,7 +105,9 @@ func (c *blockCache) drop(s *stream) map[*stream][]uint64 {
 	defer c.mu.Unlock()
 	out := map[*stream][]uint64{}
 	for st, byClass := range c.m {
-		if s != nil && st != s {
+		if s != nil && st != s || s == nil && st.cap.Load() != nil {
+			// Not this stream; or a stream that is capturing, which
+			// would capture the free (its blocks stay cached).
 			continue
 		}
 		for class, list := range byClass {

@@ -24,6 +24,7 @@ type buffer struct {
 	pooled bool // from AllocOn with a memory pool: freed by MemFreeAsync
 	class  int  // bytes allocated for a pooled buffer (sizeClass of n)
 	view   bool // shares another buffer's memory: frees nothing
+	graph  bool // allocated in a capture: memory of a graph, freed in it
 	closed atomic.Bool
 }
 
@@ -146,8 +147,8 @@ func (b *buffer) Zero(bs backend.Stream) error {
 // Close frees the memory at once; package qd calls it only after the work
 // that uses the buffer is done. Close is idempotent.
 func (b *buffer) Close() error {
-	if !b.closed.CompareAndSwap(false, true) || b.view {
-		return nil
+	if !b.closed.CompareAndSwap(false, true) || b.view || b.graph {
+		return nil // a graph's memory goes with the graph
 	}
 	if b.pooled {
 		// Pool memory is freed in stream order; with nothing left to wait

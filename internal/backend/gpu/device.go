@@ -32,8 +32,12 @@ type Device struct {
 	mu      sync.Mutex
 	modules map[*loadedModule]struct{} // unloaded by Close if still loaded
 	temps   tempPool
-	records records    // violation-record slots of checked launches (debug.go)
-	cache   blockCache // freed stream-ordered blocks, by stream (blockcache.go)
+	records records                  // violation-record slots of checked launches (debug.go)
+	cache   blockCache               // freed stream-ordered blocks, by stream (blockcache.go)
+	graphs  map[graphObject]struct{} // live graphs and execs (graph.go)
+
+	// captures counts the stream captures in progress (graph.go).
+	captures atomic.Int32
 }
 
 var (
@@ -92,6 +96,9 @@ func (d *Device) Driver() Driver { return d.drv }
 
 func (d *Device) Arch() string     { return d.drv.Arch() }
 func (d *Device) Describe() string { return d.props.Describe }
+
+// Info is the device as its driver lists it.
+func (d *Device) Info() backend.DeviceInfo { return d.props.Info }
 
 func (d *Device) PriorityRange() (least, greatest int) {
 	return d.props.PriorityLeast, d.props.PriorityGreatest
@@ -179,9 +186,11 @@ func (d *Device) runOn(fn *Fn, args []uintptr) error {
 }
 
 // mayCallUnbound reports whether a call naming one of the device's streams
-// may go without making the device current (runOn).
+// may go without making the device current (runOn). Not while a graph
+// capture is in progress: a call on a capturing stream that failed for
+// want of the context might invalidate the capture.
 func (d *Device) mayCallUnbound() bool {
-	return d.props.ContextChecked && contexts.distinct.Load() == 1 && !d.closed.Load() && d.lost.Load() == nil
+	return d.props.ContextChecked && contexts.distinct.Load() == 1 && !d.closed.Load() && d.lost.Load() == nil && d.captures.Load() == 0
 }
 
 // poll is run for a query: the driver's "not ready" is "not yet" (false),
@@ -227,7 +236,7 @@ func (d *Device) Close() error {
 				errs = append(errs, m.unloadLocked())
 			}
 			d.mu.Unlock()
-			errs = append(errs, d.freeCached(nil, true), d.temps.release(), d.records.release(d))
+			errs = append(errs, d.destroyGraphs(), d.freeCached(nil, true), d.temps.release(), d.records.release(d))
 			d.leave()
 		}
 	}

@@ -88,11 +88,35 @@ type Calls struct {
 	HostAlloc     Fn // (host**, bytes, flags u32): page-locked host memory
 	HostFree      Fn // (host*)
 
+	// Peer access between devices and copies across them (peer.go). The
+	// vendors take the same arguments in the same order; each names a
+	// device by what the runtime keeps in Props.
+	CanAccessPeer    Fn // (can *i32, dev, peer): Props.DeviceArg of each
+	EnablePeerAccess Fn // (peer, flags u32 = 0): the current device gains access to peer (its Props.CurrentArg)
+	CopyPeerAsync    Fn // (dst ptr, dstDev, src ptr, srcDev, bytes, stream): Props.CurrentArg of each
+	// MemPoolSetAccess(pool, desc *memAccessDesc, count): lets another
+	// device use a memory pool's blocks; optional, bound with the pools.
+	MemPoolSetAccess Fn
+
 	ModuleGetFunction Fn // (function*, module, name *char)
 	ModuleUnload      Fn // (module)
 	// LaunchKernel(f, gridX, gridY, gridZ, blockX, blockY, blockZ,
 	// sharedBytes, stream, params **void, extra **void).
 	LaunchKernel Fn
+
+	// Graphs (graph.go), optional: a driver without every one of them but
+	// GraphExecUpdate has no graphs (backend.ErrUnsupported).
+	StreamBeginCapture Fn // (stream, mode u32): mode is Codes.CaptureRelaxed
+	StreamEndCapture   Fn // (stream, graph*)
+	GraphInstantiate   Fn // (exec*, graph, flags u64)
+	GraphLaunch        Fn // (exec, stream)
+	GraphExecDestroy   Fn // (exec)
+	GraphDestroy       Fn // (graph)
+	// GraphExecUpdate(exec, graph, out1*, out2*): HIP's (and CUDA 11's)
+	// (exec, graph, errorNode*, result*), or CUDA 12's (exec, graph,
+	// resultInfo*), which ignores the fourth argument; optional (without
+	// it every Update rebuilds).
+	GraphExecUpdate Fn
 }
 
 // Codes are the result codes and flags the runtime uses on hot paths. The
@@ -104,6 +128,10 @@ type Codes struct {
 	StreamNonBlocking  uintptr // StreamCreate flag: no implicit sync with the legacy stream
 	EventDisableTiming uintptr // EventCreate flag: a cheaper event that cannot time
 	HostAllocPortable  uintptr // HostAlloc flag: usable from every context of the process
+	CaptureRelaxed     uintptr // StreamBeginCapture mode: relaxed (graph.go says why)
+	// PeerAccessAlreadyEnabled from EnablePeerAccess: another user of the
+	// device (a library, another Program) enabled it first. Not an error.
+	PeerAccessAlreadyEnabled int32
 }
 
 // Class is what a failing result code means to the runtime.
@@ -131,9 +159,15 @@ const (
 type Props struct {
 	Ordinal    int
 	CurrentArg uintptr // Calls.MakeCurrent's argument (a context, an ordinal)
-	Name       string  // "NVIDIA H200"
-	Target     string  // what code is generated for: "sm_90", "gfx90a"
-	Describe   string  // one line for messages and `qd devices`
+	DeviceArg  uintptr // how Calls.CanAccessPeer names the device (a CUdevice, an ordinal)
+	// Pool is the device's default memory pool (Calls.MemAllocAsync's), 0
+	// without pools: a peer copy lets the other device use it.
+	Pool uintptr
+	// Info is the device as the backend lists it (qd devices).
+	Info     backend.DeviceInfo
+	Name     string // "NVIDIA H200"
+	Target   string // what code is generated for: "sm_90", "gfx90a"
+	Describe string // one line for messages and `qd devices`
 	// Units is the number of multiprocessors (compute units); each holds
 	// ThreadsPerUnit threads at once. Grids are sized from both.
 	Units          int

@@ -22,6 +22,7 @@ type event struct {
 	timing   bool
 	recorded atomic.Bool
 	closed   atomic.Bool
+	cap      atomic.Pointer[capture] // the capture of the last Record, if any (graph.go)
 }
 
 // NewEvent creates an event. Events that do not time are created with the
@@ -70,10 +71,20 @@ func (e *event) Record(bs backend.Stream) error {
 	if err != nil {
 		return err
 	}
+	c := s.cap.Load()
 	if err := e.record(s.h); err != nil {
 		return err
 	}
+	e.cap.Store(c)
 	e.recorded.Store(true)
+	return nil
+}
+
+// captured refuses a host wait for an event recorded in a capture.
+func (e *event) captured(call string) error {
+	if e.cap.Load() != nil {
+		return fmt.Errorf("%s: %s: %w", e.d.Arch(), call, errCapturedEvent)
+	}
 	return nil
 }
 
@@ -94,6 +105,9 @@ func (e *event) Synchronize() error {
 	if !e.recorded.Load() {
 		return nil
 	}
+	if err := e.captured("Synchronize"); err != nil {
+		return err
+	}
 	return e.d.run(&e.d.c.EventSynchronize, e.args)
 }
 
@@ -105,6 +119,9 @@ func (e *event) Query() (bool, error) {
 	}
 	if !e.recorded.Load() {
 		return true, nil
+	}
+	if err := e.captured("Query"); err != nil {
+		return false, err
 	}
 	return e.query()
 }
@@ -128,6 +145,9 @@ func (e *event) Elapsed(bend backend.Event) (time.Duration, error) {
 	}
 	if !e.recorded.Load() || !end.recorded.Load() {
 		return 0, fmt.Errorf("%s: Elapsed needs two recorded events", d.Arch())
+	}
+	if err := errors.Join(e.captured("Elapsed"), end.captured("Elapsed")); err != nil {
+		return 0, err
 	}
 	if err := d.enter(); err != nil {
 		return 0, err

@@ -80,6 +80,11 @@ func (m *loadedModule) Begin(bs backend.Stream, args *backend.Args) (backend.Lau
 	if args == nil {
 		args = &backend.Args{}
 	}
+	if s.cap.Load() != nil {
+		if err := m.capturable(); err != nil {
+			return nil, err
+		}
+	}
 	l := m.launches.Get().(*launch)
 	if err := l.pack(d, args); err != nil {
 		m.launches.Put(l)
@@ -92,6 +97,23 @@ func (m *loadedModule) Begin(bs backend.Stream, args *backend.Args) (backend.Lau
 		}
 	}
 	return l, nil
+}
+
+// capturable refuses a launch of m in a graph capture when its per-launch
+// state could not be part of a graph: a violation record, which the host
+// reads at Synchronize (debug.go), or temporaries from the free list,
+// whose blocks are recycled by the host (temps.go).
+func (m *loadedModule) capturable() error {
+	d := m.d
+	switch {
+	case m.bounds:
+		return fmt.Errorf("%s: kernel %s was built WithDebug: its index checks are reported through the host at Synchronize, which a graph's replay never reaches, so it cannot be captured (capture without WithDebug, or launch it outside the capture): %w",
+			d.Arch(), m.kernel, backend.ErrUnsupported)
+	case m.numTemps > 0 && !d.props.MemPools:
+		return fmt.Errorf("%s: kernel %s keeps values between its tasks in per-launch memory, which a graph can allocate only on a device with stream-ordered memory pools (this one has none): %w",
+			d.Arch(), m.kernel, backend.ErrUnsupported)
+	}
+	return nil
 }
 
 // pack fills the value slots of every task and sizes every grid.

@@ -31,19 +31,28 @@ func (d *Device) AllocOn(bs backend.Stream, bytes int) (backend.Buffer, error) {
 	if err != nil {
 		return nil, err
 	}
+	capturing := s.cap.Load() != nil
 	if !d.props.MemPools {
+		if capturing {
+			return nil, fmt.Errorf("%s: AllocOn on a capturing stream: the device has no stream-ordered memory pools, so a graph cannot allocate memory: %w", d.Arch(), backend.ErrUnsupported)
+		}
 		return d.Alloc(bytes)
 	}
 	class := sizeClass(bytes)
-	b := &buffer{d: d, n: bytes, pooled: true, class: class}
-	if b.ptr = d.cache.take(s, class); b.ptr != 0 {
-		if d.closed.Load() {
-			return nil, ErrDeviceClosed
+	// In a capture the allocation is a node of the graph: never a cached
+	// block, whose address the graph would keep after the cache lent it
+	// again (graph.go).
+	b := &buffer{d: d, n: bytes, pooled: true, class: class, graph: capturing}
+	if !capturing {
+		if b.ptr = d.cache.take(s, class); b.ptr != 0 {
+			if d.closed.Load() {
+				return nil, ErrDeviceClosed
+			}
+			return b, nil
 		}
-		return b, nil
 	}
 	err = d.allocAsync(b, s)
-	if errors.Is(err, backend.ErrOutOfMemory) && !d.cache.empty() {
+	if errors.Is(err, backend.ErrOutOfMemory) && !capturing && !d.cache.empty() {
 		// Give the cached blocks back to the pool and try again.
 		if err = d.Do(func() error { return d.freeCached(nil, false) }); err == nil {
 			err = d.allocAsync(b, s)
@@ -76,10 +85,17 @@ func (b *buffer) FreeOn(bs backend.Stream) error {
 	if err != nil {
 		return err
 	}
+	d := b.d
+	capturing := s.cap.Load() != nil
+	switch {
+	case b.graph && !capturing:
+		return fmt.Errorf("%s: FreeOn outside a capture of memory a capture allocated: it is freed in its capture", d.Arch())
+	case !b.graph && capturing:
+		return fmt.Errorf("%s: FreeOn on a capturing stream of memory allocated outside the capture: %w", d.Arch(), errCapturing)
+	}
 	if !b.closed.CompareAndSwap(false, true) {
 		return nil
 	}
-	d := b.d
 	if !b.pooled {
 		// Memory from MemAlloc: wait for the stream, then free.
 		if err := d.run(&d.c.StreamSynchronize, s.args); err != nil {
@@ -87,7 +103,7 @@ func (b *buffer) FreeOn(bs backend.Stream) error {
 		}
 		return d.run(&d.c.MemFree, []uintptr{uintptr(b.ptr)})
 	}
-	if d.cache.keep(s, b.class, b.ptr) {
+	if !capturing && d.cache.keep(s, b.class, b.ptr) {
 		return nil
 	}
 	f := getFrame()

@@ -42,7 +42,20 @@ func (m *loadedModule) RawLaunchCost(args *backend.Args, s backend.Stream, n, sy
 	*kargs = l.kargs[0]
 	kargs[1] = uintptr(max(l.grids[0], 1))
 	kargs[8] = st.h
-	sync := []uintptr{st.h}
+	cost, err := d.rawBursts(&d.c.LaunchKernel, kargs[:], st, n, syncEvery)
+	runtime.KeepAlive(l)
+	runtime.KeepAlive(unsafe.Pointer(kargs))
+	return cost, err
+}
+
+// rawBursts is the timing loop of the raw references: fn(args...) n times
+// through SyscallN from one goroutine locked to its thread with the device
+// made current once, synchronizing s (untimed) every syncEvery calls. It
+// returns the mean host time per call.
+func (d *Device) rawBursts(fn *Fn, args []uintptr, s *stream, n, syncEvery int) (time.Duration, error) {
+	if n <= 0 || syncEvery <= 0 {
+		return 0, errors.New("gpu: RawLaunchCost needs n > 0 and syncEvery > 0")
+	}
 	if err := d.enter(); err != nil {
 		return 0, err
 	}
@@ -52,17 +65,15 @@ func (m *loadedModule) RawLaunchCost(args *backend.Args, s backend.Stream, n, sy
 		burst := min(syncEvery, n-done)
 		t0 := time.Now()
 		for range burst {
-			if r := res(purego.SyscallN(d.c.LaunchKernel.Addr, kargs[:]...)); r != 0 {
-				return 0, d.fail(&d.c.LaunchKernel, r)
+			if r := res(purego.SyscallN(fn.Addr, args...)); r != 0 {
+				return 0, d.fail(fn, r)
 			}
 		}
 		total += time.Since(t0)
-		if r := res(purego.SyscallN(d.c.StreamSynchronize.Addr, sync...)); r != 0 {
+		if r := res(purego.SyscallN(d.c.StreamSynchronize.Addr, s.args...)); r != 0 {
 			return 0, d.fail(&d.c.StreamSynchronize, r)
 		}
 		done += burst
 	}
-	runtime.KeepAlive(l)
-	runtime.KeepAlive(unsafe.Pointer(kargs))
 	return total / time.Duration(n), nil
 }

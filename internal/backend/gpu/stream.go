@@ -33,6 +33,8 @@ type stream struct {
 	pmu     sync.Mutex
 	pending []pendingRecord // violation records of launches (debug.go)
 	kept    error           // a violation found early, for the next Synchronize
+
+	cap atomic.Pointer[capture] // the capture the stream is in, if any (graph.go)
 }
 
 // NewStream creates a non-blocking stream; priority is clamped into
@@ -96,6 +98,9 @@ func (s *stream) Synchronize() error {
 	if s.closed.Load() {
 		return errStreamClosed
 	}
+	if s.cap.Load() != nil {
+		return fmt.Errorf("%s: Synchronize: %w", s.d.Arch(), errCapturing)
+	}
 	err := s.d.run(&s.d.c.StreamSynchronize, s.args)
 	if verr := s.harvest(err == nil, false); err == nil {
 		err = verr
@@ -108,6 +113,9 @@ func (s *stream) Synchronize() error {
 func (s *stream) Query() (bool, error) {
 	if s.closed.Load() {
 		return false, errStreamClosed
+	}
+	if s.cap.Load() != nil {
+		return false, fmt.Errorf("%s: Query: %w", s.d.Arch(), errCapturing)
 	}
 	return s.d.poll(&s.d.c.StreamQuery, s.args)
 }
@@ -127,6 +135,11 @@ func (s *stream) WaitEvent(be backend.Event) error {
 	if !e.recorded.Load() {
 		return nil
 	}
+	if ec := e.cap.Load(); ec != nil || s.cap.Load() != nil {
+		if err := s.admit(ec); err != nil {
+			return err
+		}
+	}
 	return s.waitEvent(e.h)
 }
 
@@ -142,6 +155,9 @@ func (s *stream) waitEvent(ev uintptr) error {
 // stream is only waited for). It is idempotent. The stream is destroyed
 // even when the wait reports an error, which Close returns.
 func (s *stream) Close() error {
+	if s.cap.Load() != nil {
+		return fmt.Errorf("%s: Close: %w", s.d.Arch(), errCapturing)
+	}
 	if !s.closed.CompareAndSwap(false, true) {
 		return nil
 	}

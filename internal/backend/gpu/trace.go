@@ -99,6 +99,9 @@ func (t *traceTimer) get() (*event, error) {
 }
 
 func (t *traceTimer) Begin(bs backend.Stream) (backend.TraceMark, error) {
+	if s, ok := bs.(*stream); ok && s.cap.Load() != nil {
+		return nil, fmt.Errorf("%s: trace marks cannot be captured: %w", t.d.Arch(), errCapturing)
+	}
 	e, err := t.get()
 	if err != nil {
 		return nil, err

@@ -25,17 +25,13 @@ import (
 // why compiles run in a child.
 const childEnv = "QD_HIP_COMPILER_CHILD"
 
-// childMode is the value the parent gives childEnv: "1". A test sets
-// "crash" to check that a child dying without an answer becomes an error.
-var childMode = "1"
-
 // cacheEnv names the folder of the code object cache ("off": no cache);
 // by default os.UserCacheDir()/qd/hip.
 const cacheEnv = "QD_HIP_CACHE"
 
 func init() {
-	if mode := os.Getenv(childEnv); mode != "" {
-		os.Exit(child(mode, os.Stdin, os.Stdout))
+	if os.Getenv(childEnv) != "" {
+		os.Exit(child(os.Stdin, os.Stdout))
 	}
 }
 
@@ -54,10 +50,7 @@ type answer struct {
 }
 
 // child runs in the child process: one compile, answered as JSON.
-func child(mode string, in io.Reader, out io.Writer) int {
-	if mode == "crash" {
-		panic("qd: hiprtc child: crash requested by a test")
-	}
+func child(in io.Reader, out io.Writer) int {
 	var req request
 	var ans answer
 	if err := json.NewDecoder(in).Decode(&req); err != nil {
@@ -122,7 +115,11 @@ func (l *library) runChild(req request) ([]byte, error) {
 	childSlots <- struct{}{}
 	defer func() { <-childSlots }()
 	cmd := exec.Command(exe)
-	cmd.Env = append(os.Environ(), childEnv+"="+childMode)
+	switchTo := l.childSwitch
+	if switchTo == "" {
+		switchTo = childEnv + "=1"
+	}
+	cmd.Env = append(os.Environ(), switchTo)
 	cmd.Stdin = bytes.NewReader(in)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

@@ -24,8 +24,10 @@ var _ gpu.Driver = (*driver)(nil)
 
 // hipCodes are the codes and flags the runtime tests: hipErrorNotReady,
 // hipErrorInvalidValue, hipStreamNonBlocking, hipEventDisableTiming,
-// hipHostMallocPortable.
-var hipCodes = gpu.Codes{NotReady: hipErrNotReady, InvalidValue: hipErrInvalidValue, StreamNonBlocking: 1, EventDisableTiming: 2, HostAllocPortable: 1}
+// hipHostMallocPortable, hipErrorPeerAccessAlreadyEnabled,
+// hipStreamCaptureModeRelaxed.
+var hipCodes = gpu.Codes{NotReady: hipErrNotReady, InvalidValue: hipErrInvalidValue, StreamNonBlocking: 1, EventDisableTiming: 2,
+	HostAllocPortable: 1, PeerAccessAlreadyEnabled: hipErrPeerAccessAlreadyEnabled, CaptureRelaxed: 2}
 
 // Arch is the name Auto and WithArch know the backend by.
 func (d *driver) Arch() string { return "amdgpu" }
@@ -65,7 +67,7 @@ func (d *driver) query(ordinal int) (*gpu.Props, error) {
 	if ordinal < 0 || ordinal >= d.devices {
 		return nil, fmt.Errorf("amdgpu: %w: ordinal %d, the HIP runtime reports %d device(s)", gpu.ErrNoDevice, ordinal, d.devices)
 	}
-	p := &gpu.Props{Ordinal: ordinal, CurrentArg: uintptr(ordinal)}
+	p := &gpu.Props{Ordinal: ordinal, CurrentArg: uintptr(ordinal), DeviceArg: uintptr(ordinal)}
 	pools := 0
 	// hipDeviceAttribute_t values are the same in ROCm 5.2 and 6.3; an
 	// attribute the runtime does not know (hipErrorInvalidValue) takes its
@@ -92,6 +94,11 @@ func (d *driver) query(ordinal int) (*gpu.Props, error) {
 		}
 	}
 	p.MemPools = pools != 0 && d.calls.MemAllocAsync.Bound()
+	if p.MemPools && d.own.defaultMemPool.Bound() {
+		if r := gpu.Call(&d.own.defaultMemPool, uintptr(unsafe.Pointer(&p.Pool)), uintptr(ordinal)); r != hipSuccess {
+			return nil, d.fail(&d.own.defaultMemPool, r)
+		}
+	}
 	name := make([]byte, 256)
 	if r := gpu.Call(&d.own.name, uintptr(unsafe.Pointer(&name[0])), uintptr(len(name)-1), uintptr(ordinal)); r != hipSuccess {
 		return nil, d.fail(&d.own.name, r)
@@ -106,6 +113,22 @@ func (d *driver) query(ordinal int) (*gpu.Props, error) {
 	}
 	p.Describe = fmt.Sprintf("AMD GPU %d: %s (%s), %d CUs, wave %d, %.1f GiB, HIP %s",
 		ordinal, p.Name, p.Target, p.Units, p.WarpSize, float64(p.MemoryBytes)/(1<<30), versionString(d.version))
+	p.Info = backend.DeviceInfo{
+		Ordinal: ordinal, Name: p.Name, Target: p.Target, Cores: p.Units,
+		MemoryBytes: p.MemoryBytes, Driver: "HIP " + versionString(d.version),
+	}
+	for other := range d.devices {
+		if other == ordinal {
+			continue
+		}
+		var can int32
+		if r := gpu.Call(&d.calls.CanAccessPeer, uintptr(unsafe.Pointer(&can)), uintptr(ordinal), uintptr(other)); r != hipSuccess {
+			return nil, d.fail(&d.calls.CanAccessPeer, r)
+		}
+		if can != 0 {
+			p.Info.Peers = append(p.Info.Peers, other)
+		}
+	}
 	return p, nil
 }
 

@@ -12,6 +12,10 @@ import (
 // identical in ROCm 5.2 and 6.3); codes below names the rest.
 const hipSuccess, hipErrInvalidValue, hipErrNoDevice, hipErrInvalidDevice, hipErrNotReady = 0, 1, 100, 101, 600
 
+// hipErrPeerAccessAlreadyEnabled: hipDeviceEnablePeerAccess found access
+// already on (hip_runtime_api.h, as CUDA's 704).
+const hipErrPeerAccessAlreadyEnabled = 704
+
 // codes names hipError_t values and says what each means to the runtime,
 // for messages when the library cannot (it failed to load, or does not
 // know a code) and for Classify. Fatal are the codes after which the
@@ -20,31 +24,33 @@ var codes = map[int32]struct {
 	name  string
 	class gpu.Class
 }{
-	hipErrInvalidValue:  {"hipErrorInvalidValue", gpu.Failed},
-	2:                   {"hipErrorOutOfMemory", gpu.OutOfMemory},
-	3:                   {"hipErrorNotInitialized", gpu.Failed},
-	35:                  {"hipErrorInsufficientDriver", gpu.NotSupported},
-	98:                  {"hipErrorInvalidDeviceFunction", gpu.InvalidCode},
-	hipErrNoDevice:      {"hipErrorNoDevice", gpu.NoDevice},
-	hipErrInvalidDevice: {"hipErrorInvalidDevice", gpu.NoDevice},
-	200:                 {"hipErrorInvalidImage", gpu.InvalidCode},
-	201:                 {"hipErrorInvalidContext", gpu.Failed},
-	209:                 {"hipErrorNoBinaryForGpu", gpu.InvalidCode},
-	218:                 {"hipErrorInvalidKernelFile", gpu.InvalidCode},
-	300:                 {"hipErrorInvalidSource", gpu.InvalidCode},
-	302:                 {"hipErrorSharedObjectSymbolNotFound", gpu.InvalidCode},
-	400:                 {"hipErrorInvalidHandle", gpu.Failed},
-	500:                 {"hipErrorNotFound", gpu.Failed},
-	hipErrNotReady:      {"hipErrorNotReady", gpu.Failed},
-	700:                 {"hipErrorIllegalAddress", gpu.Fatal},
-	701:                 {"hipErrorLaunchOutOfResources", gpu.Failed},
-	702:                 {"hipErrorLaunchTimeOut", gpu.Fatal},
-	709:                 {"hipErrorContextIsDestroyed", gpu.Fatal},
-	710:                 {"hipErrorAssert", gpu.Fatal},
-	719:                 {"hipErrorLaunchFailure", gpu.Fatal},
-	801:                 {"hipErrorNotSupported", gpu.NotSupported},
-	999:                 {"hipErrorUnknown", gpu.Failed},
-	1052:                {"hipErrorRuntimeMemory", gpu.OutOfMemory},
+	hipErrInvalidValue:             {"hipErrorInvalidValue", gpu.Failed},
+	2:                              {"hipErrorOutOfMemory", gpu.OutOfMemory},
+	3:                              {"hipErrorNotInitialized", gpu.Failed},
+	35:                             {"hipErrorInsufficientDriver", gpu.NotSupported},
+	98:                             {"hipErrorInvalidDeviceFunction", gpu.InvalidCode},
+	hipErrNoDevice:                 {"hipErrorNoDevice", gpu.NoDevice},
+	hipErrInvalidDevice:            {"hipErrorInvalidDevice", gpu.NoDevice},
+	200:                            {"hipErrorInvalidImage", gpu.InvalidCode},
+	201:                            {"hipErrorInvalidContext", gpu.Failed},
+	209:                            {"hipErrorNoBinaryForGpu", gpu.InvalidCode},
+	218:                            {"hipErrorInvalidKernelFile", gpu.InvalidCode},
+	300:                            {"hipErrorInvalidSource", gpu.InvalidCode},
+	302:                            {"hipErrorSharedObjectSymbolNotFound", gpu.InvalidCode},
+	400:                            {"hipErrorInvalidHandle", gpu.Failed},
+	500:                            {"hipErrorNotFound", gpu.Failed},
+	hipErrNotReady:                 {"hipErrorNotReady", gpu.Failed},
+	700:                            {"hipErrorIllegalAddress", gpu.Fatal},
+	701:                            {"hipErrorLaunchOutOfResources", gpu.Failed},
+	702:                            {"hipErrorLaunchTimeOut", gpu.Fatal},
+	hipErrPeerAccessAlreadyEnabled: {"hipErrorPeerAccessAlreadyEnabled", gpu.Failed},
+	705:                            {"hipErrorPeerAccessNotEnabled", gpu.Failed},
+	709:                            {"hipErrorContextIsDestroyed", gpu.Fatal},
+	710:                            {"hipErrorAssert", gpu.Fatal},
+	719:                            {"hipErrorLaunchFailure", gpu.Fatal},
+	801:                            {"hipErrorNotSupported", gpu.NotSupported},
+	999:                            {"hipErrorUnknown", gpu.Failed},
+	1052:                           {"hipErrorRuntimeMemory", gpu.OutOfMemory},
 }
 
 func classify(code int32) gpu.Class { return codes[code].class }

@@ -19,6 +19,17 @@ import (
 // GPU: CI installs Debian's ROCm 5.2 with .ci/install-amd-tools.sh. Where
 // the libraries are absent they skip, or fail under QD_REQUIRE_AMD_TOOLS=1.
 
+// crashEnv makes this test binary a compiler child that crashes before it
+// answers (TestMain): the crash is the test's, not the package's.
+const crashEnv = "QD_HIP_TEST_CRASHING_CHILD"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(crashEnv) != "" {
+		panic("qd: hiprtc child: crash requested by a test")
+	}
+	os.Exit(m.Run())
+}
+
 func needLibrary(t *testing.T) *library {
 	t.Helper()
 	l, err := openLibrary()
@@ -73,10 +84,13 @@ func TestBindingsComplete(t *testing.T) {
 			t.Errorf("callNames names %s, which gpu.Calls lacks", field)
 		}
 	}
-	// Only the stream-ordered allocator (ROCm 5.3) and the ROCm 6 layout
-	// of the device properties are optional.
+	// Only the stream-ordered allocator and its pools (ROCm 5.1; qd
+	// relies on them from 5.3) and the ROCm 6 layout of the device
+	// properties are optional.
 	for _, b := range bindings(&c, &o) {
-		opt := b.Fn == &c.MemAllocAsync || b.Fn == &c.MemFreeAsync || b.Fn == &o.propsR0600
+		opt := b.Fn == &c.MemAllocAsync || b.Fn == &c.MemFreeAsync || b.Fn == &c.MemPoolSetAccess ||
+			b.Fn == &o.defaultMemPool || b.Fn == &o.propsR0600 ||
+			strings.HasPrefix(b.Names[0], "hipGraph") || strings.HasPrefix(b.Names[0], "hipStream") && strings.HasSuffix(b.Names[0], "Capture")
 		if b.Optional != opt {
 			t.Errorf("%s: optional %v, want %v", b.Names[0], b.Optional, opt)
 		}
@@ -132,8 +146,9 @@ func TestBuildThroughHiprtc(t *testing.T) {
 	if len(entries) != 1 || !strings.HasSuffix(entries[0].Name(), ".co") {
 		t.Fatalf("cache holds %v, want one code object", entries)
 	}
-	childMode = "crash" // a child started now would fail the Build: a hit starts none
-	defer func() { childMode = "1" }()
+	crashing := *l
+	crashing.childSwitch = crashEnv + "=1" // a child started now would fail the Build: a hit starts none
+	d = &driver{library: &crashing}
 	start = time.Now()
 	again, err := d.Build(plan, props, backend.CompileOptions{})
 	if err != nil {
@@ -174,9 +189,7 @@ func TestCompileErrorHasLog(t *testing.T) {
 // parent (this test) lives on. The child here is this test binary in
 // crash mode, so no HIP library is needed.
 func TestChildCrashIsAnError(t *testing.T) {
-	childMode = "crash"
-	defer func() { childMode = "1" }()
-	l := &library{rtcLib: &gpu.Library{Name: "libhiprtc-test"}}
+	l := &library{rtcLib: &gpu.Library{Name: "libhiprtc-test"}, childSwitch: crashEnv + "=1"}
 	_, err := l.runChild(request{Source: "x", Name: "x.hip"})
 	if !errors.Is(err, backend.ErrUnsupported) || !strings.Contains(err.Error(), "crashed") || !strings.Contains(err.Error(), "crash requested by a test") {
 		t.Fatalf("error %v: want an ErrUnsupported that says the compiler crashed, with its output", err)

@@ -44,6 +44,7 @@ type own struct {
 	propsR0000     gpu.Fn `hip:"hipGetDeviceProperties"`
 	runtimeVersion gpu.Fn `hip:"hipRuntimeGetVersion"`
 	moduleLoad     gpu.Fn `hip:"hipModuleLoadData"`
+	defaultMemPool gpu.Fn `hip:"hipDeviceGetDefaultMemPool,opt"` // with the pools (ROCm 5.1 and later)
 	errName        gpu.Fn `hip:"hipGetErrorName"`
 	errString      gpu.Fn `hip:"hipGetErrorString"`
 }
@@ -74,9 +75,21 @@ var callNames = map[string]string{
 	"MemsetD8Async":     "hipMemsetD8Async",
 	"HostAlloc":         "hipHostMalloc", // (ptr**, bytes, flags): hipHostAlloc is deprecated
 	"HostFree":          "hipHostFree",
+	"CanAccessPeer":     "hipDeviceCanAccessPeer",
+	"EnablePeerAccess":  "hipDeviceEnablePeerAccess", // the current device gains access to the peer's memory
+	"CopyPeerAsync":     "hipMemcpyPeerAsync",        // (dst, dstDevice, src, srcDevice, bytes, stream)
+	"MemPoolSetAccess":  "hipMemPoolSetAccess,opt",
 	"ModuleGetFunction": "hipModuleGetFunction",
 	"ModuleUnload":      "hipModuleUnload",
 	"LaunchKernel":      "hipModuleLaunchKernel",
+	// Graphs: optional, so that a runtime without them still loads.
+	"StreamBeginCapture": "hipStreamBeginCapture,opt",
+	"StreamEndCapture":   "hipStreamEndCapture,opt",
+	"GraphInstantiate":   "hipGraphInstantiateWithFlags,opt",
+	"GraphLaunch":        "hipGraphLaunch,opt",
+	"GraphExecDestroy":   "hipGraphExecDestroy,opt",
+	"GraphDestroy":       "hipGraphDestroy,opt",
+	"GraphExecUpdate":    "hipGraphExecUpdate,opt", // (exec, graph, errorNode*, result*)
 }
 
 // bindings lists every function the backend binds from libamdhip64, each
@@ -108,6 +121,11 @@ type library struct {
 	own     own
 	rtc     rtc.Compiler
 	version int // hipRuntimeGetVersion, e.g. 50221153 for 5.2.21153
+
+	// childSwitch is the environment entry that switches a compiler child
+	// ("": childEnv=1). Tests give one that makes the child crash, to check
+	// that a child dying without an answer becomes an error.
+	childSwitch string
 }
 
 var openLibrary = sync.OnceValues(func() (*library, error) {

@@ -63,10 +63,7 @@ func Devices() ([]backend.DeviceInfo, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, backend.DeviceInfo{
-			Ordinal: ord, Name: p.Name, Target: p.Target, Cores: p.Units,
-			MemoryBytes: p.MemoryBytes, Driver: "HIP " + versionString(d.version),
-		})
+		out = append(out, p.Info)
 	}
 	return out, nil
 }

@@ -23,7 +23,7 @@ func TestBoundsChecks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	text, layout, err := Generate(plan, testTarget, Options{Debug: true})
+	text, layout, err := Generate(plan, testTarget, stubbed(Options{Debug: true}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +39,7 @@ func TestBoundsChecks(t *testing.T) {
 	asm(t, text, `setp\.lt\.u64`, `atom\.global\.cas\.b64 %rd\d+, \[%rd\d+\], 0, 1;`, `atom\.global\.cas\.b64 %rd\d+, \[%rd\d+\], 0, 4;`,
 		`\.param \.s64 a0_d0`, `!ld\.global\.v4`)
 	// Without Debug, nothing of it.
-	plain, _, err := Generate(plan, testTarget, Options{})
+	plain, _, err := Generate(plan, testTarget, stubbed(Options{}))
 	if err != nil {
 		t.Fatal(err)
 	}

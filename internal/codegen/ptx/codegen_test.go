@@ -204,15 +204,13 @@ func TestTranscendentals(t *testing.T) {
 }
 
 func TestMathUnavailable(t *testing.T) {
-	saved := mathFunc
-	defer func() { mathFunc = saved }()
-	mathFunc = func(fn ir.Intrinsic, t ir.Type) (string, string, error) {
+	approx := Options{mathFunc: func(fn ir.Intrinsic, t ir.Type) (string, string, error) {
 		return "", ".func (.reg .f32 %ret) bad(.reg .f32 %a) { ex2.approx.f32 %ret, %a; ret; }", nil
-	}
+	}}
 	b := ir.NewBuilder("approx")
 	x := b.Array("x", ir.F32, 1)
 	b.Parallel(ir.LenOf(x, 0), func(i *ir.Var) { b.Store(x, ir.Fn(ir.Exp, ir.Ld(x, ir.Ref(i))), ir.Ref(i)) })
-	if err := compileErr(t, b.Kernel()); err == nil || !strings.Contains(err.Error(), ".approx") {
+	if err := compileErr(t, b.Kernel(), approx); err == nil || !strings.Contains(err.Error(), ".approx") {
 		t.Fatalf("got %v, want a refusal of .approx", err)
 	}
 }
@@ -363,10 +361,7 @@ func TestPtxmath(t *testing.T) {
 				b.Store(x, ir.Fn(fn, args...), ir.Ref(i))
 			}
 		})
-		saved := mathFunc
-		mathFunc = ptxmath.Func
-		m := compileKernel(t, b.Kernel())
-		mathFunc = saved
+		m := compileKernelWith(t, b.Kernel(), Options{mathFunc: ptxmath.Func})
 		t.Logf("%v: %d ptxmath functions, %d bytes of PTX", ty, len(fns), len(m.PTX))
 	}
 }

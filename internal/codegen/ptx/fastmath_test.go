@@ -36,7 +36,7 @@ func compileWith(t *testing.T, k *ir.Kernel, opts Options) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	text, _, err := Generate(plan, testTarget, opts)
+	text, _, err := Generate(plan, testTarget, stubbed(opts))
 	if err != nil {
 		t.Fatal(err)
 	}

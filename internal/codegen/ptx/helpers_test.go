@@ -2,7 +2,6 @@ package ptx
 
 import (
 	"fmt"
-	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -17,9 +16,9 @@ import (
 // architecture.
 var testTarget = Target{SM: 70, Version: "6.0"}
 
-// stubMath stands in for package ptxmath until it exists: a valid .func of
-// the documented shape (it returns its first argument), so modules that call
-// transcendentals still assemble.
+// stubMath stands in for package ptxmath's subroutines (Options.mathFunc):
+// a valid .func of the documented shape (it returns its first argument), so
+// modules that call transcendentals assemble, and stay short to read.
 func stubMath(fn ir.Intrinsic, t ir.Type) (string, string, error) {
 	ty := opType(t)
 	name := fmt.Sprintf("__qd_%s_%s", fn, ty)
@@ -31,9 +30,14 @@ func stubMath(fn ir.Intrinsic, t ir.Type) (string, string, error) {
 	return name, def, nil
 }
 
-func TestMain(m *testing.M) {
-	mathFunc = stubMath
-	os.Exit(m.Run())
+// stubbed returns o with stubMath for the transcendentals unless o names
+// other subroutines: the tests compile with the stubs, except those of
+// ptxmath's real ones (TestPtxmath), which keep the rest short.
+func stubbed(o Options) Options {
+	if o.mathFunc == nil {
+		o.mathFunc = stubMath
+	}
+	return o
 }
 
 // compileKernel lowers and compiles k, failing the test on any error, and
@@ -42,11 +46,17 @@ func TestMain(m *testing.M) {
 // tests produce goes through here.
 func compileKernel(t *testing.T, k *ir.Kernel) *compiled {
 	t.Helper()
+	return compileKernelWith(t, k, Options{})
+}
+
+// compileKernelWith is compileKernel with options (stubbed).
+func compileKernelWith(t *testing.T, k *ir.Kernel, opts Options) *compiled {
+	t.Helper()
 	plan, err := lower.Lower(k)
 	if err != nil {
 		t.Fatalf("lower %s: %v", k.Name, err)
 	}
-	m, err := compilePlan(plan, testTarget)
+	m, err := compilePlanWith(plan, testTarget, opts)
 	if err != nil {
 		t.Fatalf("compile %s: %v", k.Name, err)
 	}
@@ -69,14 +79,15 @@ func mustLower(t *testing.T, k *ir.Kernel) *lower.Plan {
 	return plan
 }
 
-// compileErr lowers and compiles k and returns the compile error.
-func compileErr(t *testing.T, k *ir.Kernel) error {
+// compileErr lowers and compiles k with opts (stubbed) and returns the
+// compile error.
+func compileErr(t *testing.T, k *ir.Kernel, opts Options) error {
 	t.Helper()
 	plan, err := lower.Lower(k)
 	if err != nil {
 		t.Fatalf("lower %s: %v", k.Name, err)
 	}
-	_, err = compilePlan(plan, testTarget)
+	_, err = compilePlanWith(plan, testTarget, opts)
 	return err
 }
 
@@ -88,7 +99,12 @@ type compiled struct {
 
 // compilePlan lays out plan and compiles it, as a driver does.
 func compilePlan(plan *lower.Plan, tg Target) (*compiled, error) {
-	text, layout, err := Generate(plan, tg, Options{})
+	return compilePlanWith(plan, tg, Options{})
+}
+
+// compilePlanWith is compilePlan with options (stubbed).
+func compilePlanWith(plan *lower.Plan, tg Target, opts Options) (*compiled, error) {
+	text, layout, err := Generate(plan, tg, stubbed(opts))
 	if err != nil {
 		return nil, err
 	}

@@ -9,9 +9,14 @@ import (
 
 // mathFunc supplies the PTX subroutine of a transcendental intrinsic: its
 // name and the full text of a ".func (.reg .fNN %ret) NAME(.reg .fNN %a[, .reg .fNN %b])"
-// definition with no other dependencies. It is a variable so that tests can
-// substitute a stub.
-var mathFunc = ptxmath.Func
+// definition with no other dependencies: ptxmath's, unless a test
+// substitutes a stub (Options.mathFunc).
+func (m *modWriter) mathFunc(fn ir.Intrinsic, t ir.Type) (name, def string, err error) {
+	if m.opts.mathFunc != nil {
+		return m.opts.mathFunc(fn, t)
+	}
+	return ptxmath.Func(fn, t)
+}
 
 // call writes a math intrinsic. The ones PTX computes exactly are inline;
 // the transcendental ones call ptxmath subroutines, which never use an
@@ -51,7 +56,7 @@ func (f *fnWriter) call(e *ir.Call) string {
 	case ir.Round:
 		f.round(t, r, x)
 	default:
-		name, def, err := mathFunc(e.Fn, t)
+		name, def, err := f.m.mathFunc(e.Fn, t)
 		if err != nil {
 			f.fail("%v", err)
 		}

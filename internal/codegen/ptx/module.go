@@ -22,6 +22,18 @@ type Options struct {
 	// Debug makes every array access check its indices against the
 	// extents (see bounds.go), recording the first violation of a launch.
 	Debug bool
+
+	// The seams of this package's tests, which look at one part of the
+	// output alone; the zero values are what every driver gets.
+
+	// mathFunc supplies the subroutines of the transcendental intrinsics
+	// (nil: ptxmath.Func); tests substitute stubs, which keep the PTX short.
+	mathFunc func(fn ir.Intrinsic, t ir.Type) (name, def string, err error)
+	// noVector turns the vector loops off, to look at the unrolled loop.
+	noVector bool
+	// unrollDims, when positive, replaces unrollMaxDims, to cover the
+	// emitter's multi-dimensional unrolled loops.
+	unrollDims int
 }
 
 // Compile writes the PTX module of plan for t. layout is kabi.Layout(plan):

@@ -53,8 +53,8 @@ func TestReductionCodegen(t *testing.T) {
 
 // A reduction body is unrolled: the loads of two iterations come first.
 func TestReductionUnrolled(t *testing.T) {
-	skipNoUnroll(t)
-	m := compileKernel(t, reduceKernel(ir.AtomicAdd, ir.F32, 1))
+	opts := skipNoUnroll(t)
+	m := compileKernelWith(t, reduceKernel(ir.AtomicAdd, ir.F32, 1), opts)
 	if n := count(m.PTX, `ld\.global\.f32`); n != unroll+1 {
 		t.Errorf("%d loads, want %d (unrolled main loop and the remainder):\n%s", n, unroll+1, numbered(m.PTX))
 	}

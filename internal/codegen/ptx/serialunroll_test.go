@@ -42,11 +42,26 @@ func TestSerialUnroll(t *testing.T) {
 	}
 	asm(t, m.PTX, `sub\.s64 %rd\d+, %rd\d+, %rd\d+`, `setp\.lt\.u64 %p\d+, %rd\d+, 4`,
 		// c[k] in the bodies of a trip: one base, then immediates.
-		`ld\.global\.f32 %f\d+, \[%rd\d+\+4\]`, `ld\.global\.f32 %f\d+, \[%rd\d+\+12\]`)
+		`ld\.global\.f32 %f\d+, \[%rd\d+\+4\]`, `ld\.global\.f32 %f\d+, \[%rd\d+\+12\]`,
+		// The base steps by a trip's 4 elements at the trip's end.
+		`add\.s64 %rd\d+, %rd\d+, 16;\n\tbra\.uni`)
 	for _, vary := range []string{"break", "loaded bound"} {
 		m := compileKernel(t, hornerKernel(vary))
 		if n := loads(m.PTX); n != 2 {
 			t.Errorf("%s: %d loads, want 2 (no unrolling):\n%s", vary, n, numbered(m.PTX))
 		}
+	}
+}
+
+// With fast math a trip is fastUnroll bodies, each trip's bases computed
+// at its top from the counter (no stepping).
+func TestSerialUnrollFastMath(t *testing.T) {
+	m := compileKernelWith(t, hornerKernel("plain"), Options{FastMath: true})
+	if n, want := count(m.PTX, `ld\.global\.f32`), 2*(fastUnroll+1); n != want {
+		t.Errorf("%d loads, want %d:\n%s", n, want, numbered(m.PTX))
+	}
+	asm(t, m.PTX, `setp\.lt\.u64 %p\d+, %rd\d+, 8`, `ld\.global\.f32 %f\d+, \[%rd\d+\+28\]`)
+	if count(m.PTX, `add\.s64 %rd\d+, %rd\d+, 32;`) != 0 {
+		t.Errorf("fast math stepped a base:\n%s", numbered(m.PTX))
 	}
 }

@@ -246,10 +246,16 @@ func (f *fnWriter) parallelLoop(l *ir.ParallelFor, exit string) {
 	if v := f.vectorize(l); v != nil {
 		f.vectorLoop(l, g, v)
 	}
-	if f.unrollable(l) {
+	unrolled := f.unrollable(l)
+	if unrolled {
 		f.unrolledLoop(l, g)
 	}
 	aff := f.planAffine(l)
+	if !unrolled && f.rowChunkable(l) {
+		flat := f.label()
+		f.rowChunkLoop(l, ext, g.vars, aff, flat, done) // rowchunk.go
+		f.place(flat)
+	}
 	stop := f.reg(ir.Bool)
 	f.place(loop)
 	f.braIf(fits, true, wide)

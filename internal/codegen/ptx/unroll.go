@@ -40,8 +40,9 @@ const maxUnrollNodes = 64
 // iteration and needs more registers: the 2-D stencil5 of the benchmark
 // suite went from 32 to 40 registers per thread (ptxas 11.8, sm_90), which
 // drops the occupancy below the grid the launcher sizes by threads per SM.
-// So only 1-D ranges are unrolled; the tests raise it to cover the rest.
-var unrollMaxDims = 1
+// So only 1-D ranges are unrolled; the tests raise it (Options.unrollDims)
+// to cover the rest.
+const unrollMaxDims = 1
 
 // unrollable reports whether the body of l is simple enough to unroll:
 // straight-line Decl, Assign (to a loop variable or a local the body
@@ -50,7 +51,11 @@ var unrollMaxDims = 1
 // transcendental call (those that PTX computes inline are allowed). Other
 // bodies run the one-element loop only.
 func (f *fnWriter) unrollable(l *ir.ParallelFor) bool {
-	if unroll < 2 || len(l.Vars) > unrollMaxDims || f.bounds() {
+	maxDims := unrollMaxDims
+	if f.m.opts.unrollDims > 0 {
+		maxDims = f.m.opts.unrollDims
+	}
+	if unroll < 2 || len(l.Vars) > maxDims || f.bounds() {
 		return false
 	}
 	private := map[*ir.Var]bool{}

@@ -29,19 +29,19 @@ func count(s, pattern string) int {
 	return len(regexp.MustCompile(pattern).FindAllStringIndex(s, -1))
 }
 
-// skipNoUnroll skips a test of unrolling when it is off, and turns the
-// vector loops off for the test so that the unrolled loop is the first.
-func skipNoUnroll(t *testing.T) {
+// skipNoUnroll skips a test of unrolling when it is off, and returns the
+// options that turn the vector loops off so that the unrolled loop is the
+// first.
+func skipNoUnroll(t *testing.T) Options {
 	if unroll < 2 {
 		t.Skip("unrolling is off")
 	}
-	vectorLoops = false
-	t.Cleanup(func() { vectorLoops = true })
+	return Options{noVector: true}
 }
 
 func TestUnrollSaxpy(t *testing.T) {
-	skipNoUnroll(t)
-	m := compileKernel(t, saxpy())
+	opts := skipNoUnroll(t)
+	m := compileKernelWith(t, saxpy(), opts)
 	// unroll iterations' 2 loads each come before the main loop's first
 	// store, and the one-element remainder loop follows with 2 more.
 	if n := count(mainLoop(t, m.PTX, `st\.global\.f32`), `ld\.global\.f32`); n != 2*unroll {
@@ -62,14 +62,14 @@ func TestUnrollSaxpy(t *testing.T) {
 // A local gets one register per iteration, and its declarations are
 // interleaved before the stores.
 func TestUnrollLocal(t *testing.T) {
-	skipNoUnroll(t)
+	opts := skipNoUnroll(t)
 	b := ir.NewBuilder("unroll_local")
 	x, y := b.Array("x", ir.F32, 1), b.Array("y", ir.F32, 1)
 	b.Parallel(ir.LenOf(x, 0), func(i *ir.Var) {
 		tv := b.Decl("t", ir.Op(ir.Mul, ir.Ld(x, ir.Ref(i)), ir.F32c(2)))
 		b.Store(y, ir.Op(ir.Add, ir.Ref(tv), ir.F32c(1)), ir.Ref(i))
 	})
-	m := compileKernel(t, b.Kernel())
+	m := compileKernelWith(t, b.Kernel(), opts)
 	head := mainLoop(t, m.PTX, `st\.global\.f32`)
 	if n := count(head, `ld\.global\.f32`); n != unroll {
 		t.Errorf("%d loads before the first store, want %d:\n%s", n, unroll, numbered(m.PTX))
@@ -82,14 +82,14 @@ func TestUnrollLocal(t *testing.T) {
 // A store followed by a load of the same element in one iteration keeps its
 // order: the reload comes after the iteration's store.
 func TestUnrollStoreThenLoad(t *testing.T) {
-	skipNoUnroll(t)
+	opts := skipNoUnroll(t)
 	b := ir.NewBuilder("unroll_reload")
 	y, z := b.Array("y", ir.F32, 1), b.Array("z", ir.F32, 1)
 	b.Parallel(ir.LenOf(y, 0), func(i *ir.Var) {
 		b.Store(y, ir.F32c(1), ir.Ref(i))
 		b.Store(z, ir.Ld(y, ir.Ref(i)), ir.Ref(i))
 	})
-	m := compileKernel(t, b.Kernel())
+	m := compileKernelWith(t, b.Kernel(), opts)
 	if n := count(mainLoop(t, m.PTX, `ld\.global\.f32`), `st\.global\.f32`); n != unroll {
 		t.Errorf("%d stores before the first load, want the %d of the first statement:\n%s", n, unroll, numbered(m.PTX))
 	}
@@ -135,14 +135,13 @@ func TestUnrollNotSimple(t *testing.T) {
 // previous iteration's, in both the 32- and the 64-bit form; bool stores
 // and assignments to locals work.
 func TestUnrollMultiDim(t *testing.T) {
-	skipNoUnroll(t)
+	opts := skipNoUnroll(t)
 	if unrollMaxDims != 1 {
 		t.Fatalf("unrollMaxDims = %d; update this test", unrollMaxDims)
 	}
-	asm(t, compileKernel(t, multiDimBody()).PTX, `!max\.s64`)
-	unrollMaxDims = 3
-	defer func() { unrollMaxDims = 1 }()
-	m := compileKernel(t, multiDimBody())
+	asm(t, compileKernelWith(t, multiDimBody(), opts).PTX, `!max\.s64`)
+	opts.unrollDims = 3
+	m := compileKernelWith(t, multiDimBody(), opts)
 	if n := count(mainLoop(t, m.PTX, `st\.global\.s32`), `ld\.global\.s32`); n != unroll {
 		t.Errorf("%d loads before the first store, want %d:\n%s", n, unroll, numbered(m.PTX))
 	}

@@ -28,10 +28,6 @@ import (
 // requires), and different elements belong to different iterations, whose
 // order is free.
 
-// vectorLoops turns the vector loops on; the tests of unrolling turn them
-// off to look at the unrolled loop alone.
-var vectorLoops = true
-
 // vectorPlan is the vector loop of a task: its width and the arrays the
 // body touches.
 type vectorPlan struct {
@@ -44,7 +40,7 @@ type vectorPlan struct {
 
 // vectorize decides whether l gets a vector loop, and its width.
 func (f *fnWriter) vectorize(l *ir.ParallelFor) *vectorPlan {
-	if !vectorLoops || len(l.Vars) != 1 || !f.unrollable(l) || f.bounds() {
+	if f.m.opts.noVector || len(l.Vars) != 1 || !f.unrollable(l) || f.bounds() {
 		return nil
 	}
 	read := map[*ir.Param]bool{}

@@ -26,19 +26,20 @@ type Driver struct {
 	*Injector
 	ip interposer
 
-	mu       sync.Mutex
-	ctx      uintptr // the device's context (Props.CurrentArg); 0 while no device is open
-	users    int     // open devices
-	poisoned int32   // the fatal code every call returns; 0 if none
-	last     uintptr // the last handle given out
-	clock    int64   // ticks once per call: when events are recorded
-	streams  map[uintptr]bool
-	events   map[uintptr]*event
-	modules  map[uintptr]*module
-	funcs    map[uintptr]*function
-	dev      memory // device memory
-	host     memory // page-locked host memory
-	misuses  []string
+	mu         sync.Mutex
+	ctx        uintptr // the device's context (Props.CurrentArg); 0 while no device is open
+	users      int     // open devices
+	poisoned   int32   // the fatal code every call returns; 0 if none
+	last       uintptr // the last handle given out
+	clock      int64   // ticks once per call: when events are recorded
+	streams    map[uintptr]bool
+	events     map[uintptr]*event
+	modules    map[uintptr]*module
+	funcs      map[uintptr]*function
+	dev        memory // device memory
+	host       memory // page-locked host memory
+	misuses    []string
+	graphState // captures, graphs and execs (graph.go)
 }
 
 var _ gpu.Driver = (*Driver)(nil)
@@ -46,6 +47,10 @@ var _ gpu.Driver = (*Driver)(nil)
 type event struct {
 	timing bool
 	at     int64 // the clock when last recorded; 0: never recorded
+	// Recorded last on a capturing stream: the capture and the recording
+	// stream's clock (graph.go); nil when recorded outside every capture.
+	cap   *capture
+	clock map[uintptr]int
 }
 
 type module struct {
@@ -67,7 +72,7 @@ func New() (*Driver, error) {
 		modules:  map[uintptr]*module{},
 		funcs:    map[uintptr]*function{},
 	}
-	d.ip = interposer{in: d.Injector, classify: classify, next: d.sim, poison: d.poison}
+	d.ip = interposer{in: d.Injector, classify: classify, next: d.sim, poison: d.poison, faulted: d.faulted}
 	var names gpu.Calls
 	for c := range cLoad {
 		fnOf(&names, c).Name = "fake" + calls[c].field
@@ -111,7 +116,7 @@ func (d *Driver) Calls() *gpu.Calls { return &d.ip.calls }
 
 // Codes are CUDA's values, as are the result codes (codes.go).
 func (d *Driver) Codes() gpu.Codes {
-	return gpu.Codes{NotReady: CodeNotReady, InvalidValue: CodeInvalidValue, StreamNonBlocking: 1, EventDisableTiming: 2, HostAllocPortable: 1}
+	return gpu.Codes{NotReady: CodeNotReady, InvalidValue: CodeInvalidValue, StreamNonBlocking: 1, EventDisableTiming: 2, HostAllocPortable: 1, CaptureRelaxed: captureRelaxed}
 }
 
 func (d *Driver) Classify(code int32) gpu.Class { return classify(code) }
@@ -175,6 +180,7 @@ func (d *Driver) resetLocked() {
 	clear(d.funcs)
 	d.dev.reset()
 	d.host.reset()
+	d.graphState = graphState{}
 	d.forget()
 }
 
@@ -244,9 +250,11 @@ func (d *Driver) misuse(c call, code int32, format string, a ...any) int32 {
 func (d *Driver) objects() Live {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	n, bytes := d.graphFreed()
 	return Live{
 		Streams: len(d.streams), Events: len(d.events), Modules: len(d.modules),
-		Allocs: len(d.dev.allocs), AllocBytes: d.dev.bytes,
+		Allocs: len(d.dev.allocs) - n, AllocBytes: d.dev.bytes - bytes,
 		HostAllocs: len(d.host.allocs), HostBytes: d.host.bytes,
+		Graphs: len(d.graphs), Execs: len(d.execs),
 	}
 }

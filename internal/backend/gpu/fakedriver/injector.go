@@ -28,11 +28,13 @@ type Live struct {
 	AllocBytes               int64 // their bytes
 	HostAllocs               int   // page-locked host allocations (HostAlloc)
 	HostBytes                int64 // their bytes
+	Graphs                   int   // captured graphs (StreamEndCapture)
+	Execs                    int   // executable graphs (GraphInstantiate)
 }
 
 func (l Live) String() string {
-	return fmt.Sprintf("%d streams, %d events, %d modules, %d allocations (%d B), %d host allocations (%d B)",
-		l.Streams, l.Events, l.Modules, l.Allocs, l.AllocBytes, l.HostAllocs, l.HostBytes)
+	return fmt.Sprintf("%d streams, %d events, %d modules, %d allocations (%d B), %d host allocations (%d B), %d graphs, %d graph execs",
+		l.Streams, l.Events, l.Modules, l.Allocs, l.AllocBytes, l.HostAllocs, l.HostBytes, l.Graphs, l.Execs)
 }
 
 // Injector counts the calls of one driver's functions, fails the calls its
@@ -169,6 +171,10 @@ func (in *Injector) Live() Live {
 		case cHostAlloc:
 			l.HostAllocs++
 			l.HostBytes += bytes
+		case cStreamEndCapture:
+			l.Graphs++
+		case cGraphInstantiate:
+			l.Execs++
 		}
 	}
 	return l
@@ -214,6 +220,14 @@ func (in *Injector) observe(c call, a *args) {
 		h, bytes = *(*uintptr)(ptr(a[0])), int64(a[1])
 	case cLoad:
 		h = a[0]
+	case cStreamEndCapture:
+		h = *(*uintptr)(ptr(a[1]))
+	case cGraphInstantiate:
+		h = *(*uintptr)(ptr(a[0]))
+	case cGraphDestroy:
+		kind, h, create = cStreamEndCapture, a[0], false
+	case cGraphExecDestroy:
+		kind, h, create = cGraphInstantiate, a[0], false
 	case cStreamDestroy:
 		kind, h, create = cStreamCreate, a[0], false
 	case cEventDestroy:
@@ -236,6 +250,14 @@ func (in *Injector) observe(c call, a *args) {
 		// counted, so its release is not either.
 		delete(in.live, handle{kind, h})
 	}
+}
+
+// gone drops one live allocation that the driver freed by itself: memory
+// a graph allocated and never freed, released with the graph.
+func (in *Injector) gone(addr uintptr) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	delete(in.live, handle{cMemAlloc, addr})
 }
 
 // forget drops every live object: the context they lived in was reset.

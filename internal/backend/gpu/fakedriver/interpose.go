@@ -44,6 +44,17 @@ const (
 	cModuleGetFunction
 	cModuleUnload
 	cLaunchKernel
+	cCanAccessPeer
+	cEnablePeerAccess
+	cCopyPeerAsync
+	cMemPoolSetAccess
+	cStreamBeginCapture
+	cStreamEndCapture
+	cGraphInstantiate
+	cGraphLaunch
+	cGraphExecDestroy
+	cGraphDestroy
+	cGraphExecUpdate
 	cLoad // Driver.Load, a Go method: not in Calls
 	numCalls
 )
@@ -58,33 +69,44 @@ var calls = [numCalls]struct {
 	field string
 	arity int
 }{
-	cMakeCurrent:       {"MakeCurrent", 1},
-	cSynchronize:       {"Synchronize", 0},
-	cStreamCreate:      {"StreamCreate", 3},
-	cStreamDestroy:     {"StreamDestroy", 1},
-	cStreamSynchronize: {"StreamSynchronize", 1},
-	cStreamQuery:       {"StreamQuery", 1},
-	cStreamWaitEvent:   {"StreamWaitEvent", 3},
-	cEventCreate:       {"EventCreate", 2},
-	cEventDestroy:      {"EventDestroy", 1},
-	cEventRecord:       {"EventRecord", 2},
-	cEventQuery:        {"EventQuery", 1},
-	cEventSynchronize:  {"EventSynchronize", 1},
-	cEventElapsed:      {"EventElapsed", 3},
-	cMemAlloc:          {"MemAlloc", 2},
-	cMemFree:           {"MemFree", 1},
-	cMemAllocAsync:     {"MemAllocAsync", 3},
-	cMemFreeAsync:      {"MemFreeAsync", 2},
-	cCopyHtoDAsync:     {"CopyHtoDAsync", 4},
-	cCopyDtoHAsync:     {"CopyDtoHAsync", 4},
-	cCopyDtoDAsync:     {"CopyDtoDAsync", 4},
-	cMemsetD8Async:     {"MemsetD8Async", 4},
-	cHostAlloc:         {"HostAlloc", 3},
-	cHostFree:          {"HostFree", 1},
-	cModuleGetFunction: {"ModuleGetFunction", 3},
-	cModuleUnload:      {"ModuleUnload", 1},
-	cLaunchKernel:      {"LaunchKernel", 11},
-	cLoad:              {Load, 0},
+	cMakeCurrent:        {"MakeCurrent", 1},
+	cSynchronize:        {"Synchronize", 0},
+	cStreamCreate:       {"StreamCreate", 3},
+	cStreamDestroy:      {"StreamDestroy", 1},
+	cStreamSynchronize:  {"StreamSynchronize", 1},
+	cStreamQuery:        {"StreamQuery", 1},
+	cStreamWaitEvent:    {"StreamWaitEvent", 3},
+	cEventCreate:        {"EventCreate", 2},
+	cEventDestroy:       {"EventDestroy", 1},
+	cEventRecord:        {"EventRecord", 2},
+	cEventQuery:         {"EventQuery", 1},
+	cEventSynchronize:   {"EventSynchronize", 1},
+	cEventElapsed:       {"EventElapsed", 3},
+	cMemAlloc:           {"MemAlloc", 2},
+	cMemFree:            {"MemFree", 1},
+	cMemAllocAsync:      {"MemAllocAsync", 3},
+	cMemFreeAsync:       {"MemFreeAsync", 2},
+	cCopyHtoDAsync:      {"CopyHtoDAsync", 4},
+	cCopyDtoHAsync:      {"CopyDtoHAsync", 4},
+	cCopyDtoDAsync:      {"CopyDtoDAsync", 4},
+	cMemsetD8Async:      {"MemsetD8Async", 4},
+	cHostAlloc:          {"HostAlloc", 3},
+	cHostFree:           {"HostFree", 1},
+	cModuleGetFunction:  {"ModuleGetFunction", 3},
+	cModuleUnload:       {"ModuleUnload", 1},
+	cLaunchKernel:       {"LaunchKernel", 11},
+	cCanAccessPeer:      {"CanAccessPeer", 3},
+	cEnablePeerAccess:   {"EnablePeerAccess", 2},
+	cCopyPeerAsync:      {"CopyPeerAsync", 6},
+	cMemPoolSetAccess:   {"MemPoolSetAccess", 3},
+	cStreamBeginCapture: {"StreamBeginCapture", 2},
+	cStreamEndCapture:   {"StreamEndCapture", 2},
+	cGraphInstantiate:   {"GraphInstantiate", 3},
+	cGraphLaunch:        {"GraphLaunch", 2},
+	cGraphExecDestroy:   {"GraphExecDestroy", 1},
+	cGraphDestroy:       {"GraphDestroy", 1},
+	cGraphExecUpdate:    {"GraphExecUpdate", 4},
+	cLoad:               {Load, 0},
 }
 
 // maxArity is the most arguments a driver function takes (LaunchKernel).
@@ -135,7 +157,10 @@ type interposer struct {
 	// driver's context is not faulted, but the runtime makes no calls on
 	// a device it has marked lost.
 	poison func(code int32)
-	calls  gpu.Calls
+	// faulted, if set, is told of every injected failure, with the call's
+	// arguments: the fake ends a capture whose end failed, as CUDA does.
+	faulted func(c call, a *args)
+	calls   gpu.Calls
 }
 
 // bind fills ip.calls from base: every call keeps its name, and every
@@ -162,6 +187,9 @@ func (ip *interposer) bind(base *gpu.Calls, bound func(c call) bool) (err error)
 func (ip *interposer) handle(c call, a *args) uintptr {
 	if code, ok := ip.in.fire(c, a); ok {
 		ip.injected(code)
+		if ip.faulted != nil {
+			ip.faulted(c, a)
+		}
 		return uintptr(uint32(code))
 	}
 	r := ip.next(c, a)
@@ -205,6 +233,8 @@ func callback(n int, f func(a *args) uintptr) uintptr {
 		return purego.NewCallback(func(a0, a1, a2 uintptr) uintptr { return f(&args{a0, a1, a2}) })
 	case 4:
 		return purego.NewCallback(func(a0, a1, a2, a3 uintptr) uintptr { return f(&args{a0, a1, a2, a3}) })
+	case 6:
+		return purego.NewCallback(func(a0, a1, a2, a3, a4, a5 uintptr) uintptr { return f(&args{a0, a1, a2, a3, a4, a5}) })
 	case 11:
 		return purego.NewCallback(func(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10 uintptr) uintptr {
 			return f(&args{a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10})

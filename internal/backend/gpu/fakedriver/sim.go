@@ -21,6 +21,9 @@ func (d *Driver) sim(c call, a *args) int32 {
 	if d.poisoned != 0 && c != cMakeCurrent {
 		return d.poisoned
 	}
+	if r, ok := d.simCapture(c, a); ok {
+		return r
+	}
 	switch c {
 	case cMakeCurrent:
 		if d.ctx == 0 || a[0] != d.ctx {
@@ -45,12 +48,14 @@ func (d *Driver) sim(c call, a *args) int32 {
 		if r := d.stream(c, a[0]); r != 0 {
 			return r
 		}
-		if _, r := d.event(c, a[1]); r != 0 {
+		e, r := d.event(c, a[1])
+		if r != 0 {
 			return r
 		}
 		if a[2] != 0 {
 			return d.misuse(c, CodeInvalidValue, "flags %#x", a[2])
 		}
+		return d.waitCaptured(a[0], e)
 	case cEventCreate:
 		if a[1]&^2 != 0 {
 			return d.misuse(c, CodeInvalidValue, "flags %#x", a[1])
@@ -71,9 +76,17 @@ func (d *Driver) sim(c call, a *args) int32 {
 		if r != 0 {
 			return r
 		}
-		e.at = d.clock
+		if e.cap != nil && !e.cap.ended && d.caps[a[1]] != e.cap {
+			// CUDA crashed on this (an H100, a pooled event recorded in
+			// one goroutine's capture and by another outside it).
+			return d.misuse(c, CodeStreamCaptureUnsupported, "event %#x marks a capture in progress and is recorded outside it", a[0])
+		}
+		d.recordEvent(e, a[1])
 	case cEventQuery, cEventSynchronize:
-		_, r := d.event(c, a[0])
+		e, r := d.event(c, a[0])
+		if r == 0 && e.cap != nil && !e.cap.ended {
+			return d.misuse(c, CodeStreamCaptureUnsupported, "event %#x was recorded in a capture in progress", a[0])
+		}
 		return r
 	case cEventElapsed:
 		return d.elapsed(a)
@@ -92,7 +105,7 @@ func (d *Driver) sim(c call, a *args) int32 {
 		}
 		return d.dev.free(d, c, a[0])
 	case cCopyHtoDAsync, cCopyDtoHAsync, cCopyDtoDAsync, cMemsetD8Async:
-		return d.transfer(c, a)
+		return d.transfer(c, a, true)
 	case cHostAlloc:
 		if a[2]&^1 != 0 {
 			return d.misuse(c, CodeInvalidValue, "flags %#x", a[2])
@@ -121,6 +134,8 @@ func (d *Driver) sim(c call, a *args) int32 {
 		delete(d.modules, a[0])
 	case cLaunchKernel:
 		return d.launch(a)
+	case cCanAccessPeer, cEnablePeerAccess, cCopyPeerAsync, cMemPoolSetAccess:
+		return d.peer(c, a)
 	default:
 		return d.misuse(c, CodeNotSupported, "not simulated")
 	}
@@ -171,8 +186,9 @@ func (d *Driver) elapsed(a *args) int32 {
 
 // transfer runs CopyHtoDAsync (dst, src host*, bytes, stream), CopyDtoHAsync
 // (dst host*, src, bytes, stream), CopyDtoDAsync (dst, src, bytes, stream)
-// and MemsetD8Async (dst, value, bytes, stream).
-func (d *Driver) transfer(c call, a *args) int32 {
+// and MemsetD8Async (dst, value, bytes, stream); with run false it only
+// checks them (a capture records them, graph.go).
+func (d *Driver) transfer(c call, a *args, run bool) int32 {
 	n := a[2]
 	if r := d.stream(c, a[3]); r != 0 {
 		return r
@@ -199,15 +215,35 @@ func (d *Driver) transfer(c call, a *args) int32 {
 			src, r = d.dev.slice(d, c, a[1], int(n))
 		}
 	case cMemsetD8Async:
-		if dst, r = d.dev.slice(d, c, a[0], int(n)); r == 0 {
+		if dst, r = d.dev.slice(d, c, a[0], int(n)); r == 0 && run {
 			set(dst, byte(a[1]))
 		}
 		return r
 	}
-	if r == 0 {
+	if r == 0 && run {
 		copy(dst, src)
 	}
 	return r
+}
+
+// peer runs the calls between devices. The fake has one device, so the
+// runtime, which copies within one context as CopyDtoDAsync does, only
+// asks CanAccessPeer (no: there is no other device) or copies between two
+// handles of the one context: CopyPeerAsync (dst, dstCtx, src, srcCtx,
+// bytes, stream) works on it. Enabling access to a peer, or to a pool
+// (the fake's Props name none), is a misuse.
+func (d *Driver) peer(c call, a *args) int32 {
+	switch c {
+	case cCanAccessPeer:
+		*(*int32)(ptr(a[0])) = 0
+		return 0
+	case cCopyPeerAsync:
+		if a[1] != d.ctx || a[3] != d.ctx {
+			return d.misuse(c, CodeInvalidContext, "contexts %#x and %#x: the open device's is %#x", a[1], a[3], d.ctx)
+		}
+		return d.transfer(cCopyDtoDAsync, &args{a[0], a[2], a[4], a[5]}, true)
+	}
+	return d.misuse(c, CodeInvalidValue, "the fake has one device and names no memory pool: there is nothing to enable")
 }
 
 // hostSlice is the host memory [addr, addr+n) of a copy: any memory of the

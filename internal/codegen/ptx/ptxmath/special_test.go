@@ -2,6 +2,7 @@ package ptxmath
 
 import (
 	"math"
+	"math/big"
 	"testing"
 
 	"github.com/quadrants-go/qd/internal/ir"
@@ -63,15 +64,20 @@ func TestEdgeCases(t *testing.T) {
 					}
 					finiteIn := !isSpecial(x) || x == 0
 					finiteIn = finiteIn && (!isSpecial(y) || y == 0)
+					var ex *big.Float
+					hasRef := false
+					if finiteIn && !math.IsNaN(want) {
+						ex, hasRef = refValue(sp.fn, x, y)
+					}
 					ok := false
 					switch {
 					case ulpErr(got, want, f32) == 0:
 						ok = true
-					case finiteIn && !math.IsNaN(want):
-						e := exactErr(got, refValue(sp.fn, x, y), f32)
+					case hasRef:
+						e := exactErr(got, ex, f32)
 						ok = e <= limits[ty]
 						if ok && isSpecial(want) {
-							t.Logf("%v %v(%v, %v): Go gives %v, exact value is %v (we give %v)", sp.fn, ty, x, y, want, refValue(sp.fn, x, y), got)
+							t.Logf("%v %v(%v, %v): Go gives %v, exact value is %v (we give %v)", sp.fn, ty, x, y, want, ex, got)
 						}
 					case !isSpecial(want):
 						ok = ulpErr(got, want, f32) <= 1

@@ -1,0 +1,593 @@
+package qd
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/quadrants-go/qd/internal/backend"
+)
+
+// Capture bookkeeping (graph.go has the API).
+//
+// A capture begins on one stream, its origin, and follows the backend's
+// rules (backend.Capturer, which are CUDA's): an event recorded on a
+// capturing stream marks a point of the capture, and a stream that waits
+// for such a point joins the capture. Package qd keeps its own record of
+// who is capturing, so that it refuses, before any driver call and with
+// an error in the user's terms, what a capture cannot hold: a host wait
+// for a capturing stream, a wait across the capture's boundary, a Go
+// slice argument. The capture also counts the work enqueued on each of its
+// streams and which of it each stream is ordered after (a vector clock),
+// so that a stream not joined back into the origin is named at the end;
+// it collects the arrays its work uses, which the graph keeps; and it
+// keeps the pooled streams its stream-parallel launches borrowed until it
+// ends, since a pooled stream handed to other work while still in the
+// capture would capture that work too.
+//
+// A stream's capture state changes (it begins capturing, or joins, or
+// leaves) only with its gate held exclusively. Waits that record an event
+// on a stream (a host read, a Close) hold the gate shared while they
+// record: they either record before the stream captures, or see that it
+// does and wait for pre instead, an event recorded on the stream right
+// before it joined, which marks all its work outside the capture. This is
+// what lets other goroutines read and free arrays while a capture runs.
+
+// ErrCapturing is matched by the errors of calls a graph capture cannot
+// hold: a call that makes the host wait for a stream that is capturing
+// (Stream.Synchronize, Query or Wait, Program.Sync, a host read of an
+// array the capture uses, Event.Synchronize or Query of an event recorded
+// in it), a launch with a Go slice argument on a capturing stream, a wait
+// across the capture's boundary, a stream-ordered allocation a device
+// cannot make inside a graph, a wait or copy across Programs that involves
+// a capture. Each error names the call and the capture,
+// and the capture it happened in fails: its Capture returns the error.
+var ErrCapturing = errors.New("qd: not allowed during a graph capture")
+
+// captureError is a refusal: the call, the capture's origin stream, and
+// why (with the backend's error, when the backend refused).
+type captureError struct {
+	call, origin, why string
+	err               error
+}
+
+func (e *captureError) Error() string {
+	return fmt.Sprintf("qd: %s during the capture on %s: %s", e.call, e.origin, e.why)
+}
+
+func (e *captureError) Is(target error) bool { return target == ErrCapturing }
+
+func (e *captureError) Unwrap() error { return e.err }
+
+// capture is one Capture (or Update) in progress.
+type capture struct {
+	p      *Program
+	origin *streamCore
+	bc     backend.Capturer
+
+	mu       sync.Mutex
+	members  map[*streamCore]*member
+	order    []*streamCore // members in the order they joined
+	pooled   []*streamCore // pooled streams borrowed, returned at the end
+	held     []heldArray   // arrays the work uses, which the graph keeps
+	kernels  []string      // the kernels launched, each once, in order
+	trackers map[*tracker]bool
+	owned    []ownedArray // arrays allocated inside the capture
+	refused  error        // the first refusal: the capture fails with it
+	ended    bool
+	retired  []backend.Event // pooled events recorded in the capture (putEvent)
+	released bool            // release has run: events go straight back
+}
+
+// member is a stream of a capture.
+type member struct {
+	ops  uint64                 // work enqueued on the stream in the capture
+	seen map[*streamCore]uint64 // how much of each member's work it is ordered after
+	pre  backend.Event          // recorded on it right before it joined
+}
+
+// graphParts is what a capture gives its graph besides the backend's
+// graph: the arrays to keep and the name of its replays' trace spans.
+type graphParts struct {
+	held []heldArray
+	name string
+}
+
+// heldArray is an array a graph uses: its core (pinned by every replay),
+// the user's handle (which keeps the array from its leak cleanup) and
+// what it is, for messages.
+type heldArray struct {
+	core   pinned
+	handle any
+	what   string
+}
+
+// ownedArray is an array allocated by NewNdarrayOn inside a capture.
+type ownedArray struct {
+	c     *ndCore
+	shape []int
+}
+
+// capMark is the capture state an event records: the capture and the
+// recording stream's clock, or nil for a point outside every capture.
+type capMark struct {
+	c     *capture
+	clock map[*streamCore]uint64
+}
+
+// capture is the mark's capture; nil for a nil mark.
+func (m *capMark) capture() *capture {
+	if m == nil {
+		return nil
+	}
+	return m.c
+}
+
+// describe names a stream for messages.
+func (s *streamCore) describe() string {
+	switch s.kind {
+	case streamDefault:
+		return "the default stream"
+	case streamPooled:
+		return fmt.Sprintf("pooled stream %#x", s.b.Handle())
+	}
+	return fmt.Sprintf("stream %#x", s.b.Handle())
+}
+
+// capturing returns the capture s records into, or nil. It costs one
+// atomic load when no capture is in progress in the Program.
+func (s *streamCore) capturing() *capture {
+	if s.p.ncap.Load() == 0 {
+		return nil
+	}
+	return s.cap.Load()
+}
+
+// refuse makes err the capture's failure (its first one) and returns it.
+func (c *capture) refuse(call, why string) error {
+	err := &captureError{call: call, origin: c.origin.describe(), why: why}
+	c.fail(err)
+	return err
+}
+
+// refuseErr is refuse for what the backend refused (err, matching
+// ErrUnsupported) in the capture; other errors pass through.
+func (c *capture) refuseErr(call string, err error) error {
+	if c == nil || err == nil || !errors.Is(err, ErrUnsupported) {
+		return err
+	}
+	e := &captureError{call: call, origin: c.origin.describe(), why: err.Error(), err: err}
+	c.fail(e)
+	return e
+}
+
+// fail records err as the capture's failure if it has none.
+func (c *capture) fail(err error) {
+	if err == nil {
+		return
+	}
+	c.mu.Lock()
+	if c.refused == nil {
+		c.refused = err
+	}
+	c.mu.Unlock()
+}
+
+// failed is fail for an error of work enqueued on a capturing stream (the
+// driver may have invalidated the capture), passing err through.
+func failed(c *capture, err error) error {
+	if c != nil && err != nil {
+		c.fail(err)
+	}
+	return err
+}
+
+// isEnded reports whether the capture is over.
+func (c *capture) isEnded() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.ended
+}
+
+// mark is the capture state of an event recorded on s now.
+func (s *streamCore) mark() *capMark {
+	c := s.capturing()
+	if c == nil {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	m := c.members[s]
+	if m == nil {
+		return &capMark{c: c}
+	}
+	clock := maps.Clone(m.seen)
+	clock[s] = m.ops
+	return &capMark{c: c, clock: clock}
+}
+
+// did counts work just enqueued on s, if s is capturing.
+func (s *streamCore) did() {
+	if c := s.capturing(); c != nil {
+		c.mu.Lock()
+		if m := c.members[s]; m != nil {
+			m.ops++
+			m.seen[s] = m.ops
+		}
+		c.mu.Unlock()
+	}
+}
+
+// admitWait is the capture side of s waiting for an event that carries m
+// (nil: recorded outside every capture): s joins m's capture, or learns
+// how much work of the capture it is now ordered after, or the wait is
+// refused because it would cross a capture's boundary. call names the
+// user's call for messages.
+func (p *Program) admitWait(s *streamCore, m *capMark, call string) error {
+	cs := s.capturing()
+	switch {
+	case m == nil && cs == nil:
+		return nil
+	case m == nil:
+		return cs.refuse(call, fmt.Sprintf("%s would wait for work outside the capture; a graph can only wait for its own work: order the streams before Capture, or record the event inside it", s.describe()))
+	case m.c.isEnded():
+		return fmt.Errorf("%w: %s: the event was last recorded inside a capture that has ended (on %s): it marks a point of a graph, not of a stream; record it again", ErrCapturing, call, m.c.origin.describe())
+	case cs == nil:
+		return m.c.join(s, m.clock, call)
+	case cs == m.c:
+		m.c.merge(s, m.clock)
+		return nil
+	}
+	cs.refuse(call, fmt.Sprintf("%s would wait for an event recorded in another capture (on %s)", s.describe(), m.c.origin.describe()))
+	return m.c.refuse(call, fmt.Sprintf("%s, which captures on %s, would wait for an event of this capture", s.describe(), cs.origin.describe()))
+}
+
+// join adds s to the capture, ordered after clock. It records s's pre
+// event first, while s is outside the capture.
+func (c *capture) join(s *streamCore, clock map[*streamCore]uint64, call string) error {
+	s.gate.Lock()
+	defer s.gate.Unlock()
+	if cur := s.cap.Load(); cur != nil { // another goroutine was first
+		if cur == c {
+			c.merge(s, clock)
+			return nil
+		}
+		return c.refuse(call, fmt.Sprintf("%s is capturing on %s", s.describe(), cur.origin.describe()))
+	}
+	pre, err := c.p.evpool.Get()
+	if err != nil {
+		return failed(c, err)
+	}
+	if err := pre.Record(s.b); err != nil {
+		c.p.evpool.Put(pre)
+		return failed(c, err)
+	}
+	c.mu.Lock()
+	if c.ended {
+		c.mu.Unlock()
+		c.p.evpool.Put(pre)
+		return fmt.Errorf("%w: %s: the capture on %s has ended", ErrCapturing, call, c.origin.describe())
+	}
+	c.members[s] = &member{seen: maps.Clone(clock), pre: pre}
+	if c.members[s].seen == nil {
+		c.members[s].seen = map[*streamCore]uint64{}
+	}
+	c.order = append(c.order, s)
+	c.mu.Unlock()
+	s.cap.Store(c)
+	return nil
+}
+
+// merge orders member s after clock.
+func (c *capture) merge(s *streamCore, clock map[*streamCore]uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	m := c.members[s]
+	if m == nil {
+		return
+	}
+	for k, v := range clock {
+		m.seen[k] = max(m.seen[k], v)
+	}
+}
+
+// unjoinedLocked lists the members whose work the origin is not ordered
+// after; the caller holds mu.
+func (c *capture) unjoinedLocked() []string {
+	seen := c.members[c.origin].seen
+	var out []string
+	for _, s := range c.order {
+		if m := c.members[s]; s != c.origin && seen[s] < m.ops {
+			out = append(out, s.describe())
+		}
+	}
+	return out
+}
+
+// keepPooled keeps a pooled stream until the capture ends.
+func (c *capture) keepPooled(s *streamCore) {
+	c.mu.Lock()
+	c.pooled = append(c.pooled, s)
+	c.mu.Unlock()
+}
+
+// uses records that the capture's work uses an array: core, the user's
+// handle, and what it is.
+func (c *capture) uses(core pinned, handle any, what string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.trackers[core.track()] = true
+	if core.owner() == c {
+		return // memory of the graph itself
+	}
+	for _, h := range c.held {
+		if h.core == core {
+			return
+		}
+	}
+	c.held = append(c.held, heldArray{core: core, handle: handle, what: what})
+}
+
+// launched records that the capture's work launches kernel name.
+func (c *capture) launched(name string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !slices.Contains(c.kernels, name) {
+		c.kernels = append(c.kernels, name)
+	}
+}
+
+// spanName is the name of a graph's replay spans: "graph: " and the
+// kernels it launches (the first three, then how many more).
+func spanName(kernels []string) string {
+	switch {
+	case len(kernels) == 0:
+		return "graph"
+	case len(kernels) <= 3:
+		return "graph: " + strings.Join(kernels, ", ")
+	}
+	return fmt.Sprintf("graph: %s and %d more", strings.Join(kernels[:3], ", "), len(kernels)-3)
+}
+
+// usedTracker reports whether the capture's work uses the memory of t.
+func (c *capture) usedTracker(t *tracker) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.trackers[t]
+}
+
+// own records an array allocated inside the capture.
+func (c *capture) own(a *ndCore, shape []int) {
+	c.mu.Lock()
+	c.owned = append(c.owned, ownedArray{c: a, shape: slices.Clone(shape)})
+	c.trackers[&a.st.tracker] = true
+	c.mu.Unlock()
+}
+
+// preOf is member s's pre event; the caller holds s's gate.
+func (c *capture) preOf(s *streamCore) backend.Event {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if m := c.members[s]; m != nil {
+		return m.pre
+	}
+	return nil
+}
+
+// beginCapture starts a capture on s.
+func (p *Program) beginCapture(s *streamCore, call string) (*capture, error) {
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
+	defer p.exit()
+	bc, ok := p.dev.(backend.Capturer)
+	if !ok {
+		return nil, fmt.Errorf("qd: %s: graphs on the %s backend: %w", call, p.arch, ErrUnsupported)
+	}
+	if !s.hold() {
+		return nil, fmt.Errorf("qd: %s: %w", call, closedErr("stream"))
+	}
+	defer s.inflight.leave()
+	s.gate.Lock()
+	defer s.gate.Unlock()
+	if cur := s.cap.Load(); cur != nil {
+		return nil, cur.refuse(call, s.describe()+" is already capturing")
+	}
+	pre, err := p.evpool.Get()
+	if err != nil {
+		return nil, err
+	}
+	if err := pre.Record(s.b); err != nil {
+		p.evpool.Put(pre)
+		return nil, err
+	}
+	if err := bc.BeginCapture(s.b); err != nil {
+		p.evpool.Put(pre)
+		return nil, fmt.Errorf("qd: %s: %w", call, err)
+	}
+	c := &capture{p: p, origin: s, bc: bc, trackers: map[*tracker]bool{},
+		members: map[*streamCore]*member{s: {seen: map[*streamCore]uint64{}, pre: pre}}, order: []*streamCore{s}}
+	p.mu.Lock()
+	p.captures[c] = struct{}{}
+	p.mu.Unlock()
+	p.ncap.Add(1)
+	s.cap.Store(c)
+	return c, nil
+}
+
+// errPanicked ends a capture whose function panicked.
+var errPanicked = errors.New("the capture function panicked")
+
+// run runs fn as the capture's body and ends the capture: the graph and
+// the arrays it holds, or the capture's failure. A panic in fn ends the
+// capture and goes on.
+func (c *capture) run(call string, fn func() error) (bg backend.Graph, parts graphParts, err error) {
+	ended := false
+	defer func() {
+		if !ended {
+			if g, _, _ := c.end(call, errPanicked); g != nil {
+				g.Close()
+			}
+		}
+	}()
+	ferr := fn()
+	ended = true
+	return c.end(call, ferr)
+}
+
+// end ends the capture: the backend's capture first (whatever else went
+// wrong), then the capture's streams leave it. It fails with ferr (fn's
+// error), the capture's first refusal, the streams not joined back, and
+// the arrays allocated in it and not closed in it.
+func (c *capture) end(call string, ferr error) (backend.Graph, graphParts, error) {
+	p := c.p
+	if err := p.enter(); err != nil {
+		return nil, graphParts{}, err // Program.Close ended the capture
+	}
+	defer p.exit()
+	c.mu.Lock()
+	if c.ended {
+		c.mu.Unlock()
+		return nil, graphParts{}, fmt.Errorf("qd: %s: the capture has already ended", call)
+	}
+	c.ended = true
+	var errs []error
+	if ferr != nil {
+		errs = append(errs, ferr)
+	}
+	if c.refused != nil && (ferr == nil || !errors.Is(ferr, c.refused)) {
+		errs = append(errs, c.refused)
+	}
+	if names := c.unjoinedLocked(); len(names) > 0 {
+		errs = append(errs, fmt.Errorf("%w: %s joined the capture on %s (by waiting for an event recorded in it) and its work was not joined back: make %s wait for it (WaitStream or WaitEvent) before the function returns",
+			ErrInvalidArgument, strings.Join(names, " and "), c.origin.describe(), c.origin.describe()))
+	}
+	for _, o := range c.owned {
+		if !o.c.isClosed() {
+			errs = append(errs, fmt.Errorf("%w: an Ndarray of shape %v made by NewNdarrayOn inside the capture was not closed in it: memory allocated in a graph exists only while the graph runs, so close it before the function returns",
+				ErrInvalidArgument, o.shape))
+		}
+	}
+	parts := graphParts{held: c.held, name: spanName(c.kernels)}
+	c.mu.Unlock()
+	bg, berr := c.bc.EndCapture(c.origin.b)
+	c.release()
+	if berr != nil && len(errs) == 0 {
+		errs = append(errs, berr)
+	}
+	if len(errs) > 0 {
+		if bg != nil {
+			bg.Close()
+		}
+		return nil, graphParts{}, fmt.Errorf("qd: %s on %s: %w", call, c.origin.describe(), errors.Join(errs...))
+	}
+	return bg, parts, nil
+}
+
+// abort ends a capture at Program.Close; the caller holds the Program
+// exclusively.
+func (c *capture) abort() error {
+	c.mu.Lock()
+	if c.ended {
+		c.mu.Unlock()
+		return nil
+	}
+	c.ended = true
+	c.mu.Unlock()
+	bg, err := c.bc.EndCapture(c.origin.b)
+	if bg != nil {
+		bg.Close()
+	}
+	c.release()
+	if err != nil && !errors.Is(err, backend.ErrDeviceLost) {
+		return err
+	}
+	return nil
+}
+
+// release takes the capture's streams out of it and gives back what it
+// borrowed. Arrays allocated in the capture and still open are closed:
+// their memory belongs to the graph and is freed with it.
+func (c *capture) release() {
+	p := c.p
+	for _, s := range c.order {
+		s.gate.Lock()
+		s.cap.CompareAndSwap(c, nil)
+		s.gate.Unlock()
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, s := range c.order {
+		p.evpool.Put(c.members[s].pre)
+	}
+	for _, e := range c.retired {
+		p.evpool.Put(e)
+	}
+	c.retired, c.released = nil, true
+	for _, s := range c.pooled {
+		p.pool.Put(s)
+	}
+	c.pooled = nil
+	for _, o := range c.owned {
+		if o.c.closed.CompareAndSwap(false, true) {
+			o.c.st.closed.Store(true)
+			p.mu.Lock()
+			delete(p.arrays, o.c)
+			p.mu.Unlock()
+		}
+	}
+	p.mu.Lock()
+	delete(p.captures, c)
+	p.mu.Unlock()
+	p.ncap.Add(-1)
+}
+
+// refuseIfCapturing refuses call, which would wait for every stream, while
+// any capture of the Program is in progress; each of them fails.
+func (p *Program) refuseIfCapturing(call string) error {
+	if p.ncap.Load() == 0 {
+		return nil
+	}
+	p.mu.Lock()
+	caps := slices.Collect(maps.Keys(p.captures))
+	p.mu.Unlock()
+	var errs []error
+	for _, c := range caps {
+		errs = append(errs, c.refuse(call, "it would wait for the capturing streams, whose work runs only when the graph is launched"))
+	}
+	return errors.Join(errs...)
+}
+
+// abortCaptures ends every capture in progress (Program.Close).
+func (p *Program) abortCaptures() error {
+	p.mu.Lock()
+	caps := slices.Collect(maps.Keys(p.captures))
+	p.mu.Unlock()
+	var errs []error
+	for _, c := range caps {
+		errs = append(errs, c.abort())
+	}
+	return errors.Join(errs...)
+}
+
+// putEvent gives pooled event e back to p's pool once it is safe to
+// record it again: an event recorded on a stream of capture c is a point
+// of that capture's graph in the driver, so it waits in c until the
+// capture ends. On the H100, an event recorded in one goroutine's capture
+// and recorded again, outside it, by another goroutine while the capture
+// went on crashed the CUDA driver (TestGraphConcurrentCaptures).
+func (p *Program) putEvent(e backend.Event, c *capture) {
+	if c != nil {
+		c.mu.Lock()
+		if !c.released {
+			c.retired = append(c.retired, e)
+			c.mu.Unlock()
+			return
+		}
+		c.mu.Unlock()
+	}
+	p.evpool.Put(e)
+}

@@ -1,0 +1,311 @@
+package qd
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/quadrants-go/qd/internal/backend"
+	"github.com/quadrants-go/qd/internal/trace"
+)
+
+// Graph is work captured from streams (Stream.Capture), replayed with one
+// call: LaunchOn enqueues all of it on a stream at the host cost of about
+// one launch, and on a GPU its kernels start back to back without the
+// host in between. Every method is safe for concurrent use.
+//
+// What a capture records, on every backend: kernel launches (on explicit
+// streams and on the default stream), stream-parallel kernels (their
+// groups fork and join inside the graph, on streams the graph has),
+// event records and waits between the capture's streams, asynchronous
+// copies (CopyFromHostOn, CopyToHostOn, CopyFromOn), fills (FillOn), and
+// allocations and frees in stream order (NewNdarrayOn and Close). Each is
+// recorded with its arguments as they were: the same arrays, scalar values
+// and sizes at every replay. Update changes them.
+//
+// A graph keeps the arrays and host arrays its work uses alive, and a
+// replay counts as a use of each of them: a host read or Close of such an
+// array waits for the replays enqueued before it. Closing an array a graph
+// uses is allowed; the graph's later LaunchOn then fails with an error
+// matching ErrClosed that names the array, rather than touch freed memory.
+type Graph struct {
+	c *graphCore
+}
+
+// graphCore is the part of a Graph the Program's registry and the leak
+// cleanup hold.
+type graphCore struct {
+	p      *Program
+	origin *streamCore // where Update captures
+
+	mu     sync.Mutex // serializes LaunchOn, Update and Close
+	exec   backend.GraphExec
+	held   []heldArray
+	name   string // its replays' trace spans' name
+	failed error  // an Update that failed: LaunchOn returns it
+
+	uses     tracker // the streams the graph was launched on
+	inflight busy    // LaunchOn calls in progress
+	closed   atomic.Bool
+}
+
+// Capture records, without running it, the work fn enqueues on s, and on
+// every stream that joins the capture, and returns it as a Graph.
+//
+// A stream joins the capture when it waits for an event recorded on a
+// stream of the capture (WaitEvent, WaitStream): this is how work forks
+// onto other streams. Every stream that joined must be joined back into s
+// (s waits for an event recorded after its work) before fn returns, or
+// Capture fails naming it. Stream-parallel kernels fork and join by
+// themselves: their groups become parallel branches of the graph.
+//
+// While s captures, what would make the host wait for it is refused with
+// an error that names the call and the capture and matches ErrCapturing:
+// Synchronize, Query or Wait of a capturing stream, Program.Sync, a host
+// read or write of an array the capture's work uses (CopyToHost, ToSlice,
+// CopyFromHost, HostArray.Slice), Synchronize or Query of an event
+// recorded in the capture, a launch with a Go slice argument on a
+// capturing stream, a wait by a capturing stream for work outside the
+// capture, NewNdarrayOn on a device that cannot allocate inside a graph,
+// and a wait or copy that involves another Program (graphs do not span
+// Programs yet; docs/multigpu.md).
+// The capture then fails: Capture returns that error (joined with fn's),
+// the streams leave capture mode, and the Program stays usable. A panic in
+// fn ends the capture the same way and goes on. Calls without a stream
+// (NewNdarray, NewHostArray, Compile, NewStream, NewEvent) run at once, as
+// outside a capture, and are not captured.
+//
+// An array made by NewNdarrayOn on a capturing stream is memory of the
+// graph: only the capture's streams may use it, and it must be closed
+// before fn returns (its free is captured too); each replay allocates,
+// zeroes and frees it again. An array made by NewNdarrayOn before the
+// capture and first used in it is zeroed at once, outside the capture
+// (Capture waits for that fill on the host): replays never zero it.
+//
+// Launches inside a capture are not traced one by one; each replay of the
+// graph is traced as one span on its stream, of kind "graph", named after
+// the kernels the graph launches ("graph: fill, axpb"). Events recorded inside a
+// capture order its streams but are not recorded by replays.
+//
+// On a GPU the driver's stream capture records the work (CUDA in relaxed
+// mode, the only mode in which goroutines, which move between threads, may
+// end a capture on another thread than the one that began it), and a
+// kernel built WithDebug cannot be captured: its index checks report
+// through the host at Synchronize, which a replay never reaches. Captures
+// on different streams may run at once in different goroutines; work
+// another goroutine enqueues on a capturing stream is captured too.
+func (s *Stream) Capture(fn func() error) (*Graph, error) {
+	if s == nil || s.c == nil {
+		return nil, fmt.Errorf("%w: Capture: nil stream", ErrInvalidArgument)
+	}
+	if fn == nil {
+		return nil, fmt.Errorf("%w: Capture: nil function", ErrInvalidArgument)
+	}
+	p := s.c.p
+	c, err := p.beginCapture(s.c, "Capture")
+	if err != nil {
+		return nil, err
+	}
+	bg, parts, err := c.run("Capture", fn)
+	if err != nil {
+		return nil, err
+	}
+	return p.newGraph(s.c, bg, parts)
+}
+
+// newGraph instantiates a capture's graph.
+func (p *Program) newGraph(origin *streamCore, bg backend.Graph, parts graphParts) (*Graph, error) {
+	if err := p.enter(); err != nil {
+		bg.Close()
+		return nil, err
+	}
+	defer p.exit()
+	x, err := bg.Instantiate()
+	bg.Close()
+	if err != nil {
+		return nil, fmt.Errorf("qd: Capture: instantiating the graph: %w", err)
+	}
+	c := &graphCore{p: p, origin: origin, exec: x, held: parts.held, name: parts.name}
+	p.mu.Lock()
+	p.graphs[c] = struct{}{}
+	p.mu.Unlock()
+	g := &Graph{c: c}
+	runtime.AddCleanup(g, func(c *graphCore) { go c.p.releaseLeaked(c) }, c)
+	return g, nil
+}
+
+// LaunchOn enqueues one replay of the graph on s, any stream of the
+// graph's Program, and returns: the replay comes after the work enqueued
+// on s before it, and work enqueued on s later comes after the replay.
+// Replays of one graph run one after another, in the order of their
+// LaunchOn calls, whatever their streams. Errors the replay's work raises
+// (the CPU's index checks) are reported by the next Synchronize of s.
+func (g *Graph) LaunchOn(s *Stream) error {
+	if g == nil || g.c == nil {
+		return fmt.Errorf("%w: nil Graph", ErrInvalidArgument)
+	}
+	if err := s.use(); err != nil {
+		return err
+	}
+	c := g.c
+	p := s.c.p
+	defer p.exit()
+	if c.p != p {
+		return fmt.Errorf("%w: Graph.LaunchOn: the graph belongs to another Program", ErrForeign)
+	}
+	if cp := s.c.capturing(); cp != nil {
+		return cp.refuse("Graph.LaunchOn", "a graph cannot be launched inside a capture")
+	}
+	if !s.c.hold() {
+		return closedErr("stream")
+	}
+	defer s.c.inflight.leave()
+	c.inflight.enter()
+	defer c.inflight.leave()
+	if c.closed.Load() {
+		return closedErr("graph")
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.failed != nil {
+		return c.failed
+	}
+	for i, h := range c.held {
+		if !h.core.pin() {
+			for _, o := range c.held[:i] {
+				o.core.unpin()
+			}
+			return fmt.Errorf("qd: Graph.LaunchOn: %s was closed, so the graph can no longer run (capture it again, or Update it): %w", h.what, ErrClosed)
+		}
+	}
+	launch := func() error { return c.exec.Launch(s.c.b) }
+	var err error
+	if tr := p.acquireTracer(); tr != nil {
+		span := trace.Span{Kernel: c.name, Kind: "graph", Launch: tr.launches.Add(1), Task: -1}
+		err = tr.timed(s.c, span, launch)
+		tr.done()
+	} else {
+		err = launch()
+	}
+	for _, h := range c.held {
+		if err == nil {
+			h.core.noteUse(s.c)
+		}
+		h.core.unpin()
+	}
+	if err != nil {
+		return fmt.Errorf("qd: Graph.LaunchOn: %w", err)
+	}
+	c.uses.noteUse(s.c)
+	return nil
+}
+
+// Update captures fn on the stream the graph was captured on, as Capture
+// does, and makes the graph replay the new capture from its next LaunchOn;
+// replays already enqueued are not affected. Use it to replay with other
+// scalar values or other arrays.
+//
+// When the new capture has the same shape as the graph's (the same
+// operations in the same order with the same dependencies: only their
+// scalar values, arrays and sizes differ), the executable graph is
+// updated in place (cuGraphExecUpdate on CUDA, hipGraphExecUpdate on HIP),
+// which costs about as much as the capture itself. Otherwise, or where the
+// driver declines the update, Update builds a new executable graph, as
+// Capture does, after waiting for the replays enqueued so far. Either way
+// the graph then keeps the arrays of the new capture. If the capture
+// fails the graph is unchanged; if building the new executable graph
+// fails, LaunchOn returns that error until an Update succeeds.
+func (g *Graph) Update(fn func() error) error {
+	if g == nil || g.c == nil {
+		return fmt.Errorf("%w: nil Graph", ErrInvalidArgument)
+	}
+	if fn == nil {
+		return fmt.Errorf("%w: Graph.Update: nil function", ErrInvalidArgument)
+	}
+	c := g.c
+	if c.closed.Load() {
+		return closedErr("graph")
+	}
+	cp, err := c.p.beginCapture(c.origin, "Graph.Update")
+	if err != nil {
+		return err
+	}
+	bg, parts, err := cp.run("Graph.Update", fn)
+	if err != nil {
+		return err
+	}
+	defer bg.Close()
+	return c.update(bg, parts)
+}
+
+// update makes the graph replay bg.
+func (c *graphCore) update(bg backend.Graph, parts graphParts) error {
+	p := c.p
+	if err := p.enter(); err != nil {
+		return err
+	}
+	defer p.exit()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed.Load() {
+		return closedErr("graph")
+	}
+	var uerr error
+	if c.failed == nil {
+		var ok bool
+		if ok, uerr = c.exec.Update(bg); ok && uerr == nil {
+			c.held, c.name = parts.held, parts.name
+			return nil
+		}
+	}
+	// Not updated: build the new capture anew.
+	x, err := bg.Instantiate()
+	if err != nil {
+		err = fmt.Errorf("qd: Graph.Update: instantiating the new graph: %w", errors.Join(uerr, err))
+		c.failed = err
+		return err
+	}
+	// The old exec may still have replays enqueued.
+	errs := []error{c.uses.waitUses(), c.exec.Close()}
+	c.exec, c.held, c.name, c.failed = x, parts.held, parts.name, nil
+	return errors.Join(errs...)
+}
+
+// Close releases the graph after the replays enqueued so far. It is
+// idempotent; LaunchOn and Update of a closed graph return ErrClosed.
+func (g *Graph) Close() error {
+	if g == nil || g.c == nil {
+		return nil
+	}
+	return g.c.p.closeObject(g.c)
+}
+
+func (c *graphCore) leakClose() error {
+	if !c.closed.CompareAndSwap(false, true) {
+		return nil
+	}
+	p := c.p
+	p.mu.Lock()
+	delete(p.graphs, c)
+	p.mu.Unlock()
+	c.inflight.wait()
+	err := c.uses.waitUses()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	err = errors.Join(err, c.exec.Close())
+	c.held = nil
+	return err
+}
+
+// release is Program.Close's path: all work is already done.
+func (c *graphCore) release() error {
+	if !c.closed.CompareAndSwap(false, true) {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.held = nil
+	return c.exec.Close()
+}

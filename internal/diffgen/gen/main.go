@@ -1,0 +1,27 @@
+// Command gen writes the generated kernels of the differential tests to the
+// file named by its argument (default diffkernels_gen_test.go, in the
+// current directory). The root package runs it through go generate.
+package main
+
+import (
+	"log"
+	"os"
+
+	"github.com/quadrants-go/qd/internal/diffgen"
+)
+
+func main() {
+	log.SetFlags(0)
+	log.SetPrefix("diffgen: ")
+	name := diffgen.FileName
+	if len(os.Args) > 1 {
+		name = os.Args[1]
+	}
+	src, err := diffgen.Source()
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := os.WriteFile(name, src, 0o644); err != nil {
+		log.Fatal(err)
+	}
+}

@@ -1,0 +1,201 @@
+package qd
+
+import (
+	"fmt"
+
+	"github.com/quadrants-go/qd/internal/backend"
+)
+
+// Work between Programs (SPEC §4, Devices).
+//
+// A Program drives one device, and a process may open several Programs of
+// one backend: one per GPU (WithDevice), or more than one on a device.
+// Streams of such Programs are ordered with each other by events
+// (Stream.WaitEvent with another Program's event, Stream.WaitStream with
+// another Program's stream) and Ndarray.CopyFromOn copies between their
+// arrays, a peer copy between two GPUs. Objects of Programs of different
+// backends stay foreign (ErrForeign).
+//
+// No operation takes another Program's lifetime lock: two goroutines working
+// across two Programs in opposite directions would otherwise deadlock as
+// soon as either Program began to close (a pending writer stops new
+// readers). An operation holds the other Program's objects instead: a
+// stream by its in-flight count (streamCore.hold), an event likewise, an
+// array by a pin. The other Program's Close waits for those holds before it
+// releases the object (its Close releases streams, events and arrays before
+// the device and the event pool), so what is held, and the event pool of its
+// Program, stay alive for the operation. The other Program's Close also
+// waits, before freeing an array, for the work of this Program's streams
+// that uses it (ndCore.release).
+
+// peerOf checks that an object of q may be used with p's objects in
+// operation what: q is p, or a Program of the same backend, which can
+// order and copy across its devices. obj names the object for the error.
+func (p *Program) peerOf(q *Program, what, obj string) error {
+	if q == p {
+		return nil
+	}
+	if q.arch != p.arch {
+		return fmt.Errorf("%w: %s: %s belongs to a Program of the %s backend, not %s", ErrForeign, what, obj, q.arch, p.arch)
+	}
+	if _, ok := p.dev.(backend.Peer); !ok {
+		return fmt.Errorf("qd: %s: %s belongs to another Program, and the %s backend cannot order or copy across Programs: %w", what, obj, p.arch, ErrUnsupported)
+	}
+	return nil
+}
+
+// waitEventOf makes work enqueued later on s wait for e, an event of
+// Program q: s's own Program, or a Program of the same backend. The caller
+// holds s and keeps e alive.
+func (s *streamCore) waitEventOf(e backend.Event, q *Program) error {
+	if q == s.p {
+		return s.b.WaitEvent(e)
+	}
+	pd, ok := s.p.dev.(backend.Peer)
+	if !ok {
+		return fmt.Errorf("qd: the %s backend cannot order a stream after another Program's work: %w", s.p.arch, ErrUnsupported)
+	}
+	return pd.WaitPeerEvent(s.b, e)
+}
+
+// waitOn makes work enqueued later on s wait, without blocking the host,
+// for the work enqueued so far on o, a stream of s's Program or of a
+// Program of the same backend, through a pooled event of o's Program. The
+// caller holds s and, when o belongs to another Program, o.
+func (s *streamCore) waitOn(o *streamCore) error {
+	q := o.p
+	e, err := q.evpool.Get()
+	if err != nil {
+		return err
+	}
+	defer q.putEvent(e, o.capturing())
+	if err := e.Record(o.b); err != nil {
+		return err
+	}
+	return s.waitEventOf(e, q)
+}
+
+// hostWait blocks until the work enqueued so far on s is done. A closed
+// stream is waited for through its Close, which waits for its work.
+func (s *streamCore) hostWait() error { return s.hostWaitFor(nil, "") }
+
+// hostWaitFor is hostWait for a host access named call to the memory t
+// tracks (or for no access: call empty). For a stream that is capturing it
+// waits for the stream's work from before the capture, or, when the
+// capture's work uses that memory, refuses call: the data is the graph's,
+// and exists only once it runs.
+func (s *streamCore) hostWaitFor(t *tracker, call string) error {
+	if !s.hold() {
+		<-s.gone
+		return nil
+	}
+	defer s.inflight.leave()
+	s.gate.RLock()
+	if c := s.cap.Load(); c != nil {
+		defer s.gate.RUnlock()
+		if call != "" && t != nil && c.usedTracker(t) {
+			return c.refuse(call, "the array is used by the capture's work, which runs only when the graph is launched; access it after Capture returns")
+		}
+		return syncPre(c, s)
+	}
+	q := s.p
+	e, err := q.evpool.Get()
+	if err != nil {
+		s.gate.RUnlock()
+		return err
+	}
+	defer q.evpool.Put(e)
+	err = e.Record(s.b)
+	s.gate.RUnlock()
+	if err != nil {
+		return err
+	}
+	return e.Synchronize()
+}
+
+// refuseAcross refuses, with ErrCapturing, operation what on s that
+// involves another Program, when s is capturing or other (the capture
+// the other side is a point of, if any) is: graphs do not span Programs
+// yet (docs/multigpu.md). A capture in progress fails with the refusal.
+func refuseAcross(s *streamCore, other *capture, what string) error {
+	if c := s.capturing(); c != nil {
+		return c.refuse(what, "it involves another Program, and graphs do not span Programs yet")
+	}
+	if other == nil {
+		return nil
+	}
+	if other.isEnded() {
+		return fmt.Errorf("%w: %s: the event was last recorded inside a capture that has ended (on %s): it marks a point of a graph, not of a stream; record it again", ErrCapturing, what, other.origin.describe())
+	}
+	return other.refuse(what, s.describe()+", a stream of another Program, would join the capture, and graphs do not span Programs yet")
+}
+
+// waitPeerEvent is Stream.WaitEvent with an event of another Program; the
+// caller holds s's Program.
+func (s *streamCore) waitPeerEvent(e *eventCore) error {
+	if err := s.p.peerOf(e.p, "WaitEvent", "the event"); err != nil {
+		return err
+	}
+	if !e.hold() {
+		return fmt.Errorf("qd: WaitEvent: %w", closedErr("event"))
+	}
+	defer e.inflight.leave()
+	e.mu.Lock()
+	other := e.mark.capture()
+	e.mu.Unlock()
+	if err := refuseAcross(s, other, "Stream.WaitEvent"); err != nil {
+		return err
+	}
+	if !s.hold() {
+		return closedErr("stream")
+	}
+	defer s.inflight.leave()
+	return s.waitEventOf(e.b, e.p)
+}
+
+// waitPeerStream is Stream.WaitStream with a stream of another Program;
+// the caller holds s's Program.
+func (s *streamCore) waitPeerStream(o *streamCore) error {
+	if err := s.p.peerOf(o.p, "WaitStream", "the stream waited for"); err != nil {
+		return err
+	}
+	if !o.hold() {
+		return fmt.Errorf("qd: WaitStream: %w", closedErr("stream waited for"))
+	}
+	defer o.inflight.leave()
+	if err := refuseAcross(s, o.capturing(), "Stream.WaitStream"); err != nil {
+		return err
+	}
+	if !s.hold() {
+		return closedErr("stream")
+	}
+	defer s.inflight.leave()
+	return s.waitOn(o)
+}
+
+// copyBetween is CopyFromOn between arrays of two Programs of one backend
+// (a peer copy between GPUs, or a copy between two Programs of one device)
+// on s, a stream of either Program. The caller holds dst's Program and has
+// checked both arrays.
+func copyBetween(s *Stream, what string, dst, src *ndCore) error {
+	if err := dst.p.peerOf(src.p, what, "the source Ndarray"); err != nil {
+		return err
+	}
+	switch {
+	case s == nil || s.c == nil:
+		return fmt.Errorf("%w: %s: nil stream", ErrInvalidArgument, what)
+	case s.c.p != dst.p && s.c.p != src.p:
+		return fmt.Errorf("%w: %s: the stream belongs to neither the array's Program nor the source's", ErrForeign, what)
+	}
+	if err := refuseAcross(s.c, nil, what); err != nil {
+		return err
+	}
+	pd := s.c.p.dev.(backend.Peer) // peerOf: both Programs' devices are of one backend, which has it
+	bytes := dst.n * dst.elem.Size()
+	return enqueueHeld(s.c, what, []operand{{core: dst}, {core: src}}, func(bs backend.Stream) error {
+		if bytes == 0 {
+			return nil
+		}
+		return pd.CopyPeer(bs, dst.buf, src.buf, bytes)
+	}, zeroUse{st: src.st}, zeroUse{dst.st, !dst.view})
+}

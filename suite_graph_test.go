@@ -1,0 +1,609 @@
+package qd
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/quadrants-go/qd/internal/ir"
+)
+
+// Graphs: replay equals direct execution, on every backend.
+
+// axpbKernel: x[i] = x[i]*a + b.
+func axpbKernel() *ir.Kernel {
+	b := ir.NewBuilder("axpb")
+	x := b.Array("x", ir.F32, 1)
+	a := b.Scalar("a", ir.F32)
+	c := b.Scalar("b", ir.F32)
+	b.Parallel(ir.LenOf(x, 0), func(i *ir.Var) {
+		b.Store(x, ir.Op(ir.Add, ir.Op(ir.Mul, ir.Ld(x, ir.Ref(i)), ir.P(a)), ir.P(c)), ir.Ref(i))
+	})
+	return b.Kernel()
+}
+
+// graphKernels are the kernels of the graph tests, built on p.
+type graphKernels struct {
+	fill, axpb, copy, add *Kernel
+}
+
+func newGraphKernels(t *testing.T, p *Program) graphKernels {
+	t.Helper()
+	return graphKernels{
+		fill: must[*Kernel](t)(buildKernel(p, fillKernel("fill", ir.F32))),
+		axpb: must[*Kernel](t)(buildKernel(p, axpbKernel())),
+		copy: must[*Kernel](t)(buildKernel(p, copyKernel())),
+		add:  must[*Kernel](t)(buildKernel(p, addKernel())),
+	}
+}
+
+func wantAll(t *testing.T, what string, a *Ndarray[float32], want float32) {
+	t.Helper()
+	allEqual(t, what, must[[]float32](t)(a.ToSlice()), want)
+}
+
+// TestGraphChain: a chain of dependent kernels, replayed several times on
+// the capturing stream, on another stream and on the default stream,
+// equals the same launches made directly and plain Go.
+func TestGraphChain(t *testing.T) {
+	forEachArch(t, func(t *testing.T, p *Program) {
+		k := newGraphKernels(t, p)
+		const n, steps = 1000, 20
+		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
+		y := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
+		s := must[*Stream](t)(p.NewStream())
+		s2 := must[*Stream](t)(p.NewStream())
+		body := func(a *Ndarray[float32], on *Stream) error {
+			for i := range steps {
+				if err := k.axpb.LaunchOn(on, a, float32(1+i%2), float32(1)); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		g := must[*Graph](t)(s.Capture(func() error { return body(x, s) }))
+		defer g.Close()
+		wantAll(t, "x after the capture (nothing ran)", x, 0)
+		ref := float32(0) // plain Go
+		for _, on := range []*Stream{s, s2, p.DefaultStream()} {
+			check(t, g.LaunchOn(on))
+			check(t, body(y, on))
+			for i := range steps {
+				ref = ref*float32(1+i%2) + 1
+			}
+			check(t, on.Synchronize())
+			wantAll(t, "x (replayed)", x, ref)
+			wantAll(t, "y (launched)", y, ref)
+		}
+	})
+}
+
+// TestGraphDiamond: work forked from s onto two streams by an event and
+// joined back by two, replayed: each replay reads x on both branches
+// before s increments it.
+func TestGraphDiamond(t *testing.T) {
+	forEachArch(t, func(t *testing.T, p *Program) {
+		k := newGraphKernels(t, p)
+		const n = 512
+		arr := func() *Ndarray[float32] { return must[*Ndarray[float32]](t)(NewNdarray[float32](p, n)) }
+		x, y, z, w := arr(), arr(), arr(), arr()
+		s, s1, s2 := must[*Stream](t)(p.NewStream()), must[*Stream](t)(p.NewStream()), must[*Stream](t)(p.NewStream())
+		e0, e1, e2 := must[*Event](t)(p.NewEvent()), must[*Event](t)(p.NewEvent()), must[*Event](t)(p.NewEvent())
+		check(t, x.CopyFromHost(slicesOf(n, float32(1))))
+		g := must[*Graph](t)(s.Capture(func() error {
+			for _, err := range []error{
+				e0.Record(s), s1.WaitEvent(e0), s2.WaitEvent(e0),
+				k.copy.LaunchOn(s1, x, y), k.axpb.LaunchOn(s1, y, float32(2), float32(0)), e1.Record(s1),
+				k.copy.LaunchOn(s2, x, z), k.axpb.LaunchOn(s2, z, float32(3), float32(0)), e2.Record(s2),
+				s.WaitEvent(e1), s.WaitEvent(e2),
+				k.add.LaunchOn(s, y, z, w), k.axpb.LaunchOn(s, x, float32(1), float32(1)),
+			} {
+				if err != nil {
+					return err
+				}
+			}
+			return nil
+		}))
+		defer g.Close()
+		for r := 1; r <= 4; r++ {
+			check(t, g.LaunchOn(s))
+			wantAll(t, "w", w, float32(5*r))
+			wantAll(t, "x", x, float32(r+1))
+		}
+		// The branches' streams left the capture: they run their own work.
+		check(t, k.fill.LaunchOn(s1, y, float32(-1)))
+		check(t, s1.Synchronize())
+		wantAll(t, "y", y, -1)
+	})
+}
+
+func slicesOf[T any](n int, v T) []T {
+	out := make([]T, n)
+	for i := range out {
+		out[i] = v
+	}
+	return out
+}
+
+// TestGraphStreamParallelOverlap: a 4-group stream-parallel kernel whose
+// groups meet in a rendezvous, captured with the fills that reset its
+// flags: every replay's groups run at once.
+func TestGraphStreamParallelOverlap(t *testing.T) {
+	forEachArch(t, func(t *testing.T, p *Program) {
+		const G = 4
+		k := must[*Kernel](t)(buildKernel(p, rendezvousGroupsKernel(G)))
+		flags := must[*Ndarray[int32]](t)(NewNdarray[int32](p, G))
+		seen := must[*Ndarray[int32]](t)(NewNdarray[int32](p, G))
+		s := must[*Stream](t)(p.NewStream())
+		g := must[*Graph](t)(s.Capture(func() error {
+			if err := flags.FillOn(s, 0); err != nil {
+				return err
+			}
+			if err := seen.FillOn(s, -1); err != nil {
+				return err
+			}
+			return k.LaunchOn(s, flags, seen, spinBound(p))
+		}))
+		defer g.Close()
+		if out := p.pool.Out(); out != 0 {
+			t.Fatalf("%d pooled streams still out after the capture", out)
+		}
+		for range 3 {
+			check(t, g.LaunchOn(s))
+			allEqual(t, "seen", must[[]int32](t)(seen.ToSlice()), int32(G))
+		}
+	})
+}
+
+// TestGraphCopiesAndFills: copies from and to a HostArray, a device copy
+// and a fill, replayed: each replay reads the host array as it is then.
+func TestGraphCopiesAndFills(t *testing.T) {
+	forEachArch(t, func(t *testing.T, p *Program) {
+		k := newGraphKernels(t, p)
+		const n = 300
+		in := must[*HostArray[float32]](t)(NewHostArray[float32](p, n))
+		out := must[*HostArray[float32]](t)(NewHostArray[float32](p, n))
+		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
+		y := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
+		z := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
+		s := must[*Stream](t)(p.NewStream())
+		g := must[*Graph](t)(s.Capture(func() error {
+			for _, err := range []error{
+				x.CopyFromHostOn(s, in), k.axpb.LaunchOn(s, x, float32(2), float32(1)),
+				y.CopyFromOn(s, x), z.FillOn(s, 7), y.CopyToHostOn(s, out),
+			} {
+				if err != nil {
+					return err
+				}
+			}
+			return nil
+		}))
+		defer g.Close()
+		for r := range 3 {
+			data := must[[]float32](t)(in.Slice())
+			for i := range data {
+				data[i] = float32(i + r)
+			}
+			check(t, g.LaunchOn(s))
+			got := must[[]float32](t)(out.Slice()) // waits for the replay's copy
+			for i, v := range got {
+				if want := float32(2*(i+r) + 1); v != want {
+					t.Fatalf("replay %d: out[%d] = %v, want %v", r, i, v, want)
+				}
+			}
+			wantAll(t, "z", z, 7)
+		}
+	})
+}
+
+// TestGraphManyReplays: 1000 replays on one stream while other goroutines
+// launch directly on other streams and read; the race detector watches.
+func TestGraphManyReplays(t *testing.T) {
+	forEachArch(t, func(t *testing.T, p *Program) {
+		k := newGraphKernels(t, p)
+		const n = 256
+		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
+		s := must[*Stream](t)(p.NewStream())
+		g := must[*Graph](t)(s.Capture(func() error { return k.axpb.LaunchOn(s, x, float32(1), float32(1)) }))
+		defer g.Close()
+		var wg sync.WaitGroup
+		for w := range 2 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				y := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
+				o := must[*Stream](t)(p.NewStream())
+				defer o.Close()
+				for i := range 200 {
+					if err := k.fill.LaunchOn(o, y, float32(i+w)); err != nil {
+						t.Error(err)
+						return
+					}
+					if i%50 == 49 {
+						got, err := y.ToSlice()
+						if err != nil || got[0] != float32(i+w) {
+							t.Errorf("direct launches: y[0] = %v (%v), want %v", got[0], err, i+w)
+							return
+						}
+					}
+				}
+			}()
+		}
+		for r := 1; r <= 1000; r++ {
+			check(t, g.LaunchOn(s))
+			if r%250 == 0 {
+				wantAll(t, "x", x, float32(r))
+			}
+		}
+		wg.Wait()
+	})
+}
+
+// TestGraphOutlivesClosedArray: closing an array a graph uses waits for
+// the replay in flight; the graph's next LaunchOn fails naming it.
+func TestGraphOutlivesClosedArray(t *testing.T) {
+	forEachArch(t, func(t *testing.T, p *Program) {
+		slow := must[*Kernel](t)(buildKernel(p, slowWriteKernel()))
+		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 8))
+		state := must[*Ndarray[int64]](t)(NewNdarray[int64](p, 1))
+		s := must[*Stream](t)(p.NewStream())
+		g := must[*Graph](t)(s.Capture(func() error { return slow.LaunchOn(s, x, float32(1), state, int64(300000)) }))
+		defer g.Close()
+		check(t, g.LaunchOn(s))
+		check(t, x.Close()) // waits for the replay
+		if done := must[bool](t)(s.Query()); !done {
+			t.Fatal("x.Close returned while the replay that uses x was still running")
+		}
+		err := g.LaunchOn(s)
+		wantErr(t, err, ErrClosed)
+		if !strings.Contains(err.Error(), "x to kernel slow_write") {
+			t.Errorf("error %q does not name the array", err)
+		}
+		// The graph still holds state and closes cleanly.
+		check(t, s.Synchronize())
+	})
+}
+
+// TestGraphUpdate: new scalars and arrays, and a capture of another
+// shape, are replayed after Update; a failed capture leaves the graph as
+// it was. (Which Update is in place: TestGraphUpdateInPlace here for the
+// CPU, TestGPUGraphUpdateInPlace for the GPU runtime.)
+func TestGraphUpdate(t *testing.T) {
+	forEachArch(t, func(t *testing.T, p *Program) {
+		k := newGraphKernels(t, p)
+		const n = 64
+		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
+		y := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
+		s := must[*Stream](t)(p.NewStream())
+		g := must[*Graph](t)(s.Capture(func() error { return k.axpb.LaunchOn(s, x, float32(2), float32(1)) }))
+		defer g.Close()
+		check(t, g.LaunchOn(s))
+		wantAll(t, "x", x, 1)
+
+		check(t, k.fill.LaunchOn(s, y, float32(1)))
+		check(t, g.Update(func() error { return k.axpb.LaunchOn(s, y, float32(3), float32(0.5)) }))
+		check(t, g.LaunchOn(s))
+		wantAll(t, "y", y, 3.5)
+		wantAll(t, "x", x, 1)
+
+		check(t, g.Update(func() error {
+			if err := k.axpb.LaunchOn(s, x, float32(1), float32(1)); err != nil {
+				return err
+			}
+			return k.add.LaunchOn(s, x, x, y)
+		}))
+		check(t, g.LaunchOn(s))
+		wantAll(t, "y", y, 4)
+
+		boom := errors.New("boom")
+		if err := g.Update(func() error { return boom }); !errors.Is(err, boom) {
+			t.Fatalf("Update with a failing function: %v", err)
+		}
+		check(t, g.LaunchOn(s))
+		wantAll(t, "y", y, 6) // still the second capture: x = 3, y = 6
+		check(t, g.Close())
+		wantErr(t, g.Update(func() error { return nil }), ErrClosed)
+	})
+}
+
+// TestGraphStreamOrderedMemory: an array allocated and freed inside the
+// capture is allocated, zeroed and freed again by every replay; one left
+// open fails the capture; one used outside the capture is refused.
+func TestGraphStreamOrderedMemory(t *testing.T) {
+	forEachArch(t, func(t *testing.T, p *Program) {
+		k := newGraphKernels(t, p)
+		const n = 128
+		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
+		s := must[*Stream](t)(p.NewStream())
+		o := must[*Stream](t)(p.NewStream())
+		g := must[*Graph](t)(s.Capture(func() error {
+			tmp, err := NewNdarrayOn[float32](s, n)
+			if err != nil {
+				return err
+			}
+			if err := k.axpb.LaunchOn(s, tmp, float32(1), float32(1)); err != nil { // 1 if zeroed
+				return err
+			}
+			if err := k.copy.LaunchOn(s, tmp, x); err != nil {
+				return err
+			}
+			return tmp.Close()
+		}))
+		defer g.Close()
+		for range 3 {
+			check(t, g.LaunchOn(s))
+			wantAll(t, "x", x, 1)
+		}
+
+		var kept *Ndarray[float32]
+		_, err := s.Capture(func() error {
+			var err error
+			kept, err = NewNdarrayOn[float32](s, 4, 2)
+			return err
+		})
+		wantErr(t, err, ErrInvalidArgument)
+		if !strings.Contains(err.Error(), "NewNdarrayOn") || !strings.Contains(err.Error(), "[4 2]") {
+			t.Errorf("error %q does not name the array left open", err)
+		}
+		wantErr(t, kept.FillOn(s, 1), ErrClosed)
+
+		_, err = s.Capture(func() error {
+			tmp, err := NewNdarrayOn[float32](s, n)
+			if err != nil {
+				return err
+			}
+			defer tmp.Close()
+			return k.fill.LaunchOn(o, tmp, float32(1))
+		})
+		wantErr(t, err, ErrCapturing)
+		check(t, o.Synchronize())
+		check(t, s.Synchronize())
+	})
+}
+
+// TestGraphUnjoinedStream: a stream forked into the capture and not joined
+// back fails the capture, named; it runs its own work afterwards.
+func TestGraphUnjoinedStream(t *testing.T) {
+	forEachArch(t, func(t *testing.T, p *Program) {
+		k := newGraphKernels(t, p)
+		y := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 16))
+		s := must[*Stream](t)(p.NewStream())
+		o := must[*Stream](t)(p.NewStream())
+		e := must[*Event](t)(p.NewEvent())
+		_, err := s.Capture(func() error {
+			if err := e.Record(s); err != nil {
+				return err
+			}
+			if err := o.WaitEvent(e); err != nil {
+				return err
+			}
+			return k.fill.LaunchOn(o, y, float32(2))
+		})
+		wantErr(t, err, ErrInvalidArgument)
+		if name := fmt.Sprintf("stream %#x", o.Handle()); !strings.Contains(err.Error(), name) {
+			t.Errorf("error %q does not name %s", err, name)
+		}
+		wantAll(t, "y (the captured launch never ran)", y, 0)
+		check(t, k.fill.LaunchOn(o, y, float32(3)))
+		check(t, o.Synchronize())
+		wantAll(t, "y", y, 3)
+	})
+}
+
+// TestGraphConcurrentCaptures: goroutines capture on their own streams at
+// once, with stream-parallel kernels (which borrow pooled streams), and
+// replay.
+func TestGraphConcurrentCaptures(t *testing.T) {
+	forEachArch(t, func(t *testing.T, p *Program) {
+		k := newGraphKernels(t, p)
+		b := ir.NewBuilder("three_groups")
+		xa := b.Array("x", ir.F32, 1)
+		for g := range 3 {
+			b.Group(func() {
+				b.Parallel(ir.I64c(1), func(_ *ir.Var) { b.Store(xa, ir.F32c(float32(g+1)), ir.I64c(int64(g))) })
+			})
+		}
+		groups := must[*Kernel](t)(buildKernel(p, b.Kernel()))
+		var wg sync.WaitGroup
+		for w := range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				s, err := p.NewStream()
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				defer s.Close()
+				x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 3))
+				y := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 64))
+				for r := range 10 {
+					g, err := s.Capture(func() error {
+						if err := groups.LaunchOn(s, x); err != nil {
+							return err
+						}
+						return k.fill.LaunchOn(s, y, float32(w*100+r))
+					})
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					err = g.LaunchOn(s)
+					got, err2 := x.ToSlice()
+					gy, err3 := y.ToSlice()
+					g.Close()
+					if err := errors.Join(err, err2, err3); err != nil {
+						t.Error(err)
+						return
+					}
+					if got[0] != 1 || got[1] != 2 || got[2] != 3 || gy[63] != float32(w*100+r) {
+						t.Errorf("worker %d round %d: x = %v, y[63] = %v", w, r, got, gy[63])
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		if out := p.pool.Out(); out != 0 {
+			t.Fatalf("%d pooled streams still out", out)
+		}
+	})
+}
+
+// TestGraphProgramCloseDuringCapture: Close in another goroutine ends a
+// capture in progress; the capture fails with ErrClosed.
+func TestGraphProgramCloseDuringCapture(t *testing.T) {
+	forEachArch(t, func(t *testing.T, p *Program) {
+		k := newGraphKernels(t, p)
+		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 8))
+		s := must[*Stream](t)(p.NewStream())
+		started, closed := make(chan struct{}), make(chan struct{})
+		res := make(chan error, 1)
+		go func() {
+			_, err := s.Capture(func() error {
+				if err := k.fill.LaunchOn(s, x, float32(1)); err != nil {
+					return err
+				}
+				close(started)
+				<-closed
+				return k.fill.LaunchOn(s, x, float32(2))
+			})
+			res <- err
+		}()
+		<-started
+		check(t, p.Close())
+		close(closed)
+		wantErr(t, <-res, ErrClosed)
+	})
+}
+
+// TestGraphPanicInCapture: a panic in the capture function ends the
+// capture and goes on; the stream works afterwards.
+func TestGraphPanicInCapture(t *testing.T) {
+	forEachArch(t, func(t *testing.T, p *Program) {
+		k := newGraphKernels(t, p)
+		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 8))
+		s := must[*Stream](t)(p.NewStream())
+		func() {
+			defer func() {
+				if r := recover(); r != "boom" {
+					t.Errorf("recovered %v, want the capture function's panic", r)
+				}
+			}()
+			s.Capture(func() error {
+				k.fill.LaunchOn(s, x, float32(1))
+				panic("boom")
+			})
+		}()
+		check(t, s.Synchronize())
+		wantAll(t, "x", x, 0)
+		g := must[*Graph](t)(s.Capture(func() error { return k.fill.LaunchOn(s, x, float32(2)) }))
+		check(t, g.LaunchOn(s))
+		wantAll(t, "x", x, 2)
+		check(t, g.Close())
+		check(t, g.Close()) // idempotent
+		wantErr(t, g.LaunchOn(s), ErrClosed)
+	})
+}
+
+// TestGraphMisc: an empty capture, a capture on the default stream with
+// Launch, a host read of an array the capture does not use while the
+// stream that last used it captures, a graph of another Program, and a
+// leaked graph released by its cleanup.
+func TestGraphMisc(t *testing.T) {
+	forEachArch(t, func(t *testing.T, p *Program) {
+		k := newGraphKernels(t, p)
+		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 8))
+		y := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 8))
+		s := must[*Stream](t)(p.NewStream())
+
+		empty := must[*Graph](t)(s.Capture(func() error { return nil }))
+		check(t, empty.LaunchOn(s))
+		check(t, s.Synchronize())
+		check(t, empty.Close())
+
+		def := p.DefaultStream()
+		g := must[*Graph](t)(def.Capture(func() error { return k.fill.Launch(x, float32(9)) }))
+		check(t, g.LaunchOn(s))
+		wantAll(t, "x", x, 9)
+
+		check(t, k.fill.LaunchOn(s, y, float32(4)))
+		g2 := must[*Graph](t)(s.Capture(func() error {
+			if err := k.fill.LaunchOn(s, x, float32(5)); err != nil {
+				return err
+			}
+			got, err := y.ToSlice() // y's last use is on s, before the capture
+			if err == nil && got[0] != 4 {
+				err = fmt.Errorf("y read during the capture: %v, want 4", got[0])
+			}
+			return err
+		}))
+		check(t, g2.Close())
+
+		q := must[*Program](t)(Init(WithArch(p.Arch())))
+		defer q.Close()
+		wantErr(t, g.LaunchOn(q.DefaultStream()), ErrForeign)
+		check(t, g.Close())
+
+		count := func() int {
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			return len(p.graphs)
+		}
+		before := count()
+		func() {
+			for range 5 {
+				must[*Graph](t)(s.Capture(func() error { return k.fill.LaunchOn(s, x, float32(1)) }))
+			}
+		}()
+		deadline := time.Now().Add(10 * time.Second)
+		for count() > before && time.Now().Before(deadline) {
+			runtime.GC()
+			time.Sleep(10 * time.Millisecond)
+		}
+		if got := count(); got != before {
+			t.Fatalf("%d graphs still registered after GC, want %d", got, before)
+		}
+	})
+}
+
+// TestGraphTrace: a replay is one span of the trace on its stream.
+func TestGraphTrace(t *testing.T) {
+	forEachArchWith(t, []InitOption{WithTrace()}, func(t *testing.T, p *Program) {
+		k := newGraphKernels(t, p)
+		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 8))
+		s := must[*Stream](t)(p.NewStream())
+		g := must[*Graph](t)(s.Capture(func() error { return k.fill.LaunchOn(s, x, float32(1)) }))
+		defer g.Close()
+		check(t, g.LaunchOn(s))
+		var buf bytes.Buffer
+		check(t, p.StopTrace(&buf))
+		if !strings.Contains(buf.String(), `"name":"graph: fill"`) {
+			t.Errorf("the trace has no span of the graph's replay named after its kernel: %.400s", buf.String())
+		}
+	})
+}
+
+// TestGraphReplayErrors: an index out of range in a replay (the CPU checks
+// every index) is reported by the replay's stream, at every replay.
+func TestGraphReplayErrors(t *testing.T) {
+	p := must[*Program](t)(Init(WithArch(CPU)))
+	defer p.Close()
+	k := must[*Kernel](t)(buildKernel(p, badGroupKernel()))
+	arr := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 4))
+	s := must[*Stream](t)(p.NewStream())
+	g := must[*Graph](t)(s.Capture(func() error { return k.LaunchOn(s, arr) }))
+	defer g.Close()
+	for range 2 {
+		check(t, g.LaunchOn(s))
+		if err := s.Synchronize(); err == nil || !strings.Contains(err.Error(), "out of range") {
+			t.Fatalf("Synchronize after a replay = %v, want the group's index error", err)
+		}
+	}
+	check(t, s.Synchronize())
+}
