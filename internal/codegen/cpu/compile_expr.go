@@ -377,6 +377,11 @@ func shiftOp[T integer](c *compiler, op ir.BinOp, x *ev[T], cnt *ev[uint64]) val
 		}
 		return uni(func(f *frame) T { return xu(f) >> cu(f) })
 	}
+	if cu := cnt.u; cu != nil {
+		// A count the same on every lane (a constant, as in s>>31) is read
+		// once, not broadcast into a register every pass.
+		return shiftUniform(vec(c, x), cu, c.tmp(), op == ir.Shl)
+	}
 	xv, cv, r := vec(c, x), vec(c, cnt), c.tmp()
 	if op == ir.Shl {
 		return vary(func(f *frame) []T {
@@ -398,6 +403,43 @@ func shiftOp[T integer](c *compiler, op ir.BinOp, x *ev[T], cnt *ev[uint64]) val
 		}
 		return d
 	})
+}
+
+// shiftUniform is x shifted by a count the same on every lane. A count
+// below the width is masked to it, which tells the Go compiler that no lane
+// needs the wide-count case, so that each lane is one shift instruction.
+func shiftUniform[T integer](xv func(*frame) []T, cu func(*frame) uint64, r int, left bool) value {
+	bits := uint64(unsafe.Sizeof(T(0)) * 8)
+	return vary(func(f *frame) []T {
+		d := reg[T](f, r)
+		a, s := xv(f), cu(f)
+		a = a[:len(d)]
+		switch {
+		case s >= bits:
+			for i := range d {
+				d[i] = shiftWide(a[i], s, left)
+			}
+		case left:
+			m := s & (bits - 1)
+			for i := range d {
+				d[i] = a[i] << m
+			}
+		default:
+			m := s & (bits - 1)
+			for i := range d {
+				d[i] = a[i] >> m
+			}
+		}
+		return d
+	})
+}
+
+// shiftWide is a shifted by s, s at least the width: what Go gives.
+func shiftWide[T integer](a T, s uint64, left bool) T {
+	if left {
+		return a << s
+	}
+	return a >> s
 }
 
 // logical is && and ||: Y runs only on the lanes whose result X does not

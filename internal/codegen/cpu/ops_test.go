@@ -238,6 +238,37 @@ func TestShiftCountTypes(t *testing.T) {
 	}
 }
 
+// TestShiftUniformCount shifts every integer type by a count the same on
+// every lane (a scalar parameter, compiled by shiftUniform), counts at and
+// past the width included.
+func TestShiftUniformCount(t *testing.T) {
+	types := []ir.Type{ir.I32, ir.I64, ir.U32, ir.U64}
+	xs := []int64{-5, 5, -1 << 40, 1 << 40, math.MinInt64, 12345}
+	for _, xt := range types {
+		for _, op := range []ir.BinOp{ir.Shl, ir.Shr} {
+			b := ir.NewBuilder("shift")
+			x, out := b.Array("x", xt, 1), b.Array("out", ir.I64, 1)
+			cnt := b.Scalar("c", ir.U64)
+			b.Parallel(ir.LenOf(x, 0), func(i *ir.Var) {
+				b.Store(out, ir.Conv(ir.I64, ir.Op(op, ir.Ld(x, ir.Ref(i)), ir.P(cnt))), ir.Ref(i))
+			})
+			p := compileKernel(t, b.Kernel())
+			for _, c := range []uint64{0, 1, 31, 32, 33, 63, 64, 65, 200} {
+				got := make([]int64, len(xs))
+				a := &Args{Scalars: []uint64{0, 0, c}, Arrays: []Array{toType(xs, xt), arr(got), {}}}
+				if err := launch(p, a, 0, 1); err != nil {
+					t.Fatal(err)
+				}
+				for i := range xs {
+					if want := refShift(xt, op, xs[i], c); got[i] != want {
+						t.Fatalf("%v %v: %d by %d = %d, want %d", xt, op, xs[i], c, got[i], want)
+					}
+				}
+			}
+		}
+	}
+}
+
 func toType(v []int64, t ir.Type) Array {
 	switch t {
 	case ir.I32:
