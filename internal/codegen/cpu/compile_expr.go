@@ -622,123 +622,23 @@ func convertFrom[T number](c *compiler, x *ev[T], to ir.Type) value {
 }
 
 func convertOp[T, U number](c *compiler, x *ev[T]) *ev[U] {
+	var t T
+	var u U
+	if one := T(1); one/2 == 0 && U(1)/2 == 0 && unsafe.Sizeof(t) == unsafe.Sizeof(u) && x.k == nil && x.u == nil {
+		// Between integers of one size (int32(s>>31) of a uint32) Go's
+		// conversion keeps the bits: the lanes are read in place as U, no
+		// pass. The view lives as long as x's register, which holds until
+		// the statement ends, as any operand's does.
+		xv := x.v
+		return vary(func(f *frame) []U {
+			a := xv(f)
+			return unsafe.Slice((*U)(unsafe.Pointer(unsafe.SliceData(a))), len(a))
+		})
+	}
 	return unaryOp(c, x, func(d []U, a []T) {
 		a = a[:len(d)]
 		for i := range d {
 			d[i] = U(a[i])
 		}
 	}, func(a T) U { return U(a) })
-}
-
-// mulAdd compiles x*s + y (or y + x*s), with s uniform and x, y vectors, as
-// one loop instead of two: the a*x+y of saxpy and its relatives. The
-// product is rounded to T before the add (an explicit conversion), so the
-// result is the one of two separate operations, never a fused multiply-add.
-func (c *compiler) mulAdd(e *ir.Binary) value {
-	m, other, mulFirst := e.X, e.Y, true
-	if b, ok := m.(*ir.Binary); !ok || b.Op != ir.Mul {
-		m, other, mulFirst = e.Y, e.X, false
-	}
-	mb, ok := m.(*ir.Binary)
-	t := e.X.Type()
-	if !ok || mb.Op != ir.Mul || !t.IsNumeric() || mb.X.Type() != t || mb.Y.Type() != t || other.Type() != t {
-		return nil
-	}
-	var mx, my, o value
-	if mulFirst {
-		mx, my = c.expr(mb.X), c.expr(mb.Y)
-		o = c.expr(other)
-	} else {
-		o = c.expr(other)
-		mx, my = c.expr(mb.X), c.expr(mb.Y)
-	}
-	switch mx := mx.(type) {
-	case *ev[int32]:
-		return mulAddT(c, mulFirst, mx, as[int32](c, my), as[int32](c, o))
-	case *ev[int64]:
-		return mulAddT(c, mulFirst, mx, as[int64](c, my), as[int64](c, o))
-	case *ev[uint32]:
-		return mulAddT(c, mulFirst, mx, as[uint32](c, my), as[uint32](c, o))
-	case *ev[uint64]:
-		return mulAddT(c, mulFirst, mx, as[uint64](c, my), as[uint64](c, o))
-	case *ev[float32]:
-		return mulAddT(c, mulFirst, mx, as[float32](c, my), as[float32](c, o))
-	case *ev[float64]:
-		return mulAddT(c, mulFirst, mx, as[float64](c, my), as[float64](c, o))
-	}
-	return nil
-}
-
-func mulAddT[T number](c *compiler, mulFirst bool, mx, my, o *ev[T]) value {
-	mul, add := arith[T](ir.Mul), arith[T](ir.Add)
-	vecU := (mx.v != nil) != (my.v != nil)
-	if !vecU || o.v == nil {
-		p := apply(c, mul, mx, my)
-		x, y := p, o
-		if !mulFirst {
-			x, y = o, p
-		}
-		res := apply(c, add, x, y)
-		if res.v != nil {
-			keepLin(res, x, y)
-		}
-		return res
-	}
-	xv, s, ov := mx.v, my.u, o.v
-	if mx.u != nil {
-		xv, s = my.v, mx.u
-	}
-	loop := func(d, a []T, s T, b []T) {
-		a, b = a[:len(d)], b[:len(d)]
-		for i := range d {
-			d[i] = T(a[i]*s) + b[i]
-		}
-	}
-	if f := simdMulAddOf[T](); f != nil {
-		loop = f
-	}
-	into := func(f *frame, d []T) bool {
-		var a, b []T
-		var sv T
-		if mulFirst {
-			if mx.u != nil {
-				sv, a = s(f), xv(f)
-			} else {
-				a, sv = xv(f), s(f)
-			}
-			b = ov(f)
-		} else {
-			b = ov(f)
-			if mx.u != nil {
-				sv, a = s(f), xv(f)
-			} else {
-				a, sv = xv(f), s(f)
-			}
-		}
-		if f.err != nil {
-			return false
-		}
-		loop(d, a, sv, b)
-		return true
-	}
-	r := c.tmp()
-	return &ev[T]{into: into, v: func(f *frame) []T {
-		d := reg[T](f, r)
-		into(f, d)
-		return d
-	}}
-}
-
-// keepLin is withLin for an integer Add compiled outside binaryInt.
-func keepLin[T number](res, x, y *ev[T]) {
-	switch r := any(res).(type) {
-	case *ev[int32]:
-		withLin(r, ir.Add, any(x).(*ev[int32]), any(y).(*ev[int32]))
-	case *ev[int64]:
-		withLin(r, ir.Add, any(x).(*ev[int64]), any(y).(*ev[int64]))
-	case *ev[uint32]:
-		withLin(r, ir.Add, any(x).(*ev[uint32]), any(y).(*ev[uint32]))
-	case *ev[uint64]:
-		withLin(r, ir.Add, any(x).(*ev[uint64]), any(y).(*ev[uint64]))
-	}
 }

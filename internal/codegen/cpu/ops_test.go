@@ -573,3 +573,51 @@ func testDivPow2[T integer](t *testing.T) {
 		}
 	}
 }
+
+// mulAddCase checks x*s + c in its four spellings (the product's operands
+// and the sum's either way round) with s and c scalar parameters and x a
+// vector, the path of mulAddUniform, against Go: the product rounded to T
+// before the add, as Go evaluates T(x*s) + c.
+func mulAddCase[T number](t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 5))
+	xs := samples[T](r)
+	tt := irType[T]()
+	b := ir.NewBuilder("muladd")
+	x, out := b.Array("x", tt, 1), b.Array("out", tt, 2)
+	s, c := b.Scalar("s", tt), b.Scalar("c", tt)
+	b.Parallel(ir.LenOf(x, 0), func(i *ir.Var) {
+		v := ir.Ld(x, ir.Ref(i))
+		for k, e := range []ir.Expr{
+			ir.Op(ir.Add, ir.Op(ir.Mul, v, ir.P(s)), ir.P(c)),
+			ir.Op(ir.Add, ir.Op(ir.Mul, ir.P(s), v), ir.P(c)),
+			ir.Op(ir.Add, ir.P(c), ir.Op(ir.Mul, v, ir.P(s))),
+			ir.Op(ir.Add, ir.P(c), ir.Op(ir.Mul, ir.P(s), v)),
+		} {
+			b.Store(out, e, ir.I64c(int64(k)), ir.Ref(i))
+		}
+	})
+	p := compileKernel(t, b.Kernel())
+	for _, sc := range [][2]T{{3, 7}, {T(1664525), T(1013904223)}, {xs[1], xs[2]}, {0, xs[3]}} {
+		got := make([]T, 4*len(xs))
+		a := &Args{Scalars: []uint64{0, 0, bitsOf(sc[0]), bitsOf(sc[1])}, Arrays: []Array{arr(xs), arr(got, 4, len(xs)), {}, {}}}
+		if err := launch(p, a, 100, 2); err != nil {
+			t.Fatal(err)
+		}
+		for k := range 4 {
+			for i, v := range xs {
+				if want := T(v*sc[0]) + sc[1]; !same(got[k*len(xs)+i], want) {
+					t.Fatalf("%v spelling %d: %v*%v + %v = %v, want %v", tt, k, v, sc[0], sc[1], got[k*len(xs)+i], want)
+				}
+			}
+		}
+	}
+}
+
+func TestMulAddUniform(t *testing.T) {
+	t.Run("i32", mulAddCase[int32])
+	t.Run("i64", mulAddCase[int64])
+	t.Run("u32", mulAddCase[uint32])
+	t.Run("u64", mulAddCase[uint64])
+	t.Run("f32", mulAddCase[float32])
+	t.Run("f64", mulAddCase[float64])
+}
