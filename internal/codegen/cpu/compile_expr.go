@@ -121,6 +121,11 @@ func (c *compiler) binary(e *ir.Binary) value {
 			return v
 		}
 	}
+	if e.Op == ir.Sub {
+		if v := c.mulSub(e); v != nil {
+			return v
+		}
+	}
 	x := c.expr(e.X)
 	if e.Op.IsShift() {
 		return c.shift(e, x)

@@ -45,7 +45,7 @@ func (c *compiler) mulAdd(e *ir.Binary) value {
 func mulAddT[T number](c *compiler, mulFirst bool, mx, my, o *ev[T]) value {
 	mul, add := arith[T](ir.Mul), arith[T](ir.Add)
 	vecU := (mx.v != nil) != (my.v != nil)
-	if vecU && o.v == nil && o.u != nil {
+	if vecU && o.v == nil && o.u != nil && mx.lin == nil && my.lin == nil {
 		return mulAddUniform(c, mulFirst, mx, my, o)
 	}
 	if !vecU || o.v == nil {
@@ -154,4 +154,58 @@ func keepLin[T number](res, x, y *ev[T]) {
 	case *ev[uint64]:
 		withLin(r, ir.Add, any(x).(*ev[uint64]), any(y).(*ev[uint64]))
 	}
+}
+
+// mulSub compiles the integer x*k - c, k and c constants (k not 0 or 1)
+// and x varying, as x*k + (-c) in one loop (mulAddUniform): the *2 - 1 of
+// a coin flip to ±1. Integers wrap, so adding -c is subtracting c. It
+// returns nil where the shape differs, before compiling anything.
+func (c *compiler) mulSub(e *ir.Binary) value {
+	mb, ok := e.X.(*ir.Binary)
+	t := e.Type()
+	if !ok || mb.Op != ir.Mul || !t.IsInteger() || mb.X.Type() != t || mb.Y.Type() != t || e.Y.Type() != t || c.uni == nil {
+		return nil
+	}
+	if _, ok := e.Y.(*ir.Const); !ok {
+		return nil
+	}
+	var k *ir.Const
+	var kx ir.Expr // the operand k multiplies
+	if y, isConst := mb.Y.(*ir.Const); isConst {
+		k, kx = y, mb.X
+	} else if x, isConst := mb.X.(*ir.Const); isConst {
+		k, kx = x, mb.Y
+	}
+	if k == nil || k.Bits <= 1 || c.uni.expr(kx) {
+		return nil
+	}
+	mx, my := c.expr(mb.X), c.expr(mb.Y)
+	o := c.expr(e.Y)
+	switch mx := mx.(type) {
+	case *ev[int32]:
+		return mulSubT(c, mx, as[int32](c, my), as[int32](c, o))
+	case *ev[int64]:
+		return mulSubT(c, mx, as[int64](c, my), as[int64](c, o))
+	case *ev[uint32]:
+		return mulSubT(c, mx, as[uint32](c, my), as[uint32](c, o))
+	case *ev[uint64]:
+		return mulSubT(c, mx, as[uint64](c, my), as[uint64](c, o))
+	}
+	c.failf("binary operator %d does not apply to %v", ir.Sub, t)
+	return nil
+}
+
+// mulSubT is mulSub on compiled operands; where they are not the vector
+// and the constant expected, the product and the difference compile as
+// binary would compile them.
+func mulSubT[T integer](c *compiler, mx, my, o *ev[T]) value {
+	if (mx.v != nil) != (my.v != nil) && o.u != nil && mx.lin == nil && my.lin == nil {
+		ou := o.u
+		return mulAddUniform(c, true, mx, my, uni(func(f *frame) T { return -ou(f) }))
+	}
+	p, ok := binaryInt(c, ir.Mul, mx, my).(*ev[T])
+	if !ok {
+		c.failf("binary operator %d does not apply to %v", ir.Mul, irType[T]())
+	}
+	return binaryInt(c, ir.Sub, p, o)
 }

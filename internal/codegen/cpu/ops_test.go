@@ -621,3 +621,49 @@ func TestMulAddUniform(t *testing.T) {
 	t.Run("f32", mulAddCase[float32])
 	t.Run("f64", mulAddCase[float64])
 }
+
+// mulSubCase checks x*k - c and k*x - c, k and c constants, for a varying
+// x (mulSub's one loop) and a uniform one, and k of 0 and 1 (the shapes
+// left to binary), against Go's wrapping arithmetic.
+func mulSubCase[T integer](t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 7))
+	xs := samples[T](r)
+	tt := irType[T]()
+	for _, k := range []T{2, 0, 1, T(1664525), ^T(2)} {
+		for _, cv := range []T{1, 0, ^T(0), T(1013904223)} {
+			b := ir.NewBuilder("mulsub")
+			x, out := b.Array("x", tt, 1), b.Array("out", tt, 2)
+			u := b.Scalar("u", tt)
+			b.Parallel(ir.LenOf(x, 0), func(i *ir.Var) {
+				for j, e := range []ir.Expr{
+					ir.Op(ir.Sub, ir.Op(ir.Mul, ir.Ld(x, ir.Ref(i)), constOf(k)), constOf(cv)),
+					ir.Op(ir.Sub, ir.Op(ir.Mul, constOf(k), ir.Ld(x, ir.Ref(i))), constOf(cv)),
+					ir.Op(ir.Sub, ir.Op(ir.Mul, ir.P(u), constOf(k)), constOf(cv)),
+				} {
+					b.Store(out, e, ir.I64c(int64(j)), ir.Ref(i))
+				}
+			})
+			p := compileKernel(t, b.Kernel())
+			got := make([]T, 3*len(xs))
+			a := &Args{Scalars: []uint64{0, 0, bitsOf(xs[0])}, Arrays: []Array{arr(xs), arr(got, 3, len(xs)), {}}}
+			if err := launch(p, a, 100, 2); err != nil {
+				t.Fatal(err)
+			}
+			for i, v := range xs {
+				want := [3]T{v*k - cv, k*v - cv, xs[0]*k - cv}
+				for j := range want {
+					if g := got[j*len(xs)+i]; g != want[j] {
+						t.Fatalf("%v k=%v c=%v spelling %d lane %d: got %v, want %v", tt, k, cv, j, i, g, want[j])
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestMulSub(t *testing.T) {
+	t.Run("i32", mulSubCase[int32])
+	t.Run("i64", mulSubCase[int64])
+	t.Run("u32", mulSubCase[uint32])
+	t.Run("u64", mulSubCase[uint64])
+}
