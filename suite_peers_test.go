@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/quadrants-go/qd/internal/backend"
 	"github.com/quadrants-go/qd/internal/ir"
@@ -401,56 +402,71 @@ func TestCrossProgramRendezvous(t *testing.T) {
 
 // relayRendezvous proves without clocks that a kernel of p and one of q
 // run at the same time. Each raises a flag in its own array and spins
-// until a flag in its own array says the other kernel has raised its
-// own; no kernel reads another Program's memory, so relays carry the
-// flags: streams of each Program copy the other's flag over and over. A
-// kernel can see the other's flag only if the other started before it
-// ended; both seeing it means they overlapped.
+// until a flag in its own array (other) is raised, or a bound runs out.
+// The host watches the flags through a relay stream of each Program; once
+// it has seen both raised while neither kernel has ended, both were
+// running at once, and it raises each kernel's other flag, which ends it
+// early: each then reports that it saw it.
 func relayRendezvous(t *testing.T, p, q *Program) {
 	type side struct {
 		k                 *Kernel
 		mine, other, seen *Ndarray[int32]
 		run, relay        *Stream
+		peek, one         *HostArray[int32]
 	}
 	mk := func(pr *Program) *side {
-		return &side{
+		s := &side{
 			k:    must[*Kernel](t)(buildKernel(pr, relayKernel())),
 			mine: must[*Ndarray[int32]](t)(NewNdarray[int32](pr, 1)), other: must[*Ndarray[int32]](t)(NewNdarray[int32](pr, 1)),
 			seen: must[*Ndarray[int32]](t)(NewNdarray[int32](pr, 1)),
 			run:  must[*Stream](t)(pr.NewStream()), relay: must[*Stream](t)(pr.NewStream()),
+			peek: must[*HostArray[int32]](t)(NewHostArray[int32](pr, 1)), one: must[*HostArray[int32]](t)(NewHostArray[int32](pr, 1)),
 		}
+		must[[]int32](t)(s.one.Slice())[0] = 1
+		return s
 	}
 	a, b := mk(p), mk(q)
-	// Warm up what may synchronize a device on first use, which would
-	// serialize the kernels: loading each kernel (CUDA loads modules
-	// lazily, and a load may wait for the running kernels) and enabling
-	// peer access for the relays' copies.
-	for _, s := range []*side{a, b} {
+	sides := []*side{a, b}
+	// Warm up what may hold a kernel back at its first launch (CUDA loads
+	// kernels lazily), then clear the flags.
+	for _, s := range sides {
 		check(t, s.k.LaunchOn(s.run, s.mine, s.other, s.seen, int64(0)))
-	}
-	check(t, a.other.CopyFromOn(a.relay, b.mine))
-	check(t, b.other.CopyFromOn(b.relay, a.mine))
-	for _, s := range []*side{a, b} {
 		check(t, s.run.Synchronize())
-		check(t, s.relay.Synchronize())
 		check(t, s.mine.FillOn(s.run, 0))
-		check(t, s.other.FillOn(s.run, 0))
 	}
-	check(t, a.k.LaunchOn(a.run, a.mine, a.other, a.seen, spinBound(p)))
-	check(t, b.k.LaunchOn(b.run, b.mine, b.other, b.seen, spinBound(q)))
-	for range 20000 {
-		check(t, a.other.CopyFromOn(a.relay, b.mine))
-		check(t, b.other.CopyFromOn(b.relay, a.mine))
-		if done, err := a.run.Query(); err == nil && done {
-			if done, err := b.run.Query(); err == nil && done {
-				break
+	start := time.Now()
+	for _, s := range sides {
+		check(t, s.k.LaunchOn(s.run, s.mine, s.other, s.seen, spinBound(p)))
+	}
+	raised := func(s *side) bool {
+		check(t, s.mine.CopyToHostOn(s.relay, s.peek))
+		check(t, s.relay.Synchronize())
+		return must[[]int32](t)(s.peek.Slice())[0] != 0
+	}
+	ended := func(s *side) bool { return must[bool](t)(s.run.Query()) }
+	started := [2]time.Duration{}
+	both := false
+	for time.Since(start) < 10*time.Second && !ended(a) && !ended(b) {
+		for i, s := range sides {
+			if started[i] == 0 && raised(s) {
+				started[i] = time.Since(start)
 			}
 		}
-	}
-	for i, s := range []*side{a, b} {
-		if got := must[[]int32](t)(s.seen.ToSlice()); got[0] != 1 {
-			t.Errorf("the kernel of Program %d never saw the other's flag: the kernels did not run at once", i)
+		if started[0] != 0 && started[1] != 0 {
+			both = !ended(a) && !ended(b)
+			break
 		}
+	}
+	for _, s := range sides {
+		check(t, s.other.CopyFromHostOn(s.relay, s.one))
+	}
+	for i, s := range sides {
+		if got := must[[]int32](t)(s.seen.ToSlice()); got[0] != 1 {
+			t.Errorf("the kernel of Program %d spun out without being released", i)
+		}
+	}
+	if !both {
+		t.Errorf("the host never saw both kernels running at once (flags raised after %v and %v; 0: never)", started[0], started[1])
 	}
 }
 
@@ -461,7 +477,10 @@ func relayKernel() *ir.Kernel {
 	mine, other, seen := b.Array("mine", ir.I32, 1), b.Array("other", ir.I32, 1), b.Array("seen", ir.I32, 1)
 	iters := b.Scalar("iters", ir.I64)
 	b.Parallel(ir.I64c(1), func(_ *ir.Var) {
-		b.Do(ir.AtomicE(ir.AtomicAdd, mine, ir.I32c(1), ir.I64c(0)))
+		// An exchange, not an add: an add whose result is unused, on an
+		// array the kernel never reads, is a reduction, which raises the
+		// flag only after the loop (internal/lower/reduce.go).
+		b.Do(ir.AtomicE(ir.AtomicExchange, mine, ir.I32c(1), ir.I64c(0)))
 		found := b.Decl("found", ir.I32c(0))
 		b.ForRange("n", ir.P(iters), func(_ *ir.Var) {
 			b.If(ir.Op(ir.Ne, ir.AtomicE(ir.AtomicAdd, other, ir.I32c(0), ir.I64c(0)), ir.I32c(0)), func() {

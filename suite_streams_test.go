@@ -315,10 +315,23 @@ func TestManyStreamsOverlap(t *testing.T) {
 				k := must[*Kernel](t)(buildKernel(p, rendezvousAllKernel()))
 				flags := must[*Ndarray[int32]](t)(NewNdarray[int32](p, K))
 				seen := must[*Ndarray[int32]](t)(NewNdarray[int32](p, K))
-				for i := range K {
-					s := must[*Stream](t)(p.NewStream())
+				// A first launch may create what a Program makes lazily,
+				// streams included. CUDA gives streams its 32 hardware
+				// queues in turn, so a stream made between the K would
+				// put the first and the last on one queue, where the last
+				// kernel waits for the first (seen on two H200s): make
+				// them first, then the K streams in a row.
+				check(t, k.Launch(flags, seen, int64(0), int64(0)))
+				check(t, p.Sync())
+				check(t, flags.FillOn(p.DefaultStream(), 0))
+				check(t, p.Sync())
+				streams := make([]*Stream, K)
+				for i := range streams {
+					streams[i] = must[*Stream](t)(p.NewStream())
+					defer streams[i].Close()
+				}
+				for i, s := range streams {
 					check(t, k.LaunchOn(s, flags, seen, int64(i), spinBound(p)))
-					defer s.Close()
 				}
 				check(t, p.Sync())
 				if got := must[[]int32](t)(seen.ToSlice()); slices.ContainsFunc(got, func(v int32) bool { return v != int32(K) }) {
