@@ -45,7 +45,9 @@ func (c *compiler) mulAdd(e *ir.Binary) value {
 func mulAddT[T number](c *compiler, mulFirst bool, mx, my, o *ev[T]) value {
 	mul, add := arith[T](ir.Mul), arith[T](ir.Add)
 	vecU := (mx.v != nil) != (my.v != nil)
-	if vecU && o.v == nil && o.u != nil && mx.lin == nil && my.lin == nil {
+	// Integers only: a float x*s + c keeps its two SIMD passes (simd.go),
+	// faster than one scalar loop.
+	if one := T(1); one/2 == 0 && vecU && o.v == nil && o.u != nil && mx.lin == nil && my.lin == nil {
 		return mulAddUniform(c, mulFirst, mx, my, o)
 	}
 	if !vecU || o.v == nil {
@@ -105,8 +107,8 @@ func mulAddT[T number](c *compiler, mulFirst bool, mx, my, o *ev[T]) value {
 	}}
 }
 
-// mulAddUniform is mulAddT's x*s + c, with s and c uniform (the step of
-// a linear congruential generator, s*1664525 + 1013904223): one loop, the
+// mulAddUniform is mulAddT's integer x*s + c, with s and c uniform (the
+// step of a linear congruential generator, s*1664525 + 1013904223): one loop, the
 // operands evaluated in source order, the product rounded to T before the
 // add as in mulAddT.
 func mulAddUniform[T number](c *compiler, mulFirst bool, mx, my, o *ev[T]) value {
