@@ -89,7 +89,7 @@ func (d *demoRun) launchBound() (section, error) {
 	// The graph: the same launches, captured on origin with every
 	// simulation's stream forked from it and joined back into it.
 	d.phase("capturing the launches into a graph")
-	if err := reset(); err != nil {
+	if err := d.resetAndSync(reset); err != nil {
 		return section{}, err
 	}
 	g, err := origin.Capture(func() error {
@@ -113,9 +113,12 @@ func (d *demoRun) launchBound() (section, error) {
 	}
 	defer g.Close()
 	replay := func() error { return g.LaunchOn(origin) }
-	// Warm up both ways: a first launch may load a module, a first replay
-	// upload the graph.
+	// Warm up both ways, one after the other (both write the grids): a
+	// first launch may load a module, a first replay upload the graph.
 	if err := launch(); err != nil {
+		return section{}, err
+	}
+	if err := d.p.Sync(); err != nil {
 		return section{}, err
 	}
 	if err := replay(); err != nil {
@@ -178,7 +181,7 @@ func (d *demoRun) groups() (section, error) {
 	}
 
 	d.phase("measuring the kernel")
-	if err := reset(); err != nil {
+	if err := d.resetAndSync(reset); err != nil {
 		return section{}, err
 	}
 	const probe = 1024

@@ -43,10 +43,7 @@ func (d *demoRun) phase(what string) { d.prog.phase(fmt.Sprintf("section %d: %s"
 // run and the wait for the work it enqueued.
 func (d *demoRun) timed(name string, reset, run func() error) (row, error) {
 	d.phase(name)
-	if err := reset(); err != nil {
-		return row{}, err
-	}
-	if err := d.p.Sync(); err != nil {
+	if err := d.resetAndSync(reset); err != nil {
 		return row{}, err
 	}
 	start := time.Now()
@@ -57,6 +54,15 @@ func (d *demoRun) timed(name string, reset, run func() error) (row, error) {
 		return row{}, err
 	}
 	return row{name: name, d: time.Since(start)}, nil
+}
+
+// resetAndSync runs reset and waits for the device: the reset's fills run
+// on the default stream, which other streams do not wait for.
+func (d *demoRun) resetAndSync(reset func() error) error {
+	if err := reset(); err != nil {
+		return err
+	}
+	return d.p.Sync()
 }
 
 // check compares one run's result with the reference.
@@ -401,7 +407,7 @@ func (d *demoRun) independent() (section, error) {
 	reset := func() error { return resetWalkers(p, ws) }
 
 	d.phase("measuring one simulation's kernel")
-	if err := reset(); err != nil {
+	if err := d.resetAndSync(reset); err != nil {
 		return section{}, err
 	}
 	const probe = 1024
