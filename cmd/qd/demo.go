@@ -115,7 +115,7 @@ func demo(args []string, stdout, stderr io.Writer) int {
 // sizeFor fills in the sizes cfg leaves at zero from the device: 64
 // random walkers per GPU multiprocessor in each simulation, a sixteenth of
 // what the GPU holds at once, so that many simulations fit side by side; a
-// heat grid small enough for a step to be over in microseconds; the
+// heat grid of 128² cells, whose steps a GPU finishes in microseconds; the
 // largest pipeline array up to 2^26 elements that takes at most an eighth
 // of the device's memory.
 func sizeFor(cfg demoConfig, in qd.DeviceInfo) demoConfig {
@@ -127,13 +127,12 @@ func sizeFor(cfg demoConfig, in qd.DeviceInfo) demoConfig {
 		}
 	}
 	if cfg.size == 0 {
-		cfg.size = 64
-		if gpu {
-			cfg.size = 128
-		}
+		// On a GPU a step of 128² cells is over in microseconds; on the
+		// CPU it is long enough that qd's launches do not decide the time.
+		cfg.size = 128
 	}
 	if cfg.elements == 0 {
-		cfg.elements = 1 << 20
+		cfg.elements = 1 << 22
 		if gpu {
 			cfg.elements = 1 << 26
 			for cfg.elements > 1<<20 && in.MemoryBytes != 0 && uint64(cfg.elements)*4*8 > in.MemoryBytes {

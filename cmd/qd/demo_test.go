@@ -45,7 +45,7 @@ func TestDemoOutput(t *testing.T) {
 		`(?m)^1\. copy/compute overlap: 4,096 float32 in 16 chunks, each copied in from a HostArray, worked on \(\d+ multiply-adds? an element\) and copied back$`,
 		`(?m)^  one stream` + x + `$`,
 		`(?m)^  4 streams, chunks in turn` + x + `$`,
-		`(?m)^  plain Go, one goroutine` + x + `  \(the kernel only, timed on 1/1 of the elements\)$`,
+		`(?m)^  plain Go, one goroutine` + x + `  \(copies and kernel, timed on 1/1 of the elements\)$`,
 		`(?m)^2\. independent work: 3 Monte Carlo simulations of 200 random walkers, [\d,]+ steps each$`,
 		`(?m)^  a stream per simulation` + x + `$`,
 		`(?m)^  plain Go, one goroutine` + x + `  \(timed on 1/18 of the walkers\)$`,
@@ -186,7 +186,7 @@ func TestSizeFor(t *testing.T) {
 	}{
 		{"H100", h100, demoConfig{}, demoConfig{walkers: 8448, size: 128, elements: 1 << 26, budget: 50 * time.Millisecond}},
 		{"1 GiB GPU", small, demoConfig{}, demoConfig{walkers: 1024, size: 128, elements: 1 << 25, budget: 50 * time.Millisecond}},
-		{"CPU", cpu, demoConfig{}, demoConfig{walkers: 2048, size: 64, elements: 1 << 20, budget: 300 * time.Millisecond}},
+		{"CPU", cpu, demoConfig{}, demoConfig{walkers: 2048, size: 128, elements: 1 << 22, budget: 300 * time.Millisecond}},
 		{"given", h100, demoConfig{walkers: 7, size: 9, elements: 99, budget: time.Second}, demoConfig{walkers: 7, size: 9, elements: 99, budget: time.Second}},
 	} {
 		if got := sizeFor(c.cfg, c.in); got != c.want {
