@@ -258,8 +258,8 @@ type row struct {
 
 func (s section) print(w io.Writer) {
 	fmt.Fprintf(w, "\n%s\n", s.title)
-	for _, r := range s.rows {
-		line := fmt.Sprintf("  %-40s %9s %8.2f×  %s", r.name, short(r.d), s.rows[0].d.Seconds()/r.d.Seconds(), r.note)
+	for i, r := range s.rows {
+		line := fmt.Sprintf("  %-40s %9s %8.2f×  %s", r.name, short(r.d), s.speedup(i), r.note)
 		fmt.Fprintln(w, strings.TrimRight(line, " "))
 	}
 	fmt.Fprintf(w, "  → %s\n", s.summary)

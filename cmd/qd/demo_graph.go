@@ -14,6 +14,7 @@ func (d *demoRun) launchBound() (section, error) {
 	p, sims, size, steps := d.p, d.cfg.sims, d.cfg.size, d.cfg.steps
 	state := make([]heatSim, sims)
 	inits := make([][]float32, sims)
+	grids := make([][][]float32, sims)
 	defer func() {
 		for _, h := range state {
 			if h.a != nil {
@@ -32,7 +33,8 @@ func (d *demoRun) launchBound() (section, error) {
 		if state[k].b, err = qd.NewNdarray[float32](p, size, size); err != nil {
 			return section{}, err
 		}
-		inits[k] = flatten(initial(k, size))
+		grids[k] = initial(k, size)
+		inits[k] = flatten(grids[k]) // a copy: heatReference steps grids in place
 	}
 	streams, err := newStreams(p, sims+1)
 	if err != nil {
@@ -63,10 +65,6 @@ func (d *demoRun) launchBound() (section, error) {
 
 	d.phase("plain-Go reference (heatStep called natively)")
 	refs := make([][]float32, sims)
-	grids := make([][][]float32, sims)
-	for k := range grids {
-		grids[k] = initial(k, size)
-	}
 	start := time.Now()
 	for k, g := range grids {
 		refs[k] = heatReference(g, steps)
@@ -149,16 +147,11 @@ func (d *demoRun) launchBound() (section, error) {
 			plural(sims, "heat simulation"), size, size, plural(steps, "step"), count(launches)),
 		rows: rows,
 	}
-	x := s.speedup(1)
 	per := rows[0].d / time.Duration(launches)
-	switch {
-	case x >= 1.3:
-		s.summary = fmt.Sprintf("a step is over sooner than the host can launch the next (%s a launch); the graph enqueues all %s with one call: %.1f× faster", short(per), count(launches), x)
-	case !d.gpu:
-		s.summary = fmt.Sprintf("%.2f×: on the CPU a launch costs little, so replaying a graph saves little", x)
-	default:
-		s.summary = fmt.Sprintf("%.2f×: the steps are long enough to hide their launches (a smaller -size shows the effect)", x)
-	}
+	d.summarize(&s,
+		fmt.Sprintf("a step is over sooner than the host can launch the next (%s a launch); the graph enqueues all %s with one call: %%.1f× faster", short(per), count(launches)),
+		"on the CPU a launch costs little, so replaying a graph saves little",
+		"the steps are long enough to hide their launches (a smaller -size shows the effect)")
 	return s, nil
 }
 
@@ -225,15 +218,10 @@ func (d *demoRun) groups() (section, error) {
 			plural(n, "random walker"), count(int(steps))),
 		rows: rows,
 	}
-	x := s.speedup(1)
-	switch {
-	case x >= 1.3:
-		s.summary = fmt.Sprintf("each loop keeps only part of the device busy; as groups the kernel runs them on 4 pooled streams at once, inside one launch: %.1f× faster", x)
-	case !d.gpu:
-		s.summary = fmt.Sprintf("%.2f×: on the CPU each loop already spreads over all the cores, so running the loops at once gains nothing", x)
-	default:
-		s.summary = fmt.Sprintf("%.2f×: each loop fills the device already (a smaller -walkers shows the overlap)", x)
-	}
+	d.summarize(&s,
+		"each loop keeps only part of the device busy; as groups the kernel runs them on 4 pooled streams at once, inside one launch: %.1f× faster",
+		"on the CPU each loop already spreads over all the cores, so running the loops at once gains nothing",
+		"each loop fills the device already (a smaller -walkers shows the overlap)")
 	return s, nil
 }
 

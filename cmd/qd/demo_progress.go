@@ -19,7 +19,7 @@ func isTerminal(w io.Writer) bool {
 }
 
 // progress shows what the demo is doing. On a terminal it is one line,
-// rewritten in place several times a second with the phase, its detail and
+// rewritten in place several times a second with the phase and
 // the time spent; otherwise each phase prints one plain line when it
 // starts.
 type progress struct {
@@ -30,7 +30,6 @@ type progress struct {
 	mu      sync.Mutex
 	n       int
 	name    string
-	info    string
 	start   time.Time
 	done    chan struct{}
 	stopped bool
@@ -68,9 +67,6 @@ func (pr *progress) draw() {
 		return
 	}
 	line := fmt.Sprintf("[%d/%d] %s", pr.n, pr.total, pr.name)
-	if pr.info != "" {
-		line += ": " + pr.info
-	}
 	fmt.Fprintf(pr.w, "\r\033[K%s  %.1fs", line, time.Since(pr.start).Seconds())
 }
 
@@ -82,19 +78,12 @@ func (pr *progress) phase(name string) {
 		return
 	}
 	pr.n++
-	pr.name, pr.info, pr.start = name, "", time.Now()
+	pr.name, pr.start = name, time.Now()
 	if pr.tty {
 		pr.draw()
 		return
 	}
 	fmt.Fprintf(pr.w, "[%d/%d] %s\n", pr.n, pr.total, name)
-}
-
-// detail says where the current phase is (terminal only).
-func (pr *progress) detail(s string) {
-	pr.mu.Lock()
-	pr.info = s
-	pr.mu.Unlock()
 }
 
 // stop ends the display and clears the terminal line. It is idempotent.

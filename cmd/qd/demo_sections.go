@@ -80,6 +80,21 @@ func (d *demoRun) resetAndSync(reset func() error) error {
 	return d.p.Sync()
 }
 
+// summarize sets s's summary from its speedup x, row 1 over row 0: gained
+// (a format taking x) when the streams gained, else x and why not, on the
+// CPU or on a GPU.
+func (d *demoRun) summarize(s *section, gained, cpu, gpu string) {
+	x := s.speedup(1)
+	switch {
+	case x >= 1.3:
+		s.summary = fmt.Sprintf(gained, x)
+	case !d.gpu:
+		s.summary = fmt.Sprintf("%.2f×: %s", x, cpu)
+	default:
+		s.summary = fmt.Sprintf("%.2f×: %s", x, gpu)
+	}
+}
+
 // check compares one run's result with the reference.
 func (d *demoRun) check(run string, got, want []float32) error {
 	diff, err := compare(got, want)
@@ -233,14 +248,12 @@ func (d *demoRun) overlap() (section, error) {
 	// scaled up: the fastest of three.
 	m := n / stride
 	buf, back := make([]float32, m), make([]float32, m)
-	goTime := time.Duration(math.MaxInt64)
-	for range 3 {
-		start := time.Now()
+	goTime, _ := fastest(func() error {
 		copy(buf, src[:m])
 		poly(buf, work)
 		copy(back, buf)
-		goTime = min(goTime, time.Since(start))
-	}
+		return nil
+	})
 	goTime *= time.Duration(stride)
 
 	rows := make([]row, 0, 3)
@@ -273,15 +286,10 @@ func (d *demoRun) overlap() (section, error) {
 			count(n), chunks, plural(int(work), "multiply-add")),
 		rows: rows,
 	}
-	x := s.speedup(1)
-	switch {
-	case x >= 1.3:
-		s.summary = fmt.Sprintf("on %d streams one chunk's copy in, another's kernel and a third's copy out run at once: %.1f× faster than one stream, where each waits for the one before", len(streams), x)
-	case !d.gpu:
-		s.summary = fmt.Sprintf("%.2f×: on the CPU a copy is a memory copy on the same cores as the kernels, so there is little to overlap", x)
-	default:
-		s.summary = fmt.Sprintf("%.2f×: copies and kernels overlapped little here; a larger -elements gives them more to overlap", x)
-	}
+	d.summarize(&s,
+		fmt.Sprintf("on %d streams one chunk's copy in, another's kernel and a third's copy out run at once: %%.1f× faster than one stream, where each waits for the one before", len(streams)),
+		"on the CPU a copy is a memory copy on the same cores as the kernels, so there is little to overlap",
+		"copies and kernels overlapped little here; a larger -elements gives them more to overlap")
 	return s, nil
 }
 
@@ -484,15 +492,10 @@ func (d *demoRun) independent() (section, error) {
 			plural(sims, "Monte Carlo simulation"), plural(n, "random walker"), count(int(steps))),
 		rows: rows,
 	}
-	x := s.speedup(1)
-	switch {
-	case x >= 1.3:
-		s.summary = fmt.Sprintf("one simulation keeps only part of the device busy; on one stream they run one after another, on their own streams side by side: %.1f× faster", x)
-	case !d.gpu:
-		s.summary = fmt.Sprintf("%.2f×: on the CPU every kernel already spreads over all the cores, so running several at once gains nothing", x)
-	default:
-		s.summary = fmt.Sprintf("%.2f×: each simulation fills the device already (a smaller -walkers shows the overlap)", x)
-	}
+	d.summarize(&s,
+		"one simulation keeps only part of the device busy; on one stream they run one after another, on their own streams side by side: %.1f× faster",
+		"on the CPU every kernel already spreads over all the cores, so running several at once gains nothing",
+		"each simulation fills the device already (a smaller -walkers shows the overlap)")
 	return s, nil
 }
 
