@@ -27,16 +27,11 @@ func (k *kernelCore) launch(ctx context.Context, s *Stream, args []any) error {
 		return closedErr("kernel " + k.name)
 	}
 	// Hold the stream for the launch: its Close waits for launches in
-	// flight, so it never destroys the stream under an enqueue. Count
-	// first, then check, as Close marks first, then waits: one of the two
-	// sees the other.
-	s.c.inflight.enter()
-	var err error
-	if s.c.closed.Load() {
-		err = closedErr("stream")
-	} else {
-		err = k.launchHeld(ctx, s.c, args)
+	// flight, so it never destroys the stream under an enqueue.
+	if !s.c.hold() {
+		return closedErr("stream")
 	}
+	err := k.launchHeld(ctx, s.c, args)
 	s.c.inflight.leave()
 	return err
 }

@@ -51,7 +51,7 @@ func NewNdarrayOn[T Elem](s *Stream, shape ...int) (*Ndarray[T], error) {
 	if err != nil {
 		return nil, failed(cp, cp.refuseErr("NewNdarrayOn", fmt.Errorf("qd: NewNdarrayOn%v: %w", shape, err)))
 	}
-	c.buf, c.st = buf, &storage{owner: p, buf: buf, pooled: true, home: s.c, cap: cp}
+	c.buf, c.st = buf, &storage{owner: p, buf: buf, home: s.c, cap: cp}
 	// Memory born zeroed (the CPU's) needs no fill, unless a graph
 	// replays the allocation.
 	if _, host := buf.(backend.HostPointer); (!host || cp != nil) && c.n > 0 {
@@ -79,7 +79,8 @@ func NewNdarrayOn[T Elem](s *Stream, shape ...int) (*Ndarray[T], error) {
 
 // hold keeps the stream from being destroyed while work is enqueued on it
 // (its Close waits for inflight); it fails if the stream is closed. Pair
-// with inflight.leave.
+// with inflight.leave. It counts first, then checks, as Close marks first,
+// then waits: one of the two sees the other.
 func (c *streamCore) hold() bool {
 	c.inflight.enter()
 	if c.closed.Load() {

@@ -73,11 +73,11 @@ type storage struct {
 	owner  *Program // the Program whose device holds the memory
 	buf    backend.Buffer
 	closed atomic.Bool // the parent array was closed: so is every view
-	// pooled memory (NewNdarrayOn) is freed in the order of home, after
-	// every stream that used it.
-	pooled bool
-	home   *streamCore
-	zero   zeroFill // NewNdarrayOn's fill, enqueued by the first use (zerofill.go)
+	// home is the stream that allocated pooled memory (NewNdarrayOn), nil
+	// for NewNdarray's: pooled memory is freed in home's order, after every
+	// stream that used it.
+	home *streamCore
+	zero zeroFill // NewNdarrayOn's fill, enqueued by the first use (zerofill.go)
 	// cap is the capture that allocated the memory (NewNdarrayOn on a
 	// capturing stream): memory of its graph, usable only by the
 	// capture's streams and freed in it.
@@ -273,7 +273,7 @@ func (c *ndCore) leakClose() error {
 	// Launches and copies that pinned the memory before it was closed are
 	// enqueueing their work: let them finish, so that their uses count.
 	st.pins.wait()
-	if st.pooled {
+	if st.home != nil {
 		return c.p.freeInOrder(st)
 	}
 	err := st.waitUses()

@@ -75,12 +75,10 @@ func (s *streamCore) waitOn(o *streamCore) error {
 	return s.waitEventOf(e, q)
 }
 
-// hostWait blocks until the work enqueued so far on s is done. A closed
-// stream is waited for through its Close, which waits for its work.
-func (s *streamCore) hostWait() error { return s.hostWaitFor(nil, "") }
-
-// hostWaitFor is hostWait for a host access named call to the memory t
-// tracks (or for no access: call empty). For a stream that is capturing it
+// hostWaitFor blocks until the work enqueued so far on s is done, for a
+// host access named call to the memory t tracks (or for no access: call
+// empty); a closed stream is waited for through its Close, which waits for
+// its work. For a stream that is capturing it
 // waits for the stream's work from before the capture, or, when the
 // capture's work uses that memory, refuses call: the data is the graph's,
 // and exists only once it runs.

@@ -256,22 +256,15 @@ func (l *launch) Run(task int, bs backend.Stream) error {
 	a := &l.kargs[task]
 	a[1] = uintptr(g)
 	a[8] = s.h
-	if d.mayCallUnbound() { // as Device.runOn
-		if r := res(purego.SyscallN(d.c.LaunchKernel.Addr, a[:]...)); r == 0 {
-			runtime.KeepAlive(l)
-			return nil
-		}
-	}
-	if err := d.enter(); err != nil {
-		return err
-	}
-	r := res(purego.SyscallN(d.c.LaunchKernel.Addr, a[:]...))
-	d.leave()
+	err = d.runOn(&d.c.LaunchKernel, a[:])
 	runtime.KeepAlive(l) // a holds the addresses of l.ptrs and l.vals
-	if r != 0 {
-		return fmt.Errorf("%s: kernel entry %s: %w", d.Arch(), m.tasks[task].Entry, d.fail(&d.c.LaunchKernel, r))
+	if err == nil {
+		return nil
 	}
-	return nil
+	if de := (*DriverError)(nil); errors.As(err, &de) {
+		return fmt.Errorf("%s: kernel entry %s: %w", d.Arch(), m.tasks[task].Entry, err)
+	}
+	return err // the device's own state (closed, lost): not the entry's doing
 }
 
 // End gives the temporaries back in the order of bs and recycles the block.
