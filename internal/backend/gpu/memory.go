@@ -44,10 +44,15 @@ func (d *Device) AllocOn(bs backend.Stream, bytes int) (backend.Buffer, error) {
 	// again (graph.go).
 	b := &buffer{d: d, n: bytes, pooled: true, class: class, graph: capturing}
 	if !capturing {
+		// As enter: a closed or lost device lends nothing, not even a
+		// cached block (checked first, so that none is taken and lost).
+		if d.closed.Load() {
+			return nil, ErrDeviceClosed
+		}
+		if l := d.lost.Load(); l != nil {
+			return nil, l
+		}
 		if b.ptr = d.cache.take(s, class); b.ptr != 0 {
-			if d.closed.Load() {
-				return nil, ErrDeviceClosed
-			}
 			return b, nil
 		}
 	}
