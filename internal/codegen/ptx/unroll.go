@@ -284,14 +284,18 @@ func (f *fnWriter) unrolledStmts(ss []ir.Stmt, private map[*ir.Var][]string, cop
 			if s.Value == nil || s.Value.Type() != s.Array.Elem {
 				f.fail("store to %s of a value that is not %v", s.Array.Name, s.Array.Elem)
 			}
+			// A vector store addresses its run itself (vectorStore).
+			vector := f.vec != nil && f.vec.arrays[s.Array]
 			addrs := make([]string, copies)
 			for k := range copies {
 				use(k)
-				// Go evaluates the index operands before the value.
-				addrs[k] = f.address(s.Array, s.Index)
+				if !vector {
+					// Go evaluates the index operands before the value.
+					addrs[k] = f.address(s.Array, s.Index)
+				}
 				vals[k] = f.expr(s.Value)
 			}
-			if f.vec != nil && f.vec.arrays[s.Array] {
+			if vector {
 				f.vectorStore(s.Array, vals[:copies])
 				break
 			}
