@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"sync"
 
 	"github.com/quadrants-go/qd/internal/codegen/ptx/ptxmath"
 	"github.com/quadrants-go/qd/internal/ir"
@@ -280,7 +279,7 @@ func (f *fn) call(e *ir.Call) string {
 	case ir.Sqrt, ir.Abs, ir.Floor, ir.Ceil, ir.Trunc, ir.Round:
 		return f.tmp(t, "qd_%v_%v(%s)", e.Fn, t, args)
 	}
-	name, def, err := mathFunc(e.Fn, t)
+	name, def, err := ptxmath.CFunc(e.Fn, t) // cached in ptxmath
 	if err != nil {
 		f.fail("%v", err)
 	}
@@ -317,21 +316,4 @@ func (f *fn) element(a *ir.Param, index []ir.Expr) string {
 		off = f.tmp(ir.I64, "(qd_i64)((qd_u64)%s * (qd_u64)%s + (qd_u64)%s)", off, f.dim(a, d), i)
 	}
 	return fmt.Sprintf("%s[%s]", f.array(a), off)
-}
-
-// mathFuncs caches ptxmath.CFunc, which builds and renders a function
-// from scratch (milliseconds for the trigonometric ones) and always gives
-// the same text.
-var mathFuncs sync.Map // [2]int{fn, type} → [2]string{name, def}
-
-func mathFunc(fn ir.Intrinsic, t ir.Type) (name, def string, err error) {
-	key := [2]int{int(fn), int(t)}
-	if v, ok := mathFuncs.Load(key); ok {
-		nd := v.([2]string)
-		return nd[0], nd[1], nil
-	}
-	if name, def, err = ptxmath.CFunc(fn, t); err == nil {
-		mathFuncs.Store(key, [2]string{name, def})
-	}
-	return name, def, err
 }

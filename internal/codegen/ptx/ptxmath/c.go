@@ -54,15 +54,7 @@ var CPrimitives = []string{
 // with a second parameter b for Atan2, Pow, Mod and Hypot. Like Func it
 // returns an error for the intrinsics the code generator writes inline.
 func CFunc(fn ir.Intrinsic, t ir.Type) (name string, def string, err error) {
-	p, err := build(fn, t)
-	if err != nil {
-		return "", "", err
-	}
-	def, err = p.renderC()
-	if err != nil {
-		return "", "", err
-	}
-	return p.name, def, nil
+	return memoized(memoKey{fn, t, true}, (*prog).renderC)
 }
 
 // cKind is the C type of a register kind.

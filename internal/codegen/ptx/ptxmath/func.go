@@ -2,6 +2,7 @@ package ptxmath
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/quadrants-go/qd/internal/ir"
 )
@@ -50,11 +51,37 @@ func Name(fn ir.Intrinsic, t ir.Type) string { return fmt.Sprintf("__qd_%s_%s", 
 // Sqrt, Abs, Floor, Ceil, Trunc and Round are exact single PTX instructions
 // and are not provided here (an error is returned).
 func Func(fn ir.Intrinsic, t ir.Type) (name string, def string, err error) {
-	p, err := build(fn, t)
+	return memoized(memoKey{fn, t, false}, func(p *prog) (string, error) { return p.render(), nil })
+}
+
+// rendered caches Func's and CFunc's results: building a function takes
+// milliseconds for the trigonometric ones, and equal keys always give the
+// same text.
+var rendered sync.Map // memoKey → [2]string{name, def}
+
+// memoKey names one rendering: the function, its type, and C or PTX.
+type memoKey struct {
+	fn ir.Intrinsic
+	t  ir.Type
+	c  bool
+}
+
+// memoized is the name and definition of k, rendered by render from the
+// built function the first time.
+func memoized(k memoKey, render func(*prog) (string, error)) (name, def string, err error) {
+	if v, ok := rendered.Load(k); ok {
+		nd := v.([2]string)
+		return nd[0], nd[1], nil
+	}
+	p, err := build(k.fn, k.t)
 	if err != nil {
 		return "", "", err
 	}
-	return p.name, p.render(), nil
+	if def, err = render(p); err != nil {
+		return "", "", err
+	}
+	rendered.Store(k, [2]string{p.name, def})
+	return p.name, def, nil
 }
 
 func build(fn ir.Intrinsic, t ir.Type) (*prog, error) {
