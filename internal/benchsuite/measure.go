@@ -416,36 +416,11 @@ func (s *suite) copyBandwidth(bytes int) (float64, string, error) {
 			return 0, "", err
 		}
 		defer rs.Close()
-		e0, err := s.raw.NewEvent(true)
+		per, err := rawTime(s.raw, rs, reps, func() error { return dst.CopyFrom(rs, src, bytes) })
 		if err != nil {
 			return 0, "", err
 		}
-		defer e0.Close()
-		e1, err := s.raw.NewEvent(true)
-		if err != nil {
-			return 0, "", err
-		}
-		defer e1.Close()
-		if err := dst.CopyFrom(rs, src, bytes); err != nil { // warm
-			return 0, "", err
-		}
-		if err := e0.Record(rs); err != nil {
-			return 0, "", err
-		}
-		for range reps {
-			if err := dst.CopyFrom(rs, src, bytes); err != nil {
-				return 0, "", err
-			}
-		}
-		if err := e1.Record(rs); err != nil {
-			return 0, "", err
-		}
-		if err := e1.Synchronize(); err != nil {
-			return 0, "", err
-		}
-		if d, err = e0.Elapsed(e1); err != nil {
-			return 0, "", err
-		}
+		d = per * time.Duration(reps)
 	} else {
 		src := make([]byte, bytes)
 		dst := make([]byte, bytes)
