@@ -22,7 +22,6 @@ type buffer struct {
 	ptr    uint64
 	n      int
 	pooled bool // from AllocOn with a memory pool: freed by MemFreeAsync
-	class  int  // bytes allocated for a pooled buffer (sizeClass of n)
 	view   bool // shares another buffer's memory: frees nothing
 	graph  bool // allocated in a capture: memory of a graph, freed in it
 	closed atomic.Bool

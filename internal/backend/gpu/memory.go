@@ -42,7 +42,7 @@ func (d *Device) AllocOn(bs backend.Stream, bytes int) (backend.Buffer, error) {
 	// In a capture the allocation is a node of the graph: never a cached
 	// block, whose address the graph would keep after the cache lent it
 	// again (graph.go).
-	b := &buffer{d: d, n: bytes, pooled: true, class: class, graph: capturing}
+	b := &buffer{d: d, n: bytes, pooled: true, graph: capturing}
 	if !capturing {
 		// As enter: a closed or lost device lends nothing, not even a
 		// cached block (checked first, so that none is taken and lost).
@@ -72,10 +72,10 @@ func (d *Device) AllocOn(bs backend.Stream, bytes int) (backend.Buffer, error) {
 	return b, nil
 }
 
-// allocAsync allocates b.class bytes from the pool in the order of s.
+// allocAsync allocates sizeClass(b.n) bytes from the pool in the order of s.
 func (d *Device) allocAsync(b *buffer, s *stream) error {
 	f := getFrame()
-	f.a[0], f.a[1], f.a[2] = uintptr(unsafe.Pointer(&b.ptr)), uintptr(b.class), s.h
+	f.a[0], f.a[1], f.a[2] = uintptr(unsafe.Pointer(&b.ptr)), uintptr(sizeClass(b.n)), s.h
 	err := d.runOn(&d.c.MemAllocAsync, f.a[:3])
 	putFrame(f)
 	return err
@@ -108,7 +108,7 @@ func (b *buffer) FreeOn(bs backend.Stream) error {
 		}
 		return d.run(&d.c.MemFree, []uintptr{uintptr(b.ptr)})
 	}
-	if !capturing && d.cache.keep(s, b.class, b.ptr) {
+	if !capturing && d.cache.keep(s, sizeClass(b.n), b.ptr) {
 		return nil
 	}
 	f := getFrame()

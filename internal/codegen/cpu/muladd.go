@@ -202,6 +202,9 @@ func (c *compiler) mulSub(e *ir.Binary) value {
 // binary would compile them.
 func mulSubT[T integer](c *compiler, mx, my, o *ev[T]) value {
 	if (mx.v != nil) != (my.v != nil) && o.u != nil && mx.lin == nil && my.lin == nil {
+		if o.k != nil { // a constant: negated once, here, and still known
+			return mulAddUniform(c, true, mx, my, known(-*o.k))
+		}
 		ou := o.u
 		return mulAddUniform(c, true, mx, my, uni(func(f *frame) T { return -ou(f) }))
 	}
