@@ -222,10 +222,7 @@ func (d *Device) WaitPeerEvent(bs backend.Stream, be backend.Event) error {
 	if l := e.d.lost.Load(); l != nil {
 		return l
 	}
-	if !e.recorded.Load() {
-		return nil
-	}
-	return s.waitEvent(e.h)
+	return s.waitFor(e)
 }
 
 var (

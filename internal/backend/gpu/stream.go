@@ -127,11 +127,17 @@ func (s *stream) WaitEvent(be backend.Event) error {
 	if s.closed.Load() {
 		return errStreamClosed
 	}
-	d := s.d
-	e, err := d.asEvent(be)
+	e, err := s.d.asEvent(be)
 	if err != nil {
 		return err
 	}
+	return s.waitFor(e)
+}
+
+// waitFor is WaitEvent (and Device.WaitPeerEvent) once e is checked: a
+// wait that joins a capture, or crosses one's boundary, is admitted or
+// refused first.
+func (s *stream) waitFor(e *event) error {
 	if !e.recorded.Load() {
 		return nil
 	}
