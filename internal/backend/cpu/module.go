@@ -168,32 +168,58 @@ func (l *launch) run(task int) error {
 	// each core works on the same part of the arrays launch after launch
 	// and finds it in its own cache.
 	chunks := min(int64(workers*4), r.Total/minChunk)
-	size := (r.Total + chunks - 1) / chunks
-	var ends chunkEnds
-	ends.reset(chunks)
-	var firstErr atomic.Pointer[error]
-	work := func(helper bool) {
-		defer func() {
-			if p := recover(); p != nil {
-				e := fmt.Errorf("cpu backend: internal error in a parallel task: %v", p)
-				firstErr.CompareAndSwap(nil, &e)
-			}
-		}()
-		for firstErr.Load() == nil {
-			c, ok := ends.take(helper)
-			if !ok {
-				return
-			}
-			lo := c * size
-			if err := l.runRange(t, r, lo, min(lo+size, r.Total)); err != nil {
-				firstErr.CompareAndSwap(nil, &err)
-				return
-			}
+	pt, _ := parallels.Get().(*parallel)
+	if pt == nil {
+		pt = new(parallel)
+		pt.work = pt.run // bound once: lending it allocates nothing
+	}
+	pt.l, pt.t, pt.r = l, t, r
+	pt.size = (r.Total + chunks - 1) / chunks
+	pt.ends.reset(chunks)
+	pool.lend(min(workers, int(chunks))-1, pt.work)
+	err = nil
+	if p := pt.firstErr.Swap(nil); p != nil {
+		err = *p
+	}
+	// lend returned once every helper had left: nothing refers to pt.
+	pt.l, pt.t = nil, nil
+	parallels.Put(pt)
+	return err
+}
+
+// parallel is what the stream's goroutine and its helpers share while
+// they run one parallel task's chunks; pooled, so that a launch allocates
+// none of it.
+type parallel struct {
+	l        *launch
+	t        *cg.Task
+	r        cg.Range
+	size     int64 // iterations per chunk
+	ends     chunkEnds
+	firstErr atomic.Pointer[error]
+	work     func(helper bool) // run, bound once
+}
+
+var parallels sync.Pool // *parallel
+
+// run takes chunks until none is left or one has failed.
+func (pt *parallel) run(helper bool) {
+	defer func() {
+		if p := recover(); p != nil {
+			e := fmt.Errorf("cpu backend: internal error in a parallel task: %v", p)
+			pt.firstErr.CompareAndSwap(nil, &e)
+		}
+	}()
+	for pt.firstErr.Load() == nil {
+		c, ok := pt.ends.take(helper)
+		if !ok {
+			return
+		}
+		lo := c * pt.size
+		if err := pt.l.runRange(pt.t, pt.r, lo, min(lo+pt.size, pt.r.Total)); err != nil {
+			kept := err // a copy made only here: &err would cost every chunk a heap word
+			pt.firstErr.CompareAndSwap(nil, &kept)
+			return
 		}
 	}
-	pool.lend(min(workers, int(chunks))-1, work)
-	if p := firstErr.Load(); p != nil {
-		return *p
-	}
-	return nil
 }
