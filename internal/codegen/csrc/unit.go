@@ -30,7 +30,7 @@ func NewUnit(t Target) (*Unit, error) {
 }
 
 // Add writes the entries of plan, one per task, named and laid out as
-// layout (kabi.Layout(plan)) says: each entry's parameter list is exactly
+// layout (kabi.LayoutWith(plan, …)) says: each entry's parameter list is exactly
 // its task's slots, in order.
 func (u *Unit) Add(plan *lower.Plan, layout *kabi.Module) error {
 	if plan == nil || plan.Kernel == nil || layout == nil {
@@ -75,7 +75,7 @@ func (u *Unit) Source() string {
 }
 
 // Compile writes the C source of plan for t, laid out as layout
-// (kabi.Layout(plan)).
+// (kabi.LayoutWith(plan, …)).
 func Compile(plan *lower.Plan, layout *kabi.Module, t Target) (string, error) {
 	u, err := NewUnit(t)
 	if err != nil {

@@ -36,7 +36,7 @@ type Options struct {
 	unrollDims int
 }
 
-// Compile writes the PTX module of plan for t. layout is kabi.Layout(plan):
+// Compile writes the PTX module of plan for t. layout is kabi.LayoutWith(plan, …):
 // each task becomes the entry layout.Tasks[i] describes, with exactly its
 // parameter slots, so the launcher and the PTX agree by construction.
 func Compile(plan *lower.Plan, layout *kabi.Module, t Target, opts Options) (string, error) {

@@ -1,7 +1,7 @@
 package ptx
 
 import (
-	"fmt"
+	"strings"
 
 	"github.com/quadrants-go/qd/internal/ir"
 )
@@ -250,13 +250,5 @@ func (f *fnWriter) vectorStore(a *ir.Param, vals []string) {
 	f.vec.pend[a] = out
 }
 
-func joinRegs(regs []string) string {
-	s := ""
-	for i, r := range regs {
-		if i > 0 {
-			s += ", "
-		}
-		s += r
-	}
-	return fmt.Sprint(s)
-}
+// joinRegs is a vector operand's register list: "%f1, %f2".
+func joinRegs(regs []string) string { return strings.Join(regs, ", ") }
