@@ -80,10 +80,12 @@ func TestGPUGraphFaults(t *testing.T) {
 		{"instantiate", "GraphInstantiate", 1, graphCycle, []string{"Capture", "instantiating"}},
 		{"launch", "GraphLaunch", 1, graphCycle, []string{"Graph.LaunchOn"}},
 		{"launch on the second stream", "GraphLaunch", 2, graphCycle, []string{"Graph.LaunchOn"}},
-		{"captured launch", "LaunchKernel", 1, graphCycle, []string{"Capture on stream", "kernel twoGroups"}},
+		// A captured launch is a programmatic dependent launch: the fake's
+		// entries wait for their predecessors, as sm_90's do.
+		{"captured launch", "LaunchKernelEx", 1, graphCycle, []string{"Capture on stream", "kernel twoGroups"}},
 		{"captured allocation", "MemAllocAsync", 1, graphCycle, []string{"Capture on stream", "NewNdarrayOn"}},
 		{"captured zero fill", "MemsetD8Async", 1, graphCycle, []string{"Capture on stream", "NewNdarrayOn"}},
-		{"captured FillOn", "LaunchKernel", 3, graphCycle, []string{"Capture on stream", "FillOn"}},
+		{"captured FillOn", "LaunchKernelEx", 3, graphCycle, []string{"Capture on stream", "FillOn"}},
 		{"captured fork", "StreamWaitEvent", 1, graphCycle, []string{"Capture on stream"}},
 		{"instantiate in Update", "GraphInstantiate", 2, graphUpdate, []string{"Graph.Update", "instantiating"}},
 	}

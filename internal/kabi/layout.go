@@ -44,6 +44,13 @@ type Module struct {
 	// Sites are the array accesses the entries check, filled in by the
 	// code generator as it writes them.
 	Sites []Site
+	// AwaitsPredecessors: every entry, before it touches memory, waits
+	// until the grids launched before it on its stream have completed and
+	// their writes are visible. A launcher may then start such an entry
+	// before its predecessor ends (a programmatic dependent launch), which
+	// hides the launch latency between dependent kernels. Set by the code
+	// generator.
+	AwaitsPredecessors bool
 }
 
 // Site is one checked array access.

@@ -33,7 +33,8 @@ func (d *driver) Classify(code int32) gpu.Class { return classify(code) }
 // and CU_STREAM_CAPTURE_MODE_RELAXED.
 func (d *driver) Codes() gpu.Codes {
 	return gpu.Codes{NotReady: errNotReady, InvalidValue: errInvalidValue, StreamNonBlocking: 1, EventDisableTiming: 2,
-		HostAllocPortable: 1, PeerAccessAlreadyEnabled: errPeerAccessAlreadyEnabled, CaptureRelaxed: 2}
+		HostAllocPortable: 1, PeerAccessAlreadyEnabled: errPeerAccessAlreadyEnabled, CaptureRelaxed: 2,
+		ProgrammaticLaunch: 6} // CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION
 }
 
 // Device attributes (CUdevice_attribute, cuda.h).

@@ -103,6 +103,12 @@ type Calls struct {
 	// LaunchKernel(f, gridX, gridY, gridZ, blockX, blockY, blockZ,
 	// sharedBytes, stream, params **void, extra **void).
 	LaunchKernel Fn
+	// LaunchKernelEx(config *launchConfig, f, params **void, extra
+	// **void): a launch with attributes; optional. The runtime uses it
+	// only inside a capture, for programmatic dependent launches
+	// (Codes.ProgrammaticLaunch), and only for entries that wait for their
+	// predecessors (kabi.Module.AwaitsPredecessors).
+	LaunchKernelEx Fn
 
 	// Graphs (graph.go), optional: a driver without every one of them but
 	// GraphExecUpdate has no graphs (backend.ErrUnsupported).
@@ -129,6 +135,10 @@ type Codes struct {
 	EventDisableTiming uintptr // EventCreate flag: a cheaper event that cannot time
 	HostAllocPortable  uintptr // HostAlloc flag: usable from every context of the process
 	CaptureRelaxed     uintptr // StreamBeginCapture mode: relaxed (graph.go says why)
+	// ProgrammaticLaunch is the LaunchKernelEx attribute that lets a
+	// kernel start before the one before it on its stream ends (it waits
+	// for it inside, launch.go); 0 if the driver has none.
+	ProgrammaticLaunch uint32
 	// PeerAccessAlreadyEnabled from EnablePeerAccess: another user of the
 	// device (a library, another Program) enabled it first. Not an error.
 	PeerAccessAlreadyEnabled int32

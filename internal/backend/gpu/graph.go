@@ -39,7 +39,10 @@ import (
 // capturing stream (MemAllocAsync) becomes an allocation node whose
 // memory exists while the graph runs, and its free (MemFreeAsync, in the
 // capture) a free node; kernel launches copy their parameters into the
-// graph, so the launch's block is recycled at End as usual.
+// graph, so the launch's block is recycled at End as usual. A launch of
+// an entry that waits for its predecessors is captured as a programmatic
+// dependent launch where the driver has one (launch.go): in a replay each
+// such kernel starts while the one before it still runs.
 
 var (
 	errCapturing     = errors.New("the stream is capturing a graph")

@@ -348,3 +348,47 @@ func BenchmarkGraphLaunch100(b *testing.B) {
 		})
 	})
 }
+
+// Inside a capture, a launch of an entry that waits for its predecessors
+// (the fake's all do, as sm_90's) is a programmatic dependent launch, so
+// that a replay starts each kernel while the one before still runs;
+// outside a capture it stays a plain launch, which costs the host less.
+// The fake checks the configuration and the attribute, and that the entry
+// waits.
+func TestCapturedLaunchesAreDependent(t *testing.T) {
+	tg := fakeTarget(t)
+	before := misuseCount(tg)
+	d := openFor(t, tg, true)
+	t.Cleanup(func() { d.Close() })
+	s := mustStream(t, d, 0)
+	const n = 1000
+	a, b := mustAlloc(t, d, 4*n), mustAlloc(t, d, 4*n)
+	add1 := build(t, d, add1Kernel())
+	args := &backend.Args{Arrays: []backend.ArrayArg{arr(a, n), arr(b, n)}}
+	plain, ex := tg.in.Count("LaunchKernel"), tg.in.Count("LaunchKernelEx")
+	if err := add1.launch(s, args); err != nil {
+		t.Fatal(err)
+	}
+	if p, e := tg.in.Count("LaunchKernel")-plain, tg.in.Count("LaunchKernelEx")-ex; p != 1 || e != 0 {
+		t.Errorf("a launch outside a capture: %d LaunchKernel, %d LaunchKernelEx; want 1, 0", p, e)
+	}
+	plain, ex = tg.in.Count("LaunchKernel"), tg.in.Count("LaunchKernelEx")
+	x := captureOn(t, d, s, func() error {
+		if err := add1.launch(s, args); err != nil {
+			return err
+		}
+		return add1.launch(s, args)
+	})
+	if p, e := tg.in.Count("LaunchKernel")-plain, tg.in.Count("LaunchKernelEx")-ex; p != 0 || e != 2 {
+		t.Errorf("two launches in a capture: %d LaunchKernel, %d LaunchKernelEx; want 0, 2", p, e)
+	}
+	if err := x.Launch(s); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Synchronize(); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range tg.misuses()[before:] {
+		t.Errorf("misuse of the fake driver: %s", m)
+	}
+}

@@ -256,7 +256,11 @@ func (l *launch) Run(task int, bs backend.Stream) error {
 	a := &l.kargs[task]
 	a[1] = uintptr(g)
 	a[8] = s.h
-	err = d.runOn(&d.c.LaunchKernel, a[:])
+	if m.awaits && s.cap.Load() != nil && d.dependentLaunches() {
+		err = d.launchDependent(a)
+	} else {
+		err = d.runOn(&d.c.LaunchKernel, a[:])
+	}
 	runtime.KeepAlive(l) // a holds the addresses of l.ptrs and l.vals
 	if err == nil {
 		return nil
@@ -312,4 +316,60 @@ func (l *launch) freeTemps(d *Device, bs backend.Stream) error {
 		return d.check(&d.c.MemFreeAsync, r)
 	}
 	return d.temps.put(l.block, sh)
+}
+
+// Programmatic dependent launches in graphs.
+//
+// A graph replays its kernels back to back, so between two dependent
+// kernels it pays the second's launch latency with the GPU idle: about
+// 1.5 µs per kernel on an H100. Captured as a programmatic dependent
+// launch, the second kernel starts while the first still runs and waits,
+// inside, for the first to complete (kabi.Module.AwaitsPredecessors): the
+// latency overlaps the first's execution. Outside a capture the runtime
+// keeps the plain launch, whose host cost is lower and which the host, not
+// the GPU, bounds there.
+
+// launchConfig is the driver's launch configuration (CUlaunchConfig).
+type launchConfig struct {
+	grid   [3]uint32
+	block  [3]uint32
+	shared uint32
+	_      uint32
+	stream uintptr
+	attrs  uintptr // *launchAttr
+	nattrs uint32
+	_      uint32
+}
+
+// launchAttr is one launch attribute: an id and a 64-byte value union
+// (CUlaunchAttribute).
+type launchAttr struct {
+	id  uint32
+	_   uint32
+	val [64]byte
+}
+
+// dependentLaunches reports whether captured launches may be
+// programmatic dependent launches.
+func (d *Device) dependentLaunches() bool {
+	return d.codes.ProgrammaticLaunch != 0 && d.c.LaunchKernelEx.Bound()
+}
+
+// launchDependent launches a's kernel (the arguments of
+// Calls.LaunchKernel) as a programmatic dependent launch.
+func (d *Device) launchDependent(a *[11]uintptr) error {
+	attr := &launchAttr{id: d.codes.ProgrammaticLaunch}
+	attr.val[0] = 1 // allowed
+	cfg := &launchConfig{
+		grid:   [3]uint32{uint32(a[1]), uint32(a[2]), uint32(a[3])},
+		block:  [3]uint32{uint32(a[4]), uint32(a[5]), uint32(a[6])},
+		shared: uint32(a[7]),
+		stream: a[8],
+		attrs:  uintptr(unsafe.Pointer(attr)),
+		nattrs: 1,
+	}
+	err := d.runOn(&d.c.LaunchKernelEx, []uintptr{uintptr(unsafe.Pointer(cfg)), a[0], a[9], a[10]})
+	runtime.KeepAlive(cfg)
+	runtime.KeepAlive(attr)
+	return err
 }

@@ -82,6 +82,9 @@ var callNames = map[string]string{
 	"ModuleGetFunction": "hipModuleGetFunction",
 	"ModuleUnload":      "hipModuleUnload",
 	"LaunchKernel":      "hipModuleLaunchKernel",
+	// ROCm 6.2; unused, as HIP has no programmatic dependent launch
+	// (Codes.ProgrammaticLaunch is 0).
+	"LaunchKernelEx": "hipDrvLaunchKernelEx,opt",
 	// Graphs: optional, so that a runtime without them still loads.
 	"StreamBeginCapture": "hipStreamBeginCapture,opt",
 	"StreamEndCapture":   "hipStreamEndCapture,opt",

@@ -411,6 +411,11 @@ func (f *fnWriter) compile() (text string, err error) {
 		sb.WriteString("\t" + d + "\n")
 	}
 	sb.WriteString("\n")
+	if f.m.target.awaitsPredecessors() {
+		// Programmatic dependent launch (target.go): wait for the
+		// grids before this one, then let the next one start.
+		sb.WriteString("\tgriddepcontrol.wait;\n\tgriddepcontrol.launch_dependents;\n")
+	}
 	sb.WriteString(prologue.code)
 	sb.WriteString(f.body.String())
 	sb.WriteString(exit + ":\n\tret;\n}\n")

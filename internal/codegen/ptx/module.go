@@ -49,7 +49,8 @@ func Compile(plan *lower.Plan, layout *kabi.Module, t Target, opts Options) (str
 	if err := t.check(); err != nil {
 		return "", err
 	}
-	m := &modWriter{plan: plan, opts: opts, layout: layout, funcs: map[string]string{}}
+	m := &modWriter{plan: plan, opts: opts, layout: layout, target: t, funcs: map[string]string{}}
+	layout.AwaitsPredecessors = t.awaitsPredecessors()
 	var entries []string
 	for i, task := range plan.Tasks {
 		text, err := newFunc(m, task, &layout.Tasks[i]).compile()
@@ -100,7 +101,8 @@ func Generate(plan *lower.Plan, t Target, opts Options) (string, *kabi.Module, e
 type modWriter struct {
 	plan   *lower.Plan
 	opts   Options
-	layout *kabi.Module      // the entries' layout; the bounds checks add their sites
+	layout *kabi.Module // the entries' layout; the bounds checks add their sites
+	target Target
 	funcs  map[string]string // name → .func definition
 }
 

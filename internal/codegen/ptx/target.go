@@ -121,3 +121,14 @@ func (t Target) check() error {
 func (t Target) header() string {
 	return fmt.Sprintf(".version %s\n.target sm_%d\n.address_size 64\n", t.Version, t.SM)
 }
+
+// awaitsPredecessors reports whether entries for t begin with
+// griddepcontrol.wait and griddepcontrol.launch_dependents (sm_90 and
+// later, PTX ISA 7.8). The wait holds each thread until the grids its
+// launch depends on have completed and their memory is visible, so every
+// entry may be launched as a programmatic dependent launch, started while
+// its predecessor still runs (kabi.Module.AwaitsPredecessors); launched
+// plainly, the wait returns at once. launch_dependents, after the wait,
+// lets the next grid start once this one's blocks are all running: only
+// its launch overlaps this grid, never its memory accesses.
+func (t Target) awaitsPredecessors() bool { return t.SM >= 90 }

@@ -59,7 +59,8 @@ type module struct {
 
 // function is an entry of a loaded module (ModuleUnload drops it).
 type function struct {
-	task kabi.Task // its layout: what a launch must pass it
+	task   kabi.Task // its layout: what a launch must pass it
+	awaits bool      // it waits for its predecessors (kabi.Module.AwaitsPredecessors)
 }
 
 // New makes a fake driver. It fails where purego cannot make callbacks
@@ -116,7 +117,8 @@ func (d *Driver) Calls() *gpu.Calls { return &d.ip.calls }
 
 // Codes are CUDA's values, as are the result codes (codes.go).
 func (d *Driver) Codes() gpu.Codes {
-	return gpu.Codes{NotReady: CodeNotReady, InvalidValue: CodeInvalidValue, StreamNonBlocking: 1, EventDisableTiming: 2, HostAllocPortable: 1, CaptureRelaxed: captureRelaxed}
+	return gpu.Codes{NotReady: CodeNotReady, InvalidValue: CodeInvalidValue, StreamNonBlocking: 1, EventDisableTiming: 2, HostAllocPortable: 1, CaptureRelaxed: captureRelaxed,
+		ProgrammaticLaunch: attrProgrammatic}
 }
 
 func (d *Driver) Classify(code int32) gpu.Class { return classify(code) }
@@ -186,12 +188,14 @@ func (d *Driver) resetLocked() {
 
 // Build lays the plan out, with the violation record of index checks
 // under Debug; the image holds no code (the fake runs none, so no index is
-// ever out of range).
+// ever out of range). Its entries are said to wait for their predecessors,
+// as sm_90's do, so that captures go through LaunchKernelEx.
 func (d *Driver) Build(plan *lower.Plan, _ *gpu.Props, opts backend.CompileOptions) (*gpu.Image, error) {
 	layout, err := kabi.LayoutWith(plan, kabi.Options{Bounds: opts.Debug})
 	if err != nil {
 		return nil, err
 	}
+	layout.AwaitsPredecessors = true
 	return &gpu.Image{Layout: layout}, nil
 }
 
@@ -213,7 +217,7 @@ func (d *Driver) load(img *gpu.Image) (uintptr, error) {
 	for _, t := range img.Layout.Tasks {
 		f := d.newHandle()
 		m.funcs[t.Entry] = f
-		d.funcs[f] = &function{task: t}
+		d.funcs[f] = &function{task: t, awaits: img.Layout.AwaitsPredecessors}
 	}
 	d.modules[h] = m
 	return h, nil

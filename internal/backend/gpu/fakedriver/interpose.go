@@ -44,6 +44,7 @@ const (
 	cModuleGetFunction
 	cModuleUnload
 	cLaunchKernel
+	cLaunchKernelEx
 	cCanAccessPeer
 	cEnablePeerAccess
 	cCopyPeerAsync
@@ -95,6 +96,7 @@ var calls = [numCalls]struct {
 	cModuleGetFunction:  {"ModuleGetFunction", 3},
 	cModuleUnload:       {"ModuleUnload", 1},
 	cLaunchKernel:       {"LaunchKernel", 11},
+	cLaunchKernelEx:     {"LaunchKernelEx", 4},
 	cCanAccessPeer:      {"CanAccessPeer", 3},
 	cEnablePeerAccess:   {"EnablePeerAccess", 2},
 	cCopyPeerAsync:      {"CopyPeerAsync", 6},

@@ -21,6 +21,12 @@ func (d *Driver) sim(c call, a *args) int32 {
 	if d.poisoned != 0 && c != cMakeCurrent {
 		return d.poisoned
 	}
+	if c == cLaunchKernelEx {
+		if r := d.dependentLaunch(a); r != 0 {
+			return r
+		}
+		c = cLaunchKernel
+	}
 	if r, ok := d.simCapture(c, a); ok {
 		return r
 	}
@@ -408,4 +414,49 @@ func set(b []byte, v byte) {
 	for i := 1; i < len(b); i *= 2 {
 		copy(b[i:], b[:i])
 	}
+}
+
+// attrProgrammatic is the launch attribute of a programmatic dependent
+// launch (CUDA's CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION).
+const attrProgrammatic = 6
+
+// dependentLaunch checks LaunchKernelEx(config, f, params, extra) and
+// rewrites a into the LaunchKernel call it amounts to. The config is
+// CUlaunchConfig: grid and block (3 × u32 each), shared bytes (u32), the
+// stream at byte 32, the attributes at 40 and their count at 48; an
+// attribute is 72 bytes, its id (u32) first and its value at byte 8. The
+// only attribute accepted is a programmatic dependent launch, allowed,
+// and only of an entry that waits for its predecessors: any other entry
+// could read what they have not yet written.
+func (d *Driver) dependentLaunch(a *args) int32 {
+	const c = cLaunchKernelEx
+	if a[0] == 0 {
+		return d.misuse(c, CodeInvalidValue, "no launch configuration")
+	}
+	cfg := unsafe.Slice((*byte)(ptr(a[0])), 56)
+	u32 := func(b []byte, off int) uint32 { return *(*uint32)(unsafe.Pointer(&b[off])) }
+	word := func(b []byte, off int) uintptr { return *(*uintptr)(unsafe.Pointer(&b[off])) }
+	f := d.funcs[a[1]]
+	if f == nil {
+		return d.misuse(c, CodeInvalidHandle, "function %#x is not live", a[1])
+	}
+	n := u32(cfg, 48)
+	if n == 0 || word(cfg, 40) == 0 {
+		return d.misuse(c, CodeInvalidValue, "%s: no attributes (LaunchKernel does that)", f.task.Entry)
+	}
+	attrs := unsafe.Slice((*byte)(ptr(word(cfg, 40))), 72*int(n))
+	for i := range int(n) {
+		at := attrs[72*i:]
+		if id, v := u32(at, 0), u32(at, 8); id != attrProgrammatic || v != 1 {
+			return d.misuse(c, CodeInvalidValue, "%s: attribute %d = %d, the fake knows only %d = 1", f.task.Entry, id, v, attrProgrammatic)
+		}
+	}
+	if !f.awaits {
+		return d.misuse(c, CodeInvalidValue, "%s: a programmatic dependent launch of an entry that does not wait for its predecessors", f.task.Entry)
+	}
+	fn, params, extra := a[1], a[2], a[3]
+	*a = args{fn, uintptr(u32(cfg, 0)), uintptr(u32(cfg, 4)), uintptr(u32(cfg, 8)),
+		uintptr(u32(cfg, 12)), uintptr(u32(cfg, 16)), uintptr(u32(cfg, 20)),
+		uintptr(u32(cfg, 24)), word(cfg, 32), params, extra}
+	return 0
 }

@@ -1,0 +1,60 @@
+package ptx
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/quadrants-go/qd/internal/ptxas"
+)
+
+// Entries for sm_90 and later wait for the grids before them before they
+// touch memory, then let the next grid start (target.go), and the layout
+// says so; for older targets, which lack the instructions, neither.
+func TestAwaitsPredecessors(t *testing.T) {
+	for _, tc := range []struct {
+		tg   Target
+		want bool
+	}{
+		{Target{SM: 80, Version: "7.0"}, false},
+		{Target{SM: 90, Version: "7.8"}, true},
+	} {
+		m, err := compilePlan(mustLower(t, saxpy()), tc.tg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.AwaitsPredecessors != tc.want {
+			t.Errorf("sm_%d: AwaitsPredecessors %v, want %v", tc.tg.SM, m.AwaitsPredecessors, tc.want)
+		}
+		entries := strings.Split(m.PTX, ".visible .entry")[1:]
+		if len(entries) == 0 {
+			t.Fatalf("no entry:\n%s", m.PTX)
+		}
+		memory := regexp.MustCompile(`\b(ld|st|atom|red)\.global`)
+		for i, e := range entries {
+			wait := strings.Index(e, "griddepcontrol.wait;")
+			launch := strings.Index(e, "griddepcontrol.launch_dependents;")
+			if !tc.want {
+				if wait >= 0 || launch >= 0 {
+					t.Errorf("sm_%d entry %d: griddepcontrol for a target without it", tc.tg.SM, i)
+				}
+				continue
+			}
+			first := memory.FindStringIndex(e)
+			switch {
+			case wait < 0 || launch < wait:
+				t.Errorf("sm_%d entry %d: no wait, or the next grid let in before it:\n%s", tc.tg.SM, i, numbered(e))
+			case first != nil && first[0] < wait:
+				t.Errorf("sm_%d entry %d: memory touched before the wait:\n%s", tc.tg.SM, i, numbered(e))
+			}
+		}
+		if tc.want {
+			if tool, err := ptxas.Find(); err == nil && slices.Contains(tool.Archs, 90) {
+				if err := tool.Assemble(t.TempDir(), "saxpy", 90, m.PTX); err != nil {
+					t.Errorf("ptxas sm_90: %v", err)
+				}
+			}
+		}
+	}
+}
