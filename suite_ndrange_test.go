@@ -26,6 +26,21 @@ func stencil(in, out [][]float32) {
 }
 
 //qd:kernel
+func storeThenLoad(in, out, out2 [][]float32) {
+	for i, j := range qd.NDRange(len(out), len(out[0])) {
+		out[i][j] = in[i][j] + 1
+		out2[i][j] = out[i][j]*2 + in[i][j]
+	}
+}
+
+//qd:kernel
+func inPlace(a [][]float32) {
+	for i, j := range qd.NDRange(len(a), len(a[0])) {
+		a[i][j] = a[i][j]*2 + 1
+	}
+}
+
+//qd:kernel
 func transpose(a, b [][]float32) {
 	for i, j := range qd.NDRange(len(a), len(a[0])) {
 		b[j][i] = a[i][j]
@@ -96,8 +111,11 @@ func TestNDRangeAccesses(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
 		m := must[*Module](t)(Compile(p, ndrangeSrc, WithFilename("k.go")))
 		// Rows shorter and longer than a GPU tile's 32 columns, row counts
-		// that are not multiples of a tile's rows.
-		for _, size := range [][2]int{{37, 53}, {37, 130}, {9, 200}} {
+		// that are not multiples of a tile's rows; rows of 256 points and
+		// more, which the PTX walks in chunks of rows (whole chunks issue
+		// their loads first; a last chunk cut short does not), with a
+		// column block cut short.
+		for _, size := range [][2]int{{37, 53}, {37, 130}, {9, 200}, {50, 300}, {31, 517}} {
 			n, w := size[0], size[1]
 			in := grid(n, w, func(i, j int) float32 { return float32(i*w + j) })
 			out := grid(n, w, nil)
@@ -112,6 +130,20 @@ func TestNDRangeAccesses(t *testing.T) {
 			}
 			if out[0][5] != 0 || out[5][w-1] != 0 {
 				t.Fatalf("stencil %dx%d wrote the border", n, w)
+			}
+			o1, o2 := grid(n, w, nil), grid(n, w, nil)
+			check(t, must[*Kernel](t)(m.Kernel("storeThenLoad")).Launch(in, o1, o2))
+			ip := grid(n, w, func(i, j int) float32 { return float32(i - j) })
+			check(t, must[*Kernel](t)(m.Kernel("inPlace")).Launch(ip))
+			for i := range n {
+				for j := range w {
+					if want := in[i][j] + 1; o1[i][j] != want || o2[i][j] != 2*want+in[i][j] {
+						t.Fatalf("storeThenLoad %dx%d: [%d][%d] = %v, %v, want %v, %v", n, w, i, j, o1[i][j], o2[i][j], want, 2*want+in[i][j])
+					}
+					if want := float32(i-j)*2 + 1; ip[i][j] != want {
+						t.Fatalf("inPlace %dx%d: a[%d][%d] = %v, want %v", n, w, i, j, ip[i][j], want)
+					}
+				}
 			}
 			tr := grid(w, n, nil)
 			check(t, must[*Kernel](t)(m.Kernel("transpose")).Launch(in, tr))

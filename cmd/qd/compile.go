@@ -182,9 +182,13 @@ func describeTask(b *strings.Builder, t *lower.Task, e *kabi.Task, k *ir.Kernel)
 	}
 	grid := "1 block of 1 thread"
 	if t.Kind == lower.Parallel {
-		grid = fmt.Sprintf("blocks of %d threads; grid from the launch's extents, at most %d waves of the device", e.BlockDim, kabi.GridWaves)
+		waves := e.Waves
+		if waves <= 0 {
+			waves = kabi.GridWaves
+		}
+		grid = fmt.Sprintf("blocks of %d threads; grid from the launch's extents, at most %d waves of the device", e.BlockDim, waves)
 		if e.HostTotal == nil {
-			grid = fmt.Sprintf("blocks of %d threads; grid of %d waves of the device (extents known only on it)", e.BlockDim, kabi.GridWaves)
+			grid = fmt.Sprintf("blocks of %d threads; grid of %d waves of the device (extents known only on it)", e.BlockDim, waves)
 		}
 	}
 	fmt.Fprintf(b, "//   entry %s: %s\n", e.Entry, grid)

@@ -20,10 +20,13 @@ const GridWaves = 8
 
 // MaxBlocks is the largest grid of a grid-stride launch of blockDim threads
 // per block on a device of units multiprocessors (compute units) that hold
-// threadsPerUnit threads each: GridWaves times as many blocks as the device
-// holds at once (at least one per unit).
-func MaxBlocks(units, threadsPerUnit, blockDim int) int {
-	return GridWaves * max(units, 1) * max(threadsPerUnit/max(blockDim, 1), 1)
+// threadsPerUnit threads each: waves times as many blocks as the device
+// holds at once (at least one per unit); waves ≤ 0 means GridWaves.
+func MaxBlocks(units, threadsPerUnit, blockDim, waves int) int {
+	if waves <= 0 {
+		waves = GridWaves
+	}
+	return waves * max(units, 1) * max(threadsPerUnit/max(blockDim, 1), 1)
 }
 
 // GridFor is the number of blocks for total points of blockDim threads each,

@@ -38,8 +38,11 @@ func TestMaxBlocks(t *testing.T) {
 		{0, 0, 0, GridWaves},
 	}
 	for _, c := range cases {
-		if got := MaxBlocks(c.sms, c.perSM, c.block); got != c.want {
+		if got := MaxBlocks(c.sms, c.perSM, c.block, 0); got != c.want {
 			t.Errorf("MaxBlocks(%d, %d, %d) = %d, want %d", c.sms, c.perSM, c.block, got, c.want)
 		}
+	}
+	if got, want := MaxBlocks(132, 2048, 256, 24), 24*132*8; got != want {
+		t.Errorf("MaxBlocks(132, 2048, 256, 24) = %d, want %d", got, want)
 	}
 }

@@ -26,6 +26,10 @@ type Task struct {
 	// memory or locals, which the kernel then finds itself (the grid is the
 	// launcher's cap). Either way the kernel is correct for any grid size.
 	HostTotal TotalFunc
+	// Waves is how many waves of blocks the task's grid may reach
+	// (MaxBlocks); 0 means GridWaves. The code generator sets it where its
+	// loop was measured to want another number.
+	Waves int
 }
 
 // Module is the layout of one lowered kernel: the entries of its tasks and

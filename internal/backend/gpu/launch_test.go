@@ -115,7 +115,7 @@ func TestLayout(t *testing.T) {
 	if m.tasks[1].BlockDim != 1 {
 		t.Errorf("serial block %d, want 1", m.tasks[1].BlockDim)
 	}
-	if got, want := m.tasks[0].maxBlocks, kabi.MaxBlocks(132, 2048, 256); got != want {
+	if got, want := m.tasks[0].maxBlocks, kabi.MaxBlocks(132, 2048, 256, 0); got != want {
 		t.Errorf("maxBlocks = %d, want %d", got, want)
 	}
 

@@ -119,7 +119,7 @@ func (m *loadedModule) layout(d *Device) error {
 		if t.BlockDim < 1 || t.BlockDim > d.props.MaxBlockDim {
 			return fmt.Errorf("%s: task %d (%s): block size %d outside 1..%d", d.Arch(), i, t.Entry, t.BlockDim, d.props.MaxBlockDim)
 		}
-		t.maxBlocks = kabi.MaxBlocks(d.props.Units, d.props.ThreadsPerUnit, t.BlockDim)
+		t.maxBlocks = kabi.MaxBlocks(d.props.Units, d.props.ThreadsPerUnit, t.BlockDim, t.Waves)
 		t.slotOff = n
 		for j, s := range t.Slots {
 			switch s.Kind {

@@ -200,16 +200,21 @@ func needsOffsetReg(a *ir.Param, consts [3]int64) bool {
 // a + (Σ var_d · stride_d) · size.
 func (f *fnWriter) affineBases(p *affinePlan, vars []string) {
 	for _, key := range p.keys {
-		a := p.arrs[key]
-		off := f.reg(ir.I64)
-		f.mov(ir.I64, off, vars[key.vars[0]])
-		for d := 1; d < a.Dims; d++ {
-			f.emit("mad.lo.s64 %s, %s, %s, %s", off, off, f.dim(a, d), vars[key.vars[d]])
-		}
-		base := f.reg(ir.I64)
-		f.emit("mad.lo.s64 %s, %s, %d, %s", base, off, a.Elem.Size(), f.array(a))
-		p.bases[key] = base
+		f.affineBase(p, key, vars)
 	}
+}
+
+// affineBase writes the element base of key.
+func (f *fnWriter) affineBase(p *affinePlan, key affineKey, vars []string) {
+	a := p.arrs[key]
+	off := f.reg(ir.I64)
+	f.mov(ir.I64, off, vars[key.vars[0]])
+	for d := 1; d < a.Dims; d++ {
+		f.emit("mad.lo.s64 %s, %s, %s, %s", off, off, f.dim(a, d), vars[key.vars[d]])
+	}
+	base := f.reg(ir.I64)
+	f.emit("mad.lo.s64 %s, %s, %d, %s", base, off, a.Elem.Size(), f.array(a))
+	p.bases[key] = base
 }
 
 // memAddr is the address operand of a load or store of a[index...] and

@@ -30,15 +30,18 @@ func stencilKernel() *ir.Kernel {
 // address.
 func TestAffineAddresses(t *testing.T) {
 	m := compileKernel(t, stencilKernel())
-	// The body is written twice: in the row-chunked loop and in the flat one.
-	if n := count(m.PTX, `ld\.global\.f32`); n != 8 {
-		t.Fatalf("%d loads, want 8 (4 per body, 2 bodies):\n%s", n, numbered(m.PTX))
+	// The body is written three times: for a whole row chunk with its
+	// loads first (TestRowChunkLoadsFirst), for one row of a chunk cut
+	// short, and in the flat loop.
+	if n := count(m.PTX, `ld\.global\.f32`); n != hoistedStencilLoads+8 {
+		t.Fatalf("%d loads, want %d (%d for a whole chunk, 4 per other body):\n%s", n, hoistedStencilLoads+8, hoistedStencilLoads, numbered(m.PTX))
 	}
 	// in[v0][j] is the base plus one element, an immediate; the others
 	// reach other rows: the base plus a register computed before the loop.
 	asm(t, m.PTX, `ld\.global\.f32 %f\d+, \[%rd\d+\+4\];`)
-	// Between each body's first load and its store: no row arithmetic.
-	rest := m.PTX
+	// Between each one-row body's first load and its store: no row
+	// arithmetic.
+	rest := m.PTX[len(chunkPart(t, m.PTX)):]
 	for body := 0; body < 2; body++ {
 		ld := regexp.MustCompile(`ld\.global\.f32`).FindStringIndex(rest)
 		st := regexp.MustCompile(`st\.global\.f32`).FindStringIndex(rest)
@@ -55,4 +58,78 @@ func TestAffineAddresses(t *testing.T) {
 		t.Fatal(err)
 	}
 	asm(t, text, `!\[%rd\d+\+4\]`)
+}
+
+// hoistedStencilLoads is the number of distinct elements a whole chunk of
+// stencilKernel reads: chunkRows+2 rows of column j, chunkRows rows of
+// columns j-1 and j+1.
+const hoistedStencilLoads = (chunkRows + 2) + 2*chunkRows
+
+// chunkPart is the PTX of the whole-chunk body: from the first load to the
+// last of its chunkRows stores.
+func chunkPart(t *testing.T, ptx string) string {
+	t.Helper()
+	first := regexp.MustCompile(`ld\.global\.f32`).FindStringIndex(ptx)
+	if first == nil {
+		t.Fatalf("no load:\n%s", numbered(ptx))
+	}
+	stores := regexp.MustCompile(`st\.global\.f32[^\n]*\n`).FindAllStringIndex(ptx[first[0]:], chunkRows)
+	if len(stores) < chunkRows {
+		t.Fatalf("fewer than %d stores:\n%s", chunkRows, numbered(ptx))
+	}
+	return ptx[:first[0]+stores[chunkRows-1][1]]
+}
+
+// A whole row chunk issues the loads of all its trips, each distinct
+// element once, before its first store; then the trips' stores, with no
+// load between them.
+func TestRowChunkLoadsFirst(t *testing.T) {
+	m := compileKernel(t, stencilKernel())
+	part := chunkPart(t, m.PTX)
+	firstStore := regexp.MustCompile(`st\.global\.f32`).FindStringIndex(part)
+	if n := count(part[:firstStore[0]], `ld\.global\.f32`); n != hoistedStencilLoads {
+		t.Errorf("%d loads before the chunk's first store, want %d:\n%s", n, hoistedStencilLoads, numbered(m.PTX))
+	}
+	if n := count(part[firstStore[0]:], `ld\.global`); n != 0 {
+		t.Errorf("%d loads among the chunk's stores, want 0:\n%s", n, numbered(m.PTX))
+	}
+	if n := count(part, `st\.global\.f32`); n != chunkRows {
+		t.Errorf("%d stores in the chunk, want %d", n, chunkRows)
+	}
+}
+
+// What a whole chunk may not load early: a load that follows a store of
+// its trip (it must see the store), and any load of a body with a branch
+// or an atomic (it might not run). Such loads stay in their trip.
+func TestRowChunkLoadsKeptInPlace(t *testing.T) {
+	// out[i][j] = in[i][j] + 1; out2[i][j] = out[i][j] + in[i][j+1]
+	b := ir.NewBuilder("storeThenLoad")
+	in, out, out2 := b.Array("in", ir.F32, 2), b.Array("out", ir.F32, 2), b.Array("out2", ir.F32, 2)
+	b.ParallelN([]ir.Expr{ir.LenOf(out, 0), ir.Op(ir.Sub, ir.LenOf(out, 1), ir.I64c(1))}, func(v []*ir.Var) {
+		i, j := ir.Ref(v[0]), ir.Ref(v[1])
+		b.Store(out, ir.Op(ir.Add, ir.Ld(in, i, j), ir.F32c(1)), i, j)
+		b.Store(out2, ir.Op(ir.Add, ir.Ld(out, i, j), ir.Ld(in, i, ir.Op(ir.Add, j, ir.I64c(1)))), i, j)
+	})
+	m := compileKernel(t, b.Kernel())
+	part := chunkPart(t, m.PTX)
+	firstStore := regexp.MustCompile(`st\.global\.f32`).FindStringIndex(part)
+	if n := count(part[:firstStore[0]], `ld\.global\.f32`); n != chunkRows {
+		t.Errorf("%d loads before the chunk's first store, want %d (in[i][j] of each trip):\n%s", n, chunkRows, numbered(m.PTX))
+	}
+
+	// if in[i][j] > 0 { out[i][j] = in[i][j+1] }: nothing hoisted, so the
+	// body appears twice (a row of a chunk, the flat loop), each with its
+	// two loads.
+	b = ir.NewBuilder("branchy")
+	in, out = b.Array("in", ir.F32, 2), b.Array("out", ir.F32, 2)
+	b.ParallelN([]ir.Expr{ir.LenOf(out, 0), ir.Op(ir.Sub, ir.LenOf(out, 1), ir.I64c(1))}, func(v []*ir.Var) {
+		i, j := ir.Ref(v[0]), ir.Ref(v[1])
+		b.If(ir.Op(ir.Gt, ir.Ld(in, i, j), ir.F32c(0)), func() {
+			b.Store(out, ir.Ld(in, i, ir.Op(ir.Add, j, ir.I64c(1))), i, j)
+		}, nil)
+	})
+	m = compileKernel(t, b.Kernel())
+	if n := count(m.PTX, `ld\.global\.f32`); n != 4 {
+		t.Errorf("%d loads, want 4 (nothing loaded early):\n%s", n, numbered(m.PTX))
+	}
 }

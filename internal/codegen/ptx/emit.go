@@ -136,10 +136,11 @@ type fnWriter struct {
 	loops   []loopLabels
 	parNext string // label of the next parallel iteration (continue), "" outside
 
-	aff     *affinePlan // the multi-dimensional parallel body being written (affine.go)
-	ser     *serialPlan // the unrolled serial trip being written (serialunroll.go)
-	vec     *vectorPlan // the vector loop being written, nil elsewhere
-	vecCopy int         // which of its elements the body is written for
+	aff     *affinePlan         // the multi-dimensional parallel body being written (affine.go)
+	ser     *serialPlan         // the unrolled serial trip being written (serialunroll.go)
+	vec     *vectorPlan         // the vector loop being written, nil elsewhere
+	vecCopy int                 // which of its elements the body is written for
+	hoisted map[*ir.Load]string // loads a row chunk issued first (chunkloads.go)
 
 	red      map[*ir.ExprStmt]*accumulator // whole-range reductions of the task
 	redOrder []*accumulator                // the same, in task order

@@ -32,6 +32,9 @@ func (f *fnWriter) expr(e ir.Expr) string {
 	case *ir.Call:
 		return f.call(e)
 	case *ir.Load:
+		if r, ok := f.hoisted[e]; ok {
+			return r
+		}
 		if r := f.vectorLoaded(e); r != "" {
 			return r
 		}

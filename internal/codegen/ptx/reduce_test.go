@@ -76,7 +76,7 @@ func TestReductionsTwoAnd2D(t *testing.T) {
 	if n := count(m.PTX, `bar\.sync`); n != 1 {
 		t.Errorf("%d barriers, want 1", n)
 	}
-	if n := count(m.PTX, `div\.u32`); n != 2 {
-		t.Errorf("%d 32-bit divisions in a 2-D loop, want 2 (start and stride)", n)
+	if n := count(m.PTX, `div\.u32`); n != 4 {
+		t.Errorf("%d 32-bit divisions in a 2-D loop, want 4 (start and stride, of the row-chunked loop and of the flat one)", n)
 	}
 }
