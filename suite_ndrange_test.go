@@ -1,6 +1,7 @@
 package qd
 
 import (
+	"math"
 	"testing"
 
 	"github.com/quadrants-go/qd/internal/ir"
@@ -161,7 +162,10 @@ func TestNDRangeAccesses(t *testing.T) {
 			}
 			sum, cnt := []float32{0}, []int32{0}
 			check(t, must[*Kernel](t)(m.Kernel("sum2")).Launch(in, sum, cnt))
-			if want := float32(n*w*(n*w-1)) / 2; sum[0] != want || cnt[0] != int32(n*w) {
+			// Exact below 2^24; above, float32 rounding depends on the
+			// order of the additions, which a reduction does not fix.
+			want := float64(n*w) * float64(n*w-1) / 2
+			if math.Abs(float64(sum[0])-want) > want*1e-6 || cnt[0] != int32(n*w) {
 				t.Fatalf("sum2 %dx%d: sum %v count %d, want %v and %d", n, w, sum[0], cnt[0], want, n*w)
 			}
 		}
