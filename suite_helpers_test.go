@@ -3,57 +3,24 @@ package qd
 import (
 	"errors"
 	"fmt"
-	"os"
 	"runtime"
-	"sync"
 	"testing"
 
 	"github.com/quadrants-go/qd/internal/ir"
 	"github.com/quadrants-go/qd/internal/lower"
+	"github.com/quadrants-go/qd/internal/testarchs"
 )
 
 // The behaviour suite runs every test on every backend present: the CPU
-// always, CUDA where a device is found. With QD_GPU_RUN=1 (set by the GPU
-// runner) a missing GPU backend is a failure, not a skip.
+// always, CUDA where a device is found (internal/testarchs: probed once,
+// kept open for the whole binary; with QD_GPU_RUN=1 a missing CUDA is a
+// failure, not a skip).
+var suiteProbe = testarchs.New(func(a Arch) (*Program, error) { return Init(WithArch(a)) }, CPU, CUDA, AMDGPU)
 
-var (
-	probeOnce  sync.Once
-	gpuArchs   []Arch
-	gpuMissing error
-	// keepAlive holds one Program per GPU arch open for the whole test
-	// binary: the driver then keeps its context, and every test's Init and
-	// Close cost microseconds instead of most of a second.
-	keepAlive []*Program
-)
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	for _, p := range keepAlive {
-		p.Close()
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { suiteProbe.Main(m) }
 
 // suiteArchs lists the archs to run the suite on.
-func suiteArchs(t *testing.T) []Arch {
-	probeOnce.Do(func() {
-		for _, a := range []Arch{CUDA, AMDGPU} {
-			p, err := Init(WithArch(a))
-			if err != nil {
-				if a == CUDA {
-					gpuMissing = err
-				}
-				continue
-			}
-			keepAlive = append(keepAlive, p)
-			gpuArchs = append(gpuArchs, a)
-		}
-	})
-	if gpuMissing != nil && os.Getenv("QD_GPU_RUN") == "1" {
-		t.Errorf("QD_GPU_RUN=1 but CUDA is unavailable: %v", gpuMissing)
-	}
-	return append([]Arch{CPU}, gpuArchs...)
-}
+func suiteArchs(t *testing.T) []Arch { return suiteProbe.Archs(t) }
 
 // forEachArch runs f as a subtest per arch with a fresh Program, closed
 // afterwards.
