@@ -3,14 +3,10 @@ package qd
 import (
 	_ "embed"
 	"fmt"
-	"go/ast"
-	"go/parser"
-	"go/token"
 	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -21,6 +17,7 @@ import (
 	"github.com/quadrants-go/qd/internal/ir"
 	"github.com/quadrants-go/qd/internal/lower"
 	"github.com/quadrants-go/qd/internal/ptxas"
+	"github.com/quadrants-go/qd/internal/suitekernels"
 )
 
 // Every kernel the behaviour suite builds is compiled to PTX and assembled
@@ -29,25 +26,13 @@ import (
 // (SPEC §8). ptxas comes from .ci/install-ptxas.sh; without it the test
 // skips with a notice, never passes silently.
 //
-// The suite builds some kernels inline in its tests; suiteKernels repeats
-// those here, and TestSuiteKernelsCovered checks, by parsing this package's
-// test files, that every kernel name given to ir.NewBuilder there is in
-// suiteKernels, so a new kernel cannot escape the check unnoticed.
+// The suite's IR-built kernels are those of internal/suitekernels (see
+// TestSuiteKernelsCovered).
 
 // suiteKernels are the kernels of the behaviour suite (IR-built and Go-source), the benchmarks and
 // the accuracy test.
 func suiteKernels() []*ir.Kernel {
-	ks := []*ir.Kernel{
-		fillKernel("fill", ir.F32), fillKernel("fill", ir.I32), copyKernel(), addKernel(),
-		slowWriteKernel(), rendezvousKernel(), rendezvousAllKernel(), twoGroupKernel(),
-		rendezvousGroupsKernel(2), rendezvousGroupsKernel(4), rendezvousGroupsKernel(8),
-		saxpyKernel(), polyKernel(), badGroupKernel(), aliasKernel(), waitFlagKernel(), scaleKernel(),
-		diff3Kernel(), slowAddKernel(), relayKernel(), axpbKernel(),
-	}
-	for _, kind := range runawayKinds {
-		ks = append(ks, runawayKernel(kind))
-	}
-	ks = append(ks, inlineSuiteKernels()...)
+	ks := suitekernels.All()
 	ks = append(ks, sourceKernels()...)
 	return append(ks, accuracyKernels()...)
 }
@@ -74,7 +59,7 @@ func sourceKernels() []*ir.Kernel {
 		name string
 		text []byte
 	}{
-		{"suite_source.go", []byte(suiteSrc)}, {"reduce.go", []byte(reduceSrc())}, {"diffkernels_test.go", diffSrc},
+		{"suite_source.go", []byte(suiteSrc)}, {"reduce.go", []byte(suitekernels.ReduceSource())}, {"diffkernels_test.go", diffSrc},
 		{"ndrange.go", []byte(ndrangeSrc)}, {"checked.go", []byte(checkedSrc)}, {"addone.go", []byte(addOneSrc)},
 		{"copy.go", []byte(copySrc)},
 	} {
@@ -85,137 +70,6 @@ func sourceKernels() []*ir.Kernel {
 		out = append(out, ks...)
 	}
 	return out
-}
-
-// inlineSuiteKernels repeat the kernels that tests build inline (same names
-// and bodies as in the test named beside each).
-func inlineSuiteKernels() []*ir.Kernel {
-	var ks []*ir.Kernel
-	{ // TestStreamParallelSeveralLoopsPerGroup
-		b := ir.NewBuilder("groups")
-		xa := b.Array("a", ir.F32, 1)
-		xb := b.Array("b", ir.F32, 1)
-		b.Group(func() {
-			b.Parallel(ir.LenOf(xa, 0), func(i *ir.Var) { b.Store(xa, ir.F32c(1), ir.Ref(i)) })
-			b.Parallel(ir.LenOf(xa, 0), func(i *ir.Var) {
-				b.Store(xa, ir.Op(ir.Add, ir.Ld(xa, ir.Ref(i)), ir.F32c(1)), ir.Ref(i))
-			})
-		})
-		b.Group(func() {
-			b.Parallel(ir.LenOf(xb, 0), func(i *ir.Var) { b.Store(xb, ir.F32c(10), ir.Ref(i)) })
-		})
-		ks = append(ks, b.Kernel())
-	}
-	{ // TestStreamParallelAfterEarlierWork
-		b := ir.NewBuilder("copy_groups")
-		src := b.Array("src", ir.F32, 1)
-		d1 := b.Array("d1", ir.F32, 1)
-		d2 := b.Array("d2", ir.F32, 1)
-		for _, d := range []*ir.Param{d1, d2} {
-			b.Group(func() {
-				b.Parallel(ir.LenOf(d, 0), func(i *ir.Var) { b.Store(d, ir.Ld(src, ir.Ref(i)), ir.Ref(i)) })
-			})
-		}
-		ks = append(ks, b.Kernel())
-	}
-	{ // TestLaunchFailureReturnsPooledStreams
-		b := ir.NewBuilder("three_groups")
-		x := b.Array("x", ir.F32, 1)
-		for g := range 3 {
-			b.Group(func() {
-				b.Parallel(ir.I64c(1), func(_ *ir.Var) { b.Store(x, ir.F32c(float32(g+1)), ir.I64c(int64(g))) })
-			})
-		}
-		ks = append(ks, b.Kernel())
-	}
-	{ // TestArgumentErrors
-		b := ir.NewBuilder("saxpy")
-		a := b.Scalar("a", ir.F32)
-		x := b.Array("x", ir.F32, 1)
-		y := b.Array("y", ir.F32, 1)
-		b.Parallel(ir.LenOf(y, 0), func(i *ir.Var) {
-			b.Store(y, ir.Op(ir.Add, ir.Op(ir.Mul, ir.P(a), ir.Ld(x, ir.Ref(i))), ir.Ld(y, ir.Ref(i))), ir.Ref(i))
-		})
-		ks = append(ks, b.Kernel())
-	}
-	{ // TestHostSlices: 2-D and 3-D
-		b2 := ir.NewBuilder("scale2")
-		m := b2.Array("m", ir.I64, 2)
-		b2.Parallel2(ir.LenOf(m, 0), ir.LenOf(m, 1), func(i, j *ir.Var) {
-			b2.Store(m, ir.Op(ir.Add, ir.Op(ir.Mul, ir.Ref(i), ir.I64c(10)), ir.Ref(j)), ir.Ref(i), ir.Ref(j))
-		})
-		b3 := ir.NewBuilder("fill3")
-		v := b3.Array("v", ir.F64, 3)
-		b3.ParallelN([]ir.Expr{ir.LenOf(v, 0), ir.LenOf(v, 1), ir.LenOf(v, 2)}, func(ix []*ir.Var) {
-			b3.Store(v, ir.Conv(ir.F64, ir.Op(ir.Add, ir.Op(ir.Mul, ir.Ref(ix[0]), ir.I64c(100)), ir.Op(ir.Add, ir.Op(ir.Mul, ir.Ref(ix[1]), ir.I64c(10)), ir.Ref(ix[2])))), ir.Ref(ix[0]), ir.Ref(ix[1]), ir.Ref(ix[2]))
-		})
-		ks = append(ks, b2.Kernel(), b3.Kernel())
-	}
-	{ // TestKernelErrorsReported (CPU only there; the PTX must still assemble)
-		b := ir.NewBuilder("oob")
-		x := b.Array("x", ir.F32, 1)
-		b.Parallel(ir.I64c(10), func(i *ir.Var) { b.Store(x, ir.F32c(1), ir.Ref(i)) })
-		ks = append(ks, b.Kernel())
-	}
-	{ // BenchmarkStreamParallelLaunchCPU
-		b := ir.NewBuilder("groups4")
-		x := b.Array("x", ir.F32, 1)
-		for g := range 4 {
-			b.Group(func() {
-				b.Parallel(ir.I64c(1), func(_ *ir.Var) { b.Store(x, ir.F32c(1), ir.I64c(int64(g))) })
-			})
-		}
-		ks = append(ks, b.Kernel())
-	}
-	return ks
-}
-
-// invalidKernelNames are NewBuilder names of kernels built to be rejected
-// by buildKernel (no PTX exists for them).
-var invalidKernelNames = map[string]bool{"bad": true}
-
-// TestSuiteKernelsCovered parses this package's test files and checks that
-// every literal kernel name passed to ir.NewBuilder is among suiteKernels.
-func TestSuiteKernelsCovered(t *testing.T) {
-	have := map[string]bool{}
-	for _, k := range suiteKernels() {
-		have[k.Name] = true
-	}
-	files, err := filepath.Glob("*_test.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fset := token.NewFileSet()
-	var missing []string
-	for _, file := range files {
-		f, err := parser.ParseFile(fset, file, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ast.Inspect(f, func(n ast.Node) bool {
-			call, ok := n.(*ast.CallExpr)
-			if !ok || len(call.Args) != 1 {
-				return true
-			}
-			sel, ok := call.Fun.(*ast.SelectorExpr)
-			if !ok || sel.Sel.Name != "NewBuilder" {
-				return true
-			}
-			lit, ok := call.Args[0].(*ast.BasicLit)
-			if !ok || lit.Kind != token.STRING {
-				return true // a computed name: its constructor is listed by hand
-			}
-			name, _ := strconv.Unquote(lit.Value)
-			if !have[name] && !invalidKernelNames[name] {
-				missing = append(missing, fmt.Sprintf("%s (%s)", name, fset.Position(lit.Pos())))
-			}
-			return true
-		})
-	}
-	if len(missing) > 0 {
-		t.Errorf("kernels built by the tests but not assembled by TestPtxasSuiteKernels; add them to suiteKernels in ptxas_test.go:\n\t%s",
-			strings.Join(missing, "\n\t"))
-	}
 }
 
 func TestPtxasSuiteKernels(t *testing.T) {
