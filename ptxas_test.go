@@ -37,12 +37,13 @@ func suiteKernels() []*ir.Kernel {
 	return append(ks, accuracyKernels()...)
 }
 
-// The differential test's kernel files (package qd_test), read here as
-// source so their kernels are assembled too; diffgen.Join makes them one.
+// The differential test's kernel files (package internal/difftest, which
+// this package's tests cannot import), read here as source so their
+// kernels are assembled too; diffgen.Join makes them one.
 var (
-	//go:embed diffkernels_test.go
+	//go:embed internal/difftest/kernels.go
 	diffKernelsSrc []byte
-	//go:embed diffkernels_gen_test.go
+	//go:embed internal/difftest/kernels_gen.go
 	diffKernelsGenSrc []byte
 )
 
@@ -59,7 +60,7 @@ func sourceKernels() []*ir.Kernel {
 		name string
 		text []byte
 	}{
-		{"suite_source.go", []byte(suiteSrc)}, {"reduce.go", []byte(suitekernels.ReduceSource())}, {"diffkernels_test.go", diffSrc},
+		{"suite_source.go", []byte(suiteSrc)}, {"reduce.go", []byte(suitekernels.ReduceSource())}, {"kernels.go", diffSrc},
 		{"ndrange.go", []byte(ndrangeSrc)}, {"checked.go", []byte(checkedSrc)}, {"addone.go", []byte(addOneSrc)},
 		{"copy.go", []byte(copySrc)},
 	} {

@@ -12,18 +12,18 @@ import (
 
 // TestGeneratedFileFresh fails when the checked-in generated file differs
 // from what Source generates now: someone edited the template (or the
-// generated file) without running go generate in the root package.
+// generated file) without running go generate ./internal/difftest.
 func TestGeneratedFileFresh(t *testing.T) {
 	want, err := Source()
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := os.ReadFile(filepath.Join("..", "..", FileName))
+	got, err := os.ReadFile(filepath.Join("..", "difftest", FileName))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Fatalf("%s is stale; run go generate in the repository root", FileName)
+		t.Fatalf("%s is stale; run go generate ./internal/difftest", FileName)
 	}
 }
 
