@@ -59,7 +59,7 @@ func Source() ([]byte, error) {
 // the generated one (gen without its package clause and imports, which must
 // be among hand's), as one source for qd.Compile or the front end. A //line
 // directive keeps the positions of the generated kernels those of gen's own
-// file, so an error names the line to look at.
+// file, so an error names the file, line and column to look at.
 func Join(hand, gen []byte) ([]byte, error) {
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, FileName, gen, parser.SkipObjectResolution|parser.ParseComments)
@@ -89,7 +89,7 @@ func Join(hand, gen []byte) ([]byte, error) {
 		if len(hand) > 0 && hand[len(hand)-1] != '\n' {
 			b.WriteByte('\n')
 		}
-		fmt.Fprintf(&b, "\n//line %s:%d\n", FileName, p.Line)
+		fmt.Fprintf(&b, "\n//line %s:%d:1\n", FileName, p.Line)
 		b.Write(gen[p.Offset:])
 		break
 	}

@@ -45,8 +45,8 @@ func TestJoin(t *testing.T) {
 		t.Fatalf("joined source has %d declarations, want 3 (import, const, func):\n%s", len(f.Decls), src)
 	}
 	fn := f.Decls[2]
-	if p := fset.Position(fn.Pos()); p.Filename != FileName || p.Line != 8 {
-		t.Errorf("func f at %s:%d, want %s:8", p.Filename, p.Line, FileName)
+	if p := fset.Position(fn.Pos()); p.Filename != FileName || p.Line != 8 || p.Column != 1 {
+		t.Errorf("func f at %s:%d:%d, want %s:8:1", p.Filename, p.Line, p.Column, FileName)
 	}
 	if !strings.Contains(string(src), "// f doc.") {
 		t.Errorf("the doc comment of f is lost:\n%s", src)

@@ -24,6 +24,7 @@ package difftest
 //     within the worst-case error of recursive summation, on every backend.
 
 import (
+	"bytes"
 	"fmt"
 	"hash/fnv"
 	"math"
@@ -33,6 +34,7 @@ import (
 	"testing"
 
 	"github.com/quadrants-go/qd"
+	"github.com/quadrants-go/qd/internal/diffgen"
 	"github.com/quadrants-go/qd/internal/testarchs"
 )
 
@@ -380,4 +382,29 @@ func ulpDist(a, b float64, f32 bool) uint64 {
 		d = -d
 	}
 	return uint64(d)
+}
+
+// TestGeneratedPositions: an error in a generated kernel names its place
+// in kernels_gen.go, not in the joined source that qd.Compile sees.
+func TestGeneratedPositions(t *testing.T) {
+	const good, bad = "out[i][0] = x + y", "out[i][0] = x + 1.5"
+	at := bytes.Index(genSrc, []byte(good))
+	if at < 0 {
+		t.Fatalf("%s has no %q", diffgen.FileName, good)
+	}
+	line := bytes.Count(genSrc[:at], []byte("\n")) + 1
+	col := at - bytes.LastIndexByte(genSrc[:at], '\n') + len("out[i][0] = x + ")
+	src, err := diffgen.Join(handSrc, bytes.Replace(genSrc, []byte(good), []byte(bad), 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := qd.Init(qd.WithArch(qd.CPU))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	_, err = qd.Compile(p, src, qd.WithFilename(FileName))
+	if want := fmt.Sprintf("%s:%d:%d: ", diffgen.FileName, line, col); err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("compiling a generated kernel with an error: %v; want the error at %s", err, want)
+	}
 }
