@@ -117,7 +117,7 @@ func buildKernel(p *Program, k *ir.Kernel) (*Kernel, error) {
 		return nil, err
 	}
 	if !suiteKernelHashes()[plan.Hash] {
-		return nil, fmt.Errorf("buildKernel: kernel %s is not one of suitekernels.All(), the kernels that the ptxas and AMD checks compile: build it there", k.Name)
+		return nil, fmt.Errorf("buildKernel: kernel %s is not one of suitekernels.All(), the kernels that the code generator checks (internal/codegencheck) compile: build it there", k.Name)
 	}
 	if err := p.enter(); err != nil {
 		return nil, err
@@ -133,11 +133,10 @@ func buildKernel(p *Program, k *ir.Kernel) (*Kernel, error) {
 	return h, nil
 }
 
-// suiteKernelHashes are the structural hashes of suitekernels.All() and of
-// the accuracy test's kernels (accuracy_test.go builds them itself).
+// suiteKernelHashes are the structural hashes of suitekernels.All().
 var suiteKernelHashes = sync.OnceValue(func() map[ir.Hash]bool {
 	hashes := map[ir.Hash]bool{}
-	for _, k := range append(suitekernels.All(), accuracyKernels()...) {
+	for _, k := range suitekernels.All() {
 		hashes[ir.HashKernel(k)] = true
 	}
 	return hashes
@@ -149,8 +148,8 @@ var rejectedKernelNames = map[string]bool{"bad": true}
 
 // TestSuiteKernelsCovered: the tests of this package build no kernel with
 // ir.NewBuilder (but the rejected ones): they take their kernels from
-// internal/suitekernels, whose All lists every one for the ptxas and AMD
-// checks; and buildKernel refuses any other kernel.
+// internal/suitekernels, whose All lists every one for the code generator
+// checks (internal/codegencheck); and buildKernel refuses any other kernel.
 func TestSuiteKernelsCovered(t *testing.T) {
 	files, err := filepath.Glob("*_test.go")
 	if err != nil {
@@ -158,9 +157,6 @@ func TestSuiteKernelsCovered(t *testing.T) {
 	}
 	fset := token.NewFileSet()
 	for _, file := range files {
-		if file == "accuracy_test.go" {
-			continue // its kernels are listed by accuracyKernels
-		}
 		f, err := parser.ParseFile(fset, file, nil, 0)
 		if err != nil {
 			t.Fatal(err)
@@ -180,7 +176,7 @@ func TestSuiteKernelsCovered(t *testing.T) {
 					}
 				}
 			}
-			t.Errorf("%s: a kernel built in a test; build it in internal/suitekernels and list it in All, so that the ptxas and AMD checks compile it",
+			t.Errorf("%s: a kernel built in a test; build it in internal/suitekernels and list it in All, so that internal/codegencheck compiles it",
 				fset.Position(call.Pos()))
 			return true
 		})

@@ -1,7 +1,6 @@
-package qd
+package codegencheck
 
 import (
-	_ "embed"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,66 +11,18 @@ import (
 	"testing"
 
 	"github.com/quadrants-go/qd/internal/codegen/ptx"
-	"github.com/quadrants-go/qd/internal/diffgen"
-	"github.com/quadrants-go/qd/internal/frontend"
 	"github.com/quadrants-go/qd/internal/ir"
 	"github.com/quadrants-go/qd/internal/lower"
 	"github.com/quadrants-go/qd/internal/ptxas"
-	"github.com/quadrants-go/qd/internal/suitekernels"
 )
 
-// Every kernel the behaviour suite builds is compiled to PTX and assembled
+// Every kernel the tests run is compiled to PTX and assembled
 // by ptxas for sm_70, sm_80 and sm_90 (those the installed ptxas knows),
 // so PTX that the driver would reject is caught on machines without a GPU
 // (SPEC §8). ptxas comes from .ci/install-ptxas.sh; without it the test
 // skips with a notice, never passes silently.
 //
-// The suite's IR-built kernels are those of internal/suitekernels (see
-// TestSuiteKernelsCovered).
-
-// suiteKernels are the kernels of the behaviour suite (IR-built and Go-source), the benchmarks and
-// the accuracy test.
-func suiteKernels() []*ir.Kernel {
-	ks := suitekernels.All()
-	ks = append(ks, sourceKernels()...)
-	return append(ks, accuracyKernels()...)
-}
-
-// The differential test's kernel files (package internal/difftest, which
-// this package's tests cannot import), read here as source so their
-// kernels are assembled too; diffgen.Join makes them one.
-var (
-	//go:embed internal/difftest/kernels.go
-	diffKernelsSrc []byte
-	//go:embed internal/difftest/kernels_gen.go
-	diffKernelsGenSrc []byte
-)
-
-// sourceKernels are the kernels the tests compile from Go source: the
-// Go-source suite, the reductions and the differential test's thirty
-// kernels.
-func sourceKernels() []*ir.Kernel {
-	var out []*ir.Kernel
-	diffSrc, err := diffgen.Join(diffKernelsSrc, diffKernelsGenSrc)
-	if err != nil {
-		panic(fmt.Sprintf("joining the differential kernels: %v", err)) // TestDiff fails too
-	}
-	for _, src := range []struct {
-		name string
-		text []byte
-	}{
-		{"suite_source.go", []byte(suiteSrc)}, {"reduce.go", []byte(suitekernels.ReduceSource())}, {"kernels.go", diffSrc},
-		{"ndrange.go", []byte(ndrangeSrc)}, {"checked.go", []byte(checkedSrc)}, {"addone.go", []byte(addOneSrc)},
-		{"copy.go", []byte(copySrc)},
-	} {
-		ks, err := frontend.Parse(src.name, src.text)
-		if err != nil {
-			panic(fmt.Sprintf("parsing %s: %v", src.name, err)) // the tests compiling it fail too
-		}
-		out = append(out, ks...)
-	}
-	return out
-}
+// The kernels are checkedKernels (kernels_test.go).
 
 func TestPtxasSuiteKernels(t *testing.T) {
 	tool, err := ptxas.Find()
@@ -90,7 +41,7 @@ func TestPtxasSuiteKernels(t *testing.T) {
 	// Kernels are renamed apart (two tests may use one name) and each math
 	// subroutine is defined once. A failing module is retried kernel by
 	// kernel so that the error names its kernel.
-	kernels := distinctSuiteKernels(t)
+	kernels := checkedKernels(t)
 	type job struct {
 		sm   int
 		opts ptx.Options
@@ -126,28 +77,6 @@ func TestPtxasSuiteKernels(t *testing.T) {
 	}
 	t.Logf("ptxas %s (CUDA %d.%d): %d kernels assembled for sm_%v, and with Debug and with FastMath for sm_%d, %d failures",
 		tool.Path, tool.CUDA/1000, tool.CUDA%1000/10, len(kernels), tool.Archs, newest, failed)
-}
-
-// distinctSuiteKernels are suiteKernels without repeats (two tests may
-// build the same kernel), renamed apart (two kernels may share a name):
-// what the checks of every emitted kernel compile.
-func distinctSuiteKernels(t *testing.T) []*ir.Kernel {
-	var kernels []*ir.Kernel
-	seen := map[ir.Hash]bool{}
-	for i, k := range suiteKernels() {
-		plan, err := lower.Lower(k)
-		if err != nil {
-			t.Errorf("lower %s: %v", k.Name, err)
-			continue
-		}
-		if seen[plan.Hash] {
-			continue // the same kernel built twice (e.g. by two tests)
-		}
-		seen[plan.Hash] = true
-		k.Name = fmt.Sprintf("k%03d_%s", i, k.Name)
-		kernels = append(kernels, k)
-	}
-	return kernels
 }
 
 var headerLineRE = regexp.MustCompile(`^\.(version|target|address_size)\b`)
