@@ -15,7 +15,7 @@ import (
 )
 
 // Tests of Compile and Module. The kernels' behaviour on every construct is
-// in diff_test.go; here: the API around it, the caches and the errors.
+// in internal/difftest; here: the API around it, the caches and the errors.
 
 const compileSrc = `package kernels
 
