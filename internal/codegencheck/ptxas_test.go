@@ -16,13 +16,11 @@ import (
 	"github.com/quadrants-go/qd/internal/ptxas"
 )
 
-// Every kernel the tests run is compiled to PTX and assembled
-// by ptxas for sm_70, sm_80 and sm_90 (those the installed ptxas knows),
-// so PTX that the driver would reject is caught on machines without a GPU
-// (SPEC §8). ptxas comes from .ci/install-ptxas.sh; without it the test
-// skips with a notice, never passes silently.
-//
-// The kernels are checkedKernels (kernels_test.go).
+// Every kernel the tests run (checkedKernels) is compiled to PTX and
+// assembled by ptxas for sm_70, sm_80 and sm_90 (those the installed ptxas
+// knows), so PTX that the driver would reject is caught on machines
+// without a GPU (SPEC §8). ptxas comes from .ci/install-ptxas.sh; without
+// it the test skips with a notice, never passes silently.
 
 func TestPtxasSuiteKernels(t *testing.T) {
 	tool, err := ptxas.Find()
