@@ -56,26 +56,23 @@ func Axpb() *ir.Kernel {
 
 // Saxpy: y[i] = a*x[i] + y[i] over len(y) (TestArgumentErrors: a scalar
 // and two arrays to pass wrongly).
-func Saxpy() *ir.Kernel {
-	b := ir.NewBuilder("saxpy")
-	a := b.Scalar("a", ir.F32)
-	x := b.Array("x", ir.F32, 1)
-	y := b.Array("y", ir.F32, 1)
-	b.Parallel(ir.LenOf(y, 0), func(i *ir.Var) {
-		b.Store(y, ir.Op(ir.Add, ir.Op(ir.Mul, ir.P(a), ir.Ld(x, ir.Ref(i))), ir.Ld(y, ir.Ref(i))), ir.Ref(i))
-	})
-	return b.Kernel()
-}
+func Saxpy() *ir.Kernel { return saxpy(false) }
 
 // SaxpyN: y[i] = a*x[i] + y[i] for i < n, also named "saxpy": 4
 // parameters, as the launch benchmarks want.
-func SaxpyN() *ir.Kernel {
+func SaxpyN() *ir.Kernel { return saxpy(true) }
+
+// saxpy is Saxpy, or with withN SaxpyN.
+func saxpy(withN bool) *ir.Kernel {
 	b := ir.NewBuilder("saxpy")
 	a := b.Scalar("a", ir.F32)
 	x := b.Array("x", ir.F32, 1)
 	y := b.Array("y", ir.F32, 1)
-	nn := b.Scalar("n", ir.I64)
-	b.Parallel(ir.P(nn), func(i *ir.Var) {
+	n := ir.LenOf(y, 0)
+	if withN {
+		n = ir.P(b.Scalar("n", ir.I64))
+	}
+	b.Parallel(n, func(i *ir.Var) {
 		b.Store(y, ir.Op(ir.Add, ir.Op(ir.Mul, ir.P(a), ir.Ld(x, ir.Ref(i))), ir.Ld(y, ir.Ref(i))), ir.Ref(i))
 	})
 	return b.Kernel()
