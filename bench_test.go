@@ -7,20 +7,8 @@ import (
 	"testing"
 
 	"github.com/quadrants-go/qd/internal/ir"
+	"github.com/quadrants-go/qd/internal/suitekernels"
 )
-
-// saxpyKernel: y[i] = a*x[i] + y[i] over len(y); 4 parameters with n.
-func saxpyKernel() *ir.Kernel {
-	b := ir.NewBuilder("saxpy")
-	a := b.Scalar("a", ir.F32)
-	x := b.Array("x", ir.F32, 1)
-	y := b.Array("y", ir.F32, 1)
-	nn := b.Scalar("n", ir.I64)
-	b.Parallel(ir.P(nn), func(i *ir.Var) {
-		b.Store(y, ir.Op(ir.Add, ir.Op(ir.Mul, ir.P(a), ir.Ld(x, ir.Ref(i))), ir.Ld(y, ir.Ref(i))), ir.Ref(i))
-	})
-	return b.Kernel()
-}
 
 // BenchmarkLaunchCPU is the cost of one LaunchOn of a 4-argument kernel on
 // an explicit stream of the CPU backend, with a tiny range so that the
@@ -46,7 +34,7 @@ func BenchmarkLaunchGPU(b *testing.B) {
 func benchLaunch(b *testing.B, arch Arch) {
 	p := must[*Program](b)(Init(WithArch(arch)))
 	defer p.Close()
-	k := must[*Kernel](b)(buildKernel(p, saxpyKernel()))
+	k := must[*Kernel](b)(buildKernel(p, suitekernels.SaxpyN()))
 	x := must[*Ndarray[float32]](b)(NewNdarray[float32](p, 16))
 	y := must[*Ndarray[float32]](b)(NewNdarray[float32](p, 16))
 	s := must[*Stream](b)(p.NewStream())
@@ -63,23 +51,6 @@ func benchLaunch(b *testing.B, arch Arch) {
 	check(b, s.Synchronize())
 }
 
-// polyKernel: y[i] = p(x[i]), a degree-64 polynomial by Horner's rule in
-// an inner serial loop: compute-bound, unlike saxpy.
-func polyKernel() *ir.Kernel {
-	b := ir.NewBuilder("poly")
-	x := b.Array("x", ir.F32, 1)
-	y := b.Array("y", ir.F32, 1)
-	b.Parallel(ir.LenOf(y, 0), func(i *ir.Var) {
-		xi := b.Decl("xi", ir.Ld(x, ir.Ref(i)))
-		acc := b.Decl("acc", ir.F32c(0))
-		b.ForRange("k", ir.I32c(64), func(k *ir.Var) {
-			b.Assign(acc, ir.Op(ir.Add, ir.Op(ir.Mul, ir.Ref(acc), ir.Ref(xi)), ir.F32c(0.5)))
-		})
-		b.Store(y, ir.Ref(acc), ir.Ref(i))
-	})
-	return b.Kernel()
-}
-
 // BenchmarkParallelLoopCPU runs a memory-bound loop (saxpy over 2^22
 // elements) and a compute-bound one (a degree-64 polynomial over 2^18
 // elements) with one core and with all of them. The SPEC bar is ≥ 1.8× on
@@ -91,8 +62,8 @@ func BenchmarkParallelLoopCPU(b *testing.B) {
 		k    *ir.Kernel
 		args func(x, y *Ndarray[float32], n int) []any
 	}{
-		{"saxpy", 1 << 22, saxpyKernel(), func(x, y *Ndarray[float32], n int) []any { return []any{float32(2), x, y, int64(n)} }},
-		{"poly64", 1 << 18, polyKernel(), func(x, y *Ndarray[float32], _ int) []any { return []any{x, y} }},
+		{"saxpy", 1 << 22, suitekernels.SaxpyN(), func(x, y *Ndarray[float32], n int) []any { return []any{float32(2), x, y, int64(n)} }},
+		{"poly64", 1 << 18, suitekernels.Poly(), func(x, y *Ndarray[float32], _ int) []any { return []any{x, y} }},
 	}
 	for _, c := range cases {
 		for _, procs := range []int{1, runtime.NumCPU()} {
@@ -135,14 +106,7 @@ func BenchmarkPoolAcquireRelease(b *testing.B) {
 func BenchmarkStreamParallelLaunchCPU(b *testing.B) {
 	p := must[*Program](b)(Init(WithArch(CPU)))
 	defer p.Close()
-	bld := ir.NewBuilder("groups4")
-	x := bld.Array("x", ir.F32, 1)
-	for g := range 4 {
-		bld.Group(func() {
-			bld.Parallel(ir.I64c(1), func(_ *ir.Var) { bld.Store(x, ir.F32c(1), ir.I64c(int64(g))) })
-		})
-	}
-	k := must[*Kernel](b)(buildKernel(p, bld.Kernel()))
+	k := must[*Kernel](b)(buildKernel(p, suitekernels.Groups(4)))
 	arr := must[*Ndarray[float32]](b)(NewNdarray[float32](p, 4))
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {

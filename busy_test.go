@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/quadrants-go/qd/internal/ir"
+	"github.com/quadrants-go/qd/internal/suitekernels"
 )
 
 // parkedIn reports whether a goroutine whose stack holds fn is parked on a
@@ -49,7 +50,7 @@ func waitParked(t *testing.T, fn string) {
 // once it is enqueued.
 func TestCloseWaitsWithoutPolling(t *testing.T) {
 	forEachArchFaulty(t, func(t *testing.T, p *Program, d *faultyDevice) {
-		k := must[*Kernel](t)(buildKernel(p, fillKernel("fill", ir.F32)))
+		k := must[*Kernel](t)(buildKernel(p, suitekernels.Fill(ir.F32)))
 		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 16))
 		s := must[*Stream](t)(p.NewStream())
 		entered, release := make(chan struct{}), make(chan struct{})

@@ -11,10 +11,11 @@ import (
 	"github.com/quadrants-go/qd/internal/frontend"
 	"github.com/quadrants-go/qd/internal/ir"
 	"github.com/quadrants-go/qd/internal/lower"
+	"github.com/quadrants-go/qd/internal/suitekernels"
 )
 
 // Tests of Compile and Module. The kernels' behaviour on every construct is
-// in diff_test.go; here: the API around it, the caches and the errors.
+// in internal/difftest; here: the API around it, the caches and the errors.
 
 const compileSrc = `package kernels
 
@@ -142,7 +143,7 @@ func TestKernelHandles(t *testing.T) {
 		wantErr(t, k2.Launch(x, float32(4)), ErrClosed)
 
 		m2 := must[*Module](t)(Compile(p, compileSrc))
-		built := must[*Kernel](t)(buildKernel(p, fillKernel("fill", ir.F32)))
+		built := must[*Kernel](t)(buildKernel(p, suitekernels.Fill(ir.F32)))
 		check(t, built.Close())
 		wantErr(t, built.Launch(x, float32(5)), ErrClosed)
 		check(t, p.Close())

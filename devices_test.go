@@ -2,8 +2,14 @@ package qd
 
 import (
 	"errors"
+	"os"
 	"runtime"
+	"strings"
 	"testing"
+
+	"github.com/quadrants-go/qd/internal/amdtools"
+	"github.com/quadrants-go/qd/internal/backend/gpu"
+	"github.com/quadrants-go/qd/internal/backend/hip"
 )
 
 // TestDevices: the CPU is always listed first and usable; every other
@@ -37,5 +43,50 @@ func TestDevices(t *testing.T) {
 	}
 	if in := infos[len(infos)-1]; in.Arch == AMDGPU && !errors.Is(in.Err, ErrUnsupported) {
 		t.Errorf("AMDGPU entry: %v, want ErrUnsupported", in.Err)
+	}
+}
+
+// On a machine with the HIP libraries but no AMD GPU (CI): Auto does not
+// pick AMDGPU, WithArch(AMDGPU) is an error wrapping ErrUnsupported that
+// says no device was found, and Devices says why AMD is unavailable.
+func TestAMDGPUWithoutDevice(t *testing.T) {
+	err := hip.Available()
+	switch {
+	case err == nil:
+		t.Skip("an AMD GPU is present")
+	case errors.Is(err, gpu.ErrNoDriver):
+		amdtools.Unavailable(t, "the HIP runtime (libamdhip64)", err)
+	}
+	if _, statErr := os.Stat("/dev/kfd"); statErr == nil {
+		t.Skipf("/dev/kfd exists but HIP says %v", err)
+	}
+	p, err := Init(WithArch(AMDGPU))
+	if err == nil {
+		p.Close()
+		t.Fatal("WithArch(AMDGPU) opened a device on a machine without one")
+	}
+	if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "no AMD GPU found") {
+		t.Fatalf("WithArch(AMDGPU): %v; want an ErrUnsupported that says no AMD GPU was found", err)
+	}
+	t.Logf("WithArch(AMDGPU): %v", err)
+	p, err = Init()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Arch() == AMDGPU {
+		t.Errorf("Auto picked AMDGPU without a device")
+	}
+	p.Close()
+	found := false
+	for _, d := range Devices() {
+		if d.Arch == AMDGPU {
+			found = true
+			if d.Err == nil || !strings.Contains(d.Err.Error(), "no AMD GPU found") {
+				t.Errorf("Devices: AMDGPU entry %+v, want one saying no AMD GPU was found", d)
+			}
+		}
+	}
+	if !found {
+		t.Error("Devices has no AMDGPU entry")
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/quadrants-go/qd/internal/backend/gpu/gputest"
-	"github.com/quadrants-go/qd/internal/ir"
+	"github.com/quadrants-go/qd/internal/suitekernels"
 )
 
 // Work between Programs on two GPUs (WithDevice(0) and WithDevice(1)): the
@@ -141,7 +141,7 @@ func pingPong(t *testing.T, p0, p1 *Program, order func(t *testing.T, from, to *
 	}
 	mk := func(p *Program) *dev {
 		return &dev{
-			add:   must[*Kernel](t)(buildKernel(p, slowAddKernel())),
+			add:   must[*Kernel](t)(buildKernel(p, suitekernels.SlowAdd())),
 			x:     must[*Ndarray[float32]](t)(NewNdarray[float32](p, n)),
 			steps: must[*Ndarray[int64]](t)(NewNdarray[int64](p, 1)),
 			hist:  must[*Ndarray[float32]](t)(NewNdarray[float32](p, rounds, n)),
@@ -170,21 +170,4 @@ func pingPong(t *testing.T, p0, p1 *Program, order func(t *testing.T, from, to *
 		}
 	}
 	allEqual(t, "device 0 at the end", must[[]float32](t)(d0.x.ToSlice()), float32(2*rounds))
-}
-
-// slowAddKernel spins for iters steps (as slowWriteKernel), then adds 1 to
-// every element of x, serially: a long kernel whose reads and writes of x
-// come at its end.
-func slowAddKernel() *ir.Kernel {
-	b := ir.NewBuilder("slow_add")
-	x := b.Array("x", ir.F32, 1)
-	state := b.Array("state", ir.I64, 1)
-	iters := b.Scalar("iters", ir.I64)
-	b.Parallel(ir.I64c(1), func(_ *ir.Var) {
-		spinBody(b, state, iters)
-		b.ForRange("j", ir.LenOf(x, 0), func(j *ir.Var) {
-			b.Store(x, ir.Op(ir.Add, ir.Ld(x, ir.Ref(j)), ir.F32c(1)), ir.Ref(j))
-		})
-	})
-	return b.Kernel()
 }

@@ -5,20 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/quadrants-go/qd/internal/ir"
+	"github.com/quadrants-go/qd/internal/suitekernels"
 )
-
-// aliasKernel: m[i][j] = 1 for every (i, j), and row[j] += 10.
-func aliasKernel() *ir.Kernel {
-	b := ir.NewBuilder("alias")
-	m := b.Array("m", ir.F32, 2)
-	row := b.Array("row", ir.F32, 1)
-	b.Parallel2(ir.LenOf(m, 0), ir.LenOf(m, 1), func(i, j *ir.Var) { b.Store(m, ir.F32c(1), ir.Ref(i), ir.Ref(j)) })
-	b.Parallel(ir.LenOf(row, 0), func(j *ir.Var) {
-		b.Store(row, ir.Op(ir.Add, ir.Ld(row, ir.Ref(j)), ir.F32c(10)), ir.Ref(j))
-	})
-	return b.Kernel()
-}
 
 // TestAliasedSliceArguments: Go slices of one launch that share memory,
 // where the kernel writes one of them, are refused with an *ArgumentError
@@ -27,8 +15,8 @@ func aliasKernel() *ir.Kernel {
 // only read may overlap, and neighbouring slices of one array are fine.
 func TestAliasedSliceArguments(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		alias := must[*Kernel](t)(buildKernel(p, aliasKernel()))
-		add := must[*Kernel](t)(buildKernel(p, addKernel()))
+		alias := must[*Kernel](t)(buildKernel(p, suitekernels.Alias()))
+		add := must[*Kernel](t)(buildKernel(p, suitekernels.Add()))
 		grid := func() [][]float32 { return [][]float32{make([]float32, 3), make([]float32, 3)} }
 		m := grid()
 		shared := make([]float32, 3)

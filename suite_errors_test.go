@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/quadrants-go/qd/internal/ir"
+	"github.com/quadrants-go/qd/internal/suitekernels"
 )
 
 // Errors raised while a kernel runs are reported once, to the launch that
@@ -42,8 +42,8 @@ func poolClean(t *testing.T, p *Program) {
 // stream, a launch with slices, Program.Sync) sees no error.
 func TestGroupErrorReportedOnce(t *testing.T) {
 	forEachChecked(t, func(t *testing.T, p *Program) {
-		bad := must[*Kernel](t)(buildKernel(p, badGroupKernel()))
-		good := must[*Kernel](t)(buildKernel(p, twoGroupKernel()))
+		bad := must[*Kernel](t)(buildKernel(p, suitekernels.BadGroup()))
+		good := must[*Kernel](t)(buildKernel(p, suitekernels.TwoGroups()))
 		short := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 4))
 		long := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 100))
 		a := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
@@ -74,11 +74,8 @@ func TestGroupErrorReportedOnce(t *testing.T) {
 // stream's, and the pooled streams come back clean.
 func TestErrorBeforeForkReportedOnce(t *testing.T) {
 	forEachChecked(t, func(t *testing.T, p *Program) {
-		b := ir.NewBuilder("oob")
-		x := b.Array("x", ir.F32, 1)
-		b.Parallel(ir.I64c(10), func(i *ir.Var) { b.Store(x, ir.F32c(1), ir.Ref(i)) })
-		oob := must[*Kernel](t)(buildKernel(p, b.Kernel()))
-		good := must[*Kernel](t)(buildKernel(p, twoGroupKernel()))
+		oob := must[*Kernel](t)(buildKernel(p, suitekernels.OOB()))
+		good := must[*Kernel](t)(buildKernel(p, suitekernels.TwoGroups()))
 		short := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 4))
 		ga := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
 		gb := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
@@ -99,7 +96,7 @@ func TestErrorBeforeForkReportedOnce(t *testing.T) {
 // its error again: Program.Sync reports it once.
 func TestErrorNotCopiedByWaits(t *testing.T) {
 	forEachChecked(t, func(t *testing.T, p *Program) {
-		bad := must[*Kernel](t)(buildKernel(p, badGroupKernel()))
+		bad := must[*Kernel](t)(buildKernel(p, suitekernels.BadGroup()))
 		short := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 4))
 		s := must[*Stream](t)(p.NewStream())
 		o := must[*Stream](t)(p.NewStream())

@@ -11,21 +11,10 @@ import (
 	"time"
 
 	"github.com/quadrants-go/qd/internal/ir"
+	"github.com/quadrants-go/qd/internal/suitekernels"
 )
 
 // Graphs: replay equals direct execution, on every backend.
-
-// axpbKernel: x[i] = x[i]*a + b.
-func axpbKernel() *ir.Kernel {
-	b := ir.NewBuilder("axpb")
-	x := b.Array("x", ir.F32, 1)
-	a := b.Scalar("a", ir.F32)
-	c := b.Scalar("b", ir.F32)
-	b.Parallel(ir.LenOf(x, 0), func(i *ir.Var) {
-		b.Store(x, ir.Op(ir.Add, ir.Op(ir.Mul, ir.Ld(x, ir.Ref(i)), ir.P(a)), ir.P(c)), ir.Ref(i))
-	})
-	return b.Kernel()
-}
 
 // graphKernels are the kernels of the graph tests, built on p.
 type graphKernels struct {
@@ -35,10 +24,10 @@ type graphKernels struct {
 func newGraphKernels(t *testing.T, p *Program) graphKernels {
 	t.Helper()
 	return graphKernels{
-		fill: must[*Kernel](t)(buildKernel(p, fillKernel("fill", ir.F32))),
-		axpb: must[*Kernel](t)(buildKernel(p, axpbKernel())),
-		copy: must[*Kernel](t)(buildKernel(p, copyKernel())),
-		add:  must[*Kernel](t)(buildKernel(p, addKernel())),
+		fill: must[*Kernel](t)(buildKernel(p, suitekernels.Fill(ir.F32))),
+		axpb: must[*Kernel](t)(buildKernel(p, suitekernels.Axpb())),
+		copy: must[*Kernel](t)(buildKernel(p, suitekernels.Copy())),
+		add:  must[*Kernel](t)(buildKernel(p, suitekernels.Add())),
 	}
 }
 
@@ -136,7 +125,7 @@ func slicesOf[T any](n int, v T) []T {
 func TestGraphStreamParallelOverlap(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
 		const G = 4
-		k := must[*Kernel](t)(buildKernel(p, rendezvousGroupsKernel(G)))
+		k := must[*Kernel](t)(buildKernel(p, suitekernels.RendezvousGroups(G)))
 		flags := must[*Ndarray[int32]](t)(NewNdarray[int32](p, G))
 		seen := must[*Ndarray[int32]](t)(NewNdarray[int32](p, G))
 		s := must[*Stream](t)(p.NewStream())
@@ -248,7 +237,7 @@ func TestGraphManyReplays(t *testing.T) {
 // the replay in flight; the graph's next LaunchOn fails naming it.
 func TestGraphOutlivesClosedArray(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		slow := must[*Kernel](t)(buildKernel(p, slowWriteKernel()))
+		slow := must[*Kernel](t)(buildKernel(p, suitekernels.SlowWrite()))
 		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 8))
 		state := must[*Ndarray[int64]](t)(NewNdarray[int64](p, 1))
 		s := must[*Stream](t)(p.NewStream())
@@ -401,14 +390,7 @@ func TestGraphUnjoinedStream(t *testing.T) {
 func TestGraphConcurrentCaptures(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
 		k := newGraphKernels(t, p)
-		b := ir.NewBuilder("three_groups")
-		xa := b.Array("x", ir.F32, 1)
-		for g := range 3 {
-			b.Group(func() {
-				b.Parallel(ir.I64c(1), func(_ *ir.Var) { b.Store(xa, ir.F32c(float32(g+1)), ir.I64c(int64(g))) })
-			})
-		}
-		groups := must[*Kernel](t)(buildKernel(p, b.Kernel()))
+		groups := must[*Kernel](t)(buildKernel(p, suitekernels.ThreeGroups()))
 		var wg sync.WaitGroup
 		for w := range 4 {
 			wg.Add(1)
@@ -594,7 +576,7 @@ func TestGraphTrace(t *testing.T) {
 func TestGraphReplayErrors(t *testing.T) {
 	p := must[*Program](t)(Init(WithArch(CPU)))
 	defer p.Close()
-	k := must[*Kernel](t)(buildKernel(p, badGroupKernel()))
+	k := must[*Kernel](t)(buildKernel(p, suitekernels.BadGroup()))
 	arr := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 4))
 	s := must[*Stream](t)(p.NewStream())
 	g := must[*Graph](t)(s.Capture(func() error { return k.LaunchOn(s, arr) }))

@@ -3,57 +3,32 @@ package qd
 import (
 	"errors"
 	"fmt"
-	"os"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path/filepath"
 	"runtime"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/quadrants-go/qd/internal/ir"
 	"github.com/quadrants-go/qd/internal/lower"
+	"github.com/quadrants-go/qd/internal/suitekernels"
+	"github.com/quadrants-go/qd/internal/testarchs"
 )
 
 // The behaviour suite runs every test on every backend present: the CPU
-// always, CUDA where a device is found. With QD_GPU_RUN=1 (set by the GPU
-// runner) a missing GPU backend is a failure, not a skip.
+// always, CUDA where a device is found (internal/testarchs: probed once,
+// kept open for the whole binary; with QD_GPU_RUN=1 a missing CUDA is a
+// failure, not a skip).
+var suiteProbe = testarchs.New(func(a Arch) (*Program, error) { return Init(WithArch(a)) }, CPU, CUDA, AMDGPU)
 
-var (
-	probeOnce  sync.Once
-	gpuArchs   []Arch
-	gpuMissing error
-	// keepAlive holds one Program per GPU arch open for the whole test
-	// binary: the driver then keeps its context, and every test's Init and
-	// Close cost microseconds instead of most of a second.
-	keepAlive []*Program
-)
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	for _, p := range keepAlive {
-		p.Close()
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { suiteProbe.Main(m) }
 
 // suiteArchs lists the archs to run the suite on.
-func suiteArchs(t *testing.T) []Arch {
-	probeOnce.Do(func() {
-		for _, a := range []Arch{CUDA, AMDGPU} {
-			p, err := Init(WithArch(a))
-			if err != nil {
-				if a == CUDA {
-					gpuMissing = err
-				}
-				continue
-			}
-			keepAlive = append(keepAlive, p)
-			gpuArchs = append(gpuArchs, a)
-		}
-	})
-	if gpuMissing != nil && os.Getenv("QD_GPU_RUN") == "1" {
-		t.Errorf("QD_GPU_RUN=1 but CUDA is unavailable: %v", gpuMissing)
-	}
-	return append([]Arch{CPU}, gpuArchs...)
-}
+func suiteArchs(t *testing.T) []Arch { return suiteProbe.Archs(t) }
 
 // forEachArch runs f as a subtest per arch with a fresh Program, closed
 // afterwards.
@@ -105,123 +80,6 @@ func wantErr(t testing.TB, err, target error) {
 	}
 }
 
-// Kernels of the suite, built with the IR builder.
-
-// fillKernel: x[i] = v for every i.
-func fillKernel(name string, elem ir.Type) *ir.Kernel {
-	b := ir.NewBuilder(name)
-	x := b.Array("x", elem, 1)
-	v := b.Scalar("v", elem)
-	b.Parallel(ir.LenOf(x, 0), func(i *ir.Var) { b.Store(x, ir.P(v), ir.Ref(i)) })
-	return b.Kernel()
-}
-
-// copyKernel: dst[i] = src[i].
-func copyKernel() *ir.Kernel {
-	b := ir.NewBuilder("copy")
-	src := b.Array("src", ir.F32, 1)
-	dst := b.Array("dst", ir.F32, 1)
-	b.Parallel(ir.LenOf(dst, 0), func(i *ir.Var) { b.Store(dst, ir.Ld(src, ir.Ref(i)), ir.Ref(i)) })
-	return b.Kernel()
-}
-
-// addKernel: c[i] = a[i] + b[i].
-func addKernel() *ir.Kernel {
-	b := ir.NewBuilder("add")
-	x := b.Array("a", ir.F32, 1)
-	y := b.Array("b", ir.F32, 1)
-	z := b.Array("c", ir.F32, 1)
-	b.Parallel(ir.LenOf(z, 0), func(i *ir.Var) {
-		b.Store(z, ir.Op(ir.Add, ir.Ld(x, ir.Ref(i)), ir.Ld(y, ir.Ref(i))), ir.Ref(i))
-	})
-	return b.Kernel()
-}
-
-// slowWriteKernel spins for iters steps of a linear congruential generator
-// (kept in state[0] so it cannot be optimised away), then writes
-// x[i] = v for every i: a long kernel whose writes land at its end.
-func slowWriteKernel() *ir.Kernel {
-	b := ir.NewBuilder("slow_write")
-	x := b.Array("x", ir.F32, 1)
-	v := b.Scalar("v", ir.F32)
-	state := b.Array("state", ir.I64, 1)
-	iters := b.Scalar("iters", ir.I64)
-	b.Parallel(ir.I64c(1), func(_ *ir.Var) {
-		spinBody(b, state, iters)
-		b.ForRange("j", ir.LenOf(x, 0), func(j *ir.Var) { b.Store(x, ir.P(v), ir.Ref(j)) })
-	})
-	return b.Kernel()
-}
-
-// spinBody adds, to the current block of b, iters steps of a linear
-// congruential generator whose end is stored in state[0], so that they
-// cannot be optimised away.
-func spinBody(b *ir.Builder, state, iters *ir.Param) {
-	s := b.Decl("s", ir.I64c(1))
-	b.ForRange("n", ir.P(iters), func(_ *ir.Var) {
-		b.Assign(s, ir.Op(ir.Rem, ir.Op(ir.Add, ir.Op(ir.Mul, ir.Ref(s), ir.I64c(1664525)), ir.I64c(1013904223)), ir.I64c(2147483647)))
-	})
-	b.Store(state, ir.Ref(s), ir.I64c(0))
-}
-
-// rendezvousBody adds, to the current block of b, one side of a
-// rendezvous: raise flags[me], then spin (at most iters steps) until
-// flags[other] is raised, and record in seen[me] whether it was. Both sides
-// can see each other only if they run at the same time.
-func rendezvousBody(b *ir.Builder, flags, seen *ir.Param, me, other, iters ir.Expr) {
-	b.Parallel(ir.I64c(1), func(_ *ir.Var) {
-		b.Do(ir.AtomicE(ir.AtomicAdd, flags, ir.I32c(1), me))
-		found := b.Decl("found", ir.I32c(0))
-		b.ForRange("n", iters, func(_ *ir.Var) {
-			b.If(ir.Op(ir.Ne, ir.AtomicE(ir.AtomicAdd, flags, ir.I32c(0), other), ir.I32c(0)), func() {
-				b.Assign(found, ir.I32c(1))
-				b.Break()
-			}, nil)
-		})
-		b.Store(seen, ir.Ref(found), me)
-	})
-}
-
-// rendezvousKernel is one side of a rendezvous, the side chosen by me.
-func rendezvousKernel() *ir.Kernel {
-	b := ir.NewBuilder("rendezvous")
-	flags := b.Array("flags", ir.I32, 1)
-	seen := b.Array("seen", ir.I32, 1)
-	me := b.Scalar("me", ir.I64)
-	other := b.Scalar("other", ir.I64)
-	iters := b.Scalar("iters", ir.I64)
-	rendezvousBody(b, flags, seen, ir.P(me), ir.P(other), ir.P(iters))
-	return b.Kernel()
-}
-
-// rendezvousGroupsKernel has G stream-parallel groups, group g spinning
-// until every other group has raised its flag.
-func rendezvousGroupsKernel(groups int) *ir.Kernel {
-	b := ir.NewBuilder("rendezvous_groups")
-	flags := b.Array("flags", ir.I32, 1)
-	seen := b.Array("seen", ir.I32, 1)
-	iters := b.Scalar("iters", ir.I64)
-	for g := range groups {
-		b.Group(func() {
-			b.Parallel(ir.I64c(1), func(_ *ir.Var) {
-				b.Do(ir.AtomicE(ir.AtomicAdd, flags, ir.I32c(1), ir.I64c(int64(g))))
-				count := b.Decl("count", ir.I32c(0))
-				b.ForRange("n", ir.P(iters), func(_ *ir.Var) {
-					b.Assign(count, ir.I32c(0))
-					b.ForRange("o", ir.I64c(int64(groups)), func(o *ir.Var) {
-						b.If(ir.Op(ir.Ne, ir.AtomicE(ir.AtomicAdd, flags, ir.I32c(0), ir.Ref(o)), ir.I32c(0)), func() {
-							b.Assign(count, ir.Op(ir.Add, ir.Ref(count), ir.I32c(1)))
-						}, nil)
-					})
-					b.If(ir.Op(ir.Eq, ir.Ref(count), ir.I32c(int32(groups))), func() { b.Break() }, nil)
-				})
-				b.Store(seen, ir.Ref(count), ir.I64c(int64(g)))
-			})
-		})
-	}
-	return b.Kernel()
-}
-
 func allEqual[T comparable](t testing.TB, what string, got []T, want T) {
 	t.Helper()
 	for i, v := range got {
@@ -247,7 +105,9 @@ func spinBound(p *Program) int64 {
 // buildKernel compiles a kernel written with the IR builder of package
 // internal/ir: the tests' entry point for kernels built by hand (the
 // behaviour suite tests the runtime without the front end). Users write
-// kernels in Go and call Compile.
+// kernels in Go and call Compile. It refuses a kernel that is not one of
+// suitekernels.All(), so that no kernel the suite runs escapes the checks
+// of the code generators.
 func buildKernel(p *Program, k *ir.Kernel) (*Kernel, error) {
 	if p == nil || k == nil {
 		return nil, fmt.Errorf("%w: buildKernel: nil Program or kernel", ErrInvalidArgument)
@@ -255,6 +115,9 @@ func buildKernel(p *Program, k *ir.Kernel) (*Kernel, error) {
 	plan, err := lower.Lower(k)
 	if err != nil {
 		return nil, err
+	}
+	if !suiteKernelHashes()[plan.Hash] {
+		return nil, fmt.Errorf("buildKernel: kernel %s is not one of suitekernels.All(), the kernels that the code generator checks (internal/codegencheck) compile: build it there", k.Name)
 	}
 	if err := p.enter(); err != nil {
 		return nil, err
@@ -268,4 +131,59 @@ func buildKernel(p *Program, k *ir.Kernel) (*Kernel, error) {
 	h := &Kernel{c: c}
 	runtime.AddCleanup(h, func(c *kernelCore) { go c.p.releaseLeaked(c) }, c)
 	return h, nil
+}
+
+// suiteKernelHashes are the structural hashes of suitekernels.All().
+var suiteKernelHashes = sync.OnceValue(func() map[ir.Hash]bool {
+	hashes := map[ir.Hash]bool{}
+	for _, k := range suitekernels.All() {
+		hashes[ir.HashKernel(k)] = true
+	}
+	return hashes
+})
+
+// rejectedKernelNames are the names of the kernels that tests build with
+// ir.NewBuilder to see them rejected: no code exists for them.
+var rejectedKernelNames = map[string]bool{"bad": true}
+
+// TestSuiteKernelsCovered: the tests of this package build no kernel with
+// ir.NewBuilder (but the rejected ones): they take their kernels from
+// internal/suitekernels, whose All lists every one for the code generator
+// checks (internal/codegencheck); and buildKernel refuses any other kernel.
+func TestSuiteKernelsCovered(t *testing.T) {
+	files, err := filepath.Glob("*_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	for _, file := range files {
+		f, err := parser.ParseFile(fset, file, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			if sel, ok := call.Fun.(*ast.SelectorExpr); !ok || sel.Sel.Name != "NewBuilder" {
+				return true
+			}
+			if len(call.Args) == 1 {
+				if lit, ok := call.Args[0].(*ast.BasicLit); ok && lit.Kind == token.STRING {
+					if name, _ := strconv.Unquote(lit.Value); rejectedKernelNames[name] {
+						return true
+					}
+				}
+			}
+			t.Errorf("%s: a kernel built in a test; build it in internal/suitekernels and list it in All, so that internal/codegencheck compiles it",
+				fset.Position(call.Pos()))
+			return true
+		})
+	}
+	p := must[*Program](t)(Init(WithArch(CPU)))
+	defer p.Close()
+	if _, err := buildKernel(p, suitekernels.Fill(ir.F64)); err == nil || !strings.Contains(err.Error(), "suitekernels.All") {
+		t.Errorf("buildKernel of a kernel not in suitekernels.All: %v, want an error naming suitekernels.All", err)
+	}
 }

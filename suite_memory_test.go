@@ -8,37 +8,12 @@ import (
 	"testing"
 
 	"github.com/quadrants-go/qd/internal/ir"
+	"github.com/quadrants-go/qd/internal/suitekernels"
 )
 
 // Memory in stream order (SPEC §2, §4): HostArrays, asynchronous copies,
 // device copies, fills, Rows views and stream-ordered allocation, on every
 // backend.
-
-// waitFlagKernel: one thread polls flag[0] (an atomic read) until it is
-// non-zero, at most iters times, then writes 1 to out[0] (2 if it gave up):
-// a kernel that can only finish early if something else runs meanwhile.
-func waitFlagKernel() *ir.Kernel {
-	b := ir.NewBuilder("wait_flag")
-	flag, out := b.Array("flag", ir.I32, 1), b.Array("out", ir.I32, 1)
-	iters := b.Scalar("iters", ir.I64)
-	seen := b.Decl("seen", ir.BoolC(false))
-	b.ForRange("k", ir.P(iters), func(*ir.Var) {
-		b.If(ir.Op(ir.Ne, ir.AtomicE(ir.AtomicAdd, flag, ir.I32c(0), ir.I64c(0)), ir.I32c(0)), func() {
-			b.Assign(seen, ir.BoolC(true))
-			b.Break()
-		}, nil)
-	})
-	b.Store(out, ir.Sel(ir.Ref(seen), ir.I32c(1), ir.I32c(2)), ir.I64c(0))
-	return b.Kernel()
-}
-
-// scaleKernel: x[i] *= 2 (float32).
-func scaleKernel() *ir.Kernel {
-	b := ir.NewBuilder("double")
-	x := b.Array("x", ir.F32, 1)
-	b.Parallel(ir.LenOf(x, 0), func(i *ir.Var) { b.Store(x, ir.Op(ir.Mul, ir.Ld(x, ir.Ref(i)), ir.F32c(2)), ir.Ref(i)) })
-	return b.Kernel()
-}
 
 func TestHostArrayBasics(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
@@ -89,7 +64,7 @@ func TestHostArrayBasics(t *testing.T) {
 // the result without an explicit synchronization.
 func TestAsyncCopyRoundTrip(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		scale := must[*Kernel](t)(buildKernel(p, scaleKernel()))
+		scale := must[*Kernel](t)(buildKernel(p, suitekernels.Double()))
 		s := must[*Stream](t)(p.NewStream())
 		const n = 10007
 		h := must[*HostArray[float32]](t)(NewHostArray[float32](p, n))
@@ -176,7 +151,7 @@ func fillAll[T Elem](t *testing.T, p *Program, s *Stream, v T) {
 // for the work on its views.
 func TestRowsViews(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		scale := must[*Kernel](t)(buildKernel(p, scaleKernel()))
+		scale := must[*Kernel](t)(buildKernel(p, suitekernels.Double()))
 		s1, s2 := must[*Stream](t)(p.NewStream()), must[*Stream](t)(p.NewStream())
 		const rows, chunk = 12, 4
 		a := must[*Ndarray[float32]](t)(NewNdarray[float32](p, rows))
@@ -226,7 +201,7 @@ func skipFlagCopyRace(t *testing.T, p *Program) {
 func TestCopyOverlapsKernel(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
 		skipFlagCopyRace(t, p)
-		wait := must[*Kernel](t)(buildKernel(p, waitFlagKernel()))
+		wait := must[*Kernel](t)(buildKernel(p, suitekernels.WaitFlag()))
 		s1, s2 := must[*Stream](t)(p.NewStream()), must[*Stream](t)(p.NewStream())
 		flag := must[*Ndarray[int32]](t)(NewNdarray[int32](p, 1))
 		out := must[*Ndarray[int32]](t)(NewNdarray[int32](p, 1))
@@ -245,7 +220,7 @@ func TestCopyOverlapsKernel(t *testing.T) {
 func TestCloseWaitsForCopies(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
 		skipFlagCopyRace(t, p)
-		wait := must[*Kernel](t)(buildKernel(p, waitFlagKernel()))
+		wait := must[*Kernel](t)(buildKernel(p, suitekernels.WaitFlag()))
 		s, s2 := must[*Stream](t)(p.NewStream()), must[*Stream](t)(p.NewStream())
 		flag := must[*Ndarray[int32]](t)(NewNdarray[int32](p, 1))
 		out := must[*Ndarray[int32]](t)(NewNdarrayOn[int32](s, 1))
@@ -289,7 +264,7 @@ func waitInFunc(t *testing.T, fn string) {
 // element comes back right.
 func TestCopyChainsUnderLoad(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		scale := must[*Kernel](t)(buildKernel(p, scaleKernel()))
+		scale := must[*Kernel](t)(buildKernel(p, suitekernels.Double()))
 		const streams, rounds, n = 4, 25, 4099
 		var wg sync.WaitGroup
 		errs := make(chan error, streams)
@@ -345,7 +320,7 @@ func TestCopyChainsUnderLoad(t *testing.T) {
 // streams: nothing leaks, nothing is reused too early.
 func TestStreamOrderedAllocChurn(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		fill := must[*Kernel](t)(buildKernel(p, fillKernel("fill", ir.F32)))
+		fill := must[*Kernel](t)(buildKernel(p, suitekernels.Fill(ir.F32)))
 		const streams, per = 8, 125
 		var wg sync.WaitGroup
 		errs := make(chan error, streams)

@@ -4,13 +4,14 @@ import (
 	"testing"
 
 	"github.com/quadrants-go/qd/internal/ir"
+	"github.com/quadrants-go/qd/internal/suitekernels"
 )
 
 // TestNdarrayBasics: shapes, zero filling (also of reused device memory),
 // host copies in and out, and bad inputs.
 func TestNdarrayBasics(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		fill := must[*Kernel](t)(buildKernel(p, fillKernel("fill", ir.F32)))
+		fill := must[*Kernel](t)(buildKernel(p, suitekernels.Fill(ir.F32)))
 		for range 3 {
 			x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 4096))
 			allEqual(t, "new array", must[[]float32](t)(x.ToSlice()), 0)

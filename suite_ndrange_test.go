@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/quadrants-go/qd/internal/ir"
+	"github.com/quadrants-go/qd/internal/suitekernels"
 )
 
 // Multi-dimensional parallel loops and the accesses GPU code generators
@@ -79,21 +79,6 @@ func shiftBack(a, b [][]float32) {
 	}
 }
 `
-
-// diff3Kernel: out[i][j][k] = in[i][j][k+1] - in[i+1][j][k] + in[i][j+1][k]
-// over all but the last index of each dimension, a 3-D loop.
-func diff3Kernel() *ir.Kernel {
-	b := ir.NewBuilder("diff3")
-	a3, o3 := b.Array("in", ir.F32, 3), b.Array("out", ir.F32, 3)
-	one := ir.I64c(1)
-	ext := []ir.Expr{ir.Op(ir.Sub, ir.LenOf(o3, 0), one), ir.Op(ir.Sub, ir.LenOf(o3, 1), one), ir.Op(ir.Sub, ir.LenOf(o3, 2), one)}
-	b.ParallelN(ext, func(v []*ir.Var) {
-		i, j, k := ir.Ref(v[0]), ir.Ref(v[1]), ir.Ref(v[2])
-		x := ir.Op(ir.Sub, ir.Ld(a3, i, j, ir.Op(ir.Add, k, one)), ir.Ld(a3, ir.Op(ir.Add, i, one), j, k))
-		b.Store(o3, ir.Op(ir.Add, x, ir.Ld(a3, i, ir.Op(ir.Add, j, one), k)), i, j, k)
-	})
-	return b.Kernel()
-}
 
 func grid(n, m int, f func(i, j int) float32) [][]float32 {
 	g := make([][]float32, n)
@@ -193,7 +178,7 @@ func TestNDRangeAccesses(t *testing.T) {
 			}
 		}
 
-		k3 := must[*Kernel](t)(buildKernel(p, diff3Kernel()))
+		k3 := must[*Kernel](t)(buildKernel(p, suitekernels.Diff3()))
 		const d0, d1, d2 = 6, 7, 9
 		src := make([]float32, d0*d1*d2)
 		for i := range src {

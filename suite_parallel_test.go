@@ -7,26 +7,12 @@ import (
 	"testing"
 
 	"github.com/quadrants-go/qd/internal/ir"
+	"github.com/quadrants-go/qd/internal/suitekernels"
 )
-
-// twoGroupKernel: group 1 sets a to va, group 2 sets b to vb.
-func twoGroupKernel() *ir.Kernel {
-	b := ir.NewBuilder("two_groups")
-	x := b.Array("a", ir.F32, 1)
-	y := b.Array("b", ir.F32, 1)
-	v := b.Scalar("v", ir.F32)
-	b.Group(func() {
-		b.Parallel(ir.LenOf(x, 0), func(i *ir.Var) { b.Store(x, ir.P(v), ir.Ref(i)) })
-	})
-	b.Group(func() {
-		b.Parallel(ir.LenOf(y, 0), func(i *ir.Var) { b.Store(y, ir.Op(ir.Mul, ir.F32c(2), ir.P(v)), ir.Ref(i)) })
-	})
-	return b.Kernel()
-}
 
 func TestStreamParallelBasic(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		k := must[*Kernel](t)(buildKernel(p, twoGroupKernel()))
+		k := must[*Kernel](t)(buildKernel(p, suitekernels.TwoGroups()))
 		a := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
 		b := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
 		check(t, k.Launch(a, b, float32(1)))
@@ -41,20 +27,8 @@ func TestStreamParallelBasic(t *testing.T) {
 // writes.
 func TestStreamParallelSeveralLoopsPerGroup(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		b := ir.NewBuilder("groups")
-		xa := b.Array("a", ir.F32, 1)
-		xb := b.Array("b", ir.F32, 1)
-		b.Group(func() {
-			b.Parallel(ir.LenOf(xa, 0), func(i *ir.Var) { b.Store(xa, ir.F32c(1), ir.Ref(i)) })
-			b.Parallel(ir.LenOf(xa, 0), func(i *ir.Var) {
-				b.Store(xa, ir.Op(ir.Add, ir.Ld(xa, ir.Ref(i)), ir.F32c(1)), ir.Ref(i))
-			})
-		})
-		b.Group(func() {
-			b.Parallel(ir.LenOf(xb, 0), func(i *ir.Var) { b.Store(xb, ir.F32c(10), ir.Ref(i)) })
-		})
-		k := must[*Kernel](t)(buildKernel(p, b.Kernel()))
-		add := must[*Kernel](t)(buildKernel(p, addKernel()))
+		k := must[*Kernel](t)(buildKernel(p, suitekernels.LoopsInGroups()))
+		add := must[*Kernel](t)(buildKernel(p, suitekernels.Add()))
 		a := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
 		bb := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
 		c := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
@@ -74,17 +48,8 @@ func TestStreamParallelSeveralLoopsPerGroup(t *testing.T) {
 // LaunchOn(s) after slow work on s must see that work (the fork event).
 func TestStreamParallelAfterEarlierWork(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		slow := must[*Kernel](t)(buildKernel(p, slowWriteKernel()))
-		b := ir.NewBuilder("copy_groups")
-		src := b.Array("src", ir.F32, 1)
-		d1 := b.Array("d1", ir.F32, 1)
-		d2 := b.Array("d2", ir.F32, 1)
-		for _, d := range []*ir.Param{d1, d2} {
-			b.Group(func() {
-				b.Parallel(ir.LenOf(d, 0), func(i *ir.Var) { b.Store(d, ir.Ld(src, ir.Ref(i)), ir.Ref(i)) })
-			})
-		}
-		k := must[*Kernel](t)(buildKernel(p, b.Kernel()))
+		slow := must[*Kernel](t)(buildKernel(p, suitekernels.SlowWrite()))
+		k := must[*Kernel](t)(buildKernel(p, suitekernels.CopyGroups()))
 		state := must[*Ndarray[int64]](t)(NewNdarray[int64](p, 1))
 		s := must[*Stream](t)(p.NewStream())
 		for r := range 3 {
@@ -102,7 +67,7 @@ func TestStreamParallelAfterEarlierWork(t *testing.T) {
 
 func TestStreamPoolReuse(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		k := must[*Kernel](t)(buildKernel(p, twoGroupKernel()))
+		k := must[*Kernel](t)(buildKernel(p, suitekernels.TwoGroups()))
 		a := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 128))
 		b := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 128))
 		for v := 1; v <= 5; v++ {
@@ -126,7 +91,7 @@ func TestStreamParallelGroupsOverlap(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
 		for _, G := range []int{2, 4, 8} {
 			t.Run(fmt.Sprint(G), func(t *testing.T) {
-				k := must[*Kernel](t)(buildKernel(p, rendezvousGroupsKernel(G)))
+				k := must[*Kernel](t)(buildKernel(p, suitekernels.RendezvousGroups(G)))
 				flags := must[*Ndarray[int32]](t)(NewNdarray[int32](p, G))
 				seen := must[*Ndarray[int32]](t)(NewNdarray[int32](p, G))
 				check(t, k.Launch(flags, seen, spinBound(p)))
@@ -142,14 +107,7 @@ func TestStreamParallelGroupsOverlap(t *testing.T) {
 // Program must keep working.
 func TestLaunchFailureReturnsPooledStreams(t *testing.T) {
 	forEachArchFaulty(t, func(t *testing.T, p *Program, d *faultyDevice) {
-		b := ir.NewBuilder("three_groups")
-		x := b.Array("x", ir.F32, 1)
-		for g := range 3 {
-			b.Group(func() {
-				b.Parallel(ir.I64c(1), func(_ *ir.Var) { b.Store(x, ir.F32c(float32(g+1)), ir.I64c(int64(g))) })
-			})
-		}
-		k := must[*Kernel](t)(buildKernel(p, b.Kernel()))
+		k := must[*Kernel](t)(buildKernel(p, suitekernels.ThreeGroups()))
 		arr := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 3))
 		injected := errors.New("injected launch failure")
 		fail := func(task int) error {
@@ -229,14 +187,7 @@ func TestStreamParallelValidation(t *testing.T) {
 // naming the kernel and the parameter.
 func TestArgumentErrors(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		b := ir.NewBuilder("saxpy")
-		a := b.Scalar("a", ir.F32)
-		x := b.Array("x", ir.F32, 1)
-		y := b.Array("y", ir.F32, 1)
-		b.Parallel(ir.LenOf(y, 0), func(i *ir.Var) {
-			b.Store(y, ir.Op(ir.Add, ir.Op(ir.Mul, ir.P(a), ir.Ld(x, ir.Ref(i))), ir.Ld(y, ir.Ref(i))), ir.Ref(i))
-		})
-		k := must[*Kernel](t)(buildKernel(p, b.Kernel()))
+		k := must[*Kernel](t)(buildKernel(p, suitekernels.Saxpy()))
 		xs := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 8))
 		ys := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 8))
 		i32 := must[*Ndarray[int32]](t)(NewNdarray[int32](p, 8))
@@ -287,7 +238,7 @@ func TestArgumentErrors(t *testing.T) {
 // 1 to 3 dimensions, and the launch waits for the results.
 func TestHostSlices(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		k := must[*Kernel](t)(buildKernel(p, addKernel()))
+		k := must[*Kernel](t)(buildKernel(p, suitekernels.Add()))
 		a := []float32{1, 2, 3, 4}
 		b := []float32{10, 20, 30, 40}
 		c := make([]float32, 4)
@@ -307,24 +258,14 @@ func TestHostSlices(t *testing.T) {
 			t.Fatalf("c = %v", c)
 		}
 		// 2-D and 3-D.
-		b2 := ir.NewBuilder("scale2")
-		m := b2.Array("m", ir.I64, 2)
-		b2.Parallel2(ir.LenOf(m, 0), ir.LenOf(m, 1), func(i, j *ir.Var) {
-			b2.Store(m, ir.Op(ir.Add, ir.Op(ir.Mul, ir.Ref(i), ir.I64c(10)), ir.Ref(j)), ir.Ref(i), ir.Ref(j))
-		})
-		k2 := must[*Kernel](t)(buildKernel(p, b2.Kernel()))
+		k2 := must[*Kernel](t)(buildKernel(p, suitekernels.Scale2()))
 		grid := [][]int{make([]int, 3), make([]int, 3)}
 		check(t, k2.Launch(grid))
 		if grid[1][2] != 12 || grid[0][1] != 1 {
 			t.Fatalf("grid = %v", grid)
 		}
 		wantErr(t, k2.Launch([][]int{make([]int, 3), make([]int, 2)}), ErrInvalidArgument)
-		b3 := ir.NewBuilder("fill3")
-		v := b3.Array("v", ir.F64, 3)
-		b3.ParallelN([]ir.Expr{ir.LenOf(v, 0), ir.LenOf(v, 1), ir.LenOf(v, 2)}, func(ix []*ir.Var) {
-			b3.Store(v, ir.Conv(ir.F64, ir.Op(ir.Add, ir.Op(ir.Mul, ir.Ref(ix[0]), ir.I64c(100)), ir.Op(ir.Add, ir.Op(ir.Mul, ir.Ref(ix[1]), ir.I64c(10)), ir.Ref(ix[2])))), ir.Ref(ix[0]), ir.Ref(ix[1]), ir.Ref(ix[2]))
-		})
-		k3 := must[*Kernel](t)(buildKernel(p, b3.Kernel()))
+		k3 := must[*Kernel](t)(buildKernel(p, suitekernels.Fill3()))
 		cube := make([][][]float64, 2)
 		for i := range cube {
 			cube[i] = [][]float64{make([]float64, 2), make([]float64, 2)}
@@ -343,10 +284,7 @@ func TestHostSlices(t *testing.T) {
 func TestKernelErrorsReported(t *testing.T) {
 	p := must[*Program](t)(Init(WithArch(CPU)))
 	defer p.Close()
-	b := ir.NewBuilder("oob")
-	x := b.Array("x", ir.F32, 1)
-	b.At(ir.Pos{File: "oob.go", Line: 3, Col: 2}).Parallel(ir.I64c(10), func(i *ir.Var) { b.Store(x, ir.F32c(1), ir.Ref(i)) })
-	k := must[*Kernel](t)(buildKernel(p, b.Kernel()))
+	k := must[*Kernel](t)(buildKernel(p, suitekernels.OOB()))
 	arr := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 4))
 	check(t, k.Launch(arr))
 	err := p.DefaultStream().Synchronize()

@@ -10,6 +10,7 @@ import (
 
 	"github.com/quadrants-go/qd/internal/backend"
 	"github.com/quadrants-go/qd/internal/ir"
+	"github.com/quadrants-go/qd/internal/suitekernels"
 )
 
 // Work between Programs of one backend (peers.go): streams waiting for
@@ -133,7 +134,7 @@ func crossWaits(t *testing.T, p, q *Program) {
 // stream of to after it, copy x into y on that stream, read y.
 func crossOrder(t *testing.T, from, to *Program, order func(t *testing.T, from, to *Stream, e *Event) error, rounds int) {
 	t.Helper()
-	slow := must[*Kernel](t)(buildKernel(from, slowWriteKernel()))
+	slow := must[*Kernel](t)(buildKernel(from, suitekernels.SlowWrite()))
 	state := must[*Ndarray[int64]](t)(NewNdarray[int64](from, 1))
 	x := must[*Ndarray[float32]](t)(NewNdarray[float32](from, 4096))
 	y := must[*Ndarray[float32]](t)(NewNdarray[float32](to, 4096))
@@ -293,8 +294,8 @@ func TestCrossProgramTracking(t *testing.T) {
 // Program's Close (q is closed at the end), wait for a copy still queued
 // on the other Program's stream.
 func crossTracking(t *testing.T, p, q *Program) {
-	slowQ := must[*Kernel](t)(buildKernel(q, slowWriteKernel()))
-	slowP := must[*Kernel](t)(buildKernel(p, slowWriteKernel()))
+	slowQ := must[*Kernel](t)(buildKernel(q, suitekernels.SlowWrite()))
+	slowP := must[*Kernel](t)(buildKernel(p, suitekernels.SlowWrite()))
 	stateQ := must[*Ndarray[int64]](t)(NewNdarray[int64](q, 1))
 	stateP := must[*Ndarray[int64]](t)(NewNdarray[int64](p, 1))
 	ps := must[*Stream](t)(p.NewStream())
@@ -416,7 +417,7 @@ func relayRendezvous(t *testing.T, p, q *Program) {
 	}
 	mk := func(pr *Program) *side {
 		s := &side{
-			k:    must[*Kernel](t)(buildKernel(pr, relayKernel())),
+			k:    must[*Kernel](t)(buildKernel(pr, suitekernels.Relay())),
 			mine: must[*Ndarray[int32]](t)(NewNdarray[int32](pr, 1)), other: must[*Ndarray[int32]](t)(NewNdarray[int32](pr, 1)),
 			seen: must[*Ndarray[int32]](t)(NewNdarray[int32](pr, 1)),
 			run:  must[*Stream](t)(pr.NewStream()), relay: must[*Stream](t)(pr.NewStream()),
@@ -468,29 +469,6 @@ func relayRendezvous(t *testing.T, p, q *Program) {
 	if !both {
 		t.Errorf("the host never saw both kernels running at once (flags raised after %v and %v; 0: never)", started[0], started[1])
 	}
-}
-
-// relayKernel: raise mine[0], spin (at most iters polls) until other[0]
-// is raised, and store in seen[0] whether it was.
-func relayKernel() *ir.Kernel {
-	b := ir.NewBuilder("relay_rendezvous")
-	mine, other, seen := b.Array("mine", ir.I32, 1), b.Array("other", ir.I32, 1), b.Array("seen", ir.I32, 1)
-	iters := b.Scalar("iters", ir.I64)
-	b.Parallel(ir.I64c(1), func(_ *ir.Var) {
-		// An exchange, not an add: an add whose result is unused, on an
-		// array the kernel never reads, is a reduction, which raises the
-		// flag only after the loop (internal/lower/reduce.go).
-		b.Do(ir.AtomicE(ir.AtomicExchange, mine, ir.I32c(1), ir.I64c(0)))
-		found := b.Decl("found", ir.I32c(0))
-		b.ForRange("n", ir.P(iters), func(_ *ir.Var) {
-			b.If(ir.Op(ir.Ne, ir.AtomicE(ir.AtomicAdd, other, ir.I32c(0), ir.I64c(0)), ir.I32c(0)), func() {
-				b.Assign(found, ir.I32c(1))
-				b.Break()
-			}, nil)
-		})
-		b.Store(seen, ir.Ref(found), ir.I64c(0))
-	})
-	return b.Kernel()
 }
 
 // TestForeignBackend: objects of a Program of another backend stay
@@ -574,7 +552,7 @@ func TestPeerKernelArgsStayForeign(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
 		q := must[*Program](t)(Init(WithArch(p.Arch())))
 		defer q.Close()
-		k := must[*Kernel](t)(buildKernel(p, fillKernel("fill", ir.F32)))
+		k := must[*Kernel](t)(buildKernel(p, suitekernels.Fill(ir.F32)))
 		var ae *ArgumentError
 		if err := k.Launch(must[*Ndarray[float32]](t)(NewNdarray[float32](q, 4)), float32(1)); !errors.As(err, &ae) || !errors.Is(err, ErrForeign) {
 			t.Errorf("kernel with another Program's array: %v, want an ArgumentError matching ErrForeign", err)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/quadrants-go/qd/internal/ir"
+	"github.com/quadrants-go/qd/internal/suitekernels"
 )
 
 // Regression tests for races between host access, Close and launches in
@@ -20,7 +21,7 @@ import (
 // launch: the concurrent waits must not forget the launch's use of x.
 func TestHostReadConcurrentWithLaunch(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		k := must[*Kernel](t)(buildKernel(p, fillKernel("fill", ir.I32)))
+		k := must[*Kernel](t)(buildKernel(p, suitekernels.Fill(ir.I32)))
 		x := must[*Ndarray[int32]](t)(NewNdarray[int32](p, 64))
 		s := must[*Stream](t)(p.NewStream())
 		stop := make(chan struct{})
@@ -58,7 +59,7 @@ func TestHostReadConcurrentWithLaunch(t *testing.T) {
 // still has queued work; host reads and Sync must wait for it.
 func TestHostReadWhileStreamCloses(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		slow := must[*Kernel](t)(buildKernel(p, slowWriteKernel()))
+		slow := must[*Kernel](t)(buildKernel(p, suitekernels.SlowWrite()))
 		state := must[*Ndarray[int64]](t)(NewNdarray[int64](p, 1))
 		for r := range 3 {
 			x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 8))
@@ -81,7 +82,7 @@ func TestHostReadWhileStreamCloses(t *testing.T) {
 func TestGroupErrorReachesLaunchStream(t *testing.T) {
 	p := must[*Program](t)(Init(WithArch(CPU)))
 	defer p.Close()
-	k := must[*Kernel](t)(buildKernel(p, badGroupKernel()))
+	k := must[*Kernel](t)(buildKernel(p, suitekernels.BadGroup()))
 	arr := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 4))
 	check(t, k.Launch(arr))
 	if err := p.DefaultStream().Synchronize(); err == nil || !strings.Contains(err.Error(), "out of range") {
@@ -98,7 +99,7 @@ func TestGroupErrorReachesLaunchStream(t *testing.T) {
 // them: every launch either runs or fails with ErrClosed; nothing panics.
 func TestCloseWhileLaunching(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		k := must[*Kernel](t)(buildKernel(p, fillKernel("fill", ir.F32)))
+		k := must[*Kernel](t)(buildKernel(p, suitekernels.Fill(ir.F32)))
 		for range 20 {
 			x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 4096))
 			s := must[*Stream](t)(p.NewStream())
@@ -143,20 +144,10 @@ func TestNoPanicOnBadInput(t *testing.T) {
 	}
 	wantErr(t, p.StartTrace(), ErrInvalidArgument)
 	wantErr(t, p.StopTrace(nil), ErrInvalidArgument)
-	_, err := buildKernel(p, fillKernel("fill", ir.F32))
+	_, err := buildKernel(p, suitekernels.Fill(ir.F32))
 	wantErr(t, err, ErrInvalidArgument)
 	_, err = Compile(p, "package k")
 	wantErr(t, err, ErrInvalidArgument)
-}
-
-// badGroupKernel has two stream-parallel groups; the second stores out of
-// range (index 99) for arrays shorter than 100.
-func badGroupKernel() *ir.Kernel {
-	b := ir.NewBuilder("bad_group")
-	x := b.Array("x", ir.F32, 1)
-	b.Group(func() { b.Parallel(ir.I64c(1), func(i *ir.Var) { b.Store(x, ir.F32c(1), ir.I64c(0)) }) })
-	b.Group(func() { b.Parallel(ir.I64c(1), func(i *ir.Var) { b.Store(x, ir.F32c(1), ir.I64c(99)) }) })
-	return b.Kernel()
 }
 
 // TestStreamCloseWhileLaunching closes a stream while another goroutine
@@ -164,7 +155,7 @@ func badGroupKernel() *ir.Kernel {
 // (and runs) or fails with ErrClosed, never with a backend error.
 func TestStreamCloseWhileLaunching(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		k := must[*Kernel](t)(buildKernel(p, fillKernel("fill", ir.F32)))
+		k := must[*Kernel](t)(buildKernel(p, suitekernels.Fill(ir.F32)))
 		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 1024))
 		for range 20 {
 			s := must[*Stream](t)(p.NewStream())

@@ -1,11 +1,11 @@
 package qd
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
-	"strings"
 	"testing"
+
+	"github.com/quadrants-go/qd/internal/suitekernels"
 )
 
 // Reductions (SPEC §3): an atomic add, min or max whose address does not
@@ -13,69 +13,6 @@ import (
 // before one atomic per block. The results must be those of the plain Go
 // loop: exactly for integers and for min and max (NaN included), and for
 // float sums within the rounding of a reordered sum.
-
-var reduceTypes = []string{"int32", "int64", "uint32", "uint64", "float32", "float64"}
-var reduceOps = []string{"Add", "Min", "Max"}
-
-// reduceSrc holds red_<Op>_<type>(x, r []T): r[0] op= every x[i], plus
-// kernels with two reductions, reductions in stream-parallel groups, and
-// row sums over a 2-D range.
-func reduceSrc() string {
-	var b strings.Builder
-	b.WriteString("package kernels\n\nimport \"github.com/quadrants-go/qd\"\n")
-	for _, op := range reduceOps {
-		for _, ty := range reduceTypes {
-			fmt.Fprintf(&b, `
-//qd:kernel
-func red_%[1]s_%[2]s(x, r []%[2]s) {
-	for i := range len(x) {
-		qd.Atomic%[1]s(&r[0], x[i])
-	}
-}
-`, op, ty)
-		}
-	}
-	b.WriteString(`
-// Two reductions, one of them under an if, and an index from a scalar.
-//
-//qd:kernel
-func sumAndMaxPositive(x []float64, r []float64, k int) {
-	for i := range len(x) {
-		v := x[i]
-		qd.AtomicAdd(&r[k], v)
-		if v > 0 {
-			qd.AtomicMax(&r[k+1], v)
-		}
-	}
-}
-
-// Reductions in each of two stream-parallel groups.
-//
-//qd:kernel
-func groupSums(a, b []int64, r []int64) {
-	qd.StreamParallel(func() {
-		for i := range len(a) {
-			qd.AtomicAdd(&r[0], a[i])
-		}
-	})
-	qd.StreamParallel(func() {
-		for i := range len(b) {
-			qd.AtomicMin(&r[1], b[i])
-		}
-	})
-}
-
-// Row sums: the address varies with the outer index only.
-//
-//qd:kernel
-func rowSums(m [][]int32, r []int32) {
-	for i, j := range qd.NDRange(len(m), len(m[0])) {
-		qd.AtomicAdd(&r[i], m[i][j])
-	}
-}
-`)
-	return b.String()
-}
 
 // reduceWant is the plain Go loop's result for op over xs starting at r0,
 // as float64 (exact for every integer here); NaN propagates through min and
@@ -96,11 +33,11 @@ func reduceWant[T int32 | int64 | uint32 | uint64 | float32 | float64](op string
 }
 
 func TestReductions(t *testing.T) {
-	src := reduceSrc()
+	src := suitekernels.ReduceSource()
 	forEachArch(t, func(t *testing.T, p *Program) {
 		m := must[*Module](t)(Compile(p, src, WithFilename("reduce.go")))
 		for _, n := range []int{0, 1, 31, 33, 1000, 1<<18 + 7} {
-			for _, op := range reduceOps {
+			for _, op := range suitekernels.ReduceOps {
 				runReduce[int32](t, p, m, op, "int32", n)
 				runReduce[int64](t, p, m, op, "int64", n)
 				runReduce[uint32](t, p, m, op, "uint32", n)
@@ -174,7 +111,7 @@ func runReduce[T int32 | int64 | uint32 | uint64 | float32 | float64](t *testing
 }
 
 func TestReductionsMixed(t *testing.T) {
-	src := reduceSrc()
+	src := suitekernels.ReduceSource()
 	forEachArch(t, func(t *testing.T, p *Program) {
 		m := must[*Module](t)(Compile(p, src, WithFilename("reduce.go")))
 

@@ -9,37 +9,12 @@ import (
 	"time"
 
 	"github.com/quadrants-go/qd/internal/ir"
+	"github.com/quadrants-go/qd/internal/suitekernels"
 )
 
 // Stopping work: LaunchContext and Program.Close stop CPU kernels that
 // would run for ever. GPU kernels cannot be stopped once enqueued, so the
 // tests that need a running kernel skip there.
-
-// runawayKernel raises started[0], then never ends: in a loop of its
-// parallel body ("loop"), in a loop of a serial part ("serial"), or as a
-// parallel loop of 2^50 short iterations ("range").
-func runawayKernel(kind string) *ir.Kernel {
-	b := ir.NewBuilder("runaway_" + kind)
-	started := b.Array("started", ir.I32, 1)
-	raise := func() { b.Do(ir.AtomicE(ir.AtomicAdd, started, ir.I32c(1), ir.I64c(0))) }
-	spin := func() {
-		b.While(ir.BoolC(true), func() { b.Do(ir.AtomicE(ir.AtomicAdd, started, ir.I32c(1), ir.I64c(1))) })
-	}
-	switch kind {
-	case "loop":
-		b.Parallel(ir.I64c(1), func(*ir.Var) { raise(); spin() })
-	case "serial":
-		raise()
-		spin()
-	case "range":
-		b.Parallel(ir.I64c(1<<50), func(i *ir.Var) {
-			b.If(ir.Op(ir.Eq, ir.Ref(i), ir.I64c(0)), raise, nil)
-		})
-	}
-	return b.Kernel()
-}
-
-var runawayKinds = []string{"loop", "serial", "range"}
 
 // finishes fails the test if f has not returned after a minute: a guard
 // that turns a hang (the bug) into a failure, not a timing assertion.
@@ -72,11 +47,11 @@ func spinUntilStarted(t *testing.T, started []int32) {
 // (Synchronize) or launched it with slices, and those calls return
 // ErrClosed. Close itself reports no error for the work it stopped.
 func TestCloseStopsRunawayKernel(t *testing.T) {
-	for _, kind := range runawayKinds {
+	for _, kind := range suitekernels.RunawayKinds {
 		for _, waiter := range []string{"none", "synchronize", "slices"} {
 			t.Run(kind+"/"+waiter, func(t *testing.T) {
 				p := must[*Program](t)(Init(WithArch(CPU)))
-				k := must[*Kernel](t)(buildKernel(p, runawayKernel(kind)))
+				k := must[*Kernel](t)(buildKernel(p, suitekernels.Runaway(kind)))
 				s := must[*Stream](t)(p.NewStream())
 				started := make([]int32, 3)
 				waited := make(chan error, 1)
@@ -104,7 +79,7 @@ func TestCloseStopsRunawayKernel(t *testing.T) {
 // done enqueues nothing; a live one changes nothing.
 func TestLaunchContext(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		k := must[*Kernel](t)(buildKernel(p, fillKernel("fill", ir.F32)))
+		k := must[*Kernel](t)(buildKernel(p, suitekernels.Fill(ir.F32)))
 		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
 		s := must[*Stream](t)(p.NewStream())
 		wantErr(t, k.LaunchContext(nil, s, x, float32(1)), ErrInvalidArgument)
@@ -127,13 +102,13 @@ func TestLaunchContextStopsKernel(t *testing.T) {
 		if p.Arch() != CPU {
 			t.Skipf("%s kernels cannot be stopped once enqueued", p.Arch())
 		}
-		fill := must[*Kernel](t)(buildKernel(p, fillKernel("fill", ir.F32)))
+		fill := must[*Kernel](t)(buildKernel(p, suitekernels.Fill(ir.F32)))
 		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
 		s := must[*Stream](t)(p.NewStream())
 		cause := errors.New("the user gave up")
-		for _, kind := range runawayKinds {
+		for _, kind := range suitekernels.RunawayKinds {
 			t.Run(kind, func(t *testing.T) {
-				k := must[*Kernel](t)(buildKernel(p, runawayKernel(kind)))
+				k := must[*Kernel](t)(buildKernel(p, suitekernels.Runaway(kind)))
 				// Running, with slices: the launch itself reports the stop.
 				ctx, cancel := context.WithCancelCause(context.Background())
 				started := make([]int32, 3)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/quadrants-go/qd/internal/ir"
+	"github.com/quadrants-go/qd/internal/suitekernels"
 )
 
 const n = 1024
@@ -32,7 +33,7 @@ func TestStreamLifecycle(t *testing.T) {
 		_, err = s.Query()
 		wantErr(t, err, ErrClosed)
 		wantErr(t, s.Wait(context.Background()), ErrClosed)
-		k := must[*Kernel](t)(buildKernel(p, fillKernel("fill", ir.F32)))
+		k := must[*Kernel](t)(buildKernel(p, suitekernels.Fill(ir.F32)))
 		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
 		wantErr(t, k.LaunchOn(s, x, float32(1)), ErrClosed)
 		o := must[*Stream](t)(p.NewStream())
@@ -67,7 +68,7 @@ func TestEventLifecycle(t *testing.T) {
 
 func TestKernelOnStream(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		k := must[*Kernel](t)(buildKernel(p, fillKernel("fill", ir.F32)))
+		k := must[*Kernel](t)(buildKernel(p, suitekernels.Fill(ir.F32)))
 		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
 		s := must[*Stream](t)(p.NewStream())
 		check(t, k.LaunchOn(s, x, float32(42)))
@@ -79,7 +80,7 @@ func TestKernelOnStream(t *testing.T) {
 
 func TestTwoStreams(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		k := must[*Kernel](t)(buildKernel(p, fillKernel("fill", ir.F32)))
+		k := must[*Kernel](t)(buildKernel(p, suitekernels.Fill(ir.F32)))
 		a := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
 		b := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
 		s1 := must[*Stream](t)(p.NewStream())
@@ -98,8 +99,8 @@ func TestTwoStreams(t *testing.T) {
 // producer slowed down so that a missing wait would show.
 func TestEventWaits(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		slow := must[*Kernel](t)(buildKernel(p, slowWriteKernel()))
-		cp := must[*Kernel](t)(buildKernel(p, copyKernel()))
+		slow := must[*Kernel](t)(buildKernel(p, suitekernels.SlowWrite()))
+		cp := must[*Kernel](t)(buildKernel(p, suitekernels.Copy()))
 		state := must[*Ndarray[int64]](t)(NewNdarray[int64](p, 1))
 		s := must[*Stream](t)(p.NewStream())
 		e := must[*Event](t)(p.NewEvent())
@@ -125,7 +126,7 @@ func TestEventWaits(t *testing.T) {
 
 func TestDefaultStreamKernel(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		k := must[*Kernel](t)(buildKernel(p, fillKernel("fill", ir.F32)))
+		k := must[*Kernel](t)(buildKernel(p, suitekernels.Fill(ir.F32)))
 		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
 		check(t, k.Launch(x, float32(7)))
 		check(t, p.Sync())
@@ -136,7 +137,7 @@ func TestDefaultStreamKernel(t *testing.T) {
 
 func TestEventSynchronize(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		k := must[*Kernel](t)(buildKernel(p, fillKernel("fill", ir.F32)))
+		k := must[*Kernel](t)(buildKernel(p, suitekernels.Fill(ir.F32)))
 		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 64))
 		s := must[*Stream](t)(p.NewStream())
 		e := must[*Event](t)(p.NewEvent())
@@ -161,7 +162,7 @@ func TestQueryAfterWaits(t *testing.T) {
 		if testing.Short() {
 			rounds = 500
 		}
-		k := must[*Kernel](t)(buildKernel(p, fillKernel("fill", ir.F32)))
+		k := must[*Kernel](t)(buildKernel(p, suitekernels.Fill(ir.F32)))
 		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 4))
 		s := must[*Stream](t)(p.NewStream())
 		e := must[*Event](t)(p.NewEvent())
@@ -184,7 +185,7 @@ func TestQueryAfterWaits(t *testing.T) {
 
 func TestNdarrayOnStream(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		k := must[*Kernel](t)(buildKernel(p, fillKernel("fill", ir.F32)))
+		k := must[*Kernel](t)(buildKernel(p, suitekernels.Fill(ir.F32)))
 		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
 		s := must[*Stream](t)(p.NewStream())
 		check(t, k.LaunchOn(s, x, float32(99)))
@@ -195,7 +196,7 @@ func TestNdarrayOnStream(t *testing.T) {
 
 func TestElapsed(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		slow := must[*Kernel](t)(buildKernel(p, slowWriteKernel()))
+		slow := must[*Kernel](t)(buildKernel(p, suitekernels.SlowWrite()))
 		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 1))
 		state := must[*Ndarray[int64]](t)(NewNdarray[int64](p, 1))
 		s := must[*Stream](t)(p.NewStream())
@@ -222,7 +223,7 @@ func TestElapsed(t *testing.T) {
 // returns.
 func TestStreamCloseWaitsForQueuedWork(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		slow := must[*Kernel](t)(buildKernel(p, slowWriteKernel()))
+		slow := must[*Kernel](t)(buildKernel(p, suitekernels.SlowWrite()))
 		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 16))
 		state := must[*Ndarray[int64]](t)(NewNdarray[int64](p, 1))
 		s := must[*Stream](t)(p.NewStream())
@@ -241,7 +242,7 @@ func TestStreamCloseWaitsForQueuedWork(t *testing.T) {
 // TestWaitContext: Wait returns the context's error when it is done first.
 func TestWaitContext(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		slow := must[*Kernel](t)(buildKernel(p, slowWriteKernel()))
+		slow := must[*Kernel](t)(buildKernel(p, suitekernels.SlowWrite()))
 		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 1))
 		state := must[*Ndarray[int64]](t)(NewNdarray[int64](p, 1))
 		s := must[*Stream](t)(p.NewStream())
@@ -258,7 +259,7 @@ func TestWaitContext(t *testing.T) {
 // different arguments 1000 times: every launch must see its own arguments.
 func TestSameKernelTwoStreamsArgs(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		k := must[*Kernel](t)(buildKernel(p, fillKernel("fill", ir.I32)))
+		k := must[*Kernel](t)(buildKernel(p, suitekernels.Fill(ir.I32)))
 		const rounds = 1000
 		s1 := must[*Stream](t)(p.NewStream())
 		s2 := must[*Stream](t)(p.NewStream())
@@ -293,7 +294,7 @@ func TestSameKernelTwoStreamsArgs(t *testing.T) {
 // streams ran them at the same time.
 func TestTwoStreamsOverlap(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		k := must[*Kernel](t)(buildKernel(p, rendezvousKernel()))
+		k := must[*Kernel](t)(buildKernel(p, suitekernels.Rendezvous()))
 		flags := must[*Ndarray[int32]](t)(NewNdarray[int32](p, 2))
 		seen := must[*Ndarray[int32]](t)(NewNdarray[int32](p, 2))
 		s1 := must[*Stream](t)(p.NewStream())
@@ -312,7 +313,7 @@ func TestManyStreamsOverlap(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
 		for _, K := range []int{2, 8, 32} {
 			t.Run(fmt.Sprint(K), func(t *testing.T) {
-				k := must[*Kernel](t)(buildKernel(p, rendezvousAllKernel()))
+				k := must[*Kernel](t)(buildKernel(p, suitekernels.RendezvousAll()))
 				flags := must[*Ndarray[int32]](t)(NewNdarray[int32](p, K))
 				seen := must[*Ndarray[int32]](t)(NewNdarray[int32](p, K))
 				// A first launch may create what a Program makes lazily,
@@ -342,38 +343,13 @@ func TestManyStreamsOverlap(t *testing.T) {
 	})
 }
 
-// rendezvousAllKernel: raise flags[me], spin until every flag is raised,
-// store how many were seen.
-func rendezvousAllKernel() *ir.Kernel {
-	b := ir.NewBuilder("rendezvous_all")
-	flags := b.Array("flags", ir.I32, 1)
-	seen := b.Array("seen", ir.I32, 1)
-	me := b.Scalar("me", ir.I64)
-	iters := b.Scalar("iters", ir.I64)
-	b.Parallel(ir.I64c(1), func(_ *ir.Var) {
-		b.Do(ir.AtomicE(ir.AtomicAdd, flags, ir.I32c(1), ir.P(me)))
-		count := b.Decl("count", ir.I32c(0))
-		b.ForRange("n", ir.P(iters), func(_ *ir.Var) {
-			b.Assign(count, ir.I32c(0))
-			b.ForRange("o", ir.LenOf(flags, 0), func(o *ir.Var) {
-				b.If(ir.Op(ir.Ne, ir.AtomicE(ir.AtomicAdd, flags, ir.I32c(0), ir.Ref(o)), ir.I32c(0)), func() {
-					b.Assign(count, ir.Op(ir.Add, ir.Ref(count), ir.I32c(1)))
-				}, nil)
-			})
-			b.If(ir.Op(ir.Eq, ir.Conv(ir.I64, ir.Ref(count)), ir.LenOf(flags, 0)), func() { b.Break() }, nil)
-		})
-		b.Store(seen, ir.Ref(count), ir.P(me))
-	})
-	return b.Kernel()
-}
-
 // TestOrderingUnderLoad chains slow producers and fast consumers across
 // streams with WaitEvent and WaitStream, many times, while other streams
 // keep the machine busy.
 func TestOrderingUnderLoad(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		slow := must[*Kernel](t)(buildKernel(p, slowWriteKernel()))
-		cp := must[*Kernel](t)(buildKernel(p, copyKernel()))
+		slow := must[*Kernel](t)(buildKernel(p, suitekernels.SlowWrite()))
+		cp := must[*Kernel](t)(buildKernel(p, suitekernels.Copy()))
 		state := must[*Ndarray[int64]](t)(NewNdarray[int64](p, 1))
 		// Background load on other streams, each with its own arrays (two
 		// kernels writing one array at once would be a race of the test's).
@@ -411,7 +387,7 @@ func TestOrderingUnderLoad(t *testing.T) {
 // arrays, launching at once (run with -race).
 func TestConcurrentLaunchers(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		k := must[*Kernel](t)(buildKernel(p, fillKernel("fill", ir.I32)))
+		k := must[*Kernel](t)(buildKernel(p, suitekernels.Fill(ir.I32)))
 		const G, rounds = 32, 20
 		var wg sync.WaitGroup
 		errs := make(chan error, G)
@@ -464,7 +440,7 @@ func TestProgramClose(t *testing.T) {
 	for _, a := range suiteArchs(t) {
 		t.Run(a.String(), func(t *testing.T) {
 			p := must[*Program](t)(Init(WithArch(a)))
-			slow := must[*Kernel](t)(buildKernel(p, slowWriteKernel()))
+			slow := must[*Kernel](t)(buildKernel(p, suitekernels.SlowWrite()))
 			x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 4))
 			state := must[*Ndarray[int64]](t)(NewNdarray[int64](p, 1))
 			s := must[*Stream](t)(p.NewStream())
@@ -483,7 +459,7 @@ func TestProgramClose(t *testing.T) {
 			wantErr(t, err, ErrClosed)
 			_, err = NewNdarray[float32](p, 1)
 			wantErr(t, err, ErrClosed)
-			_, err = buildKernel(p, copyKernel())
+			_, err = buildKernel(p, suitekernels.Copy())
 			wantErr(t, err, ErrClosed)
 			// Closing objects after their Program is fine.
 			check(t, s.Close())
@@ -538,7 +514,7 @@ func TestForeignObjects(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
 		q := must[*Program](t)(Init(WithArch(p.Arch())))
 		defer q.Close()
-		k := must[*Kernel](t)(buildKernel(p, fillKernel("fill", ir.F32)))
+		k := must[*Kernel](t)(buildKernel(p, suitekernels.Fill(ir.F32)))
 		xq := must[*Ndarray[float32]](t)(NewNdarray[float32](q, 4))
 		sq := must[*Stream](t)(q.NewStream())
 		eq := must[*Event](t)(q.NewEvent())

@@ -3,7 +3,6 @@ package qd
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -11,29 +10,16 @@ import (
 	"unsafe"
 
 	"github.com/quadrants-go/qd/internal/backend"
-	"github.com/quadrants-go/qd/internal/ir"
 	"github.com/quadrants-go/qd/internal/lower"
+	"github.com/quadrants-go/qd/internal/suitekernels"
 	"github.com/quadrants-go/qd/internal/trace"
 )
 
-// groupsKernel has g stream-parallel groups, each one small parallel loop
-// writing x[group].
-func groupsKernel(g int) *ir.Kernel {
-	bld := ir.NewBuilder(fmt.Sprintf("groups%d", g))
-	x := bld.Array("x", ir.F32, 1)
-	for i := range g {
-		bld.Group(func() {
-			bld.Parallel(ir.I64c(1), func(_ *ir.Var) { bld.Store(x, ir.F32c(float32(i+1)), ir.I64c(int64(i))) })
-		})
-	}
-	return bld.Kernel()
-}
-
 func TestTrace(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		saxpy := must[*Kernel](t)(buildKernel(p, saxpyKernel()))
-		groups := must[*Kernel](t)(buildKernel(p, groupsKernel(3)))
-		add := must[*Kernel](t)(buildKernel(p, addKernel()))
+		saxpy := must[*Kernel](t)(buildKernel(p, suitekernels.SaxpyN()))
+		groups := must[*Kernel](t)(buildKernel(p, suitekernels.Groups(3)))
+		add := must[*Kernel](t)(buildKernel(p, suitekernels.Add()))
 		// One output per stream: the streams run at once.
 		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 256))
 		y := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 256))
@@ -169,7 +155,7 @@ func TestWithTrace(t *testing.T) {
 	if !p.Tracing() {
 		t.Fatal("WithTrace: not tracing after Init")
 	}
-	k := must[*Kernel](t)(buildKernel(p, saxpyKernel()))
+	k := must[*Kernel](t)(buildKernel(p, suitekernels.SaxpyN()))
 	x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 8))
 	for range 3 {
 		check(t, k.Launch(float32(1), x, x, int64(8)))
@@ -197,7 +183,7 @@ func TestWithTrace(t *testing.T) {
 func TestTraceConcurrent(t *testing.T) {
 	p := must[*Program](t)(Init(WithArch(CPU)))
 	defer p.Close()
-	k := must[*Kernel](t)(buildKernel(p, saxpyKernel()))
+	k := must[*Kernel](t)(buildKernel(p, suitekernels.SaxpyN()))
 	x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 64))
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
@@ -250,7 +236,7 @@ func BenchmarkLaunchTrace(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			p := must[*Program](b)(Init(WithArch(CPU)))
 			defer p.Close()
-			k := must[*Kernel](b)(buildKernel(p, saxpyKernel()))
+			k := must[*Kernel](b)(buildKernel(p, suitekernels.SaxpyN()))
 			x := must[*Ndarray[float32]](b)(NewNdarray[float32](p, 16))
 			y := must[*Ndarray[float32]](b)(NewNdarray[float32](p, 16))
 			s := must[*Stream](b)(p.NewStream())
@@ -350,7 +336,7 @@ func withNullDevice(b *testing.B, f func(p *Program)) {
 func BenchmarkLaunchOverhead(b *testing.B) {
 	b.Run("saxpy", func(b *testing.B) {
 		withNullDevice(b, func(p *Program) {
-			k := must[*Kernel](b)(buildKernel(p, saxpyKernel()))
+			k := must[*Kernel](b)(buildKernel(p, suitekernels.SaxpyN()))
 			x := must[*Ndarray[float32]](b)(NewNdarray[float32](p, 16))
 			y := must[*Ndarray[float32]](b)(NewNdarray[float32](p, 16))
 			s := must[*Stream](b)(p.NewStream())
@@ -365,7 +351,7 @@ func BenchmarkLaunchOverhead(b *testing.B) {
 	})
 	b.Run("groups4", func(b *testing.B) {
 		withNullDevice(b, func(p *Program) {
-			k := must[*Kernel](b)(buildKernel(p, groupsKernel(4)))
+			k := must[*Kernel](b)(buildKernel(p, suitekernels.Groups(4)))
 			x := must[*Ndarray[float32]](b)(NewNdarray[float32](p, 4))
 			b.ReportAllocs()
 			for b.Loop() {

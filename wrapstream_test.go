@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/quadrants-go/qd/internal/ir"
+	"github.com/quadrants-go/qd/internal/suitekernels"
 )
 
 // Wrapped foreign streams and stream priorities (issue 4, item 6).
@@ -67,9 +68,9 @@ func wrapStreamCheck(t *testing.T, p, owner *Program) {
 	if w.Handle() != s.Handle() {
 		t.Fatalf("wrapped handle %#x, want %#x", w.Handle(), s.Handle())
 	}
-	slow := must[*Kernel](t)(buildKernel(p, slowWriteKernel()))
-	cp := must[*Kernel](t)(buildKernel(p, copyKernel()))
-	fill := must[*Kernel](t)(buildKernel(owner, fillKernel("fill", ir.F32)))
+	slow := must[*Kernel](t)(buildKernel(p, suitekernels.SlowWrite()))
+	cp := must[*Kernel](t)(buildKernel(p, suitekernels.Copy()))
+	fill := must[*Kernel](t)(buildKernel(owner, suitekernels.Fill(ir.F32)))
 	state := must[*Ndarray[int64]](t)(NewNdarray[int64](p, 1))
 	x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 256))
 	y := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 256))
@@ -137,7 +138,7 @@ func wrapStreamCheck(t *testing.T, p, owner *Program) {
 // not refused, and kernels run on streams of the extreme priorities.
 func TestStreamPriorities(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		k := must[*Kernel](t)(buildKernel(p, fillKernel("fill", ir.F32)))
+		k := must[*Kernel](t)(buildKernel(p, suitekernels.Fill(ir.F32)))
 		for _, prio := range []int{-100, -1, 0, 100} {
 			s, err := p.NewStream(WithPriority(prio))
 			if err != nil {
@@ -156,7 +157,7 @@ func TestStreamPriorities(t *testing.T) {
 		lo := must[*Stream](t)(p.NewStream())
 		defer hi.Close()
 		defer lo.Close()
-		rv := must[*Kernel](t)(buildKernel(p, rendezvousKernel()))
+		rv := must[*Kernel](t)(buildKernel(p, suitekernels.Rendezvous()))
 		flags := must[*Ndarray[int32]](t)(NewNdarray[int32](p, 2))
 		seen := must[*Ndarray[int32]](t)(NewNdarray[int32](p, 2))
 		check(t, rv.LaunchOn(lo, flags, seen, int64(0), int64(1), spinBound(p)))

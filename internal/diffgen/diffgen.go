@@ -1,13 +1,13 @@
-// Package diffgen generates the per-type kernels of the root package's
-// differential tests: the arith* and atomics* kernels are one pattern
+// Package diffgen generates the per-type kernels of the differential tests
+// (internal/difftest): the arith* and atomics* kernels are one pattern
 // instantiated for every integer and float type, and writing each instance
-// by hand let them drift apart. Source returns the generated test file
-// (FileName); the program in ./gen writes it, run by go generate in the
-// root package. A root test regenerates it in memory and fails when the
-// checked-in file is stale.
+// by hand let them drift apart. Source returns the generated file
+// (FileName); the program in ./gen writes it, run by go generate in
+// internal/difftest. A test here regenerates it in memory and fails when
+// the checked-in file is stale.
 //
-// The kernels stay ordinary Go of the test package qd_test, so the tests
-// still call each one natively as the reference; Join puts the generated
+// The kernels stay ordinary Go of package difftest, so the tests still
+// call each one natively as the reference; Join puts the generated
 // declarations after the hand-written kernel file, because qd.Compile
 // compiles one source and the kernels share its constants (ctint, halfPi).
 package diffgen
@@ -21,8 +21,8 @@ import (
 	"go/token"
 )
 
-// FileName is the generated file, in the root package's directory.
-const FileName = "diffkernels_gen_test.go"
+// FileName is the generated file, in internal/difftest.
+const FileName = "kernels_gen.go"
 
 // intType is one integer instance of the arith and atomics patterns.
 type intType struct {
@@ -59,7 +59,7 @@ func Source() ([]byte, error) {
 // the generated one (gen without its package clause and imports, which must
 // be among hand's), as one source for qd.Compile or the front end. A //line
 // directive keeps the positions of the generated kernels those of gen's own
-// file, so an error names the line to look at.
+// file, so an error names the file, line and column to look at.
 func Join(hand, gen []byte) ([]byte, error) {
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, FileName, gen, parser.SkipObjectResolution|parser.ParseComments)
@@ -89,7 +89,7 @@ func Join(hand, gen []byte) ([]byte, error) {
 		if len(hand) > 0 && hand[len(hand)-1] != '\n' {
 			b.WriteByte('\n')
 		}
-		fmt.Fprintf(&b, "\n//line %s:%d\n", FileName, p.Line)
+		fmt.Fprintf(&b, "\n//line %s:%d:1\n", FileName, p.Line)
 		b.Write(gen[p.Offset:])
 		break
 	}

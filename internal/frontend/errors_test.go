@@ -75,3 +75,32 @@ func TestRedeclared(t *testing.T) {
 		})
 	}
 }
+
+// TestLineDirective: errors after a //line directive name the file and
+// line it gives (and the column, where it gives one), as the Go compiler's
+// do; those before it keep the source's name. internal/difftest compiles a
+// hand-written file and a generated one as one source, the generated part
+// under a //line directive.
+func TestLineDirective(t *testing.T) {
+	const body = "(x []int32) {\n\tfor i := range x {\n\t\tx[i] = 1.5\n\t}\n}\n"
+	for _, c := range []struct{ directive, want string }{
+		{"gen.go:40:1", "gen.go:43:10: "},
+		{"gen.go:40", "gen.go:43: "}, // no column given: none known
+	} {
+		src := "package k\n\n//qd:kernel\nfunc a" + body + "\n//line " + c.directive + "\n//qd:kernel\nfunc b" + body
+		_, err := Parse("k.go", []byte(src))
+		var list ErrorList
+		if !errors.As(err, &list) || len(list) != 2 {
+			t.Fatalf("//line %s: got %v, want two errors", c.directive, err)
+		}
+		for i, want := range []string{"k.go:6:10: ", c.want} {
+			if !strings.HasPrefix(list[i].Error(), want) {
+				t.Errorf("//line %s: error %d: %v, want it at %s", c.directive, i, list[i], want)
+			}
+		}
+	}
+	src := "package k\n\n//line gen.go:40:1\nfunc b(x []int32 {\n}\n"
+	if _, err := Parse("k.go", []byte(src)); err == nil || !strings.HasPrefix(err.Error(), "gen.go:40:18: ") {
+		t.Errorf("syntax error after a //line directive: %v, want it at gen.go:40:18", err)
+	}
+}

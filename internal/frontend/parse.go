@@ -1,6 +1,7 @@
 package frontend
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"go/ast"
@@ -32,7 +33,7 @@ func Parse(filename string, src []byte) ([]*ir.Kernel, error) {
 		var el scanner.ErrorList
 		if errors.As(err, &el) {
 			for _, e := range el {
-				fc.errs.add(&ir.Error{Pos: ir.Pos{File: filename, Line: e.Pos.Line, Col: e.Pos.Column}, Msg: e.Msg})
+				fc.errs.add(&ir.Error{Pos: ir.Pos{File: cmp.Or(e.Pos.Filename, filename), Line: e.Pos.Line, Col: e.Pos.Column}, Msg: e.Msg})
 			}
 			return nil, fc.errs.result()
 		}
@@ -75,12 +76,15 @@ type fileCtx struct {
 	errs     errList
 }
 
+// pos is the position of p as the user reads it: in filename, or where a
+// //line directive says (a generated part of the source names its own
+// file and lines).
 func (fc *fileCtx) pos(p token.Pos) ir.Pos {
 	if !p.IsValid() {
 		return ir.Pos{}
 	}
 	q := fc.fset.Position(p)
-	return ir.Pos{File: fc.filename, Line: q.Line, Col: q.Column}
+	return ir.Pos{File: cmp.Or(q.Filename, fc.filename), Line: q.Line, Col: q.Column}
 }
 
 func (fc *fileCtx) errorf(p token.Pos, kernel, format string, args ...any) {

@@ -1,7 +1,7 @@
 // Package mathref computes the exact values of the math functions that
-// kernels support, with math/big, for the accuracy tests: the root
-// package's end-to-end test (accuracy_test.go) and the ptxmath model tests
-// measure results against it.
+// kernels support, with math/big, for the accuracy tests: the end-to-end
+// test (internal/codegencheck, accuracy_test.go) and the ptxmath model
+// tests measure results against it.
 //
 // Go's math is no yardstick for a ≤ 2 ulp promise: it is itself thousands
 // of ulps off in places (Acos and Log2 near 1, Pow with large |y|, Sin of

@@ -21,8 +21,8 @@ func TestConstants(t *testing.T) {
 
 // TestFuncs checks each reference against Go's math at arguments where Go
 // is correctly rounded or nearly (≤ 1 ulp), and that the references decline
-// where Go's special-case table applies. The root package's
-// TestAccuracyReference checks them at random inputs over every range.
+// where Go's special-case table applies. TestAccuracyReference
+// (internal/codegencheck) checks them at random inputs over every range.
 func TestFuncs(t *testing.T) {
 	for _, c := range []struct {
 		name string

@@ -1,6 +1,6 @@
 // Command gen writes the generated kernels of the differential tests to the
-// file named by its argument (default diffkernels_gen_test.go, in the
-// current directory). The root package runs it through go generate.
+// file named by its argument (default kernels_gen.go, in the current
+// directory). Package internal/difftest runs it through go generate.
 package main
 
 import (

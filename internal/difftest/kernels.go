@@ -1,11 +1,11 @@
-package qd_test
+package difftest
 
 // The kernels of the differential tests (diff_test.go). This file is
-// ordinary Go of the test package, so every kernel is also a Go function
-// that the tests call directly as the serial reference; diff_test.go embeds
-// this very file and compiles it with qd.Compile. Keep it to the kernel
+// ordinary Go of the package, so every kernel is also a Go function that
+// the tests call directly as the serial reference; Source embeds this very
+// file and the tests compile it with qd.Compile. Keep it to the kernel
 // subset: everything here is compiled. The arith* and atomics* kernels,
-// one pattern per type, are generated into diffkernels_gen_test.go by
+// one pattern per type, are generated into kernels_gen.go by
 // internal/diffgen and compiled with this file as one source: they use its
 // constants.
 

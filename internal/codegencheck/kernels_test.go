@@ -1,0 +1,108 @@
+package codegencheck
+
+import (
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/quadrants-go/qd/internal/difftest"
+	"github.com/quadrants-go/qd/internal/frontend"
+	"github.com/quadrants-go/qd/internal/ir"
+	"github.com/quadrants-go/qd/internal/lower"
+	"github.com/quadrants-go/qd/internal/suitekernels"
+)
+
+// source is a Go source of kernels and the name it is parsed under.
+type source struct {
+	name string
+	text []byte
+}
+
+// checkedKernels are the kernels every check compiles: the behaviour
+// suite's IR-built kernels, every Go source the tests compile (the suite's,
+// the differential tests', the accuracy test's), without repeats (two
+// tests may build the same kernel), renamed apart (two kernels may share a
+// name).
+func checkedKernels(t *testing.T) []*ir.Kernel {
+	t.Helper()
+	diff, err := difftest.Source()
+	if err != nil {
+		t.Fatalf("the differential tests' source: %v", err)
+	}
+	sources := append(rootSources(t),
+		source{"reduce.go", []byte(suitekernels.ReduceSource())},
+		source{difftest.FileName, diff},
+		source{"accuracy.go", []byte(accSource())})
+	all := suitekernels.All()
+	for _, src := range sources {
+		ks, err := frontend.Parse(src.name, src.text)
+		if err != nil {
+			t.Errorf("parsing %s: %v", src.name, err)
+			continue
+		}
+		all = append(all, ks...)
+	}
+	var kernels []*ir.Kernel
+	seen := map[ir.Hash]bool{}
+	for i, k := range all {
+		plan, err := lower.Lower(k)
+		if err != nil {
+			t.Errorf("lower %s: %v", k.Name, err)
+			continue
+		}
+		if seen[plan.Hash] {
+			continue
+		}
+		seen[plan.Hash] = true
+		k.Name = fmt.Sprintf("k%03d_%s", i, k.Name)
+		kernels = append(kernels, k)
+	}
+	return kernels
+}
+
+// rootSources are the Go sources of the root package's tests: every string
+// constant of its test files that holds a //qd:kernel, read from the files
+// (package qd's tests cannot be imported). A source that a test builds to
+// see it rejected is no constant.
+func rootSources(t *testing.T) []source {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join("..", "..", "*_test.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []source
+	fset := token.NewFileSet()
+	for _, file := range files {
+		f, err := parser.ParseFile(fset, file, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			gd, ok := d.(*ast.GenDecl)
+			if !ok || gd.Tok != token.CONST && gd.Tok != token.VAR {
+				continue
+			}
+			for _, spec := range gd.Specs {
+				vs := spec.(*ast.ValueSpec)
+				for i, v := range vs.Values {
+					lit, ok := v.(*ast.BasicLit)
+					if !ok || lit.Kind != token.STRING || i >= len(vs.Names) {
+						continue
+					}
+					if text, err := strconv.Unquote(lit.Value); err == nil && strings.Contains(text, "//qd:kernel") {
+						out = append(out, source{filepath.Base(file) + ":" + vs.Names[i].Name, []byte(text)})
+					}
+				}
+			}
+		}
+	}
+	if len(out) == 0 {
+		t.Fatal("no Go sources of kernels found in the root package's test files")
+	}
+	return out
+}
