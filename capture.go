@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/quadrants-go/qd/internal/backend"
+	"github.com/quadrants-go/qd/internal/trace"
 )
 
 // Capture bookkeeping (graph.go has the API).
@@ -76,6 +77,8 @@ type capture struct {
 	kernels  []string      // the kernels launched, each once, in order
 	trackers map[*tracker]bool
 	owned    []ownedArray // arrays allocated inside the capture
+	spans    graphSpans   // traced tasks (trace.go)
+	traceMu  sync.Mutex   // orders a traced task's End with its note in spans
 	refused  error        // the first refusal: the capture fails with it
 	ended    bool
 	retired  []backend.Event // pooled events recorded in the capture (putEvent)
@@ -92,8 +95,26 @@ type member struct {
 // graphParts is what a capture gives its graph besides the backend's
 // graph: the arrays to keep and the name of its replays' trace spans.
 type graphParts struct {
-	held []heldArray
-	name string
+	held  []heldArray
+	name  string
+	spans graphSpans
+}
+
+// graphSpans are the trace spans a traced capture recorded (trace.go):
+// each task's span as the trace had it, with its stream, in the order the
+// backend numbered them; launches counts the capture's launches, which
+// numbered them from 1.
+type graphSpans struct {
+	spans    []capturedSpan
+	launches uint64
+}
+
+// capturedSpan is one task's span in a capture: the stream it ran on
+// (whose lane a replay's trace names afresh) and the span, its Launch the
+// launch's number in the capture.
+type capturedSpan struct {
+	s    *streamCore
+	span trace.Span
 }
 
 // heldArray is an array a graph uses: its core (pinned by every replay),
@@ -471,7 +492,7 @@ func (c *capture) end(call string, ferr error) (backend.Graph, graphParts, error
 				ErrInvalidArgument, o.shape))
 		}
 	}
-	parts := graphParts{held: c.held, name: spanName(c.kernels)}
+	parts := graphParts{held: c.held, name: spanName(c.kernels), spans: c.spans}
 	c.mu.Unlock()
 	bg, berr := c.bc.EndCapture(c.origin.b)
 	c.release()
@@ -590,4 +611,20 @@ func (p *Program) putEvent(e backend.Event, c *capture) {
 		c.mu.Unlock()
 	}
 	p.evpool.Put(e)
+}
+
+// tracedLaunch numbers a launch traced in the capture.
+func (c *capture) tracedLaunch() uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.spans.launches++
+	return c.spans.launches
+}
+
+// traced keeps the span of a task traced on s in the capture, in the
+// order the backend numbers them (its End has returned).
+func (c *capture) traced(s *streamCore, span trace.Span) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.spans.spans = append(c.spans.spans, capturedSpan{s: s, span: span})
 }

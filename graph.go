@@ -43,8 +43,9 @@ type graphCore struct {
 	mu     sync.Mutex // serializes LaunchOn, Update and Close
 	exec   backend.GraphExec
 	held   []heldArray
-	name   string // its replays' trace spans' name
-	failed error  // an Update that failed: LaunchOn returns it
+	name   string     // its replays' trace spans' name
+	spans  graphSpans // the spans of its traced capture, if any
+	failed error      // an Update that failed: LaunchOn returns it
 
 	uses     tracker // the streams the graph was launched on
 	inflight busy    // LaunchOn calls in progress
@@ -84,10 +85,15 @@ type graphCore struct {
 // capture and first used in it is zeroed at once, outside the capture
 // (Capture waits for that fill on the host): replays never zero it.
 //
-// Launches inside a capture are not traced one by one; each replay of the
-// graph is traced as one span on its stream, of kind "graph", named after
-// the kernels the graph launches ("graph: fill, axpb"). Events recorded inside a
-// capture order its streams but are not recorded by replays.
+// While a trace is on, each replay of the graph is one span on its
+// stream, of kind "graph", named after the kernels the graph launches
+// ("graph: fill, axpb"). A graph captured while a trace was on also traces
+// each task of each replay, as launches are traced: a span on the lane of
+// the stream the task was captured on, its launch numbered afresh for the
+// replay (on a GPU, event-record nodes captured around each task, timed by
+// the trace's own events at every traced replay; such a graph is rebuilt,
+// not updated in place, by Update). Events recorded inside a capture order
+// its streams but are not recorded by replays.
 //
 // On a GPU the driver's stream capture records the work (CUDA in relaxed
 // mode, the only mode in which goroutines, which move between threads, may
@@ -127,7 +133,7 @@ func (p *Program) newGraph(origin *streamCore, bg backend.Graph, parts graphPart
 	if err != nil {
 		return nil, fmt.Errorf("qd: Capture: instantiating the graph: %w", err)
 	}
-	c := &graphCore{p: p, origin: origin, exec: x, held: parts.held, name: parts.name}
+	c := &graphCore{p: p, origin: origin, exec: x, held: parts.held, name: parts.name, spans: parts.spans}
 	p.mu.Lock()
 	p.graphs[c] = struct{}{}
 	p.mu.Unlock()
@@ -183,6 +189,10 @@ func (g *Graph) LaunchOn(s *Stream) error {
 	launch := func() error { return c.exec.Launch(s.c.b) }
 	var err error
 	if tr := p.acquireTracer(); tr != nil {
+		if spans := c.replaySpans(tr); spans != nil {
+			x := c.exec.(backend.TracedExec)
+			launch = func() error { return x.LaunchTraced(s.c.b, tr.timer, spans) }
+		}
 		span := trace.Span{Kernel: c.name, Kind: "graph", Launch: tr.launches.Add(1), Task: -1}
 		err = tr.timed(s.c, span, launch)
 		tr.done()
@@ -256,7 +266,7 @@ func (c *graphCore) update(bg backend.Graph, parts graphParts) error {
 	if c.failed == nil {
 		var ok bool
 		if ok, uerr = c.exec.Update(bg); ok && uerr == nil {
-			c.held, c.name = parts.held, parts.name
+			c.held, c.name, c.spans = parts.held, parts.name, parts.spans
 			return nil
 		}
 	}
@@ -269,7 +279,7 @@ func (c *graphCore) update(bg backend.Graph, parts graphParts) error {
 	}
 	// The old exec may still have replays enqueued.
 	errs := []error{c.uses.waitUses(), c.exec.Close()}
-	c.exec, c.held, c.name, c.failed = x, parts.held, parts.name, nil
+	c.exec, c.held, c.name, c.spans, c.failed = x, parts.held, parts.name, parts.spans, nil
 	return errors.Join(errs...)
 }
 
@@ -308,4 +318,24 @@ func (c *graphCore) release() error {
 	defer c.mu.Unlock()
 	c.held = nil
 	return c.exec.Close()
+}
+
+// replaySpans are the spans of one traced replay in tr: the captured
+// tasks' spans on their streams' lanes in tr, their launches numbered
+// after tr's last; nil when the graph was captured without a trace, or
+// its backend cannot time them. The caller holds c.mu.
+func (c *graphCore) replaySpans(tr *tracer) []trace.Span {
+	x, ok := c.exec.(backend.TracedExec)
+	if !ok || len(c.spans.spans) == 0 || x.TracedSpans() != len(c.spans.spans) {
+		return nil
+	}
+	base := tr.launches.Add(c.spans.launches) - c.spans.launches
+	out := make([]trace.Span, len(c.spans.spans))
+	for i, cs := range c.spans.spans {
+		sp := cs.span
+		l := tr.lane(cs.s)
+		sp.Stream, sp.StreamID, sp.Launch = l.name, l.id, base+sp.Launch
+		out[i] = sp
+	}
+	return out
 }

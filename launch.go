@@ -113,13 +113,20 @@ func (k *kernelCore) captured(cp *capture, args []any) {
 }
 
 // enqueueCall enqueues a bound call on s (of capture cp, or nil), traced
-// when a trace is on. Launches in a capture are not traced: a graph's
-// replay is, as one span (Graph.LaunchOn).
+// when a trace is on. In a capture its tasks' spans are captured where the
+// backend can (each replay then traces them, Graph.LaunchOn), their launch
+// numbered within the capture.
 func (k *kernelCore) enqueueCall(c *call, s *streamCore, cp *capture) error {
 	// The only cost of tracing when it is off: one atomic load.
 	var lt launchTrace
-	if tr := k.p.acquireTracer(); tr != nil && cp == nil {
-		lt = launchTrace{tr: tr, id: tr.launches.Add(1)}
+	if tr := k.p.acquireTracer(); tr != nil && (cp == nil || tr.tracesCaptures()) {
+		id := uint64(0)
+		if cp == nil {
+			id = tr.launches.Add(1)
+		} else {
+			id = cp.tracedLaunch()
+		}
+		lt = launchTrace{tr: tr, id: id}
 		defer tr.done()
 	} else if tr != nil {
 		tr.done()

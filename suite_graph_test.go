@@ -12,6 +12,7 @@ import (
 
 	"github.com/quadrants-go/qd/internal/ir"
 	"github.com/quadrants-go/qd/internal/suitekernels"
+	"github.com/quadrants-go/qd/internal/trace"
 )
 
 // Graphs: replay equals direct execution, on every backend.
@@ -567,6 +568,99 @@ func TestGraphTrace(t *testing.T) {
 		check(t, p.StopTrace(&buf))
 		if !strings.Contains(buf.String(), `"name":"graph: fill"`) {
 			t.Errorf("the trace has no span of the graph's replay named after its kernel: %.400s", buf.String())
+		}
+	})
+}
+
+// TestGraphTraceTasks: a graph captured while a trace is on traces each
+// task of each replay, as a launch would: a chain of two kernels and a
+// stream-parallel kernel of 4 groups, replayed 3 times, give every task
+// of every replay a span on its stream's lane (the groups on pooled
+// streams), each replay's launches numbered afresh, besides one "graph"
+// span per replay. A replay in a later trace names its lanes there; a
+// graph captured with no trace on is one span per replay.
+func TestGraphTraceTasks(t *testing.T) {
+	forEachArchWith(t, []InitOption{WithTrace()}, func(t *testing.T, p *Program) {
+		k := newGraphKernels(t, p)
+		groups := must[*Kernel](t)(buildKernel(p, suitekernels.Groups(4)))
+		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 8))
+		gx := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 4))
+		s := must[*Stream](t)(p.NewStream())
+		g := must[*Graph](t)(s.Capture(func() error {
+			return errors.Join(k.fill.LaunchOn(s, x, float32(2)), k.axpb.LaunchOn(s, x, float32(3), float32(1)),
+				groups.LaunchOn(s, gx))
+		}))
+		defer g.Close()
+		const replays = 3
+		for range replays {
+			check(t, g.LaunchOn(s))
+		}
+		var buf bytes.Buffer
+		check(t, p.StopTrace(&buf))
+		wantAll(t, "x", x, 7)
+		tr := must[*trace.Trace](t)(trace.ReadChrome(&buf))
+		count := map[string]int{}
+		launches := map[string]map[uint64]bool{}
+		lanes := map[string]map[string]bool{}
+		for _, l := range tr.Lanes {
+			for _, sp := range l.Spans {
+				if sp.End < sp.Start {
+					t.Errorf("span %s on %s ends before it starts", sp.Kernel, l.Name)
+				}
+				count[sp.Kernel]++
+				if launches[sp.Kernel] == nil {
+					launches[sp.Kernel], lanes[sp.Kernel] = map[uint64]bool{}, map[string]bool{}
+				}
+				launches[sp.Kernel][sp.Launch] = true
+				lanes[sp.Kernel][l.Name] = true
+			}
+		}
+		if count["fill"] != replays || count["axpb"] != replays || count["groups4"] != 4*replays {
+			t.Errorf("spans per kernel %v, want fill and axpb %d each, groups4 %d", count, replays, 4*replays)
+		}
+		for _, name := range []string{"fill", "axpb", "groups4"} {
+			if len(launches[name]) != replays {
+				t.Errorf("%s's spans carry launches %v, want %d distinct ones", name, launches[name], replays)
+			}
+		}
+		if n := len(lanes["groups4"]); n != 4 {
+			t.Errorf("groups4's spans are on lanes %v, want 4 (its stream and 3 pooled ones)", lanes["groups4"])
+		}
+		if n := count["graph: fill, axpb, groups4"]; n != replays {
+			t.Errorf("%d graph spans, want %d: %v", n, replays, count)
+		}
+
+		// A later trace names the lanes afresh.
+		check(t, p.StartTrace())
+		check(t, g.LaunchOn(s))
+		buf.Reset()
+		check(t, p.StopTrace(&buf))
+		tr = must[*trace.Trace](t)(trace.ReadChrome(&buf))
+		n := 0
+		for _, l := range tr.Lanes {
+			if l.Name == "" {
+				t.Errorf("an unnamed lane in the second trace: %+v", l)
+			}
+			n += len(l.Spans)
+		}
+		if n != 1+2+4 {
+			t.Errorf("%d spans in the second trace, want 7 (the graph's and its 6 tasks')", n)
+		}
+
+		// Captured with no trace on: one span per replay.
+		plain := must[*Graph](t)(s.Capture(func() error { return k.fill.LaunchOn(s, x, float32(1)) }))
+		defer plain.Close()
+		check(t, p.StartTrace())
+		check(t, plain.LaunchOn(s))
+		buf.Reset()
+		check(t, p.StopTrace(&buf))
+		tr = must[*trace.Trace](t)(trace.ReadChrome(&buf))
+		n = 0
+		for _, l := range tr.Lanes {
+			n += len(l.Spans)
+		}
+		if n != 1 {
+			t.Errorf("%d spans of a replay of a graph captured untraced, want 1", n)
 		}
 	})
 }

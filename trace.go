@@ -23,7 +23,9 @@ import (
 // chrome://tracing open, and which `qd trace` renders as an SVG timeline.
 // Each stream is a lane: "default", "stream N" for the streams of NewStream
 // and WrapStream, "pool N" for the pooled streams of stream-parallel
-// launches, numbered in the order the trace first sees them.
+// launches, numbered in the order the trace first sees them. Tasks
+// launched inside a graph capture are traced by each replay of the graph
+// (Graph.LaunchOn), where the backend can.
 //
 // Times are taken where the work runs. On the CPU the stream's own
 // goroutine reads the host's monotonic clock right before and after each
@@ -186,8 +188,17 @@ func (tr *tracer) lane(s *streamCore) lane {
 	return l
 }
 
+// tracesCaptures reports whether the backend captures trace marks
+// (backend.CaptureTracer).
+func (tr *tracer) tracesCaptures() bool {
+	ct, ok := tr.timer.(backend.CaptureTracer)
+	return ok && ct.TracesCaptures()
+}
+
 // timed enqueues work on s between a start and an end mark, so span (its
-// stream filled in here) gets the work's device times.
+// stream filled in here) gets the work's device times. On a capturing
+// stream the marks and the span go into the capture instead: each replay
+// times them (Graph.LaunchOn).
 func (tr *tracer) timed(s *streamCore, span trace.Span, work func() error) error {
 	l := tr.lane(s)
 	span.Stream, span.StreamID = l.name, l.id
@@ -196,7 +207,17 @@ func (tr *tracer) timed(s *streamCore, span trace.Span, work func() error) error
 		return fmt.Errorf("qd: trace: %w", err)
 	}
 	werr := work()
-	if err := tr.timer.End(s.b, m, span); err != nil && werr == nil {
+	cp := s.capturing()
+	if cp != nil {
+		// The backend numbers captured spans in the order of their Ends.
+		cp.traceMu.Lock()
+		defer cp.traceMu.Unlock()
+	}
+	err = tr.timer.End(s.b, m, span)
+	if err == nil && cp != nil {
+		cp.traced(s, span)
+	}
+	if err != nil && werr == nil {
 		werr = fmt.Errorf("qd: trace: %w", err)
 	}
 	return werr

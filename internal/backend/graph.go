@@ -1,6 +1,10 @@
 package backend
 
-import "time"
+import (
+	"time"
+
+	"github.com/quadrants-go/qd/internal/trace"
+)
 
 // Capturer is implemented by devices that can capture the work enqueued on
 // streams into a graph and replay it (qd.Stream.Capture).
@@ -62,6 +66,32 @@ type GraphExec interface {
 	// Close releases the exec; replays already enqueued run to their end.
 	// It is idempotent.
 	Close() error
+}
+
+// Traced graphs. While a trace is on, package qd brackets the tasks it
+// enqueues on a capturing stream with TraceTimer Begin and End as it does
+// outside captures, when the timer is a CaptureTracer that traces
+// captures. The marks then become part of the capture (on a GPU,
+// event-record nodes), each Begin/End pair one captured span, numbered in
+// the order of their End calls; the graph's execs implement TracedExec.
+
+// CaptureTracer is implemented by TraceTimers whose Begin and End may
+// mark a capturing stream.
+type CaptureTracer interface {
+	// TracesCaptures reports whether Begin and End on a capturing stream
+	// capture their marks (the driver has what it takes).
+	TracesCaptures() bool
+}
+
+// TracedExec is implemented by the execs of graphs that can hold
+// captured spans.
+type TracedExec interface {
+	// TracedSpans is the number of spans captured in the exec's graph.
+	TracedSpans() int
+	// LaunchTraced is Launch, with t recording this replay's times of the
+	// captured spans: spans[i] (Start and End filled in) for the i-th
+	// captured span. len(spans) must be TracedSpans().
+	LaunchTraced(s Stream, t TraceTimer, spans []trace.Span) error
 }
 
 // RawGraphLauncher is implemented by GPU graph execs: the reference the

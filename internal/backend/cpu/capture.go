@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/quadrants-go/qd/internal/backend"
+	"github.com/quadrants-go/qd/internal/trace"
 )
 
 // Capture and replay (backend.Capturer).
@@ -26,6 +27,12 @@ import (
 // ran at capture time), which the graph keeps until it is closed: a
 // replay runs the same tasks with the same arguments, and reports errors
 // its tasks raise on the stream it was launched on.
+//
+// Trace marks (a trace's Begin and End on a capturing stream) are
+// recorded as they come, each End numbering its span in the capture
+// (backend.TracedExec). A replay without a trace drops them; a traced
+// replay (LaunchTraced) turns them into fresh marks of its trace, which
+// read the clock where the replay's lanes reach them.
 
 var (
 	errCapturing    = errors.New("cpu backend: the stream is capturing a graph")
@@ -41,6 +48,7 @@ type capture struct {
 	origin *stream
 	lanes  []*lane // lanes[0] is the origin's
 	nsig   int     // signals recorded so far
+	nspans int     // trace spans ended so far
 	ended  bool
 }
 
@@ -91,8 +99,9 @@ func (c *capture) record(s *stream, o op) (bool, error) {
 	case opSignal:
 		o.sig.cap, o.sig.idx = c, c.nsig
 		c.nsig++
-	case opMark, opSpan:
-		return true, errors.New("cpu backend: trace marks cannot be captured")
+	case opSpan:
+		o.mark.idx = c.nspans
+		c.nspans++
 	}
 	l.ops = append(l.ops, o)
 	return true, nil
@@ -144,7 +153,7 @@ func (d *Device) EndCapture(bs backend.Stream) (backend.Graph, error) {
 		l.s.cap = nil
 		l.s.mu.Unlock()
 	}
-	g := &graph{d: d, nsig: c.nsig}
+	g := &graph{d: d, nsig: c.nsig, nspans: c.nspans}
 	for _, l := range c.lanes {
 		g.lanes = append(g.lanes, l.ops)
 		g.ids = append(g.ids, l.s.id)
@@ -166,10 +175,11 @@ func (s *stream) isCapturing() bool {
 // graph is a capture's lanes. Its launches are released by Close, unless
 // an exec took them over.
 type graph struct {
-	d     *Device
-	lanes [][]op
-	ids   []uint64 // the stream of each lane, for messages
-	nsig  int
+	d      *Device
+	lanes  [][]op
+	ids    []uint64 // the stream of each lane, for messages
+	nsig   int
+	nspans int // trace spans captured
 }
 
 // checkJoined reports work of a lane that does not come before the end of
@@ -254,7 +264,7 @@ func (g *graph) release() {
 // sameShape reports whether h has g's lanes with the same ops in the same
 // order: the same tasks of the same kernels, and the same records and waits.
 func (g *graph) sameShape(h *graph) bool {
-	if len(g.lanes) != len(h.lanes) || g.nsig != h.nsig {
+	if len(g.lanes) != len(h.lanes) || g.nsig != h.nsig || g.nspans != h.nspans {
 		return false
 	}
 	for li := range g.lanes {
@@ -316,7 +326,29 @@ func (r *replay) take() error {
 
 // Launch enqueues one replay on bs: lane 0 there, the others on the
 // exec's streams, after the previous replay.
-func (x *exec) Launch(bs backend.Stream) error {
+func (x *exec) Launch(bs backend.Stream) error { return x.launch(bs, nil, nil) }
+
+var _ backend.TracedExec = (*exec)(nil)
+
+// TracedSpans is the number of trace spans captured in the graph.
+func (x *exec) TracedSpans() int {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.g.nspans
+}
+
+// LaunchTraced is Launch with the captured spans timed by bt.
+func (x *exec) LaunchTraced(bs backend.Stream, bt backend.TraceTimer, spans []trace.Span) error {
+	t, ok := bt.(*traceTimer)
+	if !ok {
+		return fmt.Errorf("cpu backend: LaunchTraced with a %T", bt)
+	}
+	return x.launch(bs, t, spans)
+}
+
+// launch enqueues one replay, its captured trace marks timed by t for
+// spans (or dropped when t is nil).
+func (x *exec) launch(bs backend.Stream, t *traceTimer, spans []trace.Span) error {
 	s, ok := bs.(*stream)
 	if !ok {
 		return fmt.Errorf("cpu backend: graph launch on a %T", bs)
@@ -329,6 +361,10 @@ func (x *exec) Launch(bs backend.Stream) error {
 	if x.closed {
 		return errExecClosed
 	}
+	if t != nil && len(spans) != x.g.nspans {
+		return fmt.Errorf("cpu backend: LaunchTraced with %d spans for a graph that captured %d", len(spans), x.g.nspans)
+	}
+	tr := &replayTrace{t: t, spans: spans, marks: map[*mark]*mark{}}
 	sigs := make([]*signal, x.g.nsig)
 	for i := range sigs {
 		sigs[i] = &signal{done: make(chan struct{})}
@@ -342,6 +378,12 @@ func (x *exec) Launch(bs backend.Stream) error {
 			out = append(out, op{kind: opWait, sig: x.last})
 		}
 		for _, o := range ops {
+			if o.kind == opMark || o.kind == opSpan {
+				if o, ok := tr.op(o); ok {
+					out = append(out, o)
+				}
+				continue
+			}
 			out = append(out, replayOp(o, sigs, r))
 		}
 		if li == 0 {
@@ -361,6 +403,30 @@ func (x *exec) Launch(bs backend.Stream) error {
 	}
 	x.last = done
 	return nil
+}
+
+// replayTrace is one replay's trace: the timer (nil: marks dropped), the
+// spans, and the fresh mark of each captured one.
+type replayTrace struct {
+	t     *traceTimer
+	spans []trace.Span
+	marks map[*mark]*mark
+}
+
+// op is the replay's op for a captured mark op, if any.
+func (rt *replayTrace) op(o op) (op, bool) {
+	if rt.t == nil {
+		return op{}, false
+	}
+	m := rt.marks[o.mark]
+	if m == nil {
+		m = rt.t.newMark()
+		rt.marks[o.mark] = m
+	}
+	if o.kind == opSpan {
+		m.span = rt.spans[o.mark.idx]
+	}
+	return op{kind: o.kind, mark: m}, true
 }
 
 // replayOp is o for one replay: its records and waits on the replay's own

@@ -29,6 +29,7 @@ type mark struct {
 	t     *traceTimer
 	start time.Duration
 	span  trace.Span
+	idx   int // its span's number in a capture (capture.go)
 }
 
 // NewTraceTimer starts timing spans for rec on this device's streams.
@@ -42,8 +43,9 @@ func (t *traceTimer) Begin(bs backend.Stream) (backend.TraceMark, error) {
 	if !ok {
 		return nil, fmt.Errorf("cpu backend: trace mark on a %T", bs)
 	}
-	m, _ := t.marks.Get().(*mark)
-	if m == nil {
+	m := t.newMark()
+	if s.isCapturing() {
+		// Kept by the graph (capture.go), never back in the pool.
 		m = &mark{t: t}
 	}
 	if err := s.enqueue(op{kind: opMark, mark: m}); err != nil {
@@ -65,6 +67,20 @@ func (t *traceTimer) End(bs backend.Stream, tm backend.TraceMark, span trace.Spa
 	m.span = span
 	return s.enqueue(op{kind: opSpan, mark: m})
 }
+
+// newMark is a mark from the pool.
+func (t *traceTimer) newMark() *mark {
+	m, _ := t.marks.Get().(*mark)
+	if m == nil {
+		m = &mark{t: t}
+	}
+	return m
+}
+
+var _ backend.CaptureTracer = (*traceTimer)(nil)
+
+// TracesCaptures is true: a capture records trace marks (capture.go).
+func (t *traceTimer) TracesCaptures() bool { return true }
 
 // finish runs on the stream's goroutine at the end mark.
 func (m *mark) finish() {

@@ -34,7 +34,9 @@ func (d *driver) Classify(code int32) gpu.Class { return classify(code) }
 func (d *driver) Codes() gpu.Codes {
 	return gpu.Codes{NotReady: errNotReady, InvalidValue: errInvalidValue, StreamNonBlocking: 1, EventDisableTiming: 2,
 		HostAllocPortable: 1, PeerAccessAlreadyEnabled: errPeerAccessAlreadyEnabled, CaptureRelaxed: 2,
-		ProgrammaticLaunch: 6} // CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION
+		ProgrammaticLaunch:  6, // CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION
+		EventRecordExternal: 1, // CU_EVENT_RECORD_EXTERNAL
+	}
 }
 
 // Device attributes (CUdevice_attribute, cuda.h).

@@ -121,6 +121,10 @@ func bindings(c *gpu.Calls, o *own) []gpu.Binding {
 		// CUDA 12's form, then CUDA 11's: the runtime's call suits both
 		// (gpu.Calls.GraphExecUpdate).
 		opt(&c.GraphExecUpdate, "cuGraphExecUpdate_v2", "cuGraphExecUpdate"),
+		// Traced graphs (CUDA 11.3).
+		opt(&c.EventRecordWithFlags, "cuEventRecordWithFlags"),
+		opt(&c.StreamGetCaptureInfo, "cuStreamGetCaptureInfo_v2"),
+		opt(&c.GraphExecEventRecordNodeSetEvent, "cuGraphExecEventRecordNodeSetEvent"),
 	}
 }
 

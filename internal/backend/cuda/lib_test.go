@@ -102,11 +102,19 @@ func TestBindingsRequired(t *testing.T) {
 // CUgraph, CUgraphExecUpdateResultInfo*) and maps cuGraphExecUpdate to,
 // the unversioned export being CUDA 11's (CUgraphExec, CUgraph,
 // CUgraphNode*, CUgraphExecUpdateResult*), bound as a fallback because the
-// runtime's call suits both.
+// runtime's call suits both; and those of traced graphs:
+// cuEventRecordWithFlags(CUevent, CUstream, unsigned) (CUDA 11.1; the
+// table notes only that it exists), cuStreamGetCaptureInfo_v2(CUstream,
+// CUstreamCaptureStatus*, cuuint64_t*, CUgraph*, const CUgraphNode**,
+// size_t*) (CUDA 11.3, bound by its versioned name: CUDA 12.3 added a _v3
+// with edge data, and CUDA 13 maps the plain name to that) and
+// cuGraphExecEventRecordNodeSetEvent(CUgraphExec, CUgraphNode, CUevent)
+// (CUDA 11.1).
 var notInResearchTable = []string{"cuDeviceGetCount", "cuDeviceGetName", "cuMemHostAlloc", "cuMemFreeHost",
 	"cuDeviceGetDefaultMemPool", "cuMemPoolSetAttribute", "cuMemPoolTrimTo", "cuMemPoolSetAccess",
 	"cuDeviceCanAccessPeer", "cuCtxEnablePeerAccess", "cuMemcpyPeerAsync",
-	"cuGraphExecDestroy", "cuGraphDestroy", "cuGraphExecUpdate_v2", "cuGraphExecUpdate"}
+	"cuGraphExecDestroy", "cuGraphDestroy", "cuGraphExecUpdate_v2", "cuGraphExecUpdate",
+	"cuEventRecordWithFlags", "cuStreamGetCaptureInfo_v2", "cuGraphExecEventRecordNodeSetEvent"}
 
 // Every bound name is a dlsym name of go-tech.md §4's table (or one of the
 // few above), and none is the legacy unversioned export of a function the

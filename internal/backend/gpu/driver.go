@@ -76,6 +76,10 @@ type Calls struct {
 	EventQuery       Fn // (event): success or Codes.NotReady
 	EventSynchronize Fn // (event)
 	EventElapsed     Fn // (ms *f32, start, end)
+	// EventRecordWithFlags(event, stream, flags u32): with
+	// Codes.EventRecordExternal on a capturing stream, an event-record
+	// node of the graph (traced graphs, graphtrace.go); optional.
+	EventRecordWithFlags Fn
 
 	MemAlloc      Fn // (ptr*, bytes)
 	MemFree       Fn // (ptr)
@@ -118,6 +122,14 @@ type Calls struct {
 	GraphLaunch        Fn // (exec, stream)
 	GraphExecDestroy   Fn // (exec)
 	GraphDestroy       Fn // (graph)
+	// StreamGetCaptureInfo(stream, status*, id*, graph*, deps**, ndeps*):
+	// the nodes a capturing stream's next work will depend on (the _v2
+	// signature of both vendors); optional, for traced graphs.
+	StreamGetCaptureInfo Fn
+	// GraphExecEventRecordNodeSetEvent(exec, node, event): the event a
+	// node of the exec records from its next launch on; optional, for
+	// traced graphs.
+	GraphExecEventRecordNodeSetEvent Fn
 	// GraphExecUpdate(exec, graph, out1*, out2*): HIP's (and CUDA 11's)
 	// (exec, graph, errorNode*, result*), or CUDA 12's (exec, graph,
 	// resultInfo*), which ignores the fourth argument; optional (without
@@ -139,6 +151,9 @@ type Codes struct {
 	// kernel start before the one before it on its stream ends (it waits
 	// for it inside, launch.go); 0 if the driver has none.
 	ProgrammaticLaunch uint32
+	// EventRecordExternal is EventRecordWithFlags' flag that makes a
+	// record on a capturing stream a node of the graph; 0 if none.
+	EventRecordExternal uintptr
 	// PeerAccessAlreadyEnabled from EnablePeerAccess: another user of the
 	// device (a library, another Program) enabled it first. Not an error.
 	PeerAccessAlreadyEnabled int32

@@ -58,6 +58,7 @@ type capture struct {
 	origin  *stream
 	mu      sync.Mutex
 	members []*stream
+	spans   []capturedSpan // trace points, when traced (graphtrace.go)
 	ended   bool
 }
 
@@ -118,15 +119,18 @@ func (d *Device) EndCapture(bs backend.Stream) (backend.Graph, error) {
 	for _, m := range c.members {
 		m.cap.Store(nil)
 	}
+	spans := c.spans
+	c.spans = nil
 	c.mu.Unlock()
 	d.captures.Add(-1)
 	if err != nil {
 		if h != 0 {
 			d.run(&d.c.GraphDestroy, []uintptr{h})
 		}
-		return nil, err
+		return nil, errors.Join(err, closeSpans(spans))
 	}
-	g := &graph{graphHandle{d: d, h: h, destroy: &d.c.GraphDestroy}}
+	g := &graph{graphHandle: graphHandle{d: d, h: h, destroy: &d.c.GraphDestroy}, spans: spans}
+	g.refs.Store(1)
 	d.track(g, true)
 	return g, nil
 }
@@ -199,8 +203,14 @@ func (g *graphHandle) destroyLocked() error {
 	return g.d.call1(g.destroy, g.h)
 }
 
-// graph is a captured graph.
-type graph struct{ graphHandle }
+// graph is a captured graph. A graph with trace points is kept by the
+// execs made from it (graphtrace.go): refs counts its Close and theirs.
+type graph struct {
+	graphHandle
+	spans      []capturedSpan
+	refs       atomic.Int32
+	userClosed atomic.Bool
+}
 
 // Instantiate makes an executable graph.
 func (g *graph) Instantiate() (backend.GraphExec, error) {
@@ -217,16 +227,46 @@ func (g *graph) Instantiate() (backend.GraphExec, error) {
 	if err != nil {
 		return nil, err
 	}
-	x := &graphExec{graphHandle{d: d, h: h, destroy: &d.c.GraphExecDestroy}}
+	x := &graphExec{graphHandle: graphHandle{d: d, h: h, destroy: &d.c.GraphExecDestroy}}
+	if len(g.spans) > 0 {
+		g.refs.Add(1)
+		x.tmpl = g
+	}
 	d.track(x, true)
 	return x, nil
 }
 
-// Close destroys the graph. It is idempotent.
-func (g *graph) Close() error { return g.close(g) }
+// Close destroys the graph, or leaves that to the last exec made from it
+// that keeps it. It is idempotent.
+func (g *graph) Close() error {
+	if !g.userClosed.CompareAndSwap(false, true) {
+		return nil
+	}
+	return g.unref()
+}
 
-// graphExec is an executable graph.
-type graphExec struct{ graphHandle }
+// unref drops one hold on g, destroying it (and its trace points' events)
+// with the last.
+func (g *graph) unref() error {
+	if g.refs.Add(-1) > 0 {
+		return nil
+	}
+	return errors.Join(g.close(g), closeSpans(g.spans))
+}
+
+// destroyLocked is Device.Close's, with the trace points' events.
+func (g *graph) destroyLocked() error {
+	return errors.Join(g.graphHandle.destroyLocked(), closeSpans(g.spans))
+}
+
+// graphExec is an executable graph. tmpl is the graph it was made from
+// when that graph has trace points; mu then orders its launches against
+// LaunchTraced's pointing of the nodes (graphtrace.go).
+type graphExec struct {
+	graphHandle
+	tmpl *graph
+	mu   sync.Mutex
+}
 
 var (
 	_ backend.GraphExec        = (*graphExec)(nil)
@@ -235,6 +275,14 @@ var (
 
 // Launch enqueues a replay on bs.
 func (x *graphExec) Launch(bs backend.Stream) error {
+	if x.tmpl != nil {
+		x.mu.Lock()
+		defer x.mu.Unlock()
+	}
+	return x.launch(bs)
+}
+
+func (x *graphExec) launch(bs backend.Stream) error {
 	if x.closed.Load() {
 		return errGraphClosed
 	}
@@ -269,7 +317,9 @@ func (x *graphExec) Update(bg backend.Graph) (bool, error) {
 	if x.closed.Load() || g.closed.Load() {
 		return false, errGraphClosed
 	}
-	if !d.c.GraphExecUpdate.Bound() {
+	if !d.c.GraphExecUpdate.Bound() || x.tmpl != nil || len(g.spans) > 0 {
+		// Trace points name the nodes of the graph an exec was made
+		// from: such an exec is rebuilt, not updated.
 		return false, nil
 	}
 	info := new([4]uint64)
@@ -289,7 +339,17 @@ func (x *graphExec) Update(bg backend.Graph) (bool, error) {
 
 // Close destroys the exec; replays enqueued run to their end (the
 // driver frees it once they are done). It is idempotent.
-func (x *graphExec) Close() error { return x.close(x) }
+func (x *graphExec) Close() error {
+	if !x.closed.CompareAndSwap(false, true) {
+		return nil
+	}
+	x.d.track(x, false)
+	err := x.d.run(x.destroy, []uintptr{x.h})
+	if x.tmpl != nil {
+		err = errors.Join(err, x.tmpl.unref())
+	}
+	return err
+}
 
 // RawLaunchCost is the reference of the graph host-cost figure: the host
 // time of one Calls.GraphLaunch through these bindings, with nothing else

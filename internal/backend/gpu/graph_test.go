@@ -8,6 +8,7 @@ import (
 	"github.com/quadrants-go/qd/internal/backend"
 	"github.com/quadrants-go/qd/internal/backend/gpu"
 	"github.com/quadrants-go/qd/internal/lower"
+	"github.com/quadrants-go/qd/internal/trace"
 )
 
 // Graph capture on the driver (graph.go), per driver with a device.
@@ -391,4 +392,93 @@ func TestCapturedLaunchesAreDependent(t *testing.T) {
 	for _, m := range tg.misuses()[before:] {
 		t.Errorf("misuse of the fake driver: %s", m)
 	}
+}
+
+// TestGraphTracePoints: trace marks on a capturing stream become trace
+// points of the graph; each traced replay records one span per captured
+// pair with the replay's own times, replays may overlap, a plain replay
+// records nothing, and no replay touches the trace's events once the
+// timer is closed.
+func TestGraphTracePoints(t *testing.T) {
+	forEachDriver(t, func(t *testing.T, d *gpu.Device) {
+		rec := trace.NewRecorder("graph", 0)
+		bt, err := d.NewTraceTimer(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ct, ok := bt.(backend.CaptureTracer); !ok || !ct.TracesCaptures() {
+			bt.Close()
+			t.Skip("the driver cannot trace captures")
+		}
+		s := mustStream(t, d, 0)
+		const n = 1000
+		a, b := mustAlloc(t, d, 4*n), mustAlloc(t, d, 4*n)
+		add1 := build(t, d, add1Kernel())
+		writeU32(t, a, s, make([]uint32, n))
+		x := captureOn(t, d, s, func() error {
+			for i, ab := range [2][2]backend.Buffer{{a, b}, {b, a}} {
+				m, err := bt.Begin(s)
+				if err != nil {
+					return err
+				}
+				if err := add1.launch(s, &backend.Args{Arrays: []backend.ArrayArg{arr(ab[0], n), arr(ab[1], n)}}); err != nil {
+					return err
+				}
+				if err := bt.End(s, m, trace.Span{Kernel: "captured", Launch: uint64(i + 1)}); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		tx, ok := x.(backend.TracedExec)
+		if !ok || tx.TracedSpans() != 2 {
+			t.Fatalf("the exec is a %T with spans %v, want a TracedExec of 2", x, ok)
+		}
+		if len(rec.Spans()) != 0 {
+			t.Fatalf("the capture recorded spans: %v", rec.Spans())
+		}
+		spans := func(r int) []trace.Span {
+			return []trace.Span{{Kernel: "first", Launch: uint64(10*r + 1)}, {Kernel: "second", Launch: uint64(10*r + 2)}}
+		}
+		for r := range 3 {
+			if err := tx.LaunchTraced(s, bt, spans(r)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := x.Launch(s); err != nil { // untraced: nothing recorded
+			t.Fatal(err)
+		}
+		if err := errors.Join(s.Synchronize(), bt.Flush()); err != nil {
+			t.Fatal(err)
+		}
+		got := rec.Spans()
+		if len(got) != 6 {
+			t.Fatalf("%d spans, want 6 (2 per traced replay): %+v", len(got), got)
+		}
+		seen := map[uint64]bool{}
+		for _, sp := range got {
+			seen[sp.Launch] = true
+			if sp.End < sp.Start {
+				t.Errorf("span %+v ends before it starts", sp)
+			}
+		}
+		if len(seen) != 6 {
+			t.Errorf("launches %v, want 6 distinct", seen)
+		}
+		if err := bt.Close(); err != nil {
+			t.Fatal(err)
+		}
+		// The trace's events are gone: a replay records the graph's own.
+		if err := x.Launch(s); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Synchronize(); err != nil {
+			t.Fatal(err)
+		}
+		if runsKernels(d.Driver()) {
+			if got := readU32(t, a, s, n); got[0] != 2*5 {
+				t.Errorf("a[0] = %d after 5 replays, want 10", got[0])
+			}
+		}
+	})
 }

@@ -100,7 +100,7 @@ func (t *traceTimer) get() (*event, error) {
 
 func (t *traceTimer) Begin(bs backend.Stream) (backend.TraceMark, error) {
 	if s, ok := bs.(*stream); ok && s.cap.Load() != nil {
-		return nil, fmt.Errorf("%s: trace marks cannot be captured: %w", t.d.Arch(), errCapturing)
+		return t.capturedBegin(s) // graphtrace.go
 	}
 	e, err := t.get()
 	if err != nil {
@@ -116,6 +116,11 @@ func (t *traceTimer) Begin(bs backend.Stream) (backend.TraceMark, error) {
 }
 
 func (t *traceTimer) End(bs backend.Stream, m backend.TraceMark, span trace.Span) error {
+	if s, ok := bs.(*stream); ok {
+		if c := s.cap.Load(); c != nil {
+			return t.capturedEnd(s, c, m) // graphtrace.go
+		}
+	}
 	start, ok := m.(*event)
 	if !ok || start == nil || start.d != t.d {
 		return fmt.Errorf("%s: trace End with a foreign mark %T", t.d.Arch(), m)

@@ -27,7 +27,8 @@ var _ gpu.Driver = (*driver)(nil)
 // hipHostMallocPortable, hipErrorPeerAccessAlreadyEnabled,
 // hipStreamCaptureModeRelaxed.
 var hipCodes = gpu.Codes{NotReady: hipErrNotReady, InvalidValue: hipErrInvalidValue, StreamNonBlocking: 1, EventDisableTiming: 2,
-	HostAllocPortable: 1, PeerAccessAlreadyEnabled: hipErrPeerAccessAlreadyEnabled, CaptureRelaxed: 2}
+	HostAllocPortable: 1, PeerAccessAlreadyEnabled: hipErrPeerAccessAlreadyEnabled, CaptureRelaxed: 2,
+	EventRecordExternal: 1} // hipEventRecordExternal
 
 // Arch is the name Auto and WithArch know the backend by.
 func (d *driver) Arch() string { return "amdgpu" }

@@ -85,10 +85,12 @@ func TestBindingsComplete(t *testing.T) {
 		}
 	}
 	// Only the stream-ordered allocator and its pools (ROCm 5.1; qd
-	// relies on them from 5.3), the launch with attributes (ROCm 6.2) and
-	// the ROCm 6 layout of the device properties are optional.
+	// relies on them from 5.3), the launch with attributes (ROCm 6.2), the
+	// graph calls and those of traced graphs, and the ROCm 6 layout of the
+	// device properties are optional.
 	for _, b := range bindings(&c, &o) {
 		opt := b.Fn == &c.MemAllocAsync || b.Fn == &c.MemFreeAsync || b.Fn == &c.MemPoolSetAccess || b.Fn == &c.LaunchKernelEx ||
+			b.Fn == &c.EventRecordWithFlags || b.Fn == &c.StreamGetCaptureInfo ||
 			b.Fn == &o.defaultMemPool || b.Fn == &o.propsR0600 ||
 			strings.HasPrefix(b.Names[0], "hipGraph") || strings.HasPrefix(b.Names[0], "hipStream") && strings.HasSuffix(b.Names[0], "Capture")
 		if b.Optional != opt {

@@ -93,6 +93,10 @@ var callNames = map[string]string{
 	"GraphExecDestroy":   "hipGraphExecDestroy,opt",
 	"GraphDestroy":       "hipGraphDestroy,opt",
 	"GraphExecUpdate":    "hipGraphExecUpdate,opt", // (exec, graph, errorNode*, result*)
+	// Traced graphs.
+	"EventRecordWithFlags":             "hipEventRecordWithFlags,opt",
+	"StreamGetCaptureInfo":             "hipStreamGetCaptureInfo_v2,opt",
+	"GraphExecEventRecordNodeSetEvent": "hipGraphExecEventRecordNodeSetEvent,opt",
 }
 
 // bindings lists every function the backend binds from libamdhip64, each

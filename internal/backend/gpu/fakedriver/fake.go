@@ -118,7 +118,7 @@ func (d *Driver) Calls() *gpu.Calls { return &d.ip.calls }
 // Codes are CUDA's values, as are the result codes (codes.go).
 func (d *Driver) Codes() gpu.Codes {
 	return gpu.Codes{NotReady: CodeNotReady, InvalidValue: CodeInvalidValue, StreamNonBlocking: 1, EventDisableTiming: 2, HostAllocPortable: 1, CaptureRelaxed: captureRelaxed,
-		ProgrammaticLaunch: attrProgrammatic}
+		ProgrammaticLaunch: attrProgrammatic, EventRecordExternal: recordExternal}
 }
 
 func (d *Driver) Classify(code int32) gpu.Class { return classify(code) }

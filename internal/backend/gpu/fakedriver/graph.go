@@ -3,6 +3,7 @@ package fakedriver
 import (
 	"maps"
 	"slices"
+	"unsafe"
 )
 
 // Stream capture and graphs, simulated as CUDA's relaxed-mode capture
@@ -51,6 +52,8 @@ type capture struct {
 	mem     *gmem
 	invalid bool // a misuse on one of its streams: EndCapture fails
 	ended   bool
+	last    uintptr    // the node of the last external event record
+	deps    [1]uintptr // StreamGetCaptureInfo's answer
 }
 
 // member is a stream of a capture: how much work it recorded, and how
@@ -92,6 +95,8 @@ func streamArg(c call) int {
 		return 3
 	case cLaunchKernel:
 		return 8
+	case cEventRecordWithFlags:
+		return 1
 	}
 	return -1
 }
@@ -113,6 +118,10 @@ func (d *Driver) simCapture(c call, a *args) (int32, bool) {
 		return d.graphDestroy(c, a[0]), true
 	case cGraphExecUpdate:
 		return d.execUpdate(a), true
+	case cStreamGetCaptureInfo:
+		return d.captureInfo(a), true
+	case cGraphExecEventRecordNodeSetEvent:
+		return d.setNodeEvent(a), true
 	case cCopyPeerAsync:
 		// Graphs do not span Programs yet: package qd refuses peer copies
 		// in a capture, so the fake does not simulate them there.
@@ -152,6 +161,12 @@ func (d *Driver) simCapture(c call, a *args) (int32, bool) {
 		}
 	case cLaunchKernel:
 		r = d.launch(a)
+	case cEventRecordWithFlags:
+		// Only an external record reaches here (sim): a node.
+		if _, r = d.event(c, a[0]); r == 0 {
+			a[2] = d.newHandle() // the node
+			cp.last = a[2]
+		}
 	default:
 		r = d.transfer(c, a, false)
 	}
@@ -303,7 +318,7 @@ func (d *Driver) instantiate(a *args) int32 {
 		return d.misuse(c, CodeInvalidValue, "flags %#x", a[2])
 	}
 	g.mem.refs++
-	*(*uintptr)(ptr(a[0])) = d.add(&d.execs, &fgraph{ops: g.ops, mem: g.mem})
+	*(*uintptr)(ptr(a[0])) = d.add(&d.execs, &fgraph{ops: slices.Clone(g.ops), mem: g.mem})
 	return 0
 }
 
@@ -336,6 +351,12 @@ func (d *Driver) graphLaunch(a *args) int32 {
 			if d.funcs[o.a[0]] == nil {
 				return d.misuse(c, CodeInvalidHandle, "the graph launches function %#x, unloaded since", o.a[0])
 			}
+		case cEventRecordWithFlags:
+			e := d.events[o.a[0]]
+			if e == nil {
+				return d.misuse(c, CodeInvalidHandle, "the graph records event %#x, destroyed since", o.a[0])
+			}
+			e.at, e.cap, e.clock = d.clock, nil, nil
 		}
 	}
 	return 0
@@ -384,8 +405,50 @@ func (d *Driver) execUpdate(a *args) int32 {
 	}
 	g.mem.refs++
 	d.release(&fgraph{mem: x.mem})
-	x.ops, x.mem = g.ops, g.mem
+	x.ops, x.mem = slices.Clone(g.ops), g.mem
 	return 0
+}
+
+// captureInfo runs StreamGetCaptureInfo(stream, status*, id*, graph*,
+// deps**, ndeps*) for what the runtime asks it: the node of the external
+// event record just made on a capturing stream.
+func (d *Driver) captureInfo(a *args) int32 {
+	const c = cStreamGetCaptureInfo
+	if r := d.stream(c, a[0]); r != 0 {
+		return r
+	}
+	cp := d.caps[a[0]]
+	if cp == nil || cp.last == 0 {
+		return d.misuse(c, CodeNotSupported, "the fake answers only on a capturing stream right after an external event record")
+	}
+	cp.deps[0] = cp.last
+	*(*uint32)(ptr(a[1])) = 1 // active
+	*(*uint64)(ptr(a[2])) = uint64(cp.origin)
+	*(*uintptr)(ptr(a[3])) = 0
+	*(*uintptr)(ptr(a[4])) = uintptr(unsafe.Pointer(&cp.deps[0]))
+	*(*uintptr)(ptr(a[5])) = 1
+	cp.last = 0
+	return 0
+}
+
+// setNodeEvent runs GraphExecEventRecordNodeSetEvent(exec, node, event):
+// the exec's record of node records event from its next launch on.
+func (d *Driver) setNodeEvent(a *args) int32 {
+	const c = cGraphExecEventRecordNodeSetEvent
+	x := d.execs[a[0]]
+	if x == nil {
+		return d.misuse(c, CodeInvalidHandle, "graph exec %#x is not live", a[0])
+	}
+	if _, r := d.event(c, a[2]); r != 0 {
+		return r
+	}
+	for i, o := range x.ops {
+		if o.c == cEventRecordWithFlags && o.a[2] == a[1] {
+			x.ops[i].a[0] = a[2]
+			return 0
+		}
+	}
+	return d.misuse(c, CodeInvalidValue, "node %#x is not an event record of the exec's graph", a[1])
 }
 
 // release drops g's hold on its memory, freeing the memory with the last

@@ -31,6 +31,7 @@ const (
 	cEventQuery
 	cEventSynchronize
 	cEventElapsed
+	cEventRecordWithFlags
 	cMemAlloc
 	cMemFree
 	cMemAllocAsync
@@ -56,6 +57,8 @@ const (
 	cGraphExecDestroy
 	cGraphDestroy
 	cGraphExecUpdate
+	cStreamGetCaptureInfo
+	cGraphExecEventRecordNodeSetEvent
 	cLoad // Driver.Load, a Go method: not in Calls
 	numCalls
 )
@@ -70,45 +73,48 @@ var calls = [numCalls]struct {
 	field string
 	arity int
 }{
-	cMakeCurrent:        {"MakeCurrent", 1},
-	cSynchronize:        {"Synchronize", 0},
-	cStreamCreate:       {"StreamCreate", 3},
-	cStreamDestroy:      {"StreamDestroy", 1},
-	cStreamSynchronize:  {"StreamSynchronize", 1},
-	cStreamQuery:        {"StreamQuery", 1},
-	cStreamWaitEvent:    {"StreamWaitEvent", 3},
-	cEventCreate:        {"EventCreate", 2},
-	cEventDestroy:       {"EventDestroy", 1},
-	cEventRecord:        {"EventRecord", 2},
-	cEventQuery:         {"EventQuery", 1},
-	cEventSynchronize:   {"EventSynchronize", 1},
-	cEventElapsed:       {"EventElapsed", 3},
-	cMemAlloc:           {"MemAlloc", 2},
-	cMemFree:            {"MemFree", 1},
-	cMemAllocAsync:      {"MemAllocAsync", 3},
-	cMemFreeAsync:       {"MemFreeAsync", 2},
-	cCopyHtoDAsync:      {"CopyHtoDAsync", 4},
-	cCopyDtoHAsync:      {"CopyDtoHAsync", 4},
-	cCopyDtoDAsync:      {"CopyDtoDAsync", 4},
-	cMemsetD8Async:      {"MemsetD8Async", 4},
-	cHostAlloc:          {"HostAlloc", 3},
-	cHostFree:           {"HostFree", 1},
-	cModuleGetFunction:  {"ModuleGetFunction", 3},
-	cModuleUnload:       {"ModuleUnload", 1},
-	cLaunchKernel:       {"LaunchKernel", 11},
-	cLaunchKernelEx:     {"LaunchKernelEx", 4},
-	cCanAccessPeer:      {"CanAccessPeer", 3},
-	cEnablePeerAccess:   {"EnablePeerAccess", 2},
-	cCopyPeerAsync:      {"CopyPeerAsync", 6},
-	cMemPoolSetAccess:   {"MemPoolSetAccess", 3},
-	cStreamBeginCapture: {"StreamBeginCapture", 2},
-	cStreamEndCapture:   {"StreamEndCapture", 2},
-	cGraphInstantiate:   {"GraphInstantiate", 3},
-	cGraphLaunch:        {"GraphLaunch", 2},
-	cGraphExecDestroy:   {"GraphExecDestroy", 1},
-	cGraphDestroy:       {"GraphDestroy", 1},
-	cGraphExecUpdate:    {"GraphExecUpdate", 4},
-	cLoad:               {Load, 0},
+	cMakeCurrent:                      {"MakeCurrent", 1},
+	cSynchronize:                      {"Synchronize", 0},
+	cStreamCreate:                     {"StreamCreate", 3},
+	cStreamDestroy:                    {"StreamDestroy", 1},
+	cStreamSynchronize:                {"StreamSynchronize", 1},
+	cStreamQuery:                      {"StreamQuery", 1},
+	cStreamWaitEvent:                  {"StreamWaitEvent", 3},
+	cEventCreate:                      {"EventCreate", 2},
+	cEventDestroy:                     {"EventDestroy", 1},
+	cEventRecord:                      {"EventRecord", 2},
+	cEventQuery:                       {"EventQuery", 1},
+	cEventSynchronize:                 {"EventSynchronize", 1},
+	cEventElapsed:                     {"EventElapsed", 3},
+	cEventRecordWithFlags:             {"EventRecordWithFlags", 3},
+	cMemAlloc:                         {"MemAlloc", 2},
+	cMemFree:                          {"MemFree", 1},
+	cMemAllocAsync:                    {"MemAllocAsync", 3},
+	cMemFreeAsync:                     {"MemFreeAsync", 2},
+	cCopyHtoDAsync:                    {"CopyHtoDAsync", 4},
+	cCopyDtoHAsync:                    {"CopyDtoHAsync", 4},
+	cCopyDtoDAsync:                    {"CopyDtoDAsync", 4},
+	cMemsetD8Async:                    {"MemsetD8Async", 4},
+	cHostAlloc:                        {"HostAlloc", 3},
+	cHostFree:                         {"HostFree", 1},
+	cModuleGetFunction:                {"ModuleGetFunction", 3},
+	cModuleUnload:                     {"ModuleUnload", 1},
+	cLaunchKernel:                     {"LaunchKernel", 11},
+	cLaunchKernelEx:                   {"LaunchKernelEx", 4},
+	cCanAccessPeer:                    {"CanAccessPeer", 3},
+	cEnablePeerAccess:                 {"EnablePeerAccess", 2},
+	cCopyPeerAsync:                    {"CopyPeerAsync", 6},
+	cMemPoolSetAccess:                 {"MemPoolSetAccess", 3},
+	cStreamBeginCapture:               {"StreamBeginCapture", 2},
+	cStreamEndCapture:                 {"StreamEndCapture", 2},
+	cGraphInstantiate:                 {"GraphInstantiate", 3},
+	cGraphLaunch:                      {"GraphLaunch", 2},
+	cGraphExecDestroy:                 {"GraphExecDestroy", 1},
+	cGraphDestroy:                     {"GraphDestroy", 1},
+	cGraphExecUpdate:                  {"GraphExecUpdate", 4},
+	cStreamGetCaptureInfo:             {"StreamGetCaptureInfo", 6},
+	cGraphExecEventRecordNodeSetEvent: {"GraphExecEventRecordNodeSetEvent", 3},
+	cLoad:                             {Load, 0},
 }
 
 // maxArity is the most arguments a driver function takes (LaunchKernel).

@@ -21,6 +21,14 @@ func (d *Driver) sim(c call, a *args) int32 {
 	if d.poisoned != 0 && c != cMakeCurrent {
 		return d.poisoned
 	}
+	if c == cEventRecordWithFlags {
+		switch {
+		case a[2] != 0 && a[2] != recordExternal:
+			return d.misuse(c, CodeInvalidValue, "flags %#x", a[2])
+		case a[2] == 0 || d.caps[a[1]] == nil:
+			c = cEventRecord // outside a capture, an external record is a record
+		}
+	}
 	if c == cLaunchKernelEx {
 		if r := d.dependentLaunch(a); r != 0 {
 			return r
@@ -460,3 +468,7 @@ func (d *Driver) dependentLaunch(a *args) int32 {
 		uintptr(u32(cfg, 24)), word(cfg, 32), params, extra}
 	return 0
 }
+
+// recordExternal is EventRecordWithFlags' flag for a record that is a
+// node of the capture (CUDA's CU_EVENT_RECORD_EXTERNAL).
+const recordExternal = 1
