@@ -30,13 +30,18 @@ func (d *driver) Calls() *gpu.Calls             { return &d.calls }
 func (d *driver) Classify(code int32) gpu.Class { return classify(code) }
 
 // CU_STREAM_NON_BLOCKING, CU_EVENT_DISABLE_TIMING, CU_MEMHOSTALLOC_PORTABLE
-// and CU_STREAM_CAPTURE_MODE_RELAXED.
+// and CU_STREAM_CAPTURE_MODE_RELAXED. Programmatic dependent launches are
+// used in captures only from CUDA 12.3, which first recorded them in a
+// graph as programmatic edges.
 func (d *driver) Codes() gpu.Codes {
-	return gpu.Codes{NotReady: errNotReady, InvalidValue: errInvalidValue, StreamNonBlocking: 1, EventDisableTiming: 2,
+	c := gpu.Codes{NotReady: errNotReady, InvalidValue: errInvalidValue, StreamNonBlocking: 1, EventDisableTiming: 2,
 		HostAllocPortable: 1, PeerAccessAlreadyEnabled: errPeerAccessAlreadyEnabled, CaptureRelaxed: 2,
-		ProgrammaticLaunch:  6, // CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION
 		EventRecordExternal: 1, // CU_EVENT_RECORD_EXTERNAL
 	}
+	if d.version >= 12030 {
+		c.ProgrammaticLaunch = 6 // CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION
+	}
+	return c
 }
 
 // Device attributes (CUdevice_attribute, cuda.h).

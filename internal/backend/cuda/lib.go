@@ -109,7 +109,7 @@ func bindings(c *gpu.Calls, o *own) []gpu.Binding {
 		req(&c.ModuleGetFunction, "cuModuleGetFunction"),
 		req(&c.ModuleUnload, "cuModuleUnload"),
 		req(&c.LaunchKernel, "cuLaunchKernel"),
-		opt(&c.LaunchKernelEx, "cuLaunchKernelEx"), // CUDA 11.8
+		opt(&c.LaunchKernelEx, "cuLaunchKernelEx"), // CUDA 12.0
 		// Graphs (CUDA 11.4: cuGraphInstantiateWithFlags); absent, a
 		// Capture fails with ErrUnsupported.
 		opt(&c.StreamBeginCapture, "cuStreamBeginCapture_v2"),

@@ -7,6 +7,8 @@ import (
 
 	"github.com/quadrants-go/qd/internal/backend"
 	"github.com/quadrants-go/qd/internal/backend/gpu"
+	"github.com/quadrants-go/qd/internal/backend/gpu/fakedriver"
+	"github.com/quadrants-go/qd/internal/backend/gpu/gputest"
 	"github.com/quadrants-go/qd/internal/lower"
 	"github.com/quadrants-go/qd/internal/trace"
 )
@@ -391,6 +393,27 @@ func TestCapturedLaunchesAreDependent(t *testing.T) {
 	}
 	for _, m := range tg.misuses()[before:] {
 		t.Errorf("misuse of the fake driver: %s", m)
+	}
+
+	// Entries that do not wait (GPUs before sm_90) are launched plainly in
+	// a capture too.
+	fake, err := fakedriver.New()
+	if err != nil {
+		t.Skip(err)
+	}
+	fake.SetPlainEntries(true)
+	pd := gputest.Open(t, fake)
+	ps := mustStream(t, pd, 0)
+	pa, pb := mustAlloc(t, pd, 4*n), mustAlloc(t, pd, 4*n)
+	padd := build(t, pd, add1Kernel())
+	captureOn(t, pd, ps, func() error {
+		return padd.launch(ps, &backend.Args{Arrays: []backend.ArrayArg{arr(pa, n), arr(pb, n)}})
+	})
+	if p, e := fake.Count("LaunchKernel"), fake.Count("LaunchKernelEx"); p != 1 || e != 0 {
+		t.Errorf("a launch of a plain entry in a capture: %d LaunchKernel, %d LaunchKernelEx; want 1, 0", p, e)
+	}
+	if m := fake.Misuses(); len(m) > 0 {
+		t.Errorf("misuses of the fake driver: %v", m)
 	}
 }
 

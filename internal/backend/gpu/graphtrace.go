@@ -74,8 +74,14 @@ func (d *Device) point(s *stream) (tracePoint, error) {
 	var id uint64
 	var graph, ndeps uintptr
 	var deps *uintptr // the driver's array of node handles
-	err = d.run(&d.c.StreamGetCaptureInfo, []uintptr{s.h, uintptr(unsafe.Pointer(&status)), uintptr(unsafe.Pointer(&id)),
-		uintptr(unsafe.Pointer(&graph)), uintptr(unsafe.Pointer(&deps)), uintptr(unsafe.Pointer(&ndeps))})
+	if err := d.enter(); err != nil {
+		return tracePoint{}, errors.Join(err, ev.Close())
+	}
+	// Call keeps the out-parameters on the heap (go:uintptrescapes).
+	r := Call(&d.c.StreamGetCaptureInfo, s.h, uintptr(unsafe.Pointer(&status)), uintptr(unsafe.Pointer(&id)),
+		uintptr(unsafe.Pointer(&graph)), uintptr(unsafe.Pointer(&deps)), uintptr(unsafe.Pointer(&ndeps)))
+	d.leave()
+	err = d.check(&d.c.StreamGetCaptureInfo, r)
 	if err == nil && (ndeps != 1 || deps == nil) {
 		err = fmt.Errorf("%s: a trace point in a capture: %d nodes after its record, want 1", d.Arch(), ndeps)
 	}

@@ -38,6 +38,7 @@ type launch struct {
 	out    [1]uint64     // out-parameter of cuMemAllocAsync
 	temps  uint64        // device address of the temporaries, 0 if none
 	block  *tempBlock    // the temporaries when they come from the free list
+	dep    *dependent    // a programmatic dependent launch's configuration, once made
 }
 
 func (m *loadedModule) newLaunch() *launch {
@@ -257,7 +258,7 @@ func (l *launch) Run(task int, bs backend.Stream) error {
 	a[1] = uintptr(g)
 	a[8] = s.h
 	if m.awaits && s.cap.Load() != nil && d.dependentLaunches() {
-		err = d.launchDependent(a)
+		err = l.launchDependent(d, a)
 	} else {
 		err = d.runOn(&d.c.LaunchKernel, a[:])
 	}
@@ -341,12 +342,21 @@ type launchConfig struct {
 	_      uint32
 }
 
-// launchAttr is one launch attribute: an id and a 64-byte value union
-// (CUlaunchAttribute).
+// launchAttr is one launch attribute: an id and a 64-byte value union,
+// 8-byte aligned (CUlaunchAttribute).
 type launchAttr struct {
 	id  uint32
 	_   uint32
-	val [64]byte
+	val [8]uint64
+}
+
+// dependent is the configuration of a programmatic dependent launch. It
+// lives in the heap, in the launch's block: the driver reads it through
+// plain addresses, which a goroutine stack moved by growth would leave
+// pointing at freed memory.
+type dependent struct {
+	cfg  launchConfig
+	attr launchAttr
 }
 
 // dependentLaunches reports whether captured launches may be
@@ -357,19 +367,22 @@ func (d *Device) dependentLaunches() bool {
 
 // launchDependent launches a's kernel (the arguments of
 // Calls.LaunchKernel) as a programmatic dependent launch.
-func (d *Device) launchDependent(a *[11]uintptr) error {
-	attr := &launchAttr{id: d.codes.ProgrammaticLaunch}
-	attr.val[0] = 1 // allowed
-	cfg := &launchConfig{
+func (l *launch) launchDependent(d *Device, a *[11]uintptr) error {
+	if l.dep == nil {
+		l.dep = new(dependent)
+	}
+	dep := l.dep
+	dep.attr = launchAttr{id: d.codes.ProgrammaticLaunch}
+	dep.attr.val[0] = 1 // allowed
+	dep.cfg = launchConfig{
 		grid:   [3]uint32{uint32(a[1]), uint32(a[2]), uint32(a[3])},
 		block:  [3]uint32{uint32(a[4]), uint32(a[5]), uint32(a[6])},
 		shared: uint32(a[7]),
 		stream: a[8],
-		attrs:  uintptr(unsafe.Pointer(attr)),
+		attrs:  uintptr(unsafe.Pointer(&dep.attr)),
 		nattrs: 1,
 	}
-	err := d.runOn(&d.c.LaunchKernelEx, []uintptr{uintptr(unsafe.Pointer(cfg)), a[0], a[9], a[10]})
-	runtime.KeepAlive(cfg)
-	runtime.KeepAlive(attr)
+	err := d.runOn(&d.c.LaunchKernelEx, []uintptr{uintptr(unsafe.Pointer(&dep.cfg)), a[0], a[9], a[10]})
+	runtime.KeepAlive(l)
 	return err
 }

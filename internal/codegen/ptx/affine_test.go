@@ -1,6 +1,7 @@
 package ptx
 
 import (
+	"fmt"
 	"regexp"
 	"testing"
 
@@ -131,5 +132,27 @@ func TestRowChunkLoadsKeptInPlace(t *testing.T) {
 	m = compileKernel(t, b.Kernel())
 	if n := count(m.PTX, `ld\.global\.f32`); n != 4 {
 		t.Errorf("%d loads, want 4 (nothing loaded early):\n%s", n, numbered(m.PTX))
+	}
+
+	// out[i][j] = Σ a_k[i][j]·a_k[i+1][j] over 4 float64 arrays: a whole
+	// chunk would hold 4 × 13 elements of 2 words, over the budget, so
+	// it runs row by row (8 loads in each of its two bodies).
+	b = ir.NewBuilder("wide")
+	var as []*ir.Param
+	for k := range 4 {
+		as = append(as, b.Array(fmt.Sprintf("a%d", k), ir.F64, 2))
+	}
+	out = b.Array("out", ir.F64, 2)
+	b.ParallelN([]ir.Expr{ir.Op(ir.Sub, ir.LenOf(out, 0), ir.I64c(1)), ir.LenOf(out, 1)}, func(v []*ir.Var) {
+		i, j := ir.Ref(v[0]), ir.Ref(v[1])
+		var sum ir.Expr = ir.F64c(0)
+		for _, a := range as {
+			sum = ir.Op(ir.Add, sum, ir.Op(ir.Mul, ir.Ld(a, i, j), ir.Ld(a, ir.Op(ir.Add, i, ir.I64c(1)), j)))
+		}
+		b.Store(out, sum, i, j)
+	})
+	m = compileKernel(t, b.Kernel())
+	if n := count(m.PTX, `ld\.global\.f64`); n != 16 {
+		t.Errorf("%d loads, want 16 (nothing loaded early):\n%s", n, numbered(m.PTX))
 	}
 }

@@ -69,6 +69,7 @@ func (f *fnWriter) hoistableLoads(l *ir.ParallelFor, aff *affinePlan) []*ir.Load
 		})
 	}
 	for _, s := range l.Body {
+		done := false
 		switch s := s.(type) {
 		case *ir.Decl:
 			visit(s.Init)
@@ -79,10 +80,51 @@ func (f *fnWriter) hoistableLoads(l *ir.ParallelFor, aff *affinePlan) []*ir.Load
 				visit(e)
 			}
 			visit(s.Value)
-			return loads // what follows the first store stays in place
+			done = true // what follows the first store stays in place
+		}
+		if done {
+			break
 		}
 	}
+	if chunkWords(aff, loads) > f.hoistBudget() {
+		return nil // the values would not fit in registers: row by row
+	}
 	return loads
+}
+
+// hoistBudget is the most 32-bit words a whole chunk may load first: few
+// enough that they stay in registers beside the loop's own at the entry's
+// block size (a 1024-thread block leaves each thread 64 registers).
+func (f *fnWriter) hoistBudget() int {
+	return min(48, 16384/max(f.info.BlockDim, 1))
+}
+
+// chunkWords is the number of 32-bit words of the distinct elements a
+// whole chunk loads first (hoistedChunk's count).
+func chunkWords(aff *affinePlan, loads []*ir.Load) int {
+	seen := map[element]bool{}
+	words := 0
+	for k := range chunkRows {
+		for _, ld := range loads {
+			el := chunkElement(aff, ld, k)
+			if !seen[el] {
+				seen[el] = true
+				words += max(ld.Array.Elem.Size()/4, 1)
+			}
+		}
+	}
+	return words
+}
+
+// chunkElement is the element ld reads in trip k of a chunk.
+func chunkElement(aff *affinePlan, ld *ir.Load, k int) element {
+	key, consts, _ := aff.access(ld.Array, ld.Index)
+	for d := range ld.Array.Dims {
+		if key.vars[d] == 0 {
+			consts[d] += int64(k)
+		}
+	}
+	return element{key, consts}
 }
 
 // element identifies the element a load of trip k reads: its array, the
@@ -140,13 +182,7 @@ func (f *fnWriter) hoistedChunk(l *ir.ParallelFor, vars []string, aff *affinePla
 		prev = bases[k]
 		regs[k] = map[*ir.Load]string{}
 		for _, ld := range loads {
-			key, consts, _ := aff.access(ld.Array, ld.Index)
-			for d := range ld.Array.Dims {
-				if key.vars[d] == 0 {
-					consts[d] += int64(k)
-				}
-			}
-			el := element{key, consts}
+			el := chunkElement(aff, ld, k)
 			r, ok := loaded[el]
 			if !ok {
 				r = f.expr(ld)

@@ -60,7 +60,11 @@ func (f *fnWriter) rowChunkable(l *ir.ParallelFor) bool {
 // enough; it goes to flat otherwise and to done when finished.
 func (f *fnWriter) rowChunkLoop(l *ir.ParallelFor, ext []string, vars []string, aff *affinePlan, flat, done string) {
 	b := int64(f.info.BlockDim)
-	f.info.Waves = rowChunkWaves
+	if f.info.HostTotal != nil {
+		// A grid the extents size; without them it is the cap whatever
+		// the range, where more waves would only add idle blocks.
+		f.info.Waves = rowChunkWaves
+	}
 	small := f.reg(ir.Bool)
 	f.emit("setp.lt.s64 %s, %s, %d", small, ext[1], b)
 	f.braIf(small, false, flat)

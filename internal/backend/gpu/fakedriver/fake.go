@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/quadrants-go/qd/internal/backend"
 	"github.com/quadrants-go/qd/internal/backend/gpu"
@@ -40,6 +41,8 @@ type Driver struct {
 	host       memory // page-locked host memory
 	misuses    []string
 	graphState // captures, graphs and execs (graph.go)
+
+	plainEntries atomic.Bool // SetPlainEntries
 }
 
 var _ gpu.Driver = (*Driver)(nil)
@@ -186,16 +189,22 @@ func (d *Driver) resetLocked() {
 	d.forget()
 }
 
+// SetPlainEntries makes the entries of later builds not wait for their
+// predecessors, as those for GPUs before sm_90 (Build), so that captured
+// launches are plain ones.
+func (d *Driver) SetPlainEntries(plain bool) { d.plainEntries.Store(plain) }
+
 // Build lays the plan out, with the violation record of index checks
 // under Debug; the image holds no code (the fake runs none, so no index is
 // ever out of range). Its entries are said to wait for their predecessors,
-// as sm_90's do, so that captures go through LaunchKernelEx.
+// as sm_90's do, so that captures go through LaunchKernelEx, unless
+// SetPlainEntries says otherwise.
 func (d *Driver) Build(plan *lower.Plan, _ *gpu.Props, opts backend.CompileOptions) (*gpu.Image, error) {
 	layout, err := kabi.LayoutWith(plan, kabi.Options{Bounds: opts.Debug})
 	if err != nil {
 		return nil, err
 	}
-	layout.AwaitsPredecessors = true
+	layout.AwaitsPredecessors = !d.plainEntries.Load()
 	return &gpu.Image{Layout: layout}, nil
 }
 
