@@ -92,7 +92,11 @@ type graphCore struct {
 // the stream the task was captured on, its launch numbered afresh for the
 // replay (on a GPU, event-record nodes captured around each task, timed by
 // the trace's own events at every traced replay; such a graph is rebuilt,
-// not updated in place, by Update). Events recorded inside a capture order
+// not updated in place, by Update). Those nodes stay in every replay of
+// the graph, traced or not, and sit between its kernels, which then no
+// longer start while the one before runs (programmatic launches, sm_90
+// and later): capture without a trace to measure a graph's speed. HIP
+// traces a replay as one span only. Events recorded inside a capture order
 // its streams but are not recorded by replays.
 //
 // On a GPU the driver's stream capture records the work (CUDA in relaxed

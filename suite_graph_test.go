@@ -647,6 +647,25 @@ func TestGraphTraceTasks(t *testing.T) {
 			t.Errorf("%d spans in the second trace, want 7 (the graph's and its 6 tasks')", n)
 		}
 
+		// Updated while a trace is on: the new capture's tasks are traced
+		// (on a GPU the exec is rebuilt).
+		check(t, p.StartTrace())
+		check(t, g.Update(func() error {
+			return errors.Join(k.fill.LaunchOn(s, x, float32(5)), k.axpb.LaunchOn(s, x, float32(1), float32(1)))
+		}))
+		check(t, g.LaunchOn(s))
+		buf.Reset()
+		check(t, p.StopTrace(&buf))
+		wantAll(t, "x after the update", x, 6)
+		tr = must[*trace.Trace](t)(trace.ReadChrome(&buf))
+		n = 0
+		for _, l := range tr.Lanes {
+			n += len(l.Spans)
+		}
+		if n != 3 {
+			t.Errorf("%d spans of a replay of the updated graph, want 3 (the graph's, fill's and axpb's)", n)
+		}
+
 		// Captured with no trace on: one span per replay.
 		plain := must[*Graph](t)(s.Capture(func() error { return k.fill.LaunchOn(s, x, float32(1)) }))
 		defer plain.Close()

@@ -43,10 +43,11 @@ func (t *traceTimer) Begin(bs backend.Stream) (backend.TraceMark, error) {
 	if !ok {
 		return nil, fmt.Errorf("cpu backend: trace mark on a %T", bs)
 	}
-	m := t.newMark()
+	var m *mark
 	if s.isCapturing() {
-		// Kept by the graph (capture.go), never back in the pool.
-		m = &mark{t: t}
+		m = &mark{t: t} // kept by the graph (capture.go), never back in the pool
+	} else {
+		m = t.newMark()
 	}
 	if err := s.enqueue(op{kind: opMark, mark: m}); err != nil {
 		t.marks.Put(m)

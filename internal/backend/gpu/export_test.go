@@ -55,3 +55,6 @@ func (d *Device) RecordSlabs() int {
 
 // Lost reports whether a fatal error marked the device lost.
 func (d *Device) Lost() bool { return d.lost.Load() != nil }
+
+// ErrGraphClosed is what a closed graph or exec refuses with.
+var ErrGraphClosed = errGraphClosed

@@ -214,7 +214,10 @@ type graph struct {
 
 // Instantiate makes an executable graph.
 func (g *graph) Instantiate() (backend.GraphExec, error) {
-	if g.closed.Load() {
+	if g.closed.Load() || g.userClosed.Load() {
+		return nil, errGraphClosed
+	}
+	if len(g.spans) > 0 && !g.hold() {
 		return nil, errGraphClosed
 	}
 	d := g.d
@@ -225,12 +228,14 @@ func (g *graph) Instantiate() (backend.GraphExec, error) {
 	h := uintptr(f.out[0])
 	putFrame(f)
 	if err != nil {
+		if len(g.spans) > 0 {
+			err = errors.Join(err, g.unref())
+		}
 		return nil, err
 	}
 	x := &graphExec{graphHandle: graphHandle{d: d, h: h, destroy: &d.c.GraphExecDestroy}}
 	if len(g.spans) > 0 {
-		g.refs.Add(1)
-		x.tmpl = g
+		x.tmpl = g // the hold taken above
 	}
 	d.track(x, true)
 	return x, nil
@@ -243,6 +248,19 @@ func (g *graph) Close() error {
 		return nil
 	}
 	return g.unref()
+}
+
+// hold takes a hold on g for an exec, unless the last one is gone.
+func (g *graph) hold() bool {
+	for {
+		n := g.refs.Load()
+		if n <= 0 {
+			return false
+		}
+		if g.refs.CompareAndSwap(n, n+1) {
+			return true
+		}
+	}
 }
 
 // unref drops one hold on g, destroying it (and its trace points' events)
@@ -264,8 +282,18 @@ func (g *graph) destroyLocked() error {
 // LaunchTraced's pointing of the nodes (graphtrace.go).
 type graphExec struct {
 	graphHandle
-	tmpl *graph
-	mu   sync.Mutex
+	tmpl   *graph
+	mu     sync.Mutex
+	broken error // a traced replay left the nodes pointing at a trace's events
+}
+
+// usable says why x cannot be launched; the caller holds x.mu when x has
+// trace points.
+func (x *graphExec) usable() error {
+	if x.closed.Load() {
+		return errGraphClosed
+	}
+	return x.broken
 }
 
 var (
@@ -283,8 +311,8 @@ func (x *graphExec) Launch(bs backend.Stream) error {
 }
 
 func (x *graphExec) launch(bs backend.Stream) error {
-	if x.closed.Load() {
-		return errGraphClosed
+	if err := x.usable(); err != nil {
+		return err
 	}
 	d := x.d
 	s, err := d.asStream(bs)
@@ -340,6 +368,11 @@ func (x *graphExec) Update(bg backend.Graph) (bool, error) {
 // Close destroys the exec; replays enqueued run to their end (the
 // driver frees it once they are done). It is idempotent.
 func (x *graphExec) Close() error {
+	if x.tmpl != nil {
+		// Not while a traced replay points the nodes.
+		x.mu.Lock()
+		defer x.mu.Unlock()
+	}
 	if !x.closed.CompareAndSwap(false, true) {
 		return nil
 	}

@@ -505,3 +505,75 @@ func TestGraphTracePoints(t *testing.T) {
 		}
 	})
 }
+
+// A traced replay whose nodes cannot be pointed back at the graph's own
+// events is still enqueued, with its spans; the exec then refuses every
+// later replay (they would record the trace's events). LaunchTraced of a
+// closed exec is refused before any driver call.
+func TestGraphTracePointsFailures(t *testing.T) {
+	tg := fakeTarget(t)
+	before := misuseCount(tg)
+	d := openFor(t, tg, true)
+	t.Cleanup(func() { d.Close() })
+	rec := trace.NewRecorder("graph", 0)
+	bt, err := d.NewTraceTimer(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { bt.Close() })
+	s := mustStream(t, d, 0)
+	const n = 100
+	a, b := mustAlloc(t, d, 4*n), mustAlloc(t, d, 4*n)
+	add1 := build(t, d, add1Kernel())
+	capture := func() backend.GraphExec {
+		return captureOn(t, d, s, func() error {
+			m, err := bt.Begin(s)
+			if err != nil {
+				return err
+			}
+			if err := add1.launch(s, &backend.Args{Arrays: []backend.ArrayArg{arr(a, n), arr(b, n)}}); err != nil {
+				return err
+			}
+			return bt.End(s, m, trace.Span{Kernel: "captured"})
+		})
+	}
+	x := capture()
+	tx := x.(backend.TracedExec)
+	spans := []trace.Span{{Kernel: "add1", Launch: 1}}
+	// Two SetEvent calls point the nodes at the trace's events, two point
+	// them back: the third fails.
+	code, _ := fakedriver.CodeFor(tg.drv, gpu.Failed)
+	tg.in.Inject(fakedriver.Fault{Call: "GraphExecEventRecordNodeSetEvent", N: 3, Code: code})
+	err = tx.LaunchTraced(s, bt, spans)
+	tg.in.Reset()
+	if err != nil {
+		t.Fatalf("LaunchTraced whose reset failed: %v, want the replay enqueued", err)
+	}
+	if err := errors.Join(s.Synchronize(), bt.Flush()); err != nil {
+		t.Fatal(err)
+	}
+	if got := len(rec.Spans()); got != 1 {
+		t.Errorf("%d spans of the replay, want 1", got)
+	}
+	if err := x.Launch(s); err == nil || !strings.Contains(err.Error(), "could not be reset") {
+		t.Errorf("Launch after a failed reset: %v, want the exec refused", err)
+	}
+	if err := x.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	y := capture()
+	if err := y.Close(); err != nil {
+		t.Fatal(err)
+	}
+	calls := tg.in.Count("GraphExecEventRecordNodeSetEvent")
+	if err := y.(backend.TracedExec).LaunchTraced(s, bt, spans); !errors.Is(err, gpu.ErrGraphClosed) {
+		t.Errorf("LaunchTraced of a closed exec: %v, want it refused", err)
+	}
+	if tg.in.Count("GraphExecEventRecordNodeSetEvent") != calls {
+		t.Errorf("LaunchTraced of a closed exec called the driver")
+	}
+	for _, m := range tg.misuses()[before:] {
+		t.Errorf("misuse of the fake driver: %s", m)
+	}
+}

@@ -35,6 +35,10 @@ import (
 // its graph until the exec is destroyed, and is never updated in place
 // (Update reports false, and package qd instantiates the new capture).
 
+// captureActive is the capture status of a stream that is capturing
+// (CU_STREAM_CAPTURE_STATUS_ACTIVE, hipStreamCaptureStatusActive).
+const captureActive = 1
+
 // tracePoint is one captured mark: the graph's event and its node.
 type tracePoint struct {
 	ev   *event
@@ -62,7 +66,9 @@ func (d *Device) point(s *stream) (tracePoint, error) {
 		return tracePoint{}, fmt.Errorf("%s: trace marks cannot be captured with this driver (it lacks %s): %w",
 			d.Arch(), d.c.GraphExecEventRecordNodeSetEvent.Name, backend.ErrUnsupported)
 	}
-	ev, err := d.newEvent(true)
+	// The graph's own events only stand in between traced replays: they
+	// need not time.
+	ev, err := d.newEvent(false)
 	if err != nil {
 		return tracePoint{}, err
 	}
@@ -82,8 +88,8 @@ func (d *Device) point(s *stream) (tracePoint, error) {
 		uintptr(unsafe.Pointer(&graph)), uintptr(unsafe.Pointer(&deps)), uintptr(unsafe.Pointer(&ndeps)))
 	d.leave()
 	err = d.check(&d.c.StreamGetCaptureInfo, r)
-	if err == nil && (ndeps != 1 || deps == nil) {
-		err = fmt.Errorf("%s: a trace point in a capture: %d nodes after its record, want 1", d.Arch(), ndeps)
+	if err == nil && (status != captureActive || ndeps != 1 || deps == nil) {
+		err = fmt.Errorf("%s: a trace point in a capture: capture status %d with %d nodes after its record, want an active capture and 1", d.Arch(), status, ndeps)
 	}
 	if err != nil {
 		return tracePoint{}, errors.Join(err, ev.Close())
@@ -149,6 +155,9 @@ func (x *graphExec) LaunchTraced(bs backend.Stream, bt backend.TraceTimer, spans
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	if err := x.usable(); err != nil {
+		return err
+	}
 	evs := make([]*event, 0, 2*len(spans))
 	giveBack := func() {
 		t.mu.Lock()
@@ -164,13 +173,23 @@ func (x *graphExec) LaunchTraced(bs backend.Stream, bt backend.TraceTimer, spans
 		evs = append(evs, e)
 	}
 	err := x.pointAt(func(i int) *event { return evs[i] })
+	launched := false
 	if err == nil {
 		err = x.launch(bs)
+		launched = err == nil
 	}
 	// Back to the graph's own events, whatever happened: the trace's may
 	// be recycled once resolved.
 	if rerr := x.pointAt(nil); rerr != nil {
-		err = errors.Join(err, rerr)
+		if launched {
+			// The replay is enqueued and records the trace's events: its
+			// spans are kept, but later replays would record them too, so
+			// the exec refuses them.
+			x.broken = fmt.Errorf("%s: graph exec unusable: its trace nodes could not be reset after a traced replay: %w", d.Arch(), rerr)
+			err = nil
+		} else {
+			err = errors.Join(err, rerr)
+		}
 	}
 	if err != nil {
 		giveBack()

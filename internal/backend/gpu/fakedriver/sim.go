@@ -25,8 +25,10 @@ func (d *Driver) sim(c call, a *args) int32 {
 		switch {
 		case a[2] != 0 && a[2] != recordExternal:
 			return d.misuse(c, CodeInvalidValue, "flags %#x", a[2])
-		case a[2] == 0 || d.caps[a[1]] == nil:
-			c = cEventRecord // outside a capture, an external record is a record
+		case a[2] == recordExternal && d.caps[a[1]] == nil:
+			return d.misuse(c, CodeInvalidValue, "an external record on stream %#x, which is not capturing", a[1])
+		case a[2] == 0:
+			c = cEventRecord
 		}
 	}
 	if c == cLaunchKernelEx {
