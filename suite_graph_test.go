@@ -654,15 +654,8 @@ func TestGraphTraceTasks(t *testing.T) {
 			return errors.Join(k.fill.LaunchOn(s, x, float32(5)), k.axpb.LaunchOn(s, x, float32(1), float32(1)))
 		}))
 		check(t, g.LaunchOn(s))
-		buf.Reset()
-		check(t, p.StopTrace(&buf))
 		wantAll(t, "x after the update", x, 6)
-		tr = must[*trace.Trace](t)(trace.ReadChrome(&buf))
-		n = 0
-		for _, l := range tr.Lanes {
-			n += len(l.Spans)
-		}
-		if n != 3 {
+		if n := tracedSpans(t, p); n != 3 {
 			t.Errorf("%d spans of a replay of the updated graph, want 3 (the graph's, fill's and axpb's)", n)
 		}
 
@@ -671,17 +664,22 @@ func TestGraphTraceTasks(t *testing.T) {
 		defer plain.Close()
 		check(t, p.StartTrace())
 		check(t, plain.LaunchOn(s))
-		buf.Reset()
-		check(t, p.StopTrace(&buf))
-		tr = must[*trace.Trace](t)(trace.ReadChrome(&buf))
-		n = 0
-		for _, l := range tr.Lanes {
-			n += len(l.Spans)
-		}
-		if n != 1 {
+		if n := tracedSpans(t, p); n != 1 {
 			t.Errorf("%d spans of a replay of a graph captured untraced, want 1", n)
 		}
 	})
+}
+
+// tracedSpans stops p's trace and counts its spans.
+func tracedSpans(t *testing.T, p *Program) int {
+	t.Helper()
+	var buf bytes.Buffer
+	check(t, p.StopTrace(&buf))
+	n := 0
+	for _, l := range must[*trace.Trace](t)(trace.ReadChrome(&buf)).Lanes {
+		n += len(l.Spans)
+	}
+	return n
 }
 
 // TestGraphReplayErrors: an index out of range in a replay (the CPU checks
