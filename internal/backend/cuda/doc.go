@@ -31,7 +31,7 @@
 // JIT-compiles it with cuModuleLoadDataEx, returning the JIT's error log
 // in the DriverError of a failure.
 //
-// With QD_CUDA_CODEGEN=csrc (nvrtc.go), Build instead writes the kernel as
+// With QD_CUDA_CODEGEN=csrc (package nvrtc), Build instead writes the kernel as
 // the C source of package codegen/csrc with its CUDA prelude and has NVRTC
 // (libnvrtc, opened like libcuda; QD_NVRTC names one) compile it to PTX,
 // which Load takes as usual. That runs on NVIDIA GPUs the very source the

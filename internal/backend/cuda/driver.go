@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/quadrants-go/qd/internal/backend"
+	"github.com/quadrants-go/qd/internal/backend/cuda/nvrtc"
 	"github.com/quadrants-go/qd/internal/backend/gpu"
 	"github.com/quadrants-go/qd/internal/codegen/ptx"
 	"github.com/quadrants-go/qd/internal/lower"
@@ -203,14 +204,14 @@ func (d *driver) CloseDevice(p *gpu.Props, lost bool) error {
 
 // Build writes the PTX of plan for the device's compute capability and the
 // driver's PTX ISA, or, with QD_CUDA_CODEGEN=csrc, has NVRTC compile the C
-// source of plan to PTX (nvrtc.go).
+// source of plan to PTX (package nvrtc).
 func (d *driver) Build(plan *lower.Plan, p *gpu.Props, opts backend.CompileOptions) (*gpu.Image, error) {
 	dv := p.Driver.(*device)
-	if gen, err := codegen(); err != nil || gen == "csrc" {
+	if gen, err := nvrtc.Codegen(); err != nil || gen == "csrc" {
 		if err != nil {
 			return nil, err
 		}
-		return d.buildCsrc(plan, dv, opts) // nvrtc.go
+		return nvrtc.Build(plan, dv.ccMajor*10+dv.ccMinor, d.version, opts)
 	}
 	target, err := ptx.TargetFor(dv.ccMajor*10+dv.ccMinor, d.version)
 	if err != nil {

@@ -1,4 +1,4 @@
-package cuda
+package nvrtc
 
 import (
 	"fmt"
@@ -19,7 +19,7 @@ import (
 	"github.com/quadrants-go/qd/internal/lower"
 )
 
-// CodegenEnv selects the backend's code generator: "ptx" (the default:
+// CodegenEnv selects the CUDA backend's code generator: "ptx" (the default:
 // package codegen/ptx, JIT-compiled by the driver) or "csrc": the C source
 // of package codegen/csrc with its CUDA prelude, compiled to PTX by NVRTC
 // and then loaded like the generator's own PTX. csrc is how the C source
@@ -30,8 +30,8 @@ const CodegenEnv = "QD_CUDA_CODEGEN"
 // nvrtcEnv names the NVRTC library to use instead of searching for one.
 const nvrtcEnv = "QD_NVRTC"
 
-// codegen reads CodegenEnv.
-func codegen() (string, error) {
+// Codegen reads CodegenEnv: "ptx" or "csrc".
+func Codegen() (string, error) {
 	switch v := os.Getenv(CodegenEnv); v {
 	case "", "ptx":
 		return "ptx", nil
@@ -118,11 +118,11 @@ func (n *nvrtc) arch(sm int) (int, error) {
 	return best, nil
 }
 
-// csrcPTX writes the C source of plan with the CUDA prelude and compiles it
+// CompilePTX writes the C source of plan with the CUDA prelude and compiles it
 // with NVRTC for compute capability sm (×10). The result is NUL-terminated
 // PTX, as Load takes it. A failure carries NVRTC's log and the numbered
 // source, so that a run on a GPU machine explains itself.
-func csrcPTX(plan *lower.Plan, sm int, debug bool) ([]byte, *kabi.Module, error) {
+func CompilePTX(plan *lower.Plan, sm int, debug bool) ([]byte, *kabi.Module, error) {
 	n, err := openNVRTC()
 	if err != nil {
 		return nil, nil, err
@@ -151,20 +151,22 @@ func csrcPTX(plan *lower.Plan, sm int, debug bool) ([]byte, *kabi.Module, error)
 	return ptx, layout, nil
 }
 
-// buildCsrc is Build for CodegenEnv=csrc. NVRTC writes PTX of its own
-// release's ISA, which a driver of an older release refuses: that is said
-// here, before the JIT's less telling CUDA_ERROR_UNSUPPORTED_PTX_VERSION.
-func (d *driver) buildCsrc(plan *lower.Plan, dv *device, opts backend.CompileOptions) (*gpu.Image, error) {
+// Build is the CUDA backend's Build for CodegenEnv=csrc, for a device of
+// compute capability sm (×10) under a driver of version driverVersion
+// (cuDriverGetVersion). NVRTC writes PTX of its own release's ISA, which a
+// driver of an older release refuses: that is said here, before the JIT's
+// less telling CUDA_ERROR_UNSUPPORTED_PTX_VERSION.
+func Build(plan *lower.Plan, sm, driverVersion int, opts backend.CompileOptions) (*gpu.Image, error) {
 	n, err := openNVRTC()
 	if err != nil {
 		return nil, err
 	}
 	var major, minor int
-	if _, err := fmt.Sscanf(n.versionStr, "%d.%d", &major, &minor); err == nil && 1000*major+10*minor > d.version {
-		return nil, fmt.Errorf("cuda: NVRTC %s (%s) is newer than the driver (CUDA %s), which would refuse its PTX; set %s to an NVRTC no newer than the driver",
-			n.versionStr, n.lib.Name, versionString(d.version), nvrtcEnv)
+	if _, err := fmt.Sscanf(n.versionStr, "%d.%d", &major, &minor); err == nil && 1000*major+10*minor > driverVersion {
+		return nil, fmt.Errorf("cuda: NVRTC %s (%s) is newer than the driver (CUDA %d.%d), which would refuse its PTX; set %s to an NVRTC no newer than the driver",
+			n.versionStr, n.lib.Name, driverVersion/1000, driverVersion%1000/10, nvrtcEnv)
 	}
-	ptx, layout, err := csrcPTX(plan, dv.ccMajor*10+dv.ccMinor, opts.Debug)
+	ptx, layout, err := CompilePTX(plan, sm, opts.Debug)
 	if err != nil {
 		return nil, err
 	}

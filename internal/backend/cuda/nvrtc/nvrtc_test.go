@@ -1,4 +1,4 @@
-package cuda
+package nvrtc
 
 import (
 	"errors"
@@ -15,12 +15,12 @@ import (
 func TestCodegenSwitch(t *testing.T) {
 	for v, want := range map[string]string{"": "ptx", "ptx": "ptx", "csrc": "csrc"} {
 		t.Setenv(CodegenEnv, v)
-		if got, err := codegen(); got != want || err != nil {
+		if got, err := Codegen(); got != want || err != nil {
 			t.Errorf("%s=%q: %q, %v", CodegenEnv, v, got, err)
 		}
 	}
 	t.Setenv(CodegenEnv, "llvm")
-	if _, err := codegen(); err == nil || !strings.Contains(err.Error(), "want ptx or csrc") {
+	if _, err := Codegen(); err == nil || !strings.Contains(err.Error(), "want ptx or csrc") {
 		t.Errorf("an unknown generator: %v", err)
 	}
 }
@@ -77,7 +77,7 @@ func nvrtcKernels() []*ir.Kernel {
 func TestNVRTCCompilesCsrc(t *testing.T) {
 	n, err := openNVRTC()
 	if err != nil {
-		if gen, _ := codegen(); gen == "csrc" && gputest.Required() {
+		if gen, _ := Codegen(); gen == "csrc" && gputest.Required() {
 			t.Fatalf("QD_GPU_RUN=1 and %s=csrc, but NVRTC is unavailable: %v", CodegenEnv, err)
 		}
 		t.Skipf("no NVRTC library: the CUDA flavour of the C source is NOT compiled by NVRTC here: %v", err)
@@ -89,7 +89,7 @@ func TestNVRTCCompilesCsrc(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, sm := range []int{80, 90} {
-			code, layout, err := csrcPTX(plan, sm, false)
+			code, layout, err := CompilePTX(plan, sm, false)
 			if err != nil {
 				t.Fatal(err)
 			}
