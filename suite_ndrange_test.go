@@ -205,3 +205,53 @@ func TestNDRangeAccesses(t *testing.T) {
 		}
 	})
 }
+
+// On a GPU a 2-D range of 16384² points has more row chunks than the grid
+// has blocks, so each block strides over several units (the carry from
+// the last column block to the next row chunk included), each a whole
+// chunk that loads first. Rows are filled with i mod 7, so every output
+// point checks its rows above and below. Too big for the CPU's share of
+// the suite: it runs on GPUs only.
+func TestNDRangeStridedChunks(t *testing.T) {
+	forEachArch(t, func(t *testing.T, p *Program) {
+		if p.Arch() == CPU {
+			t.Skip("sized for a GPU's grid: 2 × 1 GiB")
+		}
+		const n = 1 << 14
+		m := must[*Module](t)(Compile(p, ndrangeSrc, WithFilename("k.go")))
+		in := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n, n))
+		defer in.Close()
+		out := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n, n))
+		defer out.Close()
+		s := must[*Stream](t)(p.NewStream())
+		defer s.Close()
+		for i := range n {
+			row := must[*Ndarray[float32]](t)(in.Rows(i, i+1))
+			check(t, row.FillOn(s, float32(i%7)))
+		}
+		check(t, must[*Kernel](t)(m.Kernel("stencil")).LaunchOn(s, in, out))
+		check(t, s.Synchronize())
+		got := must[[]float32](t)(out.ToSlice())
+		bad := 0
+		for i := range n {
+			want := float32(0)
+			if i > 0 && i < n-1 {
+				want = float32((i-1)%7) + 2*float32((i+1)%7) + 12*float32(i%7)
+			}
+			for j := range n {
+				w := want
+				if j == 0 || j == n-1 {
+					w = 0
+				}
+				if g := got[i*n+j]; g != w {
+					if bad++; bad <= 5 {
+						t.Errorf("out[%d][%d] = %v, want %v", i, j, g, w)
+					}
+				}
+			}
+		}
+		if bad > 0 {
+			t.Errorf("%d points wrong", bad)
+		}
+	})
+}
