@@ -193,8 +193,7 @@ func (g *Graph) LaunchOn(s *Stream) error {
 	launch := func() error { return c.exec.Launch(s.c.b) }
 	var err error
 	if tr := p.acquireTracer(); tr != nil {
-		if spans := c.replaySpans(tr); spans != nil {
-			x := c.exec.(backend.TracedExec)
+		if x, spans := c.replaySpans(tr); spans != nil {
 			launch = func() error { return x.LaunchTraced(s.c.b, tr.timer, spans) }
 		}
 		span := trace.Span{Kernel: c.name, Kind: "graph", Launch: tr.launches.Add(1), Task: -1}
@@ -324,14 +323,14 @@ func (c *graphCore) release() error {
 	return c.exec.Close()
 }
 
-// replaySpans are the spans of one traced replay in tr: the captured
-// tasks' spans on their streams' lanes in tr, their launches numbered
-// after tr's last; nil when the graph was captured without a trace, or
-// its backend cannot time them. The caller holds c.mu.
-func (c *graphCore) replaySpans(tr *tracer) []trace.Span {
+// replaySpans are the exec and the spans of one traced replay in tr: the
+// captured tasks' spans on their streams' lanes in tr, their launches
+// numbered after tr's last; nil spans when the graph was captured without
+// a trace, or its backend cannot time them. The caller holds c.mu.
+func (c *graphCore) replaySpans(tr *tracer) (backend.TracedExec, []trace.Span) {
 	x, ok := c.exec.(backend.TracedExec)
 	if !ok || len(c.spans.spans) == 0 || x.TracedSpans() != len(c.spans.spans) {
-		return nil
+		return nil, nil
 	}
 	base := tr.launches.Add(c.spans.launches) - c.spans.launches
 	out := make([]trace.Span, len(c.spans.spans))
@@ -341,5 +340,5 @@ func (c *graphCore) replaySpans(tr *tracer) []trace.Span {
 		sp.Stream, sp.StreamID, sp.Launch = l.name, l.id, base+sp.Launch
 		out[i] = sp
 	}
-	return out
+	return x, out
 }

@@ -364,7 +364,7 @@ func (x *exec) launch(bs backend.Stream, t *traceTimer, spans []trace.Span) erro
 	if t != nil && len(spans) != x.g.nspans {
 		return fmt.Errorf("cpu backend: LaunchTraced with %d spans for a graph that captured %d", len(spans), x.g.nspans)
 	}
-	tr := &replayTrace{t: t, spans: spans, marks: map[*mark]*mark{}}
+	tr := replayTrace{t: t, spans: spans}
 	sigs := make([]*signal, x.g.nsig)
 	for i := range sigs {
 		sigs[i] = &signal{done: make(chan struct{})}
@@ -406,22 +406,25 @@ func (x *exec) launch(bs backend.Stream, t *traceTimer, spans []trace.Span) erro
 }
 
 // replayTrace is one replay's trace: the timer (nil: marks dropped), the
-// spans, and the fresh mark of each captured one.
+// spans, and the fresh mark of each captured span, by its number.
 type replayTrace struct {
 	t     *traceTimer
 	spans []trace.Span
-	marks map[*mark]*mark
+	marks []*mark
 }
 
 // op is the replay's op for a captured mark op, if any.
 func (rt *replayTrace) op(o op) (op, bool) {
-	if rt.t == nil {
+	if rt.t == nil || o.mark.idx < 0 { // no trace, or a mark whose End never came
 		return op{}, false
 	}
-	m := rt.marks[o.mark]
+	if rt.marks == nil {
+		rt.marks = make([]*mark, len(rt.spans))
+	}
+	m := rt.marks[o.mark.idx]
 	if m == nil {
 		m = rt.t.newMark()
-		rt.marks[o.mark] = m
+		rt.marks[o.mark.idx] = m
 	}
 	if o.kind == opSpan {
 		m.span = rt.spans[o.mark.idx]

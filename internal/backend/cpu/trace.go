@@ -45,7 +45,7 @@ func (t *traceTimer) Begin(bs backend.Stream) (backend.TraceMark, error) {
 	}
 	var m *mark
 	if s.isCapturing() {
-		m = &mark{t: t} // kept by the graph (capture.go), never back in the pool
+		m = &mark{t: t, idx: -1} // kept by the graph (capture.go), never back in the pool; numbered at End
 	} else {
 		m = t.newMark()
 	}

@@ -159,15 +159,10 @@ func (x *graphExec) LaunchTraced(bs backend.Stream, bt backend.TraceTimer, spans
 		return err
 	}
 	evs := make([]*event, 0, 2*len(spans))
-	giveBack := func() {
-		t.mu.Lock()
-		t.free = append(t.free, evs...)
-		t.mu.Unlock()
-	}
 	for range 2 * len(spans) {
 		e, err := t.get()
 		if err != nil {
-			giveBack()
+			t.recycle(evs...)
 			return err
 		}
 		evs = append(evs, e)
@@ -192,7 +187,7 @@ func (x *graphExec) LaunchTraced(bs backend.Stream, bt backend.TraceTimer, spans
 		}
 	}
 	if err != nil {
-		giveBack()
+		t.recycle(evs...)
 		return err
 	}
 	for _, e := range evs {
@@ -200,15 +195,11 @@ func (x *graphExec) LaunchTraced(bs backend.Stream, bt backend.TraceTimer, spans
 		e.cap.Store(nil)
 		e.recorded.Store(true)
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
+	pend := make([]pendingSpan, len(spans))
 	for i, sp := range spans {
-		t.pending = append(t.pending, pendingSpan{start: evs[2*i], end: evs[2*i+1], span: sp})
+		pend[i] = pendingSpan{start: evs[2*i], end: evs[2*i+1], span: sp}
 	}
-	if len(t.pending) >= resolveAt {
-		return t.resolveLocked(false)
-	}
-	return nil
+	return t.pend(pend...)
 }
 
 // pointAt points the exec's trace nodes at ev(2i) and ev(2i+1) for span

@@ -257,7 +257,7 @@ func (l *launch) Run(task int, bs backend.Stream) error {
 	a := &l.kargs[task]
 	a[1] = uintptr(g)
 	a[8] = s.h
-	if m.awaits && s.cap.Load() != nil && d.dependentLaunches() {
+	if m.dependent && s.cap.Load() != nil {
 		err = l.launchDependent(d, a)
 	} else {
 		err = d.runOn(&d.c.LaunchKernel, a[:])
@@ -360,7 +360,8 @@ type dependent struct {
 }
 
 // dependentLaunches reports whether captured launches may be
-// programmatic dependent launches.
+// programmatic dependent launches (of entries that wait for their
+// predecessors: loadedModule.dependent).
 func (d *Device) dependentLaunches() bool {
 	return d.codes.ProgrammaticLaunch != 0 && d.c.LaunchKernelEx.Bound()
 }

@@ -34,7 +34,7 @@ type loadedModule struct {
 	nparams   int         // kernel parameters (length of the HostTotal inputs)
 	tempSlots []int       // value slots that hold the temporaries' address
 	bounds    bool        // indices checked: launches carry a violation record
-	awaits    bool        // entries wait for their predecessors (kabi.Module.AwaitsPredecessors)
+	dependent bool        // captured launches are programmatic dependent ones (launch.go)
 	sites     []kabi.Site // the checked accesses, by record site number
 	kernel    string      // the kernel's name, for violation reports
 	launches  sync.Pool
@@ -66,7 +66,8 @@ func (d *Device) Compile(plan *lower.Plan, opts backend.CompileOptions) (backend
 
 // load loads img and resolves its tasks.
 func (d *Device) load(img *Image) (*loadedModule, error) {
-	m := &loadedModule{d: d, numTemps: img.Layout.NumTemps, nparams: img.Layout.NumParams, bounds: img.Layout.Bounds, sites: img.Layout.Sites, awaits: img.Layout.AwaitsPredecessors}
+	m := &loadedModule{d: d, numTemps: img.Layout.NumTemps, nparams: img.Layout.NumParams, bounds: img.Layout.Bounds, sites: img.Layout.Sites,
+		dependent: img.Layout.AwaitsPredecessors && d.dependentLaunches()}
 	for _, t := range img.Layout.Tasks {
 		m.tasks = append(m.tasks, task{Task: t})
 	}

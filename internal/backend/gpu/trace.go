@@ -107,12 +107,29 @@ func (t *traceTimer) Begin(bs backend.Stream) (backend.TraceMark, error) {
 		return nil, err
 	}
 	if err := e.Record(bs); err != nil {
-		t.mu.Lock()
-		t.free = append(t.free, e)
-		t.mu.Unlock()
+		t.recycle(e)
 		return nil, err
 	}
 	return e, nil
+}
+
+// recycle gives events that time nothing back to the free list.
+func (t *traceTimer) recycle(evs ...*event) {
+	t.mu.Lock()
+	t.free = append(t.free, evs...)
+	t.mu.Unlock()
+}
+
+// pend adds spans to the pending ones, resolving those already reached
+// once resolveAt are pending.
+func (t *traceTimer) pend(spans ...pendingSpan) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.pending = append(t.pending, spans...)
+	if len(t.pending) >= resolveAt {
+		return t.resolveLocked(false)
+	}
+	return nil
 }
 
 func (t *traceTimer) End(bs backend.Stream, m backend.TraceMark, span trace.Span) error {
@@ -130,18 +147,10 @@ func (t *traceTimer) End(bs backend.Stream, m backend.TraceMark, span trace.Span
 		return err
 	}
 	if err := end.Record(bs); err != nil {
-		t.mu.Lock()
-		t.free = append(t.free, start, end)
-		t.mu.Unlock()
+		t.recycle(start, end)
 		return err
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.pending = append(t.pending, pendingSpan{start: start, end: end, span: span})
-	if len(t.pending) >= resolveAt {
-		return t.resolveLocked(false)
-	}
-	return nil
+	return t.pend(pendingSpan{start: start, end: end, span: span})
 }
 
 // resolveLocked records the pending spans whose end event is reached

@@ -68,8 +68,8 @@ func (f *fnWriter) hoistableLoads(l *ir.ParallelFor, aff *affinePlan) []*ir.Load
 			return true
 		})
 	}
+scan:
 	for _, s := range l.Body {
-		done := false
 		switch s := s.(type) {
 		case *ir.Decl:
 			visit(s.Init)
@@ -80,10 +80,7 @@ func (f *fnWriter) hoistableLoads(l *ir.ParallelFor, aff *affinePlan) []*ir.Load
 				visit(e)
 			}
 			visit(s.Value)
-			done = true // what follows the first store stays in place
-		}
-		if done {
-			break
+			break scan // what follows the first store stays in place
 		}
 	}
 	if chunkWords(aff, loads) > f.hoistBudget() {

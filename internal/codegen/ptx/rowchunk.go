@@ -86,8 +86,8 @@ func (f *fnWriter) rowChunkLoop(l *ir.ParallelFor, ext []string, vars []string, 
 	f.emit("add.s64 %s, %s, %d", cblocks, ext[1], b-1)
 	f.emit("div.u64 %s, %s, %d", cblocks, cblocks, b)
 	// The block's first unit and the grid's stride, split into (row
-	// chunk, column block).
-	// The dividend is a 32-bit block number, so a 32-bit division does:
+	// chunk, column block). The dividend is a 32-bit block number, so a
+	// 32-bit division does:
 	// with the divisor clamped to 2^32-1 the quotient is still exact,
 	// since a block number never reaches it (grids stop below 2^31). A
 	// 64-bit division by a register is a long subroutine.
