@@ -24,6 +24,9 @@ func HostTotal(extents []ir.Expr) TotalFunc {
 			return nil
 		}
 	}
+	if f := leafTotal(extents); f != nil {
+		return f
+	}
 	ext := slices.Clone(extents)
 	return func(scalars []uint64, shapes [][3]int) int64 {
 		h := hostEval{scalars: scalars, shapes: shapes}
@@ -34,6 +37,69 @@ func HostTotal(extents []ir.Expr) TotalFunc {
 				return math.MaxInt64
 			}
 			n := int64(bits) // as the kernel's extent: uint64 ≥ 2^63 is negative
+			if n <= 0 {
+				return 0
+			}
+			if total > math.MaxInt64/n {
+				total = math.MaxInt64
+			} else {
+				total *= n
+			}
+		}
+		return total
+	}
+}
+
+// leaf is an extent that is a constant, a scalar parameter or an array's
+// extent: the common forms, which leafTotal evaluates without walking an
+// expression tree on every launch.
+type leaf struct {
+	kind  byte // 'c' constant, 'p' parameter, 'l' array extent
+	t     ir.Type
+	index int    // parameter index ('p', 'l')
+	dim   int    // 'l'
+	bits  uint64 // 'c'
+}
+
+// leafTotal is the TotalFunc of extents that are all leaves, or nil. It
+// gives what the general evaluation gives (TestLeafTotalMatches).
+func leafTotal(extents []ir.Expr) TotalFunc {
+	leaves := make([]leaf, 0, len(extents))
+	for _, e := range extents {
+		switch e := e.(type) {
+		case *ir.Const:
+			leaves = append(leaves, leaf{kind: 'c', t: e.T, bits: e.Bits})
+		case *ir.ParamRef:
+			leaves = append(leaves, leaf{kind: 'p', t: e.Param.Elem, index: e.Param.Index})
+		case *ir.Len:
+			if e.Dim < 0 || e.Dim > 2 {
+				return nil
+			}
+			leaves = append(leaves, leaf{kind: 'l', index: e.Array.Index, dim: e.Dim})
+		default:
+			return nil
+		}
+	}
+	return func(scalars []uint64, shapes [][3]int) int64 {
+		total := int64(1)
+		for i := range leaves {
+			lf := &leaves[i]
+			var bits uint64
+			switch lf.kind {
+			case 'c':
+				bits = norm(lf.t, lf.bits)
+			case 'p':
+				if lf.index >= len(scalars) {
+					return math.MaxInt64
+				}
+				bits = norm(lf.t, scalars[lf.index])
+			default:
+				if lf.index >= len(shapes) {
+					return math.MaxInt64
+				}
+				bits = uint64(int64(shapes[lf.index][lf.dim]))
+			}
+			n := int64(bits)
 			if n <= 0 {
 				return 0
 			}

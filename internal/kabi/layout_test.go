@@ -154,3 +154,67 @@ func TestLayoutBlockDim(t *testing.T) {
 		}
 	}
 }
+
+// TestLeafTotalMatches checks the fast form of HostTotal (extents that are
+// constants, scalar parameters or array extents) against the general
+// evaluation, over values at the edges: negative, zero, 32-bit wrap,
+// products that overflow, a missing parameter.
+func TestLeafTotalMatches(t *testing.T) {
+	b := ir.NewBuilder("leaves")
+	n32 := b.Scalar("n32", ir.I32)
+	u32 := b.Scalar("u32", ir.U32)
+	n64 := b.Scalar("n64", ir.I64)
+	u64 := b.Scalar("u64", ir.U64)
+	a := b.Array("a", ir.F32, 3)
+	extents := [][]ir.Expr{
+		{ir.LenOf(a, 0)},
+		{ir.LenOf(a, 2), ir.LenOf(a, 1), ir.LenOf(a, 0)},
+		{ir.P(n32)},
+		{ir.P(u32), ir.P(n64)},
+		{ir.P(u64), ir.I64c(7)},
+		{ir.I64c(1 << 40), ir.I64c(1 << 40), ir.P(n32)},
+		{ir.I32c(-3)},
+		{ir.U64c(math.MaxUint64)},
+	}
+	values := []uint64{0, 1, 5, 1 << 31, 1<<32 + 3, math.MaxUint32, math.MaxUint64, 1 << 62}
+	for i, ext := range extents {
+		fast := leafTotal(ext)
+		if fast == nil {
+			t.Fatalf("extents %d: no fast form", i)
+		}
+		general := func(scalars []uint64, shapes [][3]int) int64 {
+			h := hostEval{scalars: scalars, shapes: shapes}
+			total := int64(1)
+			for _, e := range ext {
+				v := int64(h.eval(e))
+				if h.unknown {
+					return math.MaxInt64
+				}
+				if v <= 0 {
+					return 0
+				}
+				if total > math.MaxInt64/v {
+					total = math.MaxInt64
+				} else {
+					total *= v
+				}
+			}
+			return total
+		}
+		for _, v := range values {
+			for _, w := range values {
+				scalars := []uint64{v, w, v ^ w, w}
+				shapes := [][3]int{{}, {}, {}, {}, {int(v & 0xffff), int(w & 0xff), int(int64(v))}}
+				if got, want := fast(scalars, shapes), general(scalars, shapes); got != want {
+					t.Errorf("extents %d, values %#x %#x: fast %d, general %d", i, v, w, got, want)
+				}
+			}
+		}
+		if got := fast(nil, nil); got != general(nil, nil) {
+			t.Errorf("extents %d, no inputs: fast %d, general %d", i, got, general(nil, nil))
+		}
+	}
+	if leafTotal([]ir.Expr{ir.Op(ir.Add, ir.P(n32), ir.I32c(1))}) != nil {
+		t.Error("an expression got a fast form")
+	}
+}
