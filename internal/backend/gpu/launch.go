@@ -117,26 +117,57 @@ func (m *loadedModule) capturable() error {
 	return nil
 }
 
-// pack fills the value slots of every task and sizes every grid.
+// pack fills the value slots of every task and sizes every grid. It is on
+// the launch path, run right after the previous launch's driver call left
+// the caches cold: the common slots (a scalar, a buffer of this device)
+// take a few loads each, the rest go through slotValue.
 func (l *launch) pack(d *Device, args *backend.Args) error {
 	m := l.m
-	for i := range l.scal {
-		l.scal[i] = 0
-		if i < len(args.Scalars) {
-			l.scal[i] = args.Scalars[i]
+	scal := args.Scalars
+	if m.totals {
+		if len(scal) < m.nparams {
+			// A missing scalar reads as 0, as in slotValue's error-free cases.
+			for i := range l.scal {
+				l.scal[i] = 0
+				if i < len(args.Scalars) {
+					l.scal[i] = args.Scalars[i]
+				}
+			}
+			scal = l.scal
 		}
-		l.shapes[i] = [3]int{1, 1, 1}
-		if i < len(args.Arrays) {
-			l.shapes[i] = args.Arrays[i].Shape
+		for i := range l.shapes {
+			l.shapes[i] = [3]int{1, 1, 1}
+			if i < len(args.Arrays) {
+				l.shapes[i] = args.Arrays[i].Shape
+			}
 		}
 	}
 	for ti := range m.tasks {
 		t := &m.tasks[ti]
 		vals := l.vals[t.slotOff : t.slotOff+len(t.Slots)]
-		for si, sl := range t.Slots {
-			v, err := slotValue(d, sl, args)
-			if err != nil {
-				return fmt.Errorf("%s: kernel %s: %w", d.Arch(), t.Entry, err)
+		for si := range t.Slots {
+			sl := &t.Slots[si]
+			var v uint64
+			switch {
+			case sl.Kind == kabi.ScalarSlot && sl.Param < len(args.Scalars):
+				v = args.Scalars[sl.Param]
+			case sl.Kind == kabi.ArraySlot && sl.Param < len(args.Arrays):
+				if b, ok := args.Arrays[sl.Param].Buf.(*buffer); ok && b.d == d && !b.closed.Load() {
+					v = b.ptr
+					break
+				}
+				fallthrough
+			case sl.Kind == kabi.DimSlot && sl.Param < len(args.Arrays):
+				if sl.Kind == kabi.DimSlot { // not a fallen-through array slot
+					v = uint64(int64(args.Arrays[sl.Param].Shape[sl.Dim]))
+					break
+				}
+				fallthrough
+			default:
+				var err error
+				if v, err = slotValue(d, *sl, args); err != nil {
+					return fmt.Errorf("%s: kernel %s: %w", d.Arch(), t.Entry, err)
+				}
 			}
 			if sl.Size == 4 {
 				v &= math.MaxUint32
@@ -149,7 +180,7 @@ func (l *launch) pack(d *Device, args *backend.Args) error {
 		case t.HostTotal == nil:
 			l.grids[ti] = uint32(t.maxBlocks)
 		default:
-			l.grids[ti] = kabi.GridFor(t.HostTotal(l.scal, l.shapes), t.BlockDim, t.maxBlocks)
+			l.grids[ti] = kabi.GridFor(t.HostTotal(scal, l.shapes), t.BlockDim, t.maxBlocks)
 		}
 	}
 	return nil
@@ -257,10 +288,14 @@ func (l *launch) Run(task int, bs backend.Stream) error {
 	a := &l.kargs[task]
 	a[1] = uintptr(g)
 	a[8] = s.h
-	if m.dependent && s.cap.Load() != nil {
+	switch {
+	case m.dependent && s.cap.Load() != nil:
 		err = l.launchDependent(d, a)
-	} else {
-		err = d.runOn(&d.c.LaunchKernel, a[:])
+	case d.mayCallUnbound() && res(purego.SyscallN(d.c.LaunchKernel.Addr, a[:]...)) == 0:
+		// runOn, written out: a frame less to return through after the
+		// driver's deep call, which leaves return predictions stale.
+	default:
+		err = d.run(&d.c.LaunchKernel, a[:])
 	}
 	runtime.KeepAlive(l) // a holds the addresses of l.ptrs and l.vals
 	if err == nil {

@@ -32,6 +32,7 @@ type loadedModule struct {
 	numTemps  int
 	nslots    int         // value slots over all tasks
 	nparams   int         // kernel parameters (length of the HostTotal inputs)
+	totals    bool        // some task sizes its grid by HostTotal
 	tempSlots []int       // value slots that hold the temporaries' address
 	bounds    bool        // indices checked: launches carry a violation record
 	dependent bool        // captured launches are programmatic dependent ones (launch.go)
@@ -120,6 +121,7 @@ func (m *loadedModule) layout(d *Device) error {
 		if t.BlockDim < 1 || t.BlockDim > d.props.MaxBlockDim {
 			return fmt.Errorf("%s: task %d (%s): block size %d outside 1..%d", d.Arch(), i, t.Entry, t.BlockDim, d.props.MaxBlockDim)
 		}
+		m.totals = m.totals || (t.Kind != lower.Serial && t.HostTotal != nil)
 		t.maxBlocks = kabi.MaxBlocks(d.props.Units, d.props.ThreadsPerUnit, t.BlockDim, t.Waves)
 		t.slotOff = n
 		for j, s := range t.Slots {
