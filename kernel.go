@@ -30,6 +30,9 @@ type kernelCore struct {
 	mod    *cachedModule
 	closed atomic.Bool
 	calls  sync.Pool // *call: per-launch argument storage, reused
+	// sig is the argument types the fast bind reads (fastbind.go), once
+	// a launch taught them.
+	sig atomic.Pointer[argSig]
 	// written marks the parameters the kernel writes, for the alias
 	// check of slice arguments (alias.go).
 	written []bool
