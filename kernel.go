@@ -152,12 +152,11 @@ func (mc *moduleCache) closeAll() error {
 
 // Launch runs the kernel on the Program's default stream. See LaunchOn.
 func (k *Kernel) Launch(args ...any) error {
-	c, err := k.core()
-	if err != nil {
-		return err
-	}
-	return c.launch(nil, c.p.def, args)
+	return k.launch(nil, onDefault, args)
 }
+
+// onDefault stands for the Program's default stream in launch.
+var onDefault = new(Stream)
 
 // LaunchOn enqueues the kernel on stream s with the given arguments, one per
 // parameter: for a scalar parameter a value of its exact Go type (an int32
@@ -183,11 +182,7 @@ func (k *Kernel) Launch(args ...any) error {
 // waits for slices. Streams that wait for s (WaitStream, WaitEvent) are
 // ordered after the failed work but do not report its error.
 func (k *Kernel) LaunchOn(s *Stream, args ...any) error {
-	c, err := k.core()
-	if err != nil {
-		return err
-	}
-	return c.launch(nil, s, args)
+	return k.launch(nil, s, args)
 }
 
 // LaunchContext is LaunchOn with a context that can stop the launch. When
@@ -220,5 +215,5 @@ func (k *Kernel) LaunchContext(ctx context.Context, s *Stream, args ...any) erro
 	if ctx.Err() != nil {
 		return fmt.Errorf("qd: kernel %s: not launched: %w", c.name, context.Cause(ctx))
 	}
-	return c.launch(ctx, s, args)
+	return k.launch(ctx, s, args)
 }

@@ -9,7 +9,18 @@ import (
 	"github.com/quadrants-go/qd/internal/trace"
 )
 
-func (k *kernelCore) launch(ctx context.Context, s *Stream, args []any) error {
+// launch is the body of LaunchOn, Launch and LaunchContext. It is a
+// method of the handle, so that LaunchOn is one call and inlines into its
+// caller: every frame on the stack at the driver's call costs a
+// mispredicted return after it (see the common launch below).
+func (h *Kernel) launch(ctx context.Context, s *Stream, args []any) error {
+	k, err := h.core()
+	if err != nil {
+		return err
+	}
+	if s == onDefault {
+		s = k.p.def
+	}
 	if s == nil || s.c == nil {
 		return fmt.Errorf("%w: kernel %s: nil stream", ErrInvalidArgument, k.name)
 	}
@@ -44,7 +55,6 @@ func (k *kernelCore) launch(ctx context.Context, s *Stream, args []any) error {
 		ctx = nil
 	}
 	c.b.Ctx = ctx
-	var err error
 	if sig := k.sig.Load(); sig == nil || !k.bindFast(c, sig, args) {
 		if err = k.bind(c, args); err == nil && sig == nil {
 			k.learnSig(args)

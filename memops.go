@@ -334,7 +334,8 @@ func (a *Ndarray[T]) FillOn(s *Stream, v T) error {
 	if err != nil {
 		return err
 	}
-	if err := k.launch(nil, s, []any{a, v}); err != nil {
+	h := Kernel{c: k} // a handle of the Program's own, never closed
+	if err := h.launch(nil, s, []any{a, v}); err != nil {
 		return fmt.Errorf("qd: FillOn: %w", err)
 	}
 	return nil
