@@ -4,6 +4,7 @@ import (
 	"errors"
 	"slices"
 	"sync"
+	"sync/atomic"
 )
 
 // tracker is the use tracking of a piece of memory (an Ndarray's, a
@@ -19,6 +20,11 @@ type tracker struct {
 	// enqueue of their work; Close waits for it to drop to zero so that it
 	// never frees memory an enqueue is about to use.
 	pins busy
+	// waiting counts the waits between their snapshot and their forget;
+	// last is a stream with a note in users (the last one noted), nil
+	// when its note is forgotten. With pins, the fields a launch touches.
+	waiting atomic.Int32
+	last    atomic.Pointer[streamCore]
 
 	mu    sync.Mutex
 	users []use
@@ -31,10 +37,20 @@ type use struct {
 }
 
 // noteUse records that work enqueued on s uses the memory. It is on the
-// launch path, so it only appends to a short list.
+// launch path, so it only appends to a short list, and when s already has
+// the last note and no wait is between its snapshot and its forget, it
+// does nothing at all: a wait that starts later snapshots s's note and
+// waits for all of s's work so far, this launch's included (the launch
+// was enqueued before this check, which came before the wait counted
+// itself). A wait in progress makes the note fresh, as its forget must
+// keep it.
 func (t *tracker) noteUse(s *streamCore) {
+	if t.waiting.Load() == 0 && t.last.Load() == s {
+		return
+	}
 	t.mu.Lock()
 	t.notes++
+	t.last.Store(s)
 	for i := range t.users {
 		if t.users[i].s == s {
 			t.users[i].seq = t.notes
@@ -46,15 +62,22 @@ func (t *tracker) noteUse(s *streamCore) {
 	t.mu.Unlock()
 }
 
-// snapshot returns the uses noted so far.
+// snapshot returns the uses noted so far, and counts a wait until forget
+// or unwait.
 func (t *tracker) snapshot() []use {
+	t.waiting.Add(1) // before the snapshot: later launches note afresh
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return append([]use(nil), t.users...)
 }
 
-// forget drops the uses in seen (a later note of the same stream stays).
+// unwait ends a wait that forgets nothing.
+func (t *tracker) unwait() { t.waiting.Add(-1) }
+
+// forget drops the uses in seen (a later note of the same stream stays)
+// and ends the wait that took seen.
 func (t *tracker) forget(seen []use) {
+	defer t.unwait()
 	t.mu.Lock()
 	kept := t.users[:0]
 	for _, u := range t.users {
@@ -64,6 +87,9 @@ func (t *tracker) forget(seen []use) {
 	}
 	clear(t.users[len(kept):])
 	t.users = kept
+	if l := t.last.Load(); l != nil && !slices.ContainsFunc(kept, func(u use) bool { return u.s == l }) {
+		t.last.Store(nil)
+	}
 	t.mu.Unlock()
 }
 
@@ -97,12 +123,14 @@ func (t *tracker) waitUsesBut(skip *Program, call string) error {
 		seen = slices.DeleteFunc(seen, func(u use) bool { return u.s.p == skip })
 	}
 	if len(seen) == 0 {
+		t.unwait()
 		return nil
 	}
 	var errs []error
 	for _, u := range seen {
 		if err := u.s.hostWaitFor(t, call); err != nil {
 			if errors.Is(err, ErrCapturing) {
+				t.unwait()
 				return err // refused: nothing was waited for
 			}
 			errs = append(errs, err)
