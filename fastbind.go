@@ -1,7 +1,7 @@
 package qd
 
 import (
-	"math"
+	"unsafe"
 
 	"github.com/quadrants-go/qd/internal/backend"
 )
@@ -16,8 +16,10 @@ import (
 // kernel with the same Go types of arguments again and again, so after a
 // launch whose arguments all had their parameter's exact Go type (scalars)
 // or were Ndarrays, the kernel keeps those types (an argSig); later
-// launches read their arguments with one concrete type assertion each, and
-// fall back to the general bind, which gives every error, on any mismatch.
+// launches compare each argument's dynamic type with the kept one and read
+// the arguments group by group (8-byte scalars, 4-byte ones, bools,
+// Ndarrays), and fall back to the general bind, which gives every error,
+// on any mismatch.
 // Both accept the same arguments and bind the same bits
 // (TestFastBindMatchesBind).
 
@@ -46,12 +48,39 @@ const (
 	argNdFloat64
 )
 
-// argSig is the argument types of a kernel's earlier launch, and the
-// number of dimensions of each array parameter. It is immutable.
+// argSig is what the fast bind knows of a kernel's arguments from an
+// earlier launch: the dynamic type of each, and the arguments grouped by
+// how their bits are read, so that a launch checks every type in one
+// loop and reads each group in another, without a type switch per
+// argument. It is immutable.
 type argSig struct {
-	types []argType
-	dims  []int
+	types   []unsafe.Pointer // per argument: its dynamic type (eface.typ)
+	words   []int            // 8-byte scalars: int, int64, uint, uint64, float64
+	int32s  []int            // int32: sign-extended
+	uint32s []int            // uint32 and float32: zero-extended
+	bools   []int
+	arrays  []sigArray // Ndarrays
 }
+
+type sigArray struct {
+	index int
+	dims  int // the parameter's
+}
+
+// eface is the layout of a value of type any (internal/abi's
+// EmptyInterface): its dynamic type, and a word that is the value for
+// pointer types and points to it for others. TestEfaceLayout checks what
+// the fast bind reads through it.
+type eface struct {
+	typ  unsafe.Pointer
+	data unsafe.Pointer
+}
+
+func efaceOf(v *any) *eface { return (*eface)(unsafe.Pointer(v)) }
+
+// ndHandle is the layout every *Ndarray[T] points to: its core first
+// (TestEfaceLayout).
+type ndHandle struct{ c *ndCore }
 
 // argTypeOf is v's argType, argNone for anything but the Go types an
 // exactly typed scalar or an Ndarray has.
@@ -106,8 +135,9 @@ func (k *kernelCore) learnSig(args []any) {
 		return
 	}
 	params := k.plan.Kernel.Params
-	sig := &argSig{types: make([]argType, len(args)), dims: make([]int, len(args))}
-	for i, a := range args {
+	sig := &argSig{types: make([]unsafe.Pointer, len(args))}
+	for i := range args {
+		a := args[i]
 		t := argTypeOf(a)
 		switch {
 		case t == argNone:
@@ -116,7 +146,7 @@ func (k *kernelCore) learnSig(args []any) {
 			if params[i].Dims == 0 {
 				return
 			}
-			sig.dims[i] = params[i].Dims
+			sig.arrays = append(sig.arrays, sigArray{index: i, dims: params[i].Dims})
 		default:
 			if params[i].Dims != 0 {
 				return
@@ -124,8 +154,18 @@ func (k *kernelCore) learnSig(args []any) {
 			if _, exact := exactScalar(params[i], a); !exact {
 				return
 			}
+			switch t {
+			case argBool:
+				sig.bools = append(sig.bools, i)
+			case argInt32:
+				sig.int32s = append(sig.int32s, i)
+			case argUint32, argFloat32:
+				sig.uint32s = append(sig.uint32s, i)
+			default:
+				sig.words = append(sig.words, i)
+			}
 		}
-		sig.types[i] = t
+		sig.types[i] = efaceOf(&args[i]).typ
 	}
 	k.sig.CompareAndSwap(nil, sig)
 }
@@ -138,103 +178,58 @@ func (k *kernelCore) bindFast(c *call, sig *argSig, args []any) bool {
 	if len(args) != n {
 		return false
 	}
+	for i, t := range sig.types {
+		if efaceOf(&args[i]).typ != t {
+			return false
+		}
+	}
 	c.b.Scalars = resize(c.b.Scalars, n)
 	c.b.Arrays = resize(c.b.Arrays, n)
 	c.arrays = c.arrays[:0]
 	c.hosts = c.hosts[:0]
 	c.spans = c.spans[:0]
-	ok := true
-	for i, t := range sig.types {
-		var bits uint64
-		var core *ndCore
-		switch t {
-		case argBool:
-			var v bool
-			if v, ok = args[i].(bool); ok && v {
-				bits = 1
-			}
-		case argInt:
-			var v int
-			v, ok = args[i].(int)
-			bits = uint64(v)
-		case argInt32:
-			var v int32
-			v, ok = args[i].(int32)
-			bits = uint64(int64(v))
-		case argInt64:
-			var v int64
-			v, ok = args[i].(int64)
-			bits = uint64(v)
-		case argUint:
-			var v uint
-			v, ok = args[i].(uint)
-			bits = uint64(v)
-		case argUint32:
-			var v uint32
-			v, ok = args[i].(uint32)
-			bits = uint64(v)
-		case argUint64:
-			bits, ok = args[i].(uint64)
-		case argFloat32:
-			var v float32
-			v, ok = args[i].(float32)
-			bits = uint64(math.Float32bits(v))
-		case argFloat64:
-			var v float64
-			v, ok = args[i].(float64)
-			bits = math.Float64bits(v)
-		case argNdBool:
-			core, ok = ndCoreOf[bool](args[i])
-		case argNdInt:
-			core, ok = ndCoreOf[int](args[i])
-		case argNdInt32:
-			core, ok = ndCoreOf[int32](args[i])
-		case argNdInt64:
-			core, ok = ndCoreOf[int64](args[i])
-		case argNdUint:
-			core, ok = ndCoreOf[uint](args[i])
-		case argNdUint32:
-			core, ok = ndCoreOf[uint32](args[i])
-		case argNdUint64:
-			core, ok = ndCoreOf[uint64](args[i])
-		case argNdFloat32:
-			core, ok = ndCoreOf[float32](args[i])
-		case argNdFloat64:
-			core, ok = ndCoreOf[float64](args[i])
-		default:
-			ok = false
-		}
-		if !ok {
-			break
-		}
-		if t < argNdBool {
-			c.b.Scalars[i] = bits
-			c.b.Arrays[i] = backend.ArrayArg{}
-			continue
-		}
-		if core.p != k.p || core.dims != sig.dims[i] || !core.pin() {
-			ok = false
-			break
-		}
+	for _, i := range sig.words {
+		c.b.Scalars[i] = *(*uint64)(efaceOf(&args[i]).data)
+		c.b.Arrays[i] = backend.ArrayArg{}
+	}
+	for _, i := range sig.int32s {
+		c.b.Scalars[i] = uint64(int64(*(*int32)(efaceOf(&args[i]).data)))
+		c.b.Arrays[i] = backend.ArrayArg{}
+	}
+	for _, i := range sig.uint32s {
+		c.b.Scalars[i] = uint64(*(*uint32)(efaceOf(&args[i]).data))
+		c.b.Arrays[i] = backend.ArrayArg{}
+	}
+	for _, i := range sig.bools {
 		c.b.Scalars[i] = 0
-		c.b.Arrays[i].Buf, c.b.Arrays[i].Shape = core.buf, core.shape
+		if *(*bool)(efaceOf(&args[i]).data) {
+			c.b.Scalars[i] = 1
+		}
+		c.b.Arrays[i] = backend.ArrayArg{}
+	}
+	for _, sa := range sig.arrays {
+		h := (*ndHandle)(efaceOf(&args[sa.index]).data)
+		if h == nil || h.c == nil {
+			k.unbindFast(c)
+			return false
+		}
+		core := h.c
+		if core.p != k.p || core.dims != sa.dims || !core.pin() {
+			k.unbindFast(c)
+			return false
+		}
+		c.b.Scalars[sa.index] = 0
+		c.b.Arrays[sa.index].Buf, c.b.Arrays[sa.index].Shape = core.buf, core.shape
 		c.arrays = append(c.arrays, core)
 	}
-	if !ok {
-		for i, a := range c.arrays {
-			a.unpin()
-			c.arrays[i] = nil
-		}
-		c.arrays = c.arrays[:0]
-	}
-	return ok
+	return true
 }
 
-// ndCoreOf is the core of v, an *Ndarray[T], if v is one and not nil.
-func ndCoreOf[T Elem](v any) (*ndCore, bool) {
-	a, ok := v.(*Ndarray[T])
-	if !ok || a == nil || a.c == nil {
-		return nil, false
+// unbindFast undoes a fast bind that declined: it unpins what it pinned.
+func (k *kernelCore) unbindFast(c *call) {
+	for i, a := range c.arrays {
+		a.unpin()
+		c.arrays[i] = nil
 	}
-	return a.c, true
+	c.arrays = c.arrays[:0]
 }

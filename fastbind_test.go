@@ -1,8 +1,10 @@
 package qd
 
 import (
+	"math"
 	"slices"
 	"testing"
+	"unsafe"
 )
 
 const fastBindSrc = `package kernels
@@ -146,7 +148,7 @@ func TestFastBindMatchesBind(t *testing.T) {
 		t.Error("a launch with an untyped constant taught a signature")
 	}
 	check(t, kk.Launch(xf, float32(2), int64(4)))
-	if s := kk.c.sig.Load(); s == nil || !slices.Equal(s.types, []argType{argNdFloat32, argFloat32, argInt64}) {
+	if s := kk.c.sig.Load(); s == nil || !slices.Equal(s.arrays, []sigArray{{0, 1}}) || !slices.Equal(s.uint32s, []int{1}) || !slices.Equal(s.words, []int{2}) {
 		t.Errorf("signature %+v after an exactly typed launch", s)
 	}
 	check(t, kk.Launch(xf, float32(3), int64(4)))
@@ -155,5 +157,36 @@ func TestFastBindMatchesBind(t *testing.T) {
 	check(t, xf.CopyToHost(host))
 	if !slices.Equal(host, []float32{3, 3, 3, 3}) {
 		t.Errorf("after fast launches x = %v", host)
+	}
+}
+
+// TestEfaceLayout checks what the fast bind reads through eface: the
+// dynamic type word tells types apart, the data word points to a scalar's
+// bits (or is the pointer of a pointer type), and every *Ndarray[T] points
+// to its core first.
+func TestEfaceLayout(t *testing.T) {
+	vals := []any{true, int(-5), int32(-7), int64(1 << 40), uint(9), uint32(1<<31 + 1), uint64(1<<63 + 3), float32(-1.5), 2.75}
+	for i, v := range vals {
+		for j, w := range vals {
+			if same := efaceOf(&vals[i]).typ == efaceOf(&vals[j]).typ; same != (i == j) {
+				t.Errorf("%T and %T: same type word %v", v, w, same)
+			}
+		}
+	}
+	data := func(v any) unsafe.Pointer { return efaceOf(&v).data }
+	if *(*bool)(data(true)) != true || *(*int64)(data(int(-5))) != -5 || *(*int32)(data(int32(-7))) != -7 ||
+		*(*uint64)(data(uint64(1<<63 + 3))) != 1<<63+3 || *(*uint32)(data(uint32(1<<31 + 1))) != 1<<31+1 ||
+		math.Float32frombits(*(*uint32)(data(float32(-1.5)))) != -1.5 || math.Float64frombits(*(*uint64)(data(2.75))) != 2.75 {
+		t.Error("a scalar's data word does not point to its bits")
+	}
+	core := &ndCore{}
+	for _, a := range []any{&Ndarray[bool]{c: core}, &Ndarray[int]{c: core}, &Ndarray[int32]{c: core}, &Ndarray[int64]{c: core},
+		&Ndarray[uint]{c: core}, &Ndarray[uint32]{c: core}, &Ndarray[uint64]{c: core}, &Ndarray[float32]{c: core}, &Ndarray[float64]{c: core}} {
+		if got := (*ndHandle)(data(a)).c; got != core {
+			t.Errorf("%T: the handle's first word is %p, not its core %p", a, got, core)
+		}
+	}
+	if (*ndHandle)(data((*Ndarray[float32])(nil))) != nil {
+		t.Error("a nil *Ndarray has a data word")
 	}
 }
