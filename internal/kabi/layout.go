@@ -26,6 +26,9 @@ type Task struct {
 	// memory or locals, which the kernel then finds itself (the grid is the
 	// launcher's cap). Either way the kernel is correct for any grid size.
 	HostTotal TotalFunc
+	// TotalShapes: HostTotal reads array shapes (an extent takes a len),
+	// so a launcher must pass them; otherwise it may pass none.
+	TotalShapes bool
 	// Waves is how many waves of blocks the task's grid may reach
 	// (MaxBlocks); 0 means GridWaves. The code generator sets it where its
 	// loop was measured to want another number.
@@ -113,6 +116,7 @@ func LayoutWith(plan *lower.Plan, opts Options) (*Module, error) {
 				return nil, ir.Errorf(t.Loop.Pos, k.Name, "block size %d is outside 1..%d", task.BlockDim, MaxBlockDim)
 			}
 			task.HostTotal = HostTotal(t.Loop.Extents)
+			task.TotalShapes = task.HostTotal != nil && readsShapes(t.Loop.Extents)
 		default:
 			return nil, ir.Errorf(t.Pos, k.Name, "task %d has unknown kind %v", t.Index, t.Kind)
 		}
@@ -222,4 +226,18 @@ func Identifier(name string) string {
 		return "kernel"
 	}
 	return sb.String()
+}
+
+// readsShapes reports whether an extent takes an array's len.
+func readsShapes(extents []ir.Expr) bool {
+	found := false
+	for _, e := range extents {
+		ir.InspectExpr(e, func(n ir.Node) bool {
+			if _, ok := n.(*ir.Len); ok {
+				found = true
+			}
+			return !found
+		})
+	}
+	return found
 }

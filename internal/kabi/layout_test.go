@@ -79,6 +79,11 @@ func TestHostTotal(t *testing.T) {
 	if m.Tasks[3].HostTotal != nil {
 		t.Error("task 3 reads memory but has a HostTotal")
 	}
+	for i, want := range []bool{true, false, false, false, false, false, false} {
+		if got := m.Tasks[i].TotalShapes; got != want {
+			t.Errorf("task %d: TotalShapes %v, want %v", i, got, want)
+		}
+	}
 }
 
 func TestIdentifier(t *testing.T) {

@@ -135,6 +135,8 @@ func (l *launch) pack(d *Device, args *backend.Args) error {
 			}
 			scal = l.scal
 		}
+	}
+	if m.shapes {
 		for i := range l.shapes {
 			l.shapes[i] = [3]int{1, 1, 1}
 			if i < len(args.Arrays) {

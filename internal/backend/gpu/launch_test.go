@@ -80,7 +80,7 @@ func saxpyLike(t *testing.T, d *Device, numTemps int) *loadedModule {
 				{Kind: kabi.ArraySlot, Param: 2, Size: 8},
 				{Kind: kabi.DimSlot, Param: 2, Dim: 0, Size: 8},
 			},
-				HostTotal: func(_ []uint64, shapes [][3]int) int64 { return int64(shapes[1][0]) }},
+				HostTotal: func(_ []uint64, shapes [][3]int) int64 { return int64(shapes[1][0]) }, TotalShapes: true},
 			fn: 0x1000,
 		},
 		{

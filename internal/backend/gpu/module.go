@@ -33,6 +33,7 @@ type loadedModule struct {
 	nslots    int         // value slots over all tasks
 	nparams   int         // kernel parameters (length of the HostTotal inputs)
 	totals    bool        // some task sizes its grid by HostTotal
+	shapes    bool        // ... and reads array shapes for it
 	tempSlots []int       // value slots that hold the temporaries' address
 	bounds    bool        // indices checked: launches carry a violation record
 	dependent bool        // captured launches are programmatic dependent ones (launch.go)
@@ -122,6 +123,7 @@ func (m *loadedModule) layout(d *Device) error {
 			return fmt.Errorf("%s: task %d (%s): block size %d outside 1..%d", d.Arch(), i, t.Entry, t.BlockDim, d.props.MaxBlockDim)
 		}
 		m.totals = m.totals || (t.Kind != lower.Serial && t.HostTotal != nil)
+		m.shapes = m.shapes || (t.Kind != lower.Serial && t.HostTotal != nil && t.TotalShapes)
 		t.maxBlocks = kabi.MaxBlocks(d.props.Units, d.props.ThreadsPerUnit, t.BlockDim, t.Waves)
 		t.slotOff = n
 		for j, s := range t.Slots {
