@@ -50,15 +50,13 @@ func (t *tracker) noteUse(s *streamCore) {
 	}
 	t.mu.Lock()
 	t.notes++
-	t.last.Store(s)
-	for i := range t.users {
-		if t.users[i].s == s {
-			t.users[i].seq = t.notes
-			t.mu.Unlock()
-			return
-		}
+	i := slices.IndexFunc(t.users, func(u use) bool { return u.s == s })
+	if i >= 0 {
+		t.users[i].seq = t.notes
+	} else {
+		t.users = append(t.users, use{s: s, seq: t.notes})
 	}
-	t.users = append(t.users, use{s: s, seq: t.notes})
+	t.last.Store(s) // after the list has s's note
 	t.mu.Unlock()
 }
 

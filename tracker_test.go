@@ -58,11 +58,15 @@ func TestTrackerNotes(t *testing.T) {
 		t.Fatal("a note after the forget was lost")
 	}
 
-	// A wait that ends without forgetting (refused, or nothing to wait
-	// for) leaves the count at zero.
-	tr.snapshot()
-	tr.unwait()
-	if tr.waiting.Load() != 0 {
-		t.Fatalf("waiting %d after unwait", tr.waiting.Load())
+	// Waits that end without forgetting (nothing to wait for, or only
+	// streams of a Program left out) leave the count at zero.
+	var empty tracker
+	if err := empty.waitUses(); err != nil || empty.waiting.Load() != 0 {
+		t.Fatalf("a wait with no uses: %v, waiting %d", err, empty.waiting.Load())
+	}
+	skipped := &Program{}
+	s1.p = skipped
+	if err := tr.waitUsesBut(skipped, ""); err != nil || tr.waiting.Load() != 0 {
+		t.Fatalf("a wait leaving out every use: %v, waiting %d", err, tr.waiting.Load())
 	}
 }
