@@ -156,3 +156,33 @@ func TestRowChunkLoadsKeptInPlace(t *testing.T) {
 		t.Errorf("%d loads, want 16 (nothing loaded early):\n%s", n, numbered(m.PTX))
 	}
 }
+
+// On sm_80 and later with PTX ISA 7.4, a whole chunk's early loads ask L2
+// for 256-byte blocks (Target.l2Prefetch); the loads of other bodies and
+// of older targets do not.
+func TestRowChunkLoadsPrefetch(t *testing.T) {
+	for _, c := range []struct {
+		target Target
+		hint   bool
+	}{
+		{Target{SM: 90, Version: "7.8"}, true},
+		{Target{SM: 80, Version: "7.4"}, true},
+		{Target{SM: 80, Version: "7.0"}, false},
+		{Target{SM: 75, Version: "6.3"}, false},
+	} {
+		m, err := compilePlanWith(mustLower(t, stencilKernel()), c.target, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := 0
+		if c.hint {
+			want = hoistedStencilLoads
+		}
+		if n := count(m.PTX, `ld\.global\.L2::256B\.f32`); n != want {
+			t.Errorf("sm_%d, ISA %s: %d loads with .L2::256B, want %d:\n%s", c.target.SM, c.target.Version, n, want, numbered(m.PTX))
+		}
+		if n := count(m.PTX, `ld\.global\.(L2::256B\.)?f32`); n != hoistedStencilLoads+8 {
+			t.Errorf("sm_%d: %d loads in all, want %d", c.target.SM, n, hoistedStencilLoads+8)
+		}
+	}
+}

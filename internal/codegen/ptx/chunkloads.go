@@ -179,6 +179,9 @@ func (f *fnWriter) hoistedChunk(l *ir.ParallelFor, vars []string, aff *affinePla
 		bases[k] = maps.Clone(aff.bases)
 		prev = bases[k]
 		regs[k] = map[*ir.Load]string{}
+		if f.m.target.l2Prefetch() {
+			f.ldHint = ".L2::256B"
+		}
 		for _, ld := range loads {
 			el := chunkElement(aff, ld, k)
 			r, ok := loaded[el]
@@ -188,6 +191,7 @@ func (f *fnWriter) hoistedChunk(l *ir.ParallelFor, vars []string, aff *affinePla
 			}
 			regs[k][ld] = r
 		}
+		f.ldHint = ""
 	}
 	for k := range chunkRows {
 		f.chunkTrip(l, vars, i, j, k)

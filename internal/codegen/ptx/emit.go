@@ -141,6 +141,7 @@ type fnWriter struct {
 	vec     *vectorPlan         // the vector loop being written, nil elsewhere
 	vecCopy int                 // which of its elements the body is written for
 	hoisted map[*ir.Load]string // loads a row chunk issued first (chunkloads.go)
+	ldHint  string              // qualifiers of the loads being written, after ld.global
 
 	red      map[*ir.ExprStmt]*accumulator // whole-range reductions of the task
 	redOrder []*accumulator                // the same, in task order
@@ -360,7 +361,7 @@ func (f *fnWriter) loadInto(t ir.Type, dst, addr string) {
 		f.emit("setp.ne.u32 %s, %s, 0", dst, b)
 		return
 	}
-	f.emit("ld.global.%s %s, %s", memType(t), dst, addr)
+	f.emit("ld.global%s.%s %s, %s", f.ldHint, memType(t), dst, addr)
 }
 
 // compile writes the entry.
