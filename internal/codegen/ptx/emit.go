@@ -136,12 +136,13 @@ type fnWriter struct {
 	loops   []loopLabels
 	parNext string // label of the next parallel iteration (continue), "" outside
 
-	aff     *affinePlan         // the multi-dimensional parallel body being written (affine.go)
-	ser     *serialPlan         // the unrolled serial trip being written (serialunroll.go)
-	vec     *vectorPlan         // the vector loop being written, nil elsewhere
-	vecCopy int                 // which of its elements the body is written for
-	hoisted map[*ir.Load]string // loads a row chunk issued first (chunkloads.go)
-	ldHint  string              // qualifiers of the loads being written, after ld.global
+	aff      *affinePlan         // the multi-dimensional parallel body being written (affine.go)
+	ser      *serialPlan         // the unrolled serial trip being written (serialunroll.go)
+	vec      *vectorPlan         // the vector loop being written, nil elsewhere
+	vecCopy  int                 // which of its elements the body is written for
+	hoisted  map[*ir.Load]string // loads a row chunk issued first (chunkloads.go)
+	ldHint   string              // qualifiers of the loads being written, after ld.global
+	unrolled bool                // the entry has an unrolled serial loop (serialunroll.go)
 
 	red      map[*ir.ExprStmt]*accumulator // whole-range reductions of the task
 	redOrder []*accumulator                // the same, in task order
@@ -403,7 +404,11 @@ func (f *fnWriter) compile() (text string, err error) {
 		sb.WriteString("\n\t" + p)
 	}
 	sb.WriteString("\n)\n")
-	fmt.Fprintf(&sb, ".maxntid %d, 1, 1\n{\n", f.info.BlockDim)
+	fmt.Fprintf(&sb, ".maxntid %d, 1, 1\n", f.info.BlockDim)
+	if f.unrolled {
+		fmt.Fprintf(&sb, ".minnctapersm %d\n", unrolledCTAs)
+	}
+	sb.WriteString("{\n")
 	for c := range numRegClasses {
 		if f.nreg[c] > 0 {
 			fmt.Fprintf(&sb, "\t.reg %s %s<%d>;\n", regDecl[c], regPrefix[c], f.nreg[c]+1)

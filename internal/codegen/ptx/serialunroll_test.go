@@ -45,10 +45,15 @@ func TestSerialUnroll(t *testing.T) {
 		`ld\.global\.f32 %f\d+, \[%rd\d+\+4\]`, `ld\.global\.f32 %f\d+, \[%rd\d+\+12\]`,
 		// The base steps by a trip's 4 elements at the trip's end.
 		`add\.s64 %rd\d+, %rd\d+, 16;\n\tbra\.uni`)
+	// The entry lets ptxas spend registers on the trip (unrolledCTAs).
+	asm(t, m.PTX, `\.maxntid 256, 1, 1\n\.minnctapersm 4\n\{`)
 	for _, vary := range []string{"break", "loaded bound"} {
 		m := compileKernel(t, hornerKernel(vary))
 		if n := loads(m.PTX); n != 2 {
 			t.Errorf("%s: %d loads, want 2 (no unrolling):\n%s", vary, n, numbered(m.PTX))
+		}
+		if count(m.PTX, `minnctapersm`) != 0 {
+			t.Errorf("%s: .minnctapersm without an unrolled loop:\n%s", vary, numbered(m.PTX))
 		}
 	}
 }
