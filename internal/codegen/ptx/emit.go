@@ -405,7 +405,7 @@ func (f *fnWriter) compile() (text string, err error) {
 	}
 	sb.WriteString("\n)\n")
 	fmt.Fprintf(&sb, ".maxntid %d, 1, 1\n", f.info.BlockDim)
-	if f.unrolled {
+	if f.unrolled && !f.serial {
 		fmt.Fprintf(&sb, ".minnctapersm %d\n", unrolledCTAs)
 	}
 	sb.WriteString("{\n")

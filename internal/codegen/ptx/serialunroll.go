@@ -38,8 +38,8 @@ const (
 	fastUnroll   = 8
 )
 
-// unrolledCTAs is the .minnctapersm of an entry with an unrolled serial
-// loop: ptxas may then give a thread up to 65536/(4·block) registers. It
+// unrolledCTAs is the .minnctapersm of a parallel task's entry with an
+// unrolled serial loop (a serial task runs one thread): ptxas may then give a thread up to 65536/(4·block) registers. It
 // otherwise schedules such entries for full occupancy (32 registers at
 // 256 threads), which keeps one trip's loads and its rsqrt in sequence; a
 // grid of one thread per body gives a multiprocessor a few warps only, so

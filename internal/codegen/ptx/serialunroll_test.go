@@ -70,3 +70,22 @@ func TestSerialUnrollFastMath(t *testing.T) {
 		t.Errorf("fast math stepped a base:\n%s", numbered(m.PTX))
 	}
 }
+
+// A serial task runs one thread: its unrolled loop leaves the entry's
+// occupancy hint alone.
+func TestSerialUnrollSerialTask(t *testing.T) {
+	b := ir.NewBuilder("serialSum")
+	c, y := b.Array("c", ir.F32, 1), b.Array("y", ir.F32, 1)
+	acc := b.Decl("acc", ir.F32c(0))
+	b.ForRange("k", ir.LenOf(c, 0), func(k *ir.Var) {
+		b.Assign(acc, ir.Op(ir.Add, ir.Ref(acc), ir.Ld(c, ir.Ref(k))))
+	})
+	b.Store(y, ir.Ref(acc), ir.I64c(0))
+	m := compileKernel(t, b.Kernel())
+	if n := count(m.PTX, `ld\.global\.f32`); n != serialUnroll+1 {
+		t.Fatalf("%d loads, want %d (an unrolled serial loop):\n%s", n, serialUnroll+1, numbered(m.PTX))
+	}
+	if count(m.PTX, `minnctapersm`) != 0 {
+		t.Errorf("a serial task's entry has .minnctapersm:\n%s", numbered(m.PTX))
+	}
+}
