@@ -33,6 +33,10 @@ type kernelCore struct {
 	// sig is the argument types the fast bind reads (fastbind.go), once
 	// a launch taught them.
 	sig atomic.Pointer[argSig]
+	// memo is the launch a launch with the same arguments enqueues again
+	// (relaunch.go); memoMade says the kernel made its one memo.
+	memo     atomic.Pointer[launchMemo]
+	memoMade atomic.Bool
 	// written marks the parameters the kernel writes, for the alias
 	// check of slice arguments (alias.go).
 	written []bool

@@ -44,6 +44,28 @@ func (h *Kernel) launch(ctx context.Context, s *Stream, args []any) error {
 		return closedErr("stream")
 	}
 	defer sc.inflight.leave()
+	var mm *launchMemo // the kernel's memo, taken by this launch
+	plain := k.relaunchable(ctx)
+	if plain {
+		if mm = k.memo.Swap(nil); mm != nil {
+			if ok, err := k.relaunch(mm, k.sig.Load(), sc, args); ok {
+				if err != nil {
+					// A failed launch is ended, as backend.Launch wants;
+					// the kernel may make a memo again.
+					mm.l.End(sc.b)
+					k.memoMade.Store(false)
+					return err
+				}
+				k.keep(mm)
+				return nil
+			}
+			defer func() {
+				if mm != nil {
+					k.keep(mm)
+				}
+			}()
+		}
+	}
 	c, _ := k.calls.Get().(*call)
 	if c == nil {
 		c = new(call)
@@ -55,7 +77,9 @@ func (h *Kernel) launch(ctx context.Context, s *Stream, args []any) error {
 		ctx = nil
 	}
 	c.b.Ctx = ctx
-	if sig := k.sig.Load(); sig == nil || !k.bindFast(c, sig, args) {
+	sig := k.sig.Load()
+	fast := sig != nil && k.bindFast(c, sig, args)
+	if !fast {
 		if err = k.bind(c, args); err == nil && sig == nil {
 			k.learnSig(args)
 		}
@@ -83,8 +107,20 @@ func (h *Kernel) launch(ctx context.Context, s *Stream, args []any) error {
 						break
 					}
 				}
-				if err2 := l.End(sc.b); err2 != nil {
-					err = errors.Join(err, err2)
+				kept := false
+				if err == nil && fast && plain {
+					// Keep the launch for later launches with the same
+					// arguments (relaunch.go).
+					var m *launchMemo
+					if m, kept = k.remember(mm, l, c, sig, sc); kept {
+						k.keep(m)
+						mm = nil // given back
+					}
+				}
+				if !kept {
+					if err2 := l.End(sc.b); err2 != nil {
+						err = errors.Join(err, err2)
+					}
 				}
 			}
 		} else {

@@ -213,6 +213,16 @@ type Launch interface {
 	End(s Stream) error
 }
 
+// Reusable is implemented by a Launch that can be enqueued again: when
+// Reusable reports true, the launch holds nothing but its packed
+// arguments, so Run may enqueue its tasks again, on any stream, for later
+// launches of the module with the same arguments, and the launch may be
+// dropped without End. Package qd keeps such a launch per kernel and
+// reruns it while the arguments repeat (relaunch.go).
+type Reusable interface {
+	Reusable() bool
+}
+
 // RawLauncher is implemented by GPU modules: the reference the launch
 // host-cost figure of `qd bench` is held against.
 type RawLauncher interface {

@@ -309,6 +309,11 @@ func (l *launch) Run(task int, bs backend.Stream) error {
 	return err // the device's own state (closed, lost): not the entry's doing
 }
 
+// Reusable reports whether the launch holds nothing but its argument
+// block (no temporaries, no violation record): Run may then enqueue it
+// again with the same arguments (backend.Reusable).
+func (l *launch) Reusable() bool { return l.m.numTemps == 0 && !l.m.bounds && l.temps == 0 }
+
 // End gives the temporaries back in the order of bs and recycles the block.
 // The Launch must not be used afterwards.
 func (l *launch) End(bs backend.Stream) error {

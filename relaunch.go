@@ -1,0 +1,138 @@
+package qd
+
+import (
+	"fmt"
+
+	"github.com/quadrants-go/qd/internal/backend"
+)
+
+// Relaunching with the same arguments.
+//
+// Programs launch a kernel with the same arguments again and again (the
+// step of a time loop, a benchmark). When the backend's launch holds
+// nothing but its packed arguments (backend.Reusable: GPU kernels without
+// temporaries or index checks), a kernel keeps its last such launch, a
+// launchMemo, and a later launch whose arguments are the same (the same
+// Go types, the same scalar bits, the same Ndarrays) enqueues it again:
+// no bind, no pack, no launch block from the pool. It still pins its
+// arrays, checks their zero fill, and notes their use as every launch
+// does. Anything else (other arguments, a capture or a trace under way, a
+// context, stream-parallel groups) takes the general path, which then
+// keeps its own launch in the memo. A kernel makes one memo at most, so a
+// launch allocates nothing. TestRelaunch covers the cases.
+
+// launchMemo is a kernel's launch that can be enqueued again, and the
+// arguments it was packed for, under the kernel's argSig.
+type launchMemo struct {
+	l     backend.Launch
+	bits  []uint64  // per argument: a scalar's bits
+	cores []*ndCore // per argument: an array's core
+}
+
+// relaunchable reports whether a launch may use or make the memo: no
+// context, no capture or trace anywhere in the Program, one group, and not
+// the built-in fill kernel (whose launch marks its array filled).
+func (k *kernelCore) relaunchable(ctx any) bool {
+	p := k.p
+	return ctx == nil && k.plan.Groups <= 1 && !k.fills && p.ncap.Load() == 0 && p.tracer.Load() == nil
+}
+
+// relaunch enqueues mm's launch on s if args are the arguments it was
+// packed for. ok false means it did nothing and mm is unchanged.
+func (k *kernelCore) relaunch(mm *launchMemo, sig *argSig, s *streamCore, args []any) (ok bool, err error) {
+	if len(args) != len(sig.types) {
+		return false, nil
+	}
+	for i, t := range sig.types {
+		if efaceOf(&args[i]).typ != t {
+			return false, nil
+		}
+	}
+	for _, i := range sig.words {
+		if *(*uint64)(efaceOf(&args[i]).data) != mm.bits[i] {
+			return false, nil
+		}
+	}
+	for _, i := range sig.int32s {
+		if uint64(int64(*(*int32)(efaceOf(&args[i]).data))) != mm.bits[i] {
+			return false, nil
+		}
+	}
+	for _, i := range sig.uint32s {
+		if uint64(*(*uint32)(efaceOf(&args[i]).data)) != mm.bits[i] {
+			return false, nil
+		}
+	}
+	for _, i := range sig.bools {
+		var b uint64
+		if *(*bool)(efaceOf(&args[i]).data) {
+			b = 1
+		}
+		if b != mm.bits[i] {
+			return false, nil
+		}
+	}
+	for _, sa := range sig.arrays {
+		h := (*ndHandle)(efaceOf(&args[sa.index]).data)
+		if h == nil || h.c != mm.cores[sa.index] {
+			return false, nil
+		}
+	}
+	// As bind and zeroArrays: pin, so that a Close waits for the enqueue;
+	// an array not yet zero-filled goes the general way, which fills it.
+	for j, sa := range sig.arrays {
+		core := mm.cores[sa.index]
+		pinned := core.pin()
+		if !pinned || core.st.zero.state.Load() != zeroDone {
+			if pinned {
+				core.unpin()
+			}
+			for _, prev := range sig.arrays[:j] {
+				mm.cores[prev.index].unpin()
+			}
+			return false, nil
+		}
+	}
+	for i := range k.plan.Tasks {
+		if err = mm.l.Run(i, s.b); err != nil {
+			err = fmt.Errorf("qd: kernel %s: %w", k.name, err)
+			break
+		}
+	}
+	for _, sa := range sig.arrays {
+		core := mm.cores[sa.index]
+		core.noteUse(s)
+		core.unpin()
+	}
+	return true, err
+}
+
+// remember keeps l, just enqueued with the arguments fast-bound in c, as
+// the kernel's memo, in mm (the memo this launch took, or nil: then a new
+// one, the kernel's first). It reports whether it kept l, which the caller
+// then does not End; mm's earlier launch is ended on s.
+func (k *kernelCore) remember(mm *launchMemo, l backend.Launch, c *call, sig *argSig, s *streamCore) (*launchMemo, bool) {
+	r, ok := l.(backend.Reusable)
+	if !ok || !r.Reusable() {
+		return mm, false
+	}
+	n := len(sig.types)
+	if mm == nil {
+		if !k.memoMade.CompareAndSwap(false, true) {
+			return nil, false // another launch holds the kernel's memo
+		}
+		mm = &launchMemo{bits: make([]uint64, n), cores: make([]*ndCore, n)}
+	} else if mm.l != nil {
+		mm.l.End(s.b) // a reusable launch holds nothing: End cannot fail
+	}
+	mm.l = l
+	copy(mm.bits, c.b.Scalars[:n])
+	clear(mm.cores)
+	for j, sa := range sig.arrays {
+		mm.cores[sa.index] = c.arrays[j]
+	}
+	return mm, true
+}
+
+// keep gives the memo back to the kernel.
+func (k *kernelCore) keep(mm *launchMemo) { k.memo.Store(mm) }
