@@ -78,12 +78,14 @@ func (k *kernelCore) relaunch(mm *launchMemo, sig *argSig, s *streamCore, args [
 			return false, nil
 		}
 	}
-	// As bind and zeroArrays: pin, so that a Close waits for the enqueue;
-	// an array not yet zero-filled goes the general way, which fills it.
+	// As bind and zeroArrays: pin, so that a Close waits for the enqueue,
+	// and order the launch after the array's zero fill (NewNdarrayOn's,
+	// which a launch on its own stream finds in progress). Failing either,
+	// the general path redoes it and reports the error.
 	for j, sa := range sig.arrays {
 		core := mm.cores[sa.index]
 		pinned := core.pin()
-		if !pinned || core.st.zero.state.Load() != zeroDone {
+		if !pinned || (core.st.zero.state.Load() != zeroDone && core.st.zeroed(s, false) != nil) {
 			if pinned {
 				core.unpin()
 			}

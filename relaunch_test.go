@@ -1,7 +1,9 @@
 package qd
 
 import (
+	"context"
 	"errors"
+	"io"
 	"math"
 	"sync"
 	"testing"
@@ -78,6 +80,42 @@ func TestRelaunch(t *testing.T) {
 		t.Errorf("launch with a closed array in the memo: %v, want ErrClosed", err)
 	}
 
+	// Arrays from NewNdarrayOn, whose zero fill is in progress on the
+	// launch's own stream, relaunch too.
+	a := must[*Ndarray[float32]](t)(NewNdarrayOn[float32](e.s, 256))
+	b := must[*Ndarray[float32]](t)(NewNdarrayOn[float32](e.s, 256))
+	launch(float32(2), a, b, int64(256))
+	mm = k.c.memo.Load()
+	l1 := mm.l
+	for range 3 {
+		launch(float32(2), a, b, int64(256))
+	}
+	if k.c.memo.Load() != mm || mm.l != l1 {
+		t.Error("launches with NewNdarrayOn arrays on their own stream did not relaunch")
+	}
+
+	// A launch with a context, or under a trace, takes the general path
+	// and leaves the memo alone.
+	check(t, k.LaunchContext(context.Background(), e.s, float32(5), x, y, int64(256)))
+	check(t, p.StartTrace())
+	launch(float32(6), y, x, int64(256))
+	check(t, p.StopTrace(io.Discard))
+	if k.c.memo.Load() != mm || mm.l != l1 || mm.cores[1] != a.c {
+		t.Error("a launch with a context or under a trace changed the memo")
+	}
+
+	// A kernel whose launches carry temporaries makes no memo.
+	m := must[*Module](t)(Compile(p, relaunchSrc))
+	kt := must[*Kernel](t)(m.Kernel("withTemp"))
+	for range 3 {
+		check(t, kt.LaunchOn(e.s, x, float32(2)))
+	}
+	if kt.c.memo.Load() != nil {
+		t.Error("a kernel with temporaries made a memo")
+	}
+	check(t, a.Close())
+	check(t, b.Close())
+
 	// Concurrent launches with varying arguments: every parameter the
 	// driver sees is live memory of the right size.
 	arrays := []*Ndarray[float32]{x, y, must[*Ndarray[float32]](t)(NewNdarray[float32](p, 256))}
@@ -100,3 +138,14 @@ func TestRelaunch(t *testing.T) {
 		t.Errorf("misuses of the fake driver: %v", got)
 	}
 }
+
+const relaunchSrc = `package kernels
+
+//qd:kernel
+func withTemp(x []float32, v float32) {
+	t := v * 2
+	for i := range len(x) {
+		x[i] = t
+	}
+}
+`

@@ -216,9 +216,11 @@ type Launch interface {
 // Reusable is implemented by a Launch that can be enqueued again: when
 // Reusable reports true, the launch holds nothing but its packed
 // arguments, so Run may enqueue its tasks again, on any stream, for later
-// launches of the module with the same arguments, and the launch may be
-// dropped without End. Package qd keeps such a launch per kernel and
-// reruns it while the arguments repeat (relaunch.go).
+// launches of the module with the same arguments; its End, which only
+// recycles the argument storage, may come on any stream, unordered with
+// its tasks, or never (the launch is then dropped). These are the
+// exceptions to Launch's End contract. Package qd keeps such a launch per
+// kernel and reruns it while the arguments repeat (relaunch.go).
 type Reusable interface {
 	Reusable() bool
 }
