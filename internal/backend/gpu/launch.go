@@ -25,8 +25,11 @@ type devPointer interface {
 // launch's temporaries. Blocks are pooled per module, so a steady stream of
 // launches allocates nothing; a block belongs to one call from Begin to End,
 // so launches of the same kernel on different streams at once never share
-// argument storage. All of a block's storage is heap memory that never
-// moves, which is what lets its addresses travel as uintptr.
+// argument storage. A block without temporaries (Reusable) may be run
+// again for later launches with the same arguments by whoever holds it
+// (package qd's launch memo, one launch at a time). All of a block's
+// storage is heap memory that never moves, which is what lets its
+// addresses travel as uintptr.
 type launch struct {
 	m      *loadedModule
 	vals   []uint64      // one value per slot of every task (a 4-byte value in the low half)
