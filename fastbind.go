@@ -23,31 +23,6 @@ import (
 // Both accept the same arguments and bind the same bits
 // (TestFastBindMatchesBind).
 
-// argType is the Go type of one argument as the fast bind reads it.
-type argType uint8
-
-const (
-	argNone argType = iota
-	argBool
-	argInt
-	argInt32
-	argInt64
-	argUint
-	argUint32
-	argUint64
-	argFloat32
-	argFloat64
-	argNdBool
-	argNdInt
-	argNdInt32
-	argNdInt64
-	argNdUint
-	argNdUint32
-	argNdUint64
-	argNdFloat32
-	argNdFloat64
-)
-
 // argSig is what the fast bind knows of a kernel's arguments from an
 // earlier launch: the dynamic type of each, and the arguments grouped by
 // how their bits are read, so that a launch checks every type in one
@@ -82,48 +57,28 @@ func efaceOf(v *any) *eface { return (*eface)(unsafe.Pointer(v)) }
 // (TestEfaceLayout).
 type ndHandle struct{ c *ndCore }
 
-// argTypeOf is v's argType, argNone for anything but the Go types an
-// exactly typed scalar or an Ndarray has.
-func argTypeOf(v any) argType {
+// Scalar groups: how the bits of an argument's Go type are read.
+const (
+	groupNone   = iota // not a scalar the fast bind reads
+	groupWord          // int, int64, uint, uint64, float64: 8 bytes
+	groupInt32         // sign-extended
+	groupUint32        // uint32, float32: zero-extended
+	groupBool          // 0 or 1
+)
+
+// scalarGroup is the group of a scalar argument v.
+func scalarGroup(v any) int {
 	switch v.(type) {
-	case bool:
-		return argBool
-	case int:
-		return argInt
+	case int, int64, uint, uint64, float64:
+		return groupWord
 	case int32:
-		return argInt32
-	case int64:
-		return argInt64
-	case uint:
-		return argUint
-	case uint32:
-		return argUint32
-	case uint64:
-		return argUint64
-	case float32:
-		return argFloat32
-	case float64:
-		return argFloat64
-	case *Ndarray[bool]:
-		return argNdBool
-	case *Ndarray[int]:
-		return argNdInt
-	case *Ndarray[int32]:
-		return argNdInt32
-	case *Ndarray[int64]:
-		return argNdInt64
-	case *Ndarray[uint]:
-		return argNdUint
-	case *Ndarray[uint32]:
-		return argNdUint32
-	case *Ndarray[uint64]:
-		return argNdUint64
-	case *Ndarray[float32]:
-		return argNdFloat32
-	case *Ndarray[float64]:
-		return argNdFloat64
+		return groupInt32
+	case uint32, float32:
+		return groupUint32
+	case bool:
+		return groupBool
 	}
-	return argNone
+	return groupNone
 }
 
 // learnSig keeps the argument types of a launch that the general bind
@@ -138,31 +93,29 @@ func (k *kernelCore) learnSig(args []any) {
 	sig := &argSig{types: make([]unsafe.Pointer, len(args))}
 	for i := range args {
 		a := args[i]
-		t := argTypeOf(a)
-		switch {
-		case t == argNone:
-			return
-		case t >= argNdBool:
+		if _, ok := a.(ndArg); ok {
 			if params[i].Dims == 0 {
 				return
 			}
 			sig.arrays = append(sig.arrays, sigArray{index: i, dims: params[i].Dims})
-		default:
+		} else {
 			if params[i].Dims != 0 {
 				return
 			}
 			if _, exact := exactScalar(params[i], a); !exact {
 				return
 			}
-			switch t {
-			case argBool:
-				sig.bools = append(sig.bools, i)
-			case argInt32:
-				sig.int32s = append(sig.int32s, i)
-			case argUint32, argFloat32:
-				sig.uint32s = append(sig.uint32s, i)
-			default:
+			switch scalarGroup(a) {
+			case groupWord:
 				sig.words = append(sig.words, i)
+			case groupInt32:
+				sig.int32s = append(sig.int32s, i)
+			case groupUint32:
+				sig.uint32s = append(sig.uint32s, i)
+			case groupBool:
+				sig.bools = append(sig.bools, i)
+			default:
+				return
 			}
 		}
 		sig.types[i] = efaceOf(&args[i]).typ
@@ -174,39 +127,17 @@ func (k *kernelCore) learnSig(args []any) {
 // sig; it reports false, having pinned nothing, when they do not or an
 // array fails a check, for bind to redo the work and name what is wrong.
 func (k *kernelCore) bindFast(c *call, sig *argSig, args []any) bool {
-	n := len(sig.types)
-	if len(args) != n {
+	if !sig.matches(args) {
 		return false
 	}
-	for i, t := range sig.types {
-		if efaceOf(&args[i]).typ != t {
-			return false
-		}
-	}
+	n := len(args)
 	c.b.Scalars = resize(c.b.Scalars, n)
 	c.b.Arrays = resize(c.b.Arrays, n)
 	c.arrays = c.arrays[:0]
 	c.hosts = c.hosts[:0]
 	c.spans = c.spans[:0]
-	for _, i := range sig.words {
-		c.b.Scalars[i] = *(*uint64)(efaceOf(&args[i]).data)
-		c.b.Arrays[i] = backend.ArrayArg{}
-	}
-	for _, i := range sig.int32s {
-		c.b.Scalars[i] = uint64(int64(*(*int32)(efaceOf(&args[i]).data)))
-		c.b.Arrays[i] = backend.ArrayArg{}
-	}
-	for _, i := range sig.uint32s {
-		c.b.Scalars[i] = uint64(*(*uint32)(efaceOf(&args[i]).data))
-		c.b.Arrays[i] = backend.ArrayArg{}
-	}
-	for _, i := range sig.bools {
-		c.b.Scalars[i] = 0
-		if *(*bool)(efaceOf(&args[i]).data) {
-			c.b.Scalars[i] = 1
-		}
-		c.b.Arrays[i] = backend.ArrayArg{}
-	}
+	clear(c.b.Arrays)
+	sig.readScalars(args, c.b.Scalars)
 	for _, sa := range sig.arrays {
 		h := (*ndHandle)(efaceOf(&args[sa.index]).data)
 		if h == nil || h.c == nil {
@@ -219,10 +150,44 @@ func (k *kernelCore) bindFast(c *call, sig *argSig, args []any) bool {
 			return false
 		}
 		c.b.Scalars[sa.index] = 0
-		c.b.Arrays[sa.index].Buf, c.b.Arrays[sa.index].Shape = core.buf, core.shape
+		c.b.Arrays[sa.index] = backend.ArrayArg{Buf: core.buf, Shape: core.shape}
 		c.arrays = append(c.arrays, core)
 	}
 	return true
+}
+
+// matches reports whether args have the signature's Go types.
+func (sig *argSig) matches(args []any) bool {
+	if len(args) != len(sig.types) {
+		return false
+	}
+	for i, t := range sig.types {
+		if efaceOf(&args[i]).typ != t {
+			return false
+		}
+	}
+	return true
+}
+
+// readScalars writes the bits of args' scalars into bits, by group, as
+// bind would (scalar.go's exactScalar): the one place the fast bind and
+// the launch memo read scalars.
+func (sig *argSig) readScalars(args []any, bits []uint64) {
+	for _, i := range sig.words {
+		bits[i] = *(*uint64)(efaceOf(&args[i]).data)
+	}
+	for _, i := range sig.int32s {
+		bits[i] = uint64(int64(*(*int32)(efaceOf(&args[i]).data)))
+	}
+	for _, i := range sig.uint32s {
+		bits[i] = uint64(*(*uint32)(efaceOf(&args[i]).data))
+	}
+	for _, i := range sig.bools {
+		bits[i] = 0
+		if *(*bool)(efaceOf(&args[i]).data) {
+			bits[i] = 1
+		}
+	}
 }
 
 // unbindFast undoes a fast bind that declined: it unpins what it pinned.

@@ -1,6 +1,7 @@
 package qd
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/quadrants-go/qd/internal/backend"
@@ -24,15 +25,16 @@ import (
 // launchMemo is a kernel's launch that can be enqueued again, and the
 // arguments it was packed for, under the kernel's argSig.
 type launchMemo struct {
-	l     backend.Launch
-	bits  []uint64  // per argument: a scalar's bits
-	cores []*ndCore // per argument: an array's core
+	l       backend.Launch
+	bits    []uint64  // per argument: a scalar's bits, 0 for an array
+	cores   []*ndCore // per argument: an array's core
+	scratch []uint64  // a launch's scalar bits, to compare with bits
 }
 
 // relaunchable reports whether a launch may use or make the memo: no
 // context, no capture or trace anywhere in the Program, one group, and not
 // the built-in fill kernel (whose launch marks its array filled).
-func (k *kernelCore) relaunchable(ctx any) bool {
+func (k *kernelCore) relaunchable(ctx context.Context) bool {
 	p := k.p
 	return ctx == nil && k.plan.Groups <= 1 && !k.fills && p.ncap.Load() == 0 && p.tracer.Load() == nil
 }
@@ -40,35 +42,12 @@ func (k *kernelCore) relaunchable(ctx any) bool {
 // relaunch enqueues mm's launch on s if args are the arguments it was
 // packed for. ok false means it did nothing and mm is unchanged.
 func (k *kernelCore) relaunch(mm *launchMemo, sig *argSig, s *streamCore, args []any) (ok bool, err error) {
-	if len(args) != len(sig.types) {
+	if !sig.matches(args) {
 		return false, nil
 	}
-	for i, t := range sig.types {
-		if efaceOf(&args[i]).typ != t {
-			return false, nil
-		}
-	}
-	for _, i := range sig.words {
-		if *(*uint64)(efaceOf(&args[i]).data) != mm.bits[i] {
-			return false, nil
-		}
-	}
-	for _, i := range sig.int32s {
-		if uint64(int64(*(*int32)(efaceOf(&args[i]).data))) != mm.bits[i] {
-			return false, nil
-		}
-	}
-	for _, i := range sig.uint32s {
-		if uint64(*(*uint32)(efaceOf(&args[i]).data)) != mm.bits[i] {
-			return false, nil
-		}
-	}
-	for _, i := range sig.bools {
-		var b uint64
-		if *(*bool)(efaceOf(&args[i]).data) {
-			b = 1
-		}
-		if b != mm.bits[i] {
+	sig.readScalars(args, mm.scratch)
+	for i, b := range mm.bits {
+		if mm.scratch[i] != b { // 0 in both for arrays
 			return false, nil
 		}
 	}
@@ -123,7 +102,7 @@ func (k *kernelCore) remember(mm *launchMemo, l backend.Launch, c *call, sig *ar
 		if !k.memoMade.CompareAndSwap(false, true) {
 			return nil, false // another launch holds the kernel's memo
 		}
-		mm = &launchMemo{bits: make([]uint64, n), cores: make([]*ndCore, n)}
+		mm = &launchMemo{bits: make([]uint64, n), cores: make([]*ndCore, n), scratch: make([]uint64, n)}
 	} else if mm.l != nil {
 		mm.l.End(s.b) // a reusable launch holds nothing: End cannot fail
 	}

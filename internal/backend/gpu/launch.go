@@ -153,22 +153,24 @@ func (l *launch) pack(d *Device, args *backend.Args) error {
 		for si := range t.Slots {
 			sl := &t.Slots[si]
 			var v uint64
-			switch {
-			case sl.Kind == kabi.ScalarSlot && sl.Param < len(args.Scalars):
-				v = args.Scalars[sl.Param]
-			case sl.Kind == kabi.ArraySlot && sl.Param < len(args.Arrays):
-				if b, ok := args.Arrays[sl.Param].Buf.(*buffer); ok && b.d == d && !b.closed.Load() {
-					v = b.ptr
-					break
+			ok := false
+			switch sl.Kind {
+			case kabi.ScalarSlot:
+				if sl.Param < len(args.Scalars) {
+					v, ok = args.Scalars[sl.Param], true
 				}
-				fallthrough
-			case sl.Kind == kabi.DimSlot && sl.Param < len(args.Arrays):
-				if sl.Kind == kabi.DimSlot { // not a fallen-through array slot
-					v = uint64(int64(args.Arrays[sl.Param].Shape[sl.Dim]))
-					break
+			case kabi.ArraySlot:
+				if sl.Param < len(args.Arrays) {
+					if b, isBuf := args.Arrays[sl.Param].Buf.(*buffer); isBuf && b.d == d && !b.closed.Load() {
+						v, ok = b.ptr, true
+					}
 				}
-				fallthrough
-			default:
+			case kabi.DimSlot:
+				if sl.Param < len(args.Arrays) {
+					v, ok = uint64(int64(args.Arrays[sl.Param].Shape[sl.Dim])), true
+				}
+			}
+			if !ok { // anything else, and every error, the general way
 				var err error
 				if v, err = slotValue(d, *sl, args); err != nil {
 					return fmt.Errorf("%s: kernel %s: %w", d.Arch(), t.Entry, err)

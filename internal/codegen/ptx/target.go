@@ -106,10 +106,7 @@ func isaString(isa int) string { return fmt.Sprintf("%d.%d", isa/10, isa%10) }
 
 // check reports whether t can head a module.
 func (t Target) check() error {
-	major, minor, ok := strings.Cut(t.Version, ".")
-	_, err1 := strconv.Atoi(major)
-	_, err2 := strconv.Atoi(minor)
-	if !ok || err1 != nil || err2 != nil || len(minor) != 1 {
+	if _, ok := t.isa(); !ok {
 		return fmt.Errorf("ptx: target version %q is not of the form MAJOR.MINOR", t.Version)
 	}
 	if t.SM < minSM {
@@ -141,8 +138,18 @@ func (t Target) awaitsPredecessors() bool { return t.SM >= 90 }
 // gave 0.814 and 0.640, and hints on the stores (.cs, .L1::no_allocate)
 // or .L1::no_allocate on the loads made it slower.
 func (t Target) l2Prefetch() bool {
-	major, minor, _ := strings.Cut(t.Version, ".")
-	ma, _ := strconv.Atoi(major)
-	mi, _ := strconv.Atoi(minor)
-	return t.SM >= 80 && ma*10+mi >= 74
+	isa, _ := t.isa()
+	return t.SM >= 80 && isa >= 74
+}
+
+// isa is t.Version ×10 (7.8: 78), and whether it is of the form
+// MAJOR.MINOR with a one-digit minor.
+func (t Target) isa() (int, bool) {
+	major, minor, ok := strings.Cut(t.Version, ".")
+	ma, err1 := strconv.Atoi(major)
+	mi, err2 := strconv.Atoi(minor)
+	if !ok || err1 != nil || err2 != nil || len(minor) != 1 {
+		return 0, false
+	}
+	return ma*10 + mi, true
 }
