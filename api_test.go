@@ -1,6 +1,7 @@
 package qd
 
 import (
+	"errors"
 	"github.com/quadrants-go/qd/internal/backend"
 	"go/ast"
 	"go/doc"
@@ -114,5 +115,20 @@ func TestDocsForNewcomers(t *testing.T) {
 		if !strings.HasPrefix(m[1], "./") {
 			t.Errorf("README: go install %s does not work from a clone of an unpublished module; use ./cmd/qd", m[1])
 		}
+	}
+}
+
+// TestErrUnsupportedIsStandard: qd.ErrUnsupported, and the errors that wrap
+// it, match the standard library's errors.ErrUnsupported.
+func TestErrUnsupportedIsStandard(t *testing.T) {
+	if !errors.Is(ErrUnsupported, errors.ErrUnsupported) {
+		t.Fatal("ErrUnsupported does not match errors.ErrUnsupported")
+	}
+	p, err := Init(WithArch(CPU))
+	check(t, err)
+	defer p.Close()
+	_, err = p.WrapStream(1) // no foreign streams on the CPU
+	if !errors.Is(err, ErrUnsupported) || !errors.Is(err, errors.ErrUnsupported) {
+		t.Fatalf("WrapStream on the CPU: %v, want an error matching qd.ErrUnsupported and errors.ErrUnsupported", err)
 	}
 }

@@ -112,8 +112,8 @@ func BenchmarkStreamParallelLaunchCPU(b *testing.B) {
 	for i := 0; b.Loop(); i++ {
 		check(b, k.Launch(arr))
 		if i%256 == 255 {
-			check(b, p.Sync())
+			check(b, p.Synchronize())
 		}
 	}
-	check(b, p.Sync())
+	check(b, p.Synchronize())
 }

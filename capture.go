@@ -39,7 +39,7 @@ import (
 
 // ErrCapturing is matched by the errors of calls a graph capture cannot
 // hold: a call that makes the host wait for a stream that is capturing
-// (Stream.Synchronize, Query or Wait, Program.Sync, a host read of an
+// (Stream.Synchronize, SynchronizeContext or Query, Program.Synchronize, a host read of an
 // array the capture uses, Event.Synchronize or Query of an event recorded
 // in it), a launch with a Go slice argument on a capturing stream, a wait
 // across the capture's boundary, a stream-ordered allocation a device

@@ -12,8 +12,8 @@ var (
 	// Kernel is used.
 	ErrClosed = errors.New("qd: use of a closed object")
 	// ErrUnsupported is returned for what the chosen backend cannot do, such
-	// as an architecture whose backend has not landed or a foreign stream
-	// handle on the CPU.
+	// as a GPU architecture without a usable driver or device, or a foreign
+	// stream handle on the CPU. It also matches errors.ErrUnsupported.
 	ErrUnsupported = backend.ErrUnsupported
 	// ErrInvalidArgument is matched (errors.Is) by every *ArgumentError and
 	// by other bad-input errors.

@@ -1,6 +1,7 @@
 package qd
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"sync"
@@ -154,6 +155,31 @@ func (e *Event) Synchronize() error {
 		return err
 	}
 	return e.c.b.Synchronize()
+}
+
+// SynchronizeContext is Synchronize that gives up when ctx is done,
+// returning ctx's error. A nil ctx is an error matching
+// ErrInvalidArgument.
+func (e *Event) SynchronizeContext(ctx context.Context) error {
+	const call = "Event.SynchronizeContext"
+	if ctx == nil {
+		return fmt.Errorf("%w: %s: nil context", ErrInvalidArgument, call)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := e.use(); err != nil {
+		return err
+	}
+	err := e.hostWaitable(call)
+	e.c.p.exit()
+	if err != nil {
+		return err
+	}
+	if done, err := e.Query(); err != nil || done {
+		return err
+	}
+	return untilDone(ctx, e.c.p, e.Synchronize)
 }
 
 // Query reports whether the event's last recorded point is reached. An

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"slices"
 	"time"
 
 	"github.com/quadrants-go/qd"
@@ -51,6 +52,51 @@ func exampleProgram() (*qd.Program, *qd.Kernel, *qd.Kernel) {
 		log.Fatal(err)
 	}
 	return p, fill, axpy
+}
+
+// The program of the package documentation: compile a kernel, launch it
+// on a stream, wait, and read the result.
+func Example() {
+	p, err := qd.Init(qd.WithArch(qd.CPU)) // qd.Init(): CUDA if present, else AMDGPU, else the CPU
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer p.Close()
+	mod, err := qd.Compile(p, exampleKernels) // //qd:kernel functions, as Go source
+	if err != nil {
+		log.Fatal(err)
+	}
+	axpy, err := mod.Kernel("axpy")
+	if err != nil {
+		log.Fatal(err)
+	}
+	x, err := qd.NewNdarray[float32](p, 1024)
+	if err != nil {
+		log.Fatal(err)
+	}
+	y, err := qd.NewNdarray[float32](p, 1024)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := x.CopyFromHost(slices.Repeat([]float32{1}, 1024)); err != nil {
+		log.Fatal(err)
+	}
+	s, err := p.NewStream()
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := axpy.LaunchOn(s, float32(2), x, y); err != nil { // enqueued on s; returns at once
+		log.Fatal(err)
+	}
+	if err := s.Synchronize(); err != nil { // waits for it
+		log.Fatal(err)
+	}
+	out, err := y.ToSlice() // a copy of y's elements
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(out[0], out[1023])
+	// Output: 2 2
 }
 
 func ExampleInit() {

@@ -44,7 +44,7 @@ func TestFastBindMatchesBind(t *testing.T) {
 		return []any{true, 5, int32(-3), int64(-1 << 40), uint(7), uint32(1 << 31), uint64(1 << 63), float32(1.5), -2.25, xf, xi, xb, xu}
 	}
 	check(t, k.Launch(args()...))
-	check(t, p.Sync())
+	check(t, p.Synchronize())
 	kc := k.c
 	sig := kc.sig.Load()
 	if sig == nil {
@@ -152,7 +152,7 @@ func TestFastBindMatchesBind(t *testing.T) {
 		t.Errorf("signature %+v after an exactly typed launch", s)
 	}
 	check(t, kk.Launch(xf, float32(3), int64(4)))
-	check(t, p.Sync())
+	check(t, p.Synchronize())
 	host := make([]float32, 4)
 	check(t, xf.CopyToHost(host))
 	if !slices.Equal(host, []float32{3, 3, 3, 3}) {

@@ -179,7 +179,7 @@ func TestGPUGraphDiamondFake(t *testing.T) {
 			e.s.WaitStream(s2), e.s.WaitStream(s3))
 	}))
 	for r := range 3 {
-		hs := must[[]float32](t)(h.Slice())
+		hs := must[[]float32](t)(h.Data())
 		for i := range hs {
 			hs[i] = float32(10*r + i)
 		}

@@ -64,9 +64,9 @@ type graphCore struct {
 //
 // While s captures, what would make the host wait for it is refused with
 // an error that names the call and the capture and matches ErrCapturing:
-// Synchronize, Query or Wait of a capturing stream, Program.Sync, a host
+// Synchronize, SynchronizeContext or Query of a capturing stream, Program.Synchronize, a host
 // read or write of an array the capture's work uses (CopyToHost, ToSlice,
-// CopyFromHost, HostArray.Slice), Synchronize or Query of an event
+// CopyFromHost, HostArray.Data), Synchronize or Query of an event
 // recorded in the capture, a launch with a Go slice argument on a
 // capturing stream, a wait by a capturing stream for work outside the
 // capture, NewNdarrayOn on a device that cannot allocate inside a graph,

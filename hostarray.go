@@ -106,22 +106,23 @@ func (h *HostArray[T]) use() error {
 	return nil
 }
 
-// Slice waits for the copies enqueued so far that use the array (both
+// Data waits for the copies enqueued so far that use the array (both
 // ways: a pending copy to the device still reads it), then returns its
-// elements in row-major order: the array's own memory, not a copy. Writing
-// through the slice fills the array for the next CopyFromHostOn.
+// elements in row-major order: the array's own memory, not a copy (for a
+// copy of an Ndarray's elements, see [Ndarray.ToSlice]). Writing through
+// the slice fills the array for the next [Ndarray.CopyFromHostOn].
 //
 // The slice stays valid until Close, but it is only safe to read or write
 // while no copy using the array is enqueued: after enqueueing another copy,
-// call Slice again (it waits) before touching the elements, or wait for
+// call Data again (it waits) before touching the elements, or wait for
 // the copy's stream yourself. The memory is freed by Close; do not keep
 // the slice past it.
-func (h *HostArray[T]) Slice() ([]T, error) {
+func (h *HostArray[T]) Data() ([]T, error) {
 	if err := h.use(); err != nil {
 		return nil, err
 	}
 	defer h.c.p.exit()
-	if err := h.c.st.waitUsesFor("HostArray.Slice"); err != nil {
+	if err := h.c.st.waitUsesFor("HostArray.Data"); err != nil {
 		return nil, err
 	}
 	if h.c.n == 0 {

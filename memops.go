@@ -248,7 +248,7 @@ func hostOf[T Elem](a *Ndarray[T], h *HostArray[T], what string) error {
 
 // CopyFromHostOn enqueues on s a copy of h into the array (the same number
 // of elements, in row-major order) and returns. h must not be written until
-// the copy is done: HostArray.Slice waits for it.
+// the copy is done: HostArray.Data waits for it.
 func (a *Ndarray[T]) CopyFromHostOn(s *Stream, h *HostArray[T]) error {
 	const what = "CopyFromHostOn"
 	if err := a.use(); err != nil {
@@ -267,7 +267,7 @@ func (a *Ndarray[T]) CopyFromHostOn(s *Stream, h *HostArray[T]) error {
 }
 
 // CopyToHostOn enqueues on s a copy of the array into h (the same number of
-// elements) and returns. HostArray.Slice waits for the copy before it
+// elements) and returns. HostArray.Data waits for the copy before it
 // returns the data.
 func (a *Ndarray[T]) CopyToHostOn(s *Stream, h *HostArray[T]) error {
 	const what = "CopyToHostOn"

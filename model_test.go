@@ -287,7 +287,7 @@ func (w *modelWorker) step() {
 			return
 		}
 		if w.pick(2) == 0 {
-			w.expectSync("Wait", s, s.s.Wait(context.Background()))
+			w.expectSync("Wait", s, s.s.SynchronizeContext(context.Background()))
 		} else {
 			w.expectSync("Synchronize", s, s.s.Synchronize())
 		}
@@ -402,7 +402,7 @@ func runModel(t *testing.T, seed []byte, workers, steps int) {
 	if t.Failed() {
 		return
 	}
-	check(t, p.Sync()) // every kernel error was reported, once
+	check(t, p.Synchronize()) // every kernel error was reported, once
 	poolClean(t, p)
 	check(t, m.Close())
 	check(t, p.Close())

@@ -78,7 +78,7 @@ func WithFastMath() InitOption { return func(c *initConfig) { c.fastMath = true 
 // a store or an atomic is skipped), and the first one of a launch is
 // reported as an error naming the kernel, the array, the index, the extent
 // and the source position, by the next Synchronize of the stream the
-// kernel was launched on (or Program.Sync), like any error raised while a
+// kernel was launched on (or Program.Synchronize), like any error raised while a
 // kernel runs. Checked kernels are slower: each access compares its
 // indices and the vector and unrolled loops are off (docs/performance.md
 // has the cost). Without it (the default) a GPU kernel indexing out of

@@ -1,6 +1,7 @@
 package qd
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -47,9 +48,11 @@ type Program struct {
 }
 
 // Init starts a Program on the chosen backend (WithArch; Auto by default).
-// Auto takes CUDA when a device is present, then AMDGPU (once its backend
-// is built in; it is not yet), then the CPU, which always works; an
-// explicit GPU arch without a usable device is an error.
+// Auto takes CUDA when a device is present, then AMDGPU (when HIP's runtime
+// and an AMD GPU are present; the AMD path is compiled and checked, never
+// yet run on an AMD GPU), then the CPU, which always works. An explicit GPU
+// arch without a usable driver or device is an error matching
+// ErrUnsupported that says why.
 func Init(opts ...InitOption) (*Program, error) {
 	cfg := initConfig{arch: Auto}
 	for _, o := range opts {
@@ -225,18 +228,59 @@ func (p *Program) enter() error {
 
 func (p *Program) exit() { p.life.RUnlock() }
 
-// Sync waits for all work of the Program on all its streams, and returns
+// Synchronize waits for all work of the Program on all its streams, and returns
 // the errors that work reported. While a stream captures a graph, Sync
 // fails with an error matching ErrCapturing, and so does the capture.
-func (p *Program) Sync() error {
+func (p *Program) Synchronize() error {
 	if err := p.enter(); err != nil {
 		return err
 	}
 	defer p.exit()
-	if err := p.refuseIfCapturing("Program.Sync"); err != nil {
+	if err := p.refuseIfCapturing("Program.Synchronize"); err != nil {
 		return err
 	}
 	return p.syncAll()
+}
+
+// SynchronizeContext is Synchronize that gives up when ctx is done,
+// returning ctx's error; the work goes on, and errors it reports after
+// the call gave up are kept for the next Synchronize of their streams. A
+// nil ctx is an error matching ErrInvalidArgument.
+func (p *Program) SynchronizeContext(ctx context.Context) error {
+	const call = "Program.SynchronizeContext"
+	if ctx == nil {
+		return fmt.Errorf("%w: %s: nil context", ErrInvalidArgument, call)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := p.enter(); err != nil {
+		return err
+	}
+	err := p.refuseIfCapturing(call)
+	p.mu.Lock()
+	streams := make([]*streamCore, 0, len(p.streams))
+	for s := range p.streams {
+		streams = append(streams, s)
+	}
+	p.mu.Unlock()
+	p.exit()
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, s := range streams {
+		err := s.synchronizeContext(ctx, call)
+		if errors.Is(err, ErrClosed) && s.closed.Load() {
+			// Closed by another goroutine: its Close waits for the work.
+			err = untilDone(ctx, p, func() error { <-s.gone; return nil })
+		}
+		if cerr := ctx.Err(); cerr != nil && errors.Is(err, cerr) {
+			return err
+		}
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
 }
 
 func (p *Program) syncAll() error { return p.syncAllBut(nil) }

@@ -133,7 +133,7 @@ func TestRelaunch(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	check(t, p.Sync())
+	check(t, p.Synchronize())
 	if got := fake.Misuses()[misuses:]; len(got) != 0 {
 		t.Errorf("misuses of the fake driver: %v", got)
 	}

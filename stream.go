@@ -153,28 +153,80 @@ func (s *Stream) Synchronize() error {
 // capturedWork says why a capturing stream cannot be waited for.
 const capturedWork = "the stream is capturing: its work runs only when the graph is launched; wait after Capture returns"
 
-// Wait is Synchronize that gives up when ctx is done, returning ctx.Err();
-// the work itself goes on.
-func (s *Stream) Wait(ctx context.Context) error {
+// SynchronizeContext is Synchronize that gives up when ctx is done,
+// returning ctx's error (errors.Is(err, context.DeadlineExceeded), say).
+// The work goes on, and its errors are left for the next Synchronize of
+// s. A nil ctx is an error matching ErrInvalidArgument.
+func (s *Stream) SynchronizeContext(ctx context.Context) error {
+	const call = "Stream.SynchronizeContext"
+	if ctx == nil {
+		return fmt.Errorf("%w: %s: nil context", ErrInvalidArgument, call)
+	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	if err := s.use(); err != nil {
 		return err
 	}
-	c := s.c.capturing()
 	s.c.p.exit()
-	if c != nil {
-		return c.refuse("Stream.Wait", capturedWork)
-	}
-	if done, err := s.Query(); err != nil || done {
-		if err == nil {
-			err = s.Synchronize() // reports the work's errors
+	return s.c.synchronizeContext(ctx, call)
+}
+
+// synchronizeContext waits for the work on s, giving up when ctx is done.
+// The waits that may be given up go through events, which take none of
+// the errors of the stream's work: those are collected by a Synchronize
+// once the stream is idle, so a wait given up leaves them all for the next
+// Synchronize. (Waiting on a goroutine with Synchronize itself lost them:
+// the goroutine took the errors after its caller had gone.) Each round
+// waits for the work enqueued so far; work other goroutines enqueue
+// meanwhile takes another round. The caller must not hold s's Program: a
+// round's goroutine holds it (untilDone).
+func (s *streamCore) synchronizeContext(ctx context.Context, call string) error {
+	for {
+		done, err := s.syncIfIdle(call)
+		if err != nil || done {
+			return err
 		}
+		if err := untilDone(ctx, s.p, func() error { return s.hostWaitFor(nil, "") }); err != nil {
+			return err
+		}
+	}
+}
+
+// syncIfIdle reports whether s has no work left and, if so, returns the
+// errors its work reported (Synchronize, which then does not block). A
+// closed stream is done: its Close waits for its work.
+func (s *streamCore) syncIfIdle(call string) (bool, error) {
+	if err := s.p.enter(); err != nil {
+		return false, err
+	}
+	defer s.p.exit()
+	if !s.hold() {
+		return false, closedErr("stream")
+	}
+	defer s.inflight.leave()
+	if c := s.capturing(); c != nil {
+		return false, c.refuse(call, capturedWork)
+	}
+	done, err := s.b.Query()
+	if err == nil && done {
+		err = s.b.Synchronize()
+	}
+	return done, err
+}
+
+// untilDone runs wait, a host wait that takes no stream's errors, on a
+// goroutine that holds p, and returns wait's error, or ctx's error once
+// ctx is done first (wait then ends on its own, when the work does).
+func untilDone(ctx context.Context, p *Program, wait func() error) error {
+	res := make(chan error, 1)
+	if err := p.enter(); err != nil {
 		return err
 	}
-	res := make(chan error, 1)
-	go func() { res <- s.Synchronize() }()
+	go func() {
+		defer p.exit()
+		res <- wait()
+	}()
 	select {
 	case err := <-res:
 		return err
@@ -289,7 +341,7 @@ func (p *Program) closeStream(c *streamCore) error {
 	c.inflight.wait()
 	err := c.destroy()
 	close(c.gone)
-	// Only now leave the registry, so Program.Sync sees a stream until its
+	// Only now leave the registry, so Program.Synchronize sees a stream until its
 	// work is done.
 	p.mu.Lock()
 	delete(p.streams, c)

@@ -75,7 +75,7 @@ func TestIndexChecks(t *testing.T) {
 			}
 			check(t, s.Synchronize()) // reported once
 		}
-		check(t, p.Sync())
+		check(t, p.Synchronize())
 
 		if p.Arch() != CPU {
 			// The accesses out of range did not happen.

@@ -39,7 +39,7 @@ func poolClean(t *testing.T, p *Program) {
 // range. Its launch stream's Synchronize reports it, once; afterwards every
 // user of the pooled stream the group ran on (the same kernel with good
 // arguments, another stream-parallel kernel on a fresh stream, the default
-// stream, a launch with slices, Program.Sync) sees no error.
+// stream, a launch with slices, Program.Synchronize) sees no error.
 func TestGroupErrorReportedOnce(t *testing.T) {
 	forEachChecked(t, func(t *testing.T, p *Program) {
 		bad := must[*Kernel](t)(buildKernel(p, suitekernels.BadGroup()))
@@ -64,7 +64,7 @@ func TestGroupErrorReportedOnce(t *testing.T) {
 		sa, sb := make([]float32, 8), make([]float32, 8)
 		check(t, good.Launch(sa, sb, float32(3)))
 		allEqual(t, "b", sb, 6)
-		check(t, p.Sync())
+		check(t, p.Synchronize())
 		poolClean(t, p)
 	})
 }
@@ -86,14 +86,14 @@ func TestErrorBeforeForkReportedOnce(t *testing.T) {
 		fresh := must[*Stream](t)(p.NewStream())
 		check(t, good.LaunchOn(fresh, ga, gb, float32(2)))
 		check(t, fresh.Synchronize())
-		check(t, p.Sync())
+		check(t, p.Synchronize())
 		poolClean(t, p)
 	})
 }
 
 // TestErrorNotCopiedByWaits: a stream that waits for a failed launch's
 // stream (WaitStream, WaitEvent) is ordered after it but does not report
-// its error again: Program.Sync reports it once.
+// its error again: Program.Synchronize reports it once.
 func TestErrorNotCopiedByWaits(t *testing.T) {
 	forEachChecked(t, func(t *testing.T, p *Program) {
 		bad := must[*Kernel](t)(buildKernel(p, suitekernels.BadGroup()))
@@ -105,8 +105,8 @@ func TestErrorNotCopiedByWaits(t *testing.T) {
 		check(t, o.WaitStream(s))
 		check(t, e.Record(s))
 		check(t, p.DefaultStream().WaitEvent(e))
-		wantOnce(t, "Program.Sync", p.Sync())
-		check(t, p.Sync())
+		wantOnce(t, "Program.Synchronize", p.Synchronize())
+		check(t, p.Synchronize())
 		poolClean(t, p)
 	})
 }

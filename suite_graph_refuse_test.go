@@ -34,12 +34,12 @@ func TestGraphRefusals(t *testing.T) {
 	}{
 		{"Stream.Synchronize", func(e *graphEnv) error { return e.s.Synchronize() }},
 		{"Stream.Query", func(e *graphEnv) error { _, err := e.s.Query(); return err }},
-		{"Stream.Wait", func(e *graphEnv) error { return e.s.Wait(context.Background()) }},
-		{"Program.Sync", func(e *graphEnv) error { return e.p.Sync() }},
+		{"Stream.SynchronizeContext", func(e *graphEnv) error { return e.s.SynchronizeContext(context.Background()) }},
+		{"Program.Synchronize", func(e *graphEnv) error { return e.p.Synchronize() }},
 		{"Ndarray.ToSlice", func(e *graphEnv) error { _, err := e.x.ToSlice(); return err }},
 		{"Ndarray.CopyToHost", func(e *graphEnv) error { return e.x.CopyToHost(make([]float32, e.x.Len())) }},
 		{"Ndarray.CopyFromHost", func(e *graphEnv) error { return e.x.CopyFromHost(make([]float32, e.x.Len())) }},
-		{"HostArray.Slice", func(e *graphEnv) error { _, err := e.h.Slice(); return err }},
+		{"HostArray.Data", func(e *graphEnv) error { _, err := e.h.Data(); return err }},
 		{"Event.Synchronize", func(e *graphEnv) error { return e.e.Synchronize() }},
 		{"Event.Query", func(e *graphEnv) error { _, err := e.e.Query(); return err }},
 		{"Elapsed", func(e *graphEnv) error { _, err := Elapsed(e.t0, e.t1); return err }},
@@ -107,7 +107,7 @@ func TestGraphRefusals(t *testing.T) {
 				check(t, env.k.fill.LaunchOn(env.s, env.x, float32(3)))
 				check(t, env.s.Synchronize())
 				check(t, env.o.Synchronize())
-				check(t, p.Sync())
+				check(t, p.Synchronize())
 				wantAll(t, "x", env.x, 3)
 				check(t, env.e.Record(env.s))
 				check(t, env.e.Synchronize())

@@ -175,12 +175,12 @@ func TestGraphCopiesAndFills(t *testing.T) {
 		}))
 		defer g.Close()
 		for r := range 3 {
-			data := must[[]float32](t)(in.Slice())
+			data := must[[]float32](t)(in.Data())
 			for i := range data {
 				data[i] = float32(i + r)
 			}
 			check(t, g.LaunchOn(s))
-			got := must[[]float32](t)(out.Slice()) // waits for the replay's copy
+			got := must[[]float32](t)(out.Data()) // waits for the replay's copy
 			for i, v := range got {
 				if want := float32(2*(i+r) + 1); v != want {
 					t.Fatalf("replay %d: out[%d] = %v, want %v", r, i, v, want)

@@ -91,7 +91,7 @@ func TestGraphZeroFillFake(t *testing.T) {
 	for r := range 3 {
 		check(t, a.CopyFromHost(slicesOf(n, float32(r+7))))
 		check(t, g.LaunchOn(e.s))
-		hs := must[[]float32](t)(h.Slice())
+		hs := must[[]float32](t)(h.Data())
 		for i, v := range hs {
 			if v != float32(r+7) {
 				t.Fatalf("replay %d: host[%d] = %v, want %v (zeroed by the replay?)", r, i, v, float32(r+7))

@@ -21,13 +21,13 @@ func TestHostArrayBasics(t *testing.T) {
 		if got := h.Shape(); len(got) != 2 || got[0] != 4 || got[1] != 3 || h.Len() != 12 {
 			t.Fatalf("Shape %v Len %d", got, h.Len())
 		}
-		data := must[[]int64](t)(h.Slice())
+		data := must[[]int64](t)(h.Data())
 		allEqual(t, "new HostArray", data, 0)
 		for i := range data {
 			data[i] = int64(i)
 		}
 		r := must[*HostArray[int64]](t)(h.Rows(1, 3))
-		if got := must[[]int64](t)(r.Slice()); len(got) != 6 || got[0] != 3 || got[5] != 8 || r.Shape()[0] != 2 {
+		if got := must[[]int64](t)(r.Data()); len(got) != 6 || got[0] != 3 || got[5] != 8 || r.Shape()[0] != 2 {
 			t.Fatalf("Rows(1, 3) = %v, shape %v", got, r.Shape())
 		}
 		for _, bad := range [][2]int{{-1, 2}, {3, 2}, {0, 5}} {
@@ -35,17 +35,17 @@ func TestHostArrayBasics(t *testing.T) {
 			wantErr(t, err, ErrInvalidArgument)
 		}
 		check(t, r.Close()) // a view frees nothing
-		if got := must[[]int64](t)(h.Slice()); got[11] != 11 {
+		if got := must[[]int64](t)(h.Data()); got[11] != 11 {
 			t.Fatal("closing a view changed its parent")
 		}
-		_, err := r.Slice()
+		_, err := r.Data()
 		wantErr(t, err, ErrClosed)
 		r2 := must[*HostArray[int64]](t)(h.Rows(0, 1))
 		check(t, h.Close())
 		check(t, h.Close())
-		_, err = h.Slice()
+		_, err = h.Data()
 		wantErr(t, err, ErrClosed)
-		_, err = r2.Slice()
+		_, err = r2.Data()
 		wantErr(t, err, ErrClosed) // a view of a closed parent is closed
 		for _, shape := range [][]int{{}, {1, 2, 3, 4}, {-1}} {
 			_, err := NewHostArray[float32](p, shape...)
@@ -54,7 +54,7 @@ func TestHostArrayBasics(t *testing.T) {
 		_, err = NewHostArray[float32](nil, 1)
 		wantErr(t, err, ErrInvalidArgument)
 		var nilH *HostArray[float32]
-		_, err = nilH.Slice()
+		_, err = nilH.Data()
 		wantErr(t, err, ErrInvalidArgument)
 		check(t, nilH.Close())
 	})
@@ -68,7 +68,7 @@ func TestAsyncCopyRoundTrip(t *testing.T) {
 		s := must[*Stream](t)(p.NewStream())
 		const n = 10007
 		h := must[*HostArray[float32]](t)(NewHostArray[float32](p, n))
-		data := must[[]float32](t)(h.Slice())
+		data := must[[]float32](t)(h.Data())
 		for i := range data {
 			data[i] = float32(i)
 		}
@@ -76,7 +76,7 @@ func TestAsyncCopyRoundTrip(t *testing.T) {
 		check(t, a.CopyFromHostOn(s, h))
 		check(t, scale.LaunchOn(s, a))
 		check(t, a.CopyToHostOn(s, h))
-		got := must[[]float32](t)(h.Slice())
+		got := must[[]float32](t)(h.Data())
 		for i, v := range got {
 			if v != 2*float32(i) {
 				t.Fatalf("h[%d] = %v, want %v", i, v, 2*float32(i))
@@ -156,7 +156,7 @@ func TestRowsViews(t *testing.T) {
 		const rows, chunk = 12, 4
 		a := must[*Ndarray[float32]](t)(NewNdarray[float32](p, rows))
 		h := must[*HostArray[float32]](t)(NewHostArray[float32](p, rows))
-		data := must[[]float32](t)(h.Slice())
+		data := must[[]float32](t)(h.Data())
 		for i := range data {
 			data[i] = float32(i + 1)
 		}
@@ -168,7 +168,7 @@ func TestRowsViews(t *testing.T) {
 			check(t, scale.LaunchOn(s, av))
 			check(t, av.CopyToHostOn(s, hv))
 		}
-		got := must[[]float32](t)(h.Slice()) // waits for both streams' copies
+		got := must[[]float32](t)(h.Data()) // waits for both streams' copies
 		for i, v := range got {
 			if v != 2*float32(i+1) {
 				t.Fatalf("h[%d] = %v, want %v", i, v, 2*float32(i+1))
@@ -206,7 +206,7 @@ func TestCopyOverlapsKernel(t *testing.T) {
 		flag := must[*Ndarray[int32]](t)(NewNdarray[int32](p, 1))
 		out := must[*Ndarray[int32]](t)(NewNdarray[int32](p, 1))
 		one := must[*HostArray[int32]](t)(NewHostArray[int32](p, 1))
-		must[[]int32](t)(one.Slice())[0] = 1
+		must[[]int32](t)(one.Data())[0] = 1
 		check(t, wait.LaunchOn(s1, flag, out, spinBound(p)))
 		check(t, flag.CopyFromHostOn(s2, one))
 		if got := must[[]int32](t)(out.ToSlice())[0]; got != 1 {
@@ -226,7 +226,7 @@ func TestCloseWaitsForCopies(t *testing.T) {
 		out := must[*Ndarray[int32]](t)(NewNdarrayOn[int32](s, 1))
 		h := must[*HostArray[int32]](t)(NewHostArray[int32](p, 1))
 		one := must[*HostArray[int32]](t)(NewHostArray[int32](p, 1))
-		must[[]int32](t)(one.Slice())[0] = 1
+		must[[]int32](t)(one.Data())[0] = 1
 		check(t, wait.LaunchOn(s, flag, out, spinBound(p)))
 		check(t, out.CopyToHostOn(s, h)) // behind the waiting kernel
 		done := make(chan error, 1)
@@ -243,7 +243,7 @@ func TestCloseWaitsForCopies(t *testing.T) {
 		check(t, flag.CopyFromHostOn(s2, one))
 		check(t, <-done)
 		check(t, out.Close()) // stream-ordered free, after the copy
-		check(t, p.Sync())
+		check(t, p.Synchronize())
 	})
 }
 
@@ -275,7 +275,7 @@ func TestCopyChainsUnderLoad(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				for r := range rounds {
-					data, err := h.Slice()
+					data, err := h.Data()
 					if err != nil {
 						errs <- err
 						return
@@ -294,7 +294,7 @@ func TestCopyChainsUnderLoad(t *testing.T) {
 							return
 						}
 					}
-					got, err := h.Slice()
+					got, err := h.Data()
 					if err != nil {
 						errs <- err
 						return
@@ -358,7 +358,7 @@ func TestStreamOrderedAllocChurn(t *testing.T) {
 		for err := range errs {
 			t.Error(err)
 		}
-		check(t, p.Sync())
+		check(t, p.Synchronize())
 		p.mu.Lock()
 		left := len(p.arrays)
 		p.mu.Unlock()
@@ -383,6 +383,6 @@ func TestRowsKeepParentAlive(t *testing.T) {
 			runtime.GC()
 		}
 		check(t, av.CopyToHostOn(p.DefaultStream(), hv))
-		allEqual(t, "view after its parent's handle was dropped", must[[]float32](t)(hv.Slice()), 3)
+		allEqual(t, "view after its parent's handle was dropped", must[[]float32](t)(hv.Data()), 3)
 	})
 }

@@ -16,7 +16,7 @@ func TestStreamParallelBasic(t *testing.T) {
 		a := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
 		b := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
 		check(t, k.Launch(a, b, float32(1)))
-		check(t, p.Sync())
+		check(t, p.Synchronize())
 		allEqual(t, "a", must[[]float32](t)(a.ToSlice()), 1)
 		allEqual(t, "b", must[[]float32](t)(b.ToSlice()), 2)
 	})
@@ -72,7 +72,7 @@ func TestStreamPoolReuse(t *testing.T) {
 		b := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 128))
 		for v := 1; v <= 5; v++ {
 			check(t, k.Launch(a, b, float32(v)))
-			check(t, p.Sync())
+			check(t, p.Synchronize())
 			allEqual(t, "a", must[[]float32](t)(a.ToSlice()), float32(v))
 			allEqual(t, "b", must[[]float32](t)(b.ToSlice()), float32(2*v))
 		}
@@ -95,7 +95,7 @@ func TestStreamParallelGroupsOverlap(t *testing.T) {
 				flags := must[*Ndarray[int32]](t)(NewNdarray[int32](p, G))
 				seen := must[*Ndarray[int32]](t)(NewNdarray[int32](p, G))
 				check(t, k.Launch(flags, seen, spinBound(p)))
-				check(t, p.Sync())
+				check(t, p.Synchronize())
 				allEqual(t, "seen", must[[]int32](t)(seen.ToSlice()), int32(G))
 			})
 		}
@@ -126,9 +126,9 @@ func TestLaunchFailureReturnsPooledStreams(t *testing.T) {
 		if out != 0 {
 			t.Fatalf("%d pooled streams still out after a failed launch", out)
 		}
-		check(t, p.Sync())
+		check(t, p.Synchronize())
 		check(t, k.Launch(arr))
-		check(t, p.Sync())
+		check(t, p.Synchronize())
 		got := must[[]float32](t)(arr.ToSlice())
 		if got[0] != 1 || got[1] != 2 || got[2] != 3 {
 			t.Fatalf("after recovery x = %v, want [1 2 3]", got)

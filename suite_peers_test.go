@@ -423,7 +423,7 @@ func relayRendezvous(t *testing.T, p, q *Program) {
 			run:  must[*Stream](t)(pr.NewStream()), relay: must[*Stream](t)(pr.NewStream()),
 			peek: must[*HostArray[int32]](t)(NewHostArray[int32](pr, 1)), one: must[*HostArray[int32]](t)(NewHostArray[int32](pr, 1)),
 		}
-		must[[]int32](t)(s.one.Slice())[0] = 1
+		must[[]int32](t)(s.one.Data())[0] = 1
 		return s
 	}
 	a, b := mk(p), mk(q)
@@ -442,7 +442,7 @@ func relayRendezvous(t *testing.T, p, q *Program) {
 	raised := func(s *side) bool {
 		check(t, s.mine.CopyToHostOn(s.relay, s.peek))
 		check(t, s.relay.Synchronize())
-		return must[[]int32](t)(s.peek.Slice())[0] != 0
+		return must[[]int32](t)(s.peek.Data())[0] != 0
 	}
 	ended := func(s *side) bool { return must[bool](t)(s.run.Query()) }
 	started := [2]time.Duration{}

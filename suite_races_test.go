@@ -68,7 +68,7 @@ func TestHostReadWhileStreamCloses(t *testing.T) {
 			done := make(chan error, 1)
 			go func() { done <- s.Close() }()
 			if r == 2 {
-				check(t, p.Sync())
+				check(t, p.Synchronize())
 			}
 			allEqual(t, "x", must[[]float32](t)(x.ToSlice()), float32(r+1))
 			check(t, <-done)
@@ -132,7 +132,7 @@ func TestNoPanicOnBadInput(t *testing.T) {
 	})
 	var p *Program
 	check(t, p.Close())
-	wantErr(t, p.Sync(), ErrInvalidArgument)
+	wantErr(t, p.Synchronize(), ErrInvalidArgument)
 	if _, err := p.NewStream(); !errors.Is(err, ErrInvalidArgument) {
 		t.Errorf("NewStream on nil Program: %v", err)
 	}

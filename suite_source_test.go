@@ -178,7 +178,7 @@ func TestSourceTwoStreamsOverlap(t *testing.T) {
 		iters := spinBound(p)
 		check(t, k.LaunchOn(s1, flags, seen, 0, 1, iters))
 		check(t, k.LaunchOn(s2, flags, seen, 1, 0, iters))
-		check(t, p.Sync())
+		check(t, p.Synchronize())
 		allEqual(t, "seen", must[[]int32](t)(seen.ToSlice()), 1)
 	})
 }
@@ -189,7 +189,7 @@ func TestSourceStreamParallelBasic(t *testing.T) {
 		a := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
 		b := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
 		check(t, k.Launch(a, b, float32(1)))
-		check(t, p.Sync())
+		check(t, p.Synchronize())
 		allEqual(t, "a", must[[]float32](t)(a.ToSlice()), 1)
 		allEqual(t, "b", must[[]float32](t)(b.ToSlice()), 2)
 	})
@@ -224,7 +224,7 @@ func TestSourceStreamParallelGroupsOverlap(t *testing.T) {
 		flags := must[*Ndarray[int32]](t)(NewNdarray[int32](p, 4))
 		seen := must[*Ndarray[int32]](t)(NewNdarray[int32](p, 4))
 		check(t, k.Launch(flags, seen, spinBound(p)))
-		check(t, p.Sync())
+		check(t, p.Synchronize())
 		allEqual(t, "seen", must[[]int32](t)(seen.ToSlice()), 4)
 	})
 }
@@ -236,7 +236,7 @@ func TestSourceStreamPoolReuse(t *testing.T) {
 		b := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 128))
 		for v := 1; v <= 5; v++ {
 			check(t, k.Launch(a, b, float32(v)))
-			check(t, p.Sync())
+			check(t, p.Synchronize())
 			allEqual(t, "a", must[[]float32](t)(a.ToSlice()), float32(v))
 			allEqual(t, "b", must[[]float32](t)(b.ToSlice()), float32(2*v))
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -32,7 +33,7 @@ func TestStreamLifecycle(t *testing.T) {
 		wantErr(t, s.Synchronize(), ErrClosed)
 		_, err = s.Query()
 		wantErr(t, err, ErrClosed)
-		wantErr(t, s.Wait(context.Background()), ErrClosed)
+		wantErr(t, s.SynchronizeContext(context.Background()), ErrClosed)
 		k := must[*Kernel](t)(buildKernel(p, suitekernels.Fill(ir.F32)))
 		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
 		wantErr(t, k.LaunchOn(s, x, float32(1)), ErrClosed)
@@ -129,7 +130,7 @@ func TestDefaultStreamKernel(t *testing.T) {
 		k := must[*Kernel](t)(buildKernel(p, suitekernels.Fill(ir.F32)))
 		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
 		check(t, k.Launch(x, float32(7)))
-		check(t, p.Sync())
+		check(t, p.Synchronize())
 		allEqual(t, "x", must[[]float32](t)(x.ToSlice()), 7)
 		wantErr(t, p.DefaultStream().Close(), ErrInvalidArgument)
 	})
@@ -239,19 +240,75 @@ func TestStreamCloseWaitsForQueuedWork(t *testing.T) {
 	})
 }
 
-// TestWaitContext: Wait returns the context's error when it is done first.
-func TestWaitContext(t *testing.T) {
+// TestSynchronizeContext: SynchronizeContext returns the context's error
+// when it is done first, and refuses a nil context.
+func TestSynchronizeContext(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
 		slow := must[*Kernel](t)(buildKernel(p, suitekernels.SlowWrite()))
 		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 1))
 		state := must[*Ndarray[int64]](t)(NewNdarray[int64](p, 1))
 		s := must[*Stream](t)(p.NewStream())
-		check(t, s.Wait(context.Background()))
+		check(t, s.SynchronizeContext(context.Background()))
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
-		wantErr(t, s.Wait(ctx), context.Canceled)
+		wantErr(t, s.SynchronizeContext(ctx), context.Canceled)
 		check(t, slow.LaunchOn(s, x, float32(1), state, int64(1000)))
-		check(t, s.Wait(context.Background()))
+		check(t, s.SynchronizeContext(context.Background()))
+		//lint:ignore SA1012 the nil context is the point
+		wantErr(t, s.SynchronizeContext(nil), ErrInvalidArgument) //nolint:staticcheck
+		wantErr(t, p.SynchronizeContext(nil), ErrInvalidArgument) //nolint:staticcheck
+		e := must[*Event](t)(p.NewEvent())
+		wantErr(t, e.SynchronizeContext(nil), ErrInvalidArgument) //nolint:staticcheck
+		check(t, e.Record(s))
+		check(t, e.SynchronizeContext(context.Background()))
+		check(t, p.SynchronizeContext(context.Background()))
+	})
+}
+
+// TestSynchronizeContextKeepsErrors: a SynchronizeContext that gives up
+// while the stream's work is still running must leave that work's error
+// for the next Synchronize. The stream holds a kernel that waits for a
+// flag, then one that indexes out of range; the wait is given up while
+// the first kernel waits (the flag is raised only afterwards), so the
+// error can only come later.
+func TestSynchronizeContextKeepsErrors(t *testing.T) {
+	forEachChecked(t, func(t *testing.T, p *Program) {
+		skipFlagCopyRace(t, p)
+		wait := must[*Kernel](t)(buildKernel(p, suitekernels.WaitFlag()))
+		bad := must[*Kernel](t)(buildKernel(p, suitekernels.BadGroup()))
+		flag := must[*Ndarray[int32]](t)(NewNdarray[int32](p, 1))
+		out := must[*Ndarray[int32]](t)(NewNdarray[int32](p, 1))
+		short := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 4))
+		one := must[*HostArray[int32]](t)(NewHostArray[int32](p, 1))
+		must[[]int32](t)(one.Data())[0] = 1
+		s, s2 := must[*Stream](t)(p.NewStream()), must[*Stream](t)(p.NewStream())
+		for _, wait1 := range []struct {
+			name string
+			wait func(ctx context.Context) error
+		}{
+			{"Stream", s.SynchronizeContext},
+			{"Program", p.SynchronizeContext},
+		} {
+			check(t, flag.CopyFromHost([]int32{0}))
+			check(t, wait.LaunchOn(s, flag, out, spinBound(p)))
+			check(t, bad.LaunchOn(s, short))
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan error, 1)
+			go func() { done <- wait1.wait(ctx) }()
+			cancel()
+			if err := <-done; !errors.Is(err, context.Canceled) {
+				t.Fatalf("%s.SynchronizeContext with the work waiting for a flag: %v, want context.Canceled", wait1.name, err)
+			}
+			check(t, flag.CopyFromHostOn(s2, one)) // lets the first kernel end
+			err := s.Synchronize()
+			if err == nil || !strings.Contains(err.Error(), "out of range") {
+				t.Fatalf("%s.SynchronizeContext gave up; the next Synchronize returned %v, want the kernel's index error", wait1.name, err)
+			}
+			if got := must[[]int32](t)(out.ToSlice())[0]; got != 1 {
+				t.Fatalf("the waiting kernel ended with %d, want 1 (2: it never saw the flag)", got)
+			}
+			check(t, s.Synchronize())
+		}
 	})
 }
 
@@ -282,7 +339,7 @@ func TestSameKernelTwoStreamsArgs(t *testing.T) {
 			}()
 		}
 		wg.Wait()
-		check(t, p.Sync())
+		check(t, p.Synchronize())
 		for i, x := range xs {
 			allEqual(t, fmt.Sprintf("xs[%d]", i), must[[]int32](t)(x.ToSlice()), int32(i))
 		}
@@ -302,7 +359,7 @@ func TestTwoStreamsOverlap(t *testing.T) {
 		iters := spinBound(p)
 		check(t, k.LaunchOn(s1, flags, seen, int64(0), int64(1), iters))
 		check(t, k.LaunchOn(s2, flags, seen, int64(1), int64(0), iters))
-		check(t, p.Sync())
+		check(t, p.Synchronize())
 		allEqual(t, "seen", must[[]int32](t)(seen.ToSlice()), 1)
 	})
 }
@@ -323,9 +380,9 @@ func TestManyStreamsOverlap(t *testing.T) {
 				// kernel waits for the first (seen on two H200s): make
 				// them first, then the K streams in a row.
 				check(t, k.Launch(flags, seen, int64(0), int64(0)))
-				check(t, p.Sync())
+				check(t, p.Synchronize())
 				check(t, flags.FillOn(p.DefaultStream(), 0))
-				check(t, p.Sync())
+				check(t, p.Synchronize())
 				streams := make([]*Stream, K)
 				for i := range streams {
 					streams[i] = must[*Stream](t)(p.NewStream())
@@ -334,7 +391,7 @@ func TestManyStreamsOverlap(t *testing.T) {
 				for i, s := range streams {
 					check(t, k.LaunchOn(s, flags, seen, int64(i), spinBound(p)))
 				}
-				check(t, p.Sync())
+				check(t, p.Synchronize())
 				if got := must[[]int32](t)(seen.ToSlice()); slices.ContainsFunc(got, func(v int32) bool { return v != int32(K) }) {
 					t.Errorf("kernels saw %v running at once, want all %d", got, K)
 				}
@@ -448,7 +505,7 @@ func TestProgramClose(t *testing.T) {
 			check(t, slow.LaunchOn(s, x, float32(1), state, int64(100000)))
 			check(t, p.Close())
 			check(t, p.Close())
-			wantErr(t, p.Sync(), ErrClosed)
+			wantErr(t, p.Synchronize(), ErrClosed)
 			wantErr(t, slow.LaunchOn(s, x, float32(1), state, int64(1)), ErrClosed)
 			wantErr(t, slow.Launch(x, float32(1), state, int64(1)), ErrClosed)
 			wantErr(t, s.Synchronize(), ErrClosed)

@@ -57,7 +57,7 @@ func TestTrace(t *testing.T) {
 		}
 		// Not traced: after StopTrace.
 		check(t, saxpy.Launch(float32(1), x, y, int64(256)))
-		check(t, p.Sync())
+		check(t, p.Synchronize())
 
 		if err := trace.Validate(buf.Bytes()); err != nil {
 			t.Fatalf("invalid Chrome trace: %v\n%s", err, buf.String())
@@ -219,7 +219,7 @@ func TestTraceConcurrent(t *testing.T) {
 	check(t, p.StopTrace(&buf))
 	close(stop)
 	wg.Wait()
-	check(t, p.Sync())
+	check(t, p.Synchronize())
 	if err := trace.Validate(buf.Bytes()); err != nil {
 		t.Fatal(err)
 	}

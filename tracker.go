@@ -138,7 +138,7 @@ func (t *tracker) waitUsesBut(skip *Program, call string) error {
 	return errors.Join(errs...)
 }
 
-// syncStream waits for all work enqueued on s (Program.Sync); for a
+// syncStream waits for all work enqueued on s (Program.Synchronize); for a
 // capturing stream, its work from before the capture.
 func (p *Program) syncStream(s *streamCore) error {
 	s.gate.RLock()

@@ -93,7 +93,7 @@ func wrapStreamCheck(t *testing.T, p, owner *Program) {
 	check(t, o.Synchronize())
 	allEqual(t, "y after WaitEvent", must[[]float32](t)(y.ToSlice()), 8)
 	check(t, w.WaitStream(o))
-	if err := w.Wait(context.Background()); err != nil {
+	if err := w.SynchronizeContext(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 
@@ -125,7 +125,7 @@ func wrapStreamCheck(t *testing.T, p, owner *Program) {
 	wantErr(t, w.Synchronize(), ErrClosed)
 	_, err := w.Query()
 	wantErr(t, err, ErrClosed)
-	wantErr(t, w.Wait(context.Background()), ErrClosed)
+	wantErr(t, w.SynchronizeContext(context.Background()), ErrClosed)
 	wantErr(t, w.WaitEvent(e), ErrClosed)
 	wantErr(t, w.WaitStream(o), ErrClosed)
 	wantErr(t, o.WaitStream(w), ErrClosed)
@@ -162,7 +162,7 @@ func TestStreamPriorities(t *testing.T) {
 		seen := must[*Ndarray[int32]](t)(NewNdarray[int32](p, 2))
 		check(t, rv.LaunchOn(lo, flags, seen, int64(0), int64(1), spinBound(p)))
 		check(t, rv.LaunchOn(hi, flags, seen, int64(1), int64(0), spinBound(p)))
-		check(t, p.Sync())
+		check(t, p.Synchronize())
 		allEqual(t, "seen", must[[]int32](t)(seen.ToSlice()), 1)
 	})
 }

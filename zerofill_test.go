@@ -173,7 +173,7 @@ func TestLazyZeroFill(t *testing.T) {
 
 		// Overwritten by a whole copy, a whole fill, a device copy: no fill.
 		h := must[*HostArray[float32]](t)(NewHostArray[float32](p, n))
-		hs := must[[]float32](t)(h.Slice())
+		hs := must[[]float32](t)(h.Data())
 		for i := range hs {
 			hs[i] = float32(i)
 		}

@@ -116,7 +116,7 @@ func (d *demoRun) launchBound() (section, error) {
 	if err := launch(); err != nil {
 		return section{}, err
 	}
-	if err := d.p.Sync(); err != nil {
+	if err := d.p.Synchronize(); err != nil {
 		return section{}, err
 	}
 	if err := replay(); err != nil {

@@ -54,7 +54,7 @@ func (d *demoRun) timed(name string, reset, run func() error) (row, error) {
 		if err := run(); err != nil {
 			return row{}, err
 		}
-		if err := d.p.Sync(); err != nil {
+		if err := d.p.Synchronize(); err != nil {
 			return row{}, err
 		}
 		best = min(best, time.Since(start))
@@ -77,7 +77,7 @@ func (d *demoRun) resetAndSync(reset func() error) error {
 	if err := reset(); err != nil {
 		return err
 	}
-	return d.p.Sync()
+	return d.p.Synchronize()
 }
 
 // summarize sets s's summary from its speedup x, row 1 over row 0: gained
@@ -182,7 +182,7 @@ func (d *demoRun) overlap() (section, error) {
 		}
 	}
 	reset := func() error {
-		hs, err := h.Slice()
+		hs, err := h.Data()
 		copy(hs, src)
 		return err
 	}
@@ -265,7 +265,7 @@ func (d *demoRun) overlap() (section, error) {
 		if err != nil {
 			return section{}, err
 		}
-		hs, err := h.Slice()
+		hs, err := h.Data()
 		if err != nil {
 			return section{}, err
 		}

@@ -77,7 +77,7 @@ func run(w io.Writer, n, chunks, nstreams int) error {
 	}
 
 	pass := func(streams []*qd.Stream) (time.Duration, error) {
-		data, err := host.Slice() // waits for earlier copies of host
+		data, err := host.Data() // waits for earlier copies of host
 		if err != nil {
 			return 0, err
 		}
@@ -95,7 +95,7 @@ func run(w io.Writer, n, chunks, nstreams int) error {
 				return 0, err
 			}
 		}
-		got, err := host.Slice() // waits for every chunk's copy back
+		got, err := host.Data() // waits for every chunk's copy back
 		if err != nil {
 			return 0, err
 		}

@@ -14,8 +14,9 @@ import (
 // errors.Is whatever the backend (package qd re-exports them).
 var (
 	// ErrUnsupported is returned (wrapped) for an operation a backend does
-	// not offer.
-	ErrUnsupported = errors.New("not supported by this backend")
+	// not offer. It also matches the standard library's
+	// errors.ErrUnsupported.
+	ErrUnsupported error = unsupportedError{}
 	// ErrOutOfMemory: an allocation failed for lack of device (or host)
 	// memory; it may succeed once memory is freed.
 	ErrOutOfMemory = errors.New("out of memory")
@@ -24,6 +25,15 @@ var (
 	// the rest of the process.
 	ErrDeviceLost = errors.New("device lost after a fault")
 )
+
+// unsupportedError is ErrUnsupported: a value of its own, so that a
+// wrapped ErrUnsupported keeps matching it, which also matches
+// errors.ErrUnsupported.
+type unsupportedError struct{}
+
+func (unsupportedError) Error() string { return "not supported by this backend" }
+
+func (unsupportedError) Is(target error) bool { return target == errors.ErrUnsupported }
 
 // Device is one device of a backend.
 type Device interface {
