@@ -66,7 +66,7 @@ func writtenParams(k *ir.Kernel) []bool {
 // them, keeping the span that reaches furthest: any span overlapping an
 // earlier one overlaps that one too, and if either of an overlapping pair
 // is written, the sweep meets a written overlapping pair.
-func (k *kernelCore) checkAliases(spans []span) error {
+func (kc *kernelCore) checkAliases(spans []span) error {
 	if len(spans) < 2 {
 		return nil
 	}
@@ -77,15 +77,15 @@ func (k *kernelCore) checkAliases(spans []span) error {
 	far := 0
 	for i := 1; i < len(spans); i++ {
 		prev, cur := spans[far], spans[i]
-		if cur.lo < prev.hi && (k.written[prev.param] || k.written[cur.param]) {
+		if cur.lo < prev.hi && (kc.written[prev.param] || kc.written[cur.param]) {
 			w := prev
-			if k.written[cur.param] {
+			if kc.written[cur.param] {
 				w = cur
 			}
-			params := k.plan.Kernel.Params
-			return k.argErr(cur.param, "%s overlaps %s (parameter %d) in memory, and the kernel writes %s: "+
+			params := kc.plan.Kernel.Params
+			return kc.argErr(cur.param, "%s overlaps %s (parameter %d) in memory, and the kernel writes %s: "+
 				"pass slices that do not overlap (qd copies slices in and back, so writes through one would not show through the other)",
-				k.spanName(cur), k.spanName(prev), prev.param+1, params[w.param].Name)
+				kc.spanName(cur), kc.spanName(prev), prev.param+1, params[w.param].Name)
 		}
 		if cur.hi > prev.hi {
 			far = i
@@ -95,8 +95,8 @@ func (k *kernelCore) checkAliases(spans []span) error {
 }
 
 // spanName names a span as the user wrote it: m, m[2] or m[2][1].
-func (k *kernelCore) spanName(s span) string {
-	name := k.plan.Kernel.Params[s.param].Name
+func (kc *kernelCore) spanName(s span) string {
+	name := kc.plan.Kernel.Params[s.param].Name
 	for _, r := range s.row {
 		if r >= 0 {
 			name += fmt.Sprintf("[%d]", r)

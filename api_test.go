@@ -2,7 +2,6 @@ package qd
 
 import (
 	"errors"
-	"github.com/quadrants-go/qd/internal/backend"
 	"go/ast"
 	"go/doc"
 	"go/parser"
@@ -12,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/quadrants-go/qd/internal/backend"
 )
 
 // TestAPIHasNoInternalTypes: no exported function, method, field or

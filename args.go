@@ -3,7 +3,6 @@ package qd
 import (
 	"fmt"
 	"strings"
-	"unsafe"
 
 	"github.com/quadrants-go/qd/internal/backend"
 	"github.com/quadrants-go/qd/internal/ir"
@@ -21,18 +20,6 @@ type call struct {
 	// the next task of each.
 	streams []*streamCore
 	next    []int
-}
-
-// hostCopy is a Go slice argument: packed is its contiguous host memory (the
-// slice itself for []T), buf its device copy, unpack writes packed back into
-// a multi-dimensional slice after the kernel.
-type hostCopy struct {
-	param  int
-	packed unsafe.Pointer
-	bytes  int
-	buf    backend.Buffer
-	unpack func()
-	keep   any // keeps packed alive while the copies run
 }
 
 // ndArg is implemented by every *Ndarray[T].
@@ -80,67 +67,67 @@ func paramTypeName(p *ir.Param) string {
 	return fmt.Sprintf("a %d-dim *Ndarray[%s] or %s", p.Dims, strings.TrimLeft(slice, "[]"), slice)
 }
 
-func (k *kernelCore) argErr(i int, format string, args ...any) *ArgumentError {
-	p := k.plan.Kernel.Params[i]
-	return &ArgumentError{Kernel: k.name, Param: p.Name, Index: i, Msg: fmt.Sprintf(format, args...)}
+func (kc *kernelCore) argErr(i int, format string, args ...any) *ArgumentError {
+	p := kc.plan.Kernel.Params[i]
+	return &ArgumentError{Kernel: kc.name, Param: p.Name, Index: i, Msg: fmt.Sprintf(format, args...)}
 }
 
 // bind converts the launch arguments into c. The caller holds the Program's
 // lifetime lock.
-func (k *kernelCore) bind(c *call, args []any) error {
-	params := k.plan.Kernel.Params
+func (kc *kernelCore) bind(cl *call, args []any) error {
+	params := kc.plan.Kernel.Params
 	if len(args) != len(params) {
-		return &ArgumentError{Kernel: k.name, Index: -1,
+		return &ArgumentError{Kernel: kc.name, Index: -1,
 			Msg: fmt.Sprintf("got %d arguments, want %d (%s)", len(args), len(params), signature(params))}
 	}
 	n := len(params)
-	c.b.Scalars = resize(c.b.Scalars, n)
-	c.b.Arrays = resize(c.b.Arrays, n)
-	c.arrays = c.arrays[:0]
-	c.hosts = c.hosts[:0]
-	c.spans = c.spans[:0]
+	cl.b.Scalars = resize(cl.b.Scalars, n)
+	cl.b.Arrays = resize(cl.b.Arrays, n)
+	cl.arrays = cl.arrays[:0]
+	cl.hosts = cl.hosts[:0]
+	cl.spans = cl.spans[:0]
 	for i, prm := range params {
 		arg := args[i]
 		if prm.Dims == 0 {
 			bits, msg := scalarArg(prm, arg)
 			if msg != "" {
-				return k.argErr(i, "%s", msg)
+				return kc.argErr(i, "%s", msg)
 			}
-			c.b.Scalars[i] = bits
-			c.b.Arrays[i] = backend.ArrayArg{}
+			cl.b.Scalars[i] = bits
+			cl.b.Arrays[i] = backend.ArrayArg{}
 			continue
 		}
-		c.b.Scalars[i] = 0
+		cl.b.Scalars[i] = 0
 		if nd, ok := arg.(ndArg); ok {
 			core := nd.core()
 			switch {
 			case core == nil:
-				return k.argErr(i, "nil Ndarray")
-			case core.p != k.p:
-				e := k.argErr(i, "the Ndarray belongs to another Program")
+				return kc.argErr(i, "nil Ndarray")
+			case core.p != kc.p:
+				e := kc.argErr(i, "the Ndarray belongs to another Program")
 				e.Err = ErrForeign
 				return e
 			case !core.pin():
-				e := k.argErr(i, "the Ndarray is closed")
+				e := kc.argErr(i, "the Ndarray is closed")
 				e.Err = ErrClosed
 				return e
 			case core.elem != prm.Elem || core.dims != prm.Dims:
 				core.unpin()
-				return k.argErr(i, "want %s, got a %d-dim *Ndarray[%s]", paramTypeName(prm), core.dims, nd.elemName())
+				return kc.argErr(i, "want %s, got a %d-dim *Ndarray[%s]", paramTypeName(prm), core.dims, nd.elemName())
 			}
-			c.b.Arrays[i] = backend.ArrayArg{Buf: core.buf, Shape: core.shape}
-			c.arrays = append(c.arrays, core)
+			cl.b.Arrays[i] = backend.ArrayArg{Buf: core.buf, Shape: core.shape}
+			cl.arrays = append(cl.arrays, core)
 			continue
 		}
-		h, shape, err := bindSlice(prm, arg, &c.spans)
+		h, shape, err := bindSlice(prm, arg, &cl.spans)
 		if err != "" {
-			return k.argErr(i, "%s", err)
+			return kc.argErr(i, "%s", err)
 		}
 		h.param = i
-		c.b.Arrays[i] = backend.ArrayArg{Shape: shape}
-		c.hosts = append(c.hosts, h)
+		cl.b.Arrays[i] = backend.ArrayArg{Shape: shape}
+		cl.hosts = append(cl.hosts, h)
 	}
-	return k.checkAliases(c.spans)
+	return kc.checkAliases(cl.spans)
 }
 
 func resize[T any](s []T, n int) []T {
@@ -183,122 +170,4 @@ func describe(v any) string {
 		return "nil"
 	}
 	return fmt.Sprintf("%T", v)
-}
-
-// bindSlice takes a Go slice argument of an array parameter. It returns a
-// message (not an error) on mismatch, for the caller to wrap.
-func bindSlice(p *ir.Param, v any, spans *[]span) (hostCopy, [3]int, string) {
-	switch p.Elem {
-	case ir.Bool:
-		return sliceOf[bool](p, v, spans)
-	case ir.I32:
-		return sliceOf[int32](p, v, spans)
-	case ir.I64:
-		if h, s, msg := sliceOf[int64](p, v, spans); msg == "" {
-			return h, s, msg
-		}
-		return sliceOf[int](p, v, spans)
-	case ir.U32:
-		return sliceOf[uint32](p, v, spans)
-	case ir.U64:
-		if h, s, msg := sliceOf[uint64](p, v, spans); msg == "" {
-			return h, s, msg
-		}
-		return sliceOf[uint](p, v, spans)
-	case ir.F32:
-		return sliceOf[float32](p, v, spans)
-	case ir.F64:
-		return sliceOf[float64](p, v, spans)
-	}
-	return hostCopy{}, [3]int{}, "unsupported element type " + p.Elem.String()
-}
-
-// sliceOf takes a Go slice argument of element type T, noting its memory
-// (each row's, for several dimensions) in spans.
-func sliceOf[T Elem](p *ir.Param, v any, spans *[]span) (hostCopy, [3]int, string) {
-	size := int(unsafe.Sizeof(*new(T)))
-	want := "want " + paramTypeName(p) + ", got " + describe(v)
-	switch p.Dims {
-	case 1:
-		s, ok := v.([]T)
-		if !ok {
-			return hostCopy{}, [3]int{}, want
-		}
-		addSpan(spans, p.Index, [2]int{-1, -1}, s)
-		h := hostCopy{bytes: len(s) * size, keep: s}
-		if len(s) > 0 {
-			h.packed = unsafe.Pointer(&s[0])
-		}
-		return h, [3]int{len(s), 1, 1}, ""
-	case 2:
-		s, ok := v.([][]T)
-		if !ok {
-			return hostCopy{}, [3]int{}, want
-		}
-		shape := [3]int{len(s), 0, 1}
-		if len(s) > 0 {
-			shape[1] = len(s[0])
-		}
-		for r, row := range s {
-			if len(row) != shape[1] {
-				return hostCopy{}, [3]int{}, fmt.Sprintf("the slice is not rectangular: row %d has %d elements, row 0 has %d", r, len(row), shape[1])
-			}
-		}
-		flat := make([]T, 0, shape[0]*shape[1])
-		for r, row := range s {
-			addSpan(spans, p.Index, [2]int{r, -1}, row)
-			flat = append(flat, row...)
-		}
-		return packed(flat, size, func() {
-			for r, row := range s {
-				copy(row, flat[r*shape[1]:])
-			}
-		}), shape, ""
-	case 3:
-		s, ok := v.([][][]T)
-		if !ok {
-			return hostCopy{}, [3]int{}, want
-		}
-		shape := [3]int{len(s), 0, 0}
-		if len(s) > 0 {
-			shape[1] = len(s[0])
-			if len(s[0]) > 0 {
-				shape[2] = len(s[0][0])
-			}
-		}
-		for a, plane := range s {
-			if len(plane) != shape[1] {
-				return hostCopy{}, [3]int{}, fmt.Sprintf("the slice is not rectangular: [%d] has %d rows, [0] has %d", a, len(plane), shape[1])
-			}
-			for b, row := range plane {
-				if len(row) != shape[2] {
-					return hostCopy{}, [3]int{}, fmt.Sprintf("the slice is not rectangular: [%d][%d] has %d elements, [0][0] has %d", a, b, len(row), shape[2])
-				}
-			}
-		}
-		flat := make([]T, 0, shape[0]*shape[1]*shape[2])
-		for a, plane := range s {
-			for b, row := range plane {
-				addSpan(spans, p.Index, [2]int{a, b}, row)
-				flat = append(flat, row...)
-			}
-		}
-		return packed(flat, size, func() {
-			i := 0
-			for _, plane := range s {
-				for _, row := range plane {
-					i += copy(row, flat[i:])
-				}
-			}
-		}), shape, ""
-	}
-	return hostCopy{}, [3]int{}, want
-}
-
-func packed[T any](flat []T, size int, unpack func()) hostCopy {
-	h := hostCopy{bytes: len(flat) * size, keep: flat, unpack: unpack}
-	if len(flat) > 0 {
-		h.packed = unsafe.Pointer(&flat[0])
-	}
-	return h
 }

@@ -37,32 +37,6 @@ import (
 // before it joined, which marks all its work outside the capture. This is
 // what lets other goroutines read and free arrays while a capture runs.
 
-// ErrCapturing is matched by the errors of calls a graph capture cannot
-// hold: a call that makes the host wait for a stream that is capturing
-// (Stream.Synchronize, SynchronizeContext or Query, Program.Synchronize, a host read of an
-// array the capture uses, Event.Synchronize or Query of an event recorded
-// in it), a launch with a Go slice argument on a capturing stream, a wait
-// across the capture's boundary, a stream-ordered allocation a device
-// cannot make inside a graph, a wait or copy across Programs that involves
-// a capture. Each error names the call and the capture,
-// and the capture it happened in fails: its Capture returns the error.
-var ErrCapturing = errors.New("qd: not allowed during a graph capture")
-
-// captureError is a refusal: the call, the capture's origin stream, and
-// why (with the backend's error, when the backend refused).
-type captureError struct {
-	call, origin, why string
-	err               error
-}
-
-func (e *captureError) Error() string {
-	return fmt.Sprintf("qd: %s during the capture on %s: %s", e.call, e.origin, e.why)
-}
-
-func (e *captureError) Is(target error) bool { return target == ErrCapturing }
-
-func (e *captureError) Unwrap() error { return e.err }
-
 // capture is one Capture (or Update) in progress.
 type capture struct {
 	p      *Program
@@ -148,53 +122,53 @@ func (m *capMark) capture() *capture {
 }
 
 // describe names a stream for messages.
-func (s *streamCore) describe() string {
-	switch s.kind {
+func (sc *streamCore) describe() string {
+	switch sc.kind {
 	case streamDefault:
 		return "the default stream"
 	case streamPooled:
-		return fmt.Sprintf("pooled stream %#x", s.b.Handle())
+		return fmt.Sprintf("pooled stream %#x", sc.b.Handle())
 	}
-	return fmt.Sprintf("stream %#x", s.b.Handle())
+	return fmt.Sprintf("stream %#x", sc.b.Handle())
 }
 
 // capturing returns the capture s records into, or nil. It costs one
 // atomic load when no capture is in progress in the Program.
-func (s *streamCore) capturing() *capture {
-	if s.p.ncap.Load() == 0 {
+func (sc *streamCore) capturing() *capture {
+	if sc.p.ncap.Load() == 0 {
 		return nil
 	}
-	return s.cap.Load()
+	return sc.cap.Load()
 }
 
 // refuse makes err the capture's failure (its first one) and returns it.
-func (c *capture) refuse(call, why string) error {
-	err := &captureError{call: call, origin: c.origin.describe(), why: why}
-	c.fail(err)
+func (cp *capture) refuse(call, why string) error {
+	err := &captureError{call: call, origin: cp.origin.describe(), why: why}
+	cp.fail(err)
 	return err
 }
 
 // refuseErr is refuse for what the backend refused (err, matching
 // ErrUnsupported) in the capture; other errors pass through.
-func (c *capture) refuseErr(call string, err error) error {
-	if c == nil || err == nil || !errors.Is(err, ErrUnsupported) {
+func (cp *capture) refuseErr(call string, err error) error {
+	if cp == nil || err == nil || !errors.Is(err, ErrUnsupported) {
 		return err
 	}
-	e := &captureError{call: call, origin: c.origin.describe(), why: err.Error(), err: err}
-	c.fail(e)
+	e := &captureError{call: call, origin: cp.origin.describe(), why: err.Error(), err: err}
+	cp.fail(e)
 	return e
 }
 
 // fail records err as the capture's failure if it has none.
-func (c *capture) fail(err error) {
+func (cp *capture) fail(err error) {
 	if err == nil {
 		return
 	}
-	c.mu.Lock()
-	if c.refused == nil {
-		c.refused = err
+	cp.mu.Lock()
+	if cp.refused == nil {
+		cp.refused = err
 	}
-	c.mu.Unlock()
+	cp.mu.Unlock()
 }
 
 // failed is fail for an error of work enqueued on a capturing stream (the
@@ -207,36 +181,36 @@ func failed(c *capture, err error) error {
 }
 
 // isEnded reports whether the capture is over.
-func (c *capture) isEnded() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.ended
+func (cp *capture) isEnded() bool {
+	cp.mu.Lock()
+	defer cp.mu.Unlock()
+	return cp.ended
 }
 
 // mark is the capture state of an event recorded on s now.
-func (s *streamCore) mark() *capMark {
-	c := s.capturing()
+func (sc *streamCore) mark() *capMark {
+	c := sc.capturing()
 	if c == nil {
 		return nil
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	m := c.members[s]
+	m := c.members[sc]
 	if m == nil {
 		return &capMark{c: c}
 	}
 	clock := maps.Clone(m.seen)
-	clock[s] = m.ops
+	clock[sc] = m.ops
 	return &capMark{c: c, clock: clock}
 }
 
 // did counts work just enqueued on s, if s is capturing.
-func (s *streamCore) did() {
-	if c := s.capturing(); c != nil {
+func (sc *streamCore) did() {
+	if c := sc.capturing(); c != nil {
 		c.mu.Lock()
-		if m := c.members[s]; m != nil {
+		if m := c.members[sc]; m != nil {
 			m.ops++
-			m.seen[s] = m.ops
+			m.seen[sc] = m.ops
 		}
 		c.mu.Unlock()
 	}
@@ -268,45 +242,45 @@ func (p *Program) admitWait(s *streamCore, m *capMark, call string) error {
 
 // join adds s to the capture, ordered after clock. It records s's pre
 // event first, while s is outside the capture.
-func (c *capture) join(s *streamCore, clock map[*streamCore]uint64, call string) error {
+func (cp *capture) join(s *streamCore, clock map[*streamCore]uint64, call string) error {
 	s.gate.Lock()
 	defer s.gate.Unlock()
 	if cur := s.cap.Load(); cur != nil { // another goroutine was first
-		if cur == c {
-			c.merge(s, clock)
+		if cur == cp {
+			cp.merge(s, clock)
 			return nil
 		}
-		return c.refuse(call, fmt.Sprintf("%s is capturing on %s", s.describe(), cur.origin.describe()))
+		return cp.refuse(call, fmt.Sprintf("%s is capturing on %s", s.describe(), cur.origin.describe()))
 	}
-	pre, err := c.p.evpool.Get()
+	pre, err := cp.p.evpool.Get()
 	if err != nil {
-		return failed(c, err)
+		return failed(cp, err)
 	}
 	if err := pre.Record(s.b); err != nil {
-		c.p.evpool.Put(pre)
-		return failed(c, err)
+		cp.p.evpool.Put(pre)
+		return failed(cp, err)
 	}
-	c.mu.Lock()
-	if c.ended {
-		c.mu.Unlock()
-		c.p.evpool.Put(pre)
-		return fmt.Errorf("%w: %s: the capture on %s has ended", ErrCapturing, call, c.origin.describe())
+	cp.mu.Lock()
+	if cp.ended {
+		cp.mu.Unlock()
+		cp.p.evpool.Put(pre)
+		return fmt.Errorf("%w: %s: the capture on %s has ended", ErrCapturing, call, cp.origin.describe())
 	}
-	c.members[s] = &member{seen: maps.Clone(clock), pre: pre}
-	if c.members[s].seen == nil {
-		c.members[s].seen = map[*streamCore]uint64{}
+	cp.members[s] = &member{seen: maps.Clone(clock), pre: pre}
+	if cp.members[s].seen == nil {
+		cp.members[s].seen = map[*streamCore]uint64{}
 	}
-	c.order = append(c.order, s)
-	c.mu.Unlock()
-	s.cap.Store(c)
+	cp.order = append(cp.order, s)
+	cp.mu.Unlock()
+	s.cap.Store(cp)
 	return nil
 }
 
 // merge orders member s after clock.
-func (c *capture) merge(s *streamCore, clock map[*streamCore]uint64) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	m := c.members[s]
+func (cp *capture) merge(s *streamCore, clock map[*streamCore]uint64) {
+	cp.mu.Lock()
+	defer cp.mu.Unlock()
+	m := cp.members[s]
 	if m == nil {
 		return
 	}
@@ -317,11 +291,11 @@ func (c *capture) merge(s *streamCore, clock map[*streamCore]uint64) {
 
 // unjoinedLocked lists the members whose work the origin is not ordered
 // after; the caller holds mu.
-func (c *capture) unjoinedLocked() []string {
-	seen := c.members[c.origin].seen
+func (cp *capture) unjoinedLocked() []string {
+	seen := cp.members[cp.origin].seen
 	var out []string
-	for _, s := range c.order {
-		if m := c.members[s]; s != c.origin && seen[s] < m.ops {
+	for _, s := range cp.order {
+		if m := cp.members[s]; s != cp.origin && seen[s] < m.ops {
 			out = append(out, s.describe())
 		}
 	}
@@ -329,35 +303,35 @@ func (c *capture) unjoinedLocked() []string {
 }
 
 // keepPooled keeps a pooled stream until the capture ends.
-func (c *capture) keepPooled(s *streamCore) {
-	c.mu.Lock()
-	c.pooled = append(c.pooled, s)
-	c.mu.Unlock()
+func (cp *capture) keepPooled(s *streamCore) {
+	cp.mu.Lock()
+	cp.pooled = append(cp.pooled, s)
+	cp.mu.Unlock()
 }
 
 // uses records that the capture's work uses an array: core, the user's
 // handle, and what it is.
-func (c *capture) uses(core pinned, handle any, what string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.trackers[core.track()] = true
-	if core.owner() == c {
+func (cp *capture) uses(core pinned, handle any, what string) {
+	cp.mu.Lock()
+	defer cp.mu.Unlock()
+	cp.trackers[core.track()] = true
+	if core.owner() == cp {
 		return // memory of the graph itself
 	}
-	for _, h := range c.held {
+	for _, h := range cp.held {
 		if h.core == core {
 			return
 		}
 	}
-	c.held = append(c.held, heldArray{core: core, handle: handle, what: what})
+	cp.held = append(cp.held, heldArray{core: core, handle: handle, what: what})
 }
 
 // launched records that the capture's work launches kernel name.
-func (c *capture) launched(name string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if !slices.Contains(c.kernels, name) {
-		c.kernels = append(c.kernels, name)
+func (cp *capture) launched(name string) {
+	cp.mu.Lock()
+	defer cp.mu.Unlock()
+	if !slices.Contains(cp.kernels, name) {
+		cp.kernels = append(cp.kernels, name)
 	}
 }
 
@@ -374,25 +348,25 @@ func spanName(kernels []string) string {
 }
 
 // usedTracker reports whether the capture's work uses the memory of t.
-func (c *capture) usedTracker(t *tracker) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.trackers[t]
+func (cp *capture) usedTracker(t *tracker) bool {
+	cp.mu.Lock()
+	defer cp.mu.Unlock()
+	return cp.trackers[t]
 }
 
 // own records an array allocated inside the capture.
-func (c *capture) own(a *ndCore, shape []int) {
-	c.mu.Lock()
-	c.owned = append(c.owned, ownedArray{c: a, shape: slices.Clone(shape)})
-	c.trackers[&a.st.tracker] = true
-	c.mu.Unlock()
+func (cp *capture) own(a *ndCore, shape []int) {
+	cp.mu.Lock()
+	cp.owned = append(cp.owned, ownedArray{c: a, shape: slices.Clone(shape)})
+	cp.trackers[&a.st.tracker] = true
+	cp.mu.Unlock()
 }
 
 // preOf is member s's pre event; the caller holds s's gate.
-func (c *capture) preOf(s *streamCore) backend.Event {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if m := c.members[s]; m != nil {
+func (cp *capture) preOf(s *streamCore) backend.Event {
+	cp.mu.Lock()
+	defer cp.mu.Unlock()
+	if m := cp.members[s]; m != nil {
 		return m.pre
 	}
 	return nil
@@ -445,57 +419,57 @@ var errPanicked = errors.New("the capture function panicked")
 // run runs fn as the capture's body and ends the capture: the graph and
 // the arrays it holds, or the capture's failure. A panic in fn ends the
 // capture and goes on.
-func (c *capture) run(call string, fn func() error) (bg backend.Graph, parts graphParts, err error) {
+func (cp *capture) run(call string, fn func() error) (bg backend.Graph, parts graphParts, err error) {
 	ended := false
 	defer func() {
 		if !ended {
-			if g, _, _ := c.end(call, errPanicked); g != nil {
+			if g, _, _ := cp.end(call, errPanicked); g != nil {
 				g.Close()
 			}
 		}
 	}()
 	ferr := fn()
 	ended = true
-	return c.end(call, ferr)
+	return cp.end(call, ferr)
 }
 
 // end ends the capture: the backend's capture first (whatever else went
 // wrong), then the capture's streams leave it. It fails with ferr (fn's
 // error), the capture's first refusal, the streams not joined back, and
 // the arrays allocated in it and not closed in it.
-func (c *capture) end(call string, ferr error) (backend.Graph, graphParts, error) {
-	p := c.p
+func (cp *capture) end(call string, ferr error) (backend.Graph, graphParts, error) {
+	p := cp.p
 	if err := p.enter(); err != nil {
 		return nil, graphParts{}, err // Program.Close ended the capture
 	}
 	defer p.exit()
-	c.mu.Lock()
-	if c.ended {
-		c.mu.Unlock()
+	cp.mu.Lock()
+	if cp.ended {
+		cp.mu.Unlock()
 		return nil, graphParts{}, fmt.Errorf("qd: %s: the capture has already ended", call)
 	}
-	c.ended = true
+	cp.ended = true
 	var errs []error
 	if ferr != nil {
 		errs = append(errs, ferr)
 	}
-	if c.refused != nil && (ferr == nil || !errors.Is(ferr, c.refused)) {
-		errs = append(errs, c.refused)
+	if cp.refused != nil && (ferr == nil || !errors.Is(ferr, cp.refused)) {
+		errs = append(errs, cp.refused)
 	}
-	if names := c.unjoinedLocked(); len(names) > 0 {
+	if names := cp.unjoinedLocked(); len(names) > 0 {
 		errs = append(errs, fmt.Errorf("%w: %s joined the capture on %s (by waiting for an event recorded in it) and its work was not joined back: make %s wait for it (WaitStream or WaitEvent) before the function returns",
-			ErrInvalidArgument, strings.Join(names, " and "), c.origin.describe(), c.origin.describe()))
+			ErrInvalidArgument, strings.Join(names, " and "), cp.origin.describe(), cp.origin.describe()))
 	}
-	for _, o := range c.owned {
+	for _, o := range cp.owned {
 		if !o.c.isClosed() {
 			errs = append(errs, fmt.Errorf("%w: an Ndarray of shape %v made by NewNdarrayOn inside the capture was not closed in it: memory allocated in a graph exists only while the graph runs, so close it before the function returns",
 				ErrInvalidArgument, o.shape))
 		}
 	}
-	parts := graphParts{held: c.held, name: spanName(c.kernels), spans: c.spans}
-	c.mu.Unlock()
-	bg, berr := c.bc.EndCapture(c.origin.b)
-	c.release()
+	parts := graphParts{held: cp.held, name: spanName(cp.kernels), spans: cp.spans}
+	cp.mu.Unlock()
+	bg, berr := cp.bc.EndCapture(cp.origin.b)
+	cp.release()
 	if berr != nil && len(errs) == 0 {
 		errs = append(errs, berr)
 	}
@@ -503,26 +477,26 @@ func (c *capture) end(call string, ferr error) (backend.Graph, graphParts, error
 		if bg != nil {
 			bg.Close()
 		}
-		return nil, graphParts{}, fmt.Errorf("qd: %s on %s: %w", call, c.origin.describe(), errors.Join(errs...))
+		return nil, graphParts{}, fmt.Errorf("qd: %s on %s: %w", call, cp.origin.describe(), errors.Join(errs...))
 	}
 	return bg, parts, nil
 }
 
 // abort ends a capture at Program.Close; the caller holds the Program
 // exclusively.
-func (c *capture) abort() error {
-	c.mu.Lock()
-	if c.ended {
-		c.mu.Unlock()
+func (cp *capture) abort() error {
+	cp.mu.Lock()
+	if cp.ended {
+		cp.mu.Unlock()
 		return nil
 	}
-	c.ended = true
-	c.mu.Unlock()
-	bg, err := c.bc.EndCapture(c.origin.b)
+	cp.ended = true
+	cp.mu.Unlock()
+	bg, err := cp.bc.EndCapture(cp.origin.b)
 	if bg != nil {
 		bg.Close()
 	}
-	c.release()
+	cp.release()
 	if err != nil && !errors.Is(err, backend.ErrDeviceLost) {
 		return err
 	}
@@ -532,27 +506,27 @@ func (c *capture) abort() error {
 // release takes the capture's streams out of it and gives back what it
 // borrowed. Arrays allocated in the capture and still open are closed:
 // their memory belongs to the graph and is freed with it.
-func (c *capture) release() {
-	p := c.p
-	for _, s := range c.order {
+func (cp *capture) release() {
+	p := cp.p
+	for _, s := range cp.order {
 		s.gate.Lock()
-		s.cap.CompareAndSwap(c, nil)
+		s.cap.CompareAndSwap(cp, nil)
 		s.gate.Unlock()
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, s := range c.order {
-		p.evpool.Put(c.members[s].pre)
+	cp.mu.Lock()
+	defer cp.mu.Unlock()
+	for _, s := range cp.order {
+		p.evpool.Put(cp.members[s].pre)
 	}
-	for _, e := range c.retired {
+	for _, e := range cp.retired {
 		p.evpool.Put(e)
 	}
-	c.retired, c.released = nil, true
-	for _, s := range c.pooled {
+	cp.retired, cp.released = nil, true
+	for _, s := range cp.pooled {
 		p.pool.Put(s)
 	}
-	c.pooled = nil
-	for _, o := range c.owned {
+	cp.pooled = nil
+	for _, o := range cp.owned {
 		if o.c.closed.CompareAndSwap(false, true) {
 			o.c.st.closed.Store(true)
 			p.mu.Lock()
@@ -561,7 +535,7 @@ func (c *capture) release() {
 		}
 	}
 	p.mu.Lock()
-	delete(p.captures, c)
+	delete(p.captures, cp)
 	p.mu.Unlock()
 	p.ncap.Add(-1)
 }
@@ -614,17 +588,17 @@ func (p *Program) putEvent(e backend.Event, c *capture) {
 }
 
 // tracedLaunch numbers a launch traced in the capture.
-func (c *capture) tracedLaunch() uint64 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.spans.launches++
-	return c.spans.launches
+func (cp *capture) tracedLaunch() uint64 {
+	cp.mu.Lock()
+	defer cp.mu.Unlock()
+	cp.spans.launches++
+	return cp.spans.launches
 }
 
 // traced keeps the span of a task traced on s in the capture, in the
 // order the backend numbers them (its End has returned).
-func (c *capture) traced(s *streamCore, span trace.Span) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.spans.spans = append(c.spans.spans, capturedSpan{s: s, span: span})
+func (cp *capture) traced(s *streamCore, span trace.Span) {
+	cp.mu.Lock()
+	defer cp.mu.Unlock()
+	cp.spans.spans = append(cp.spans.spans, capturedSpan{s: s, span: span})
 }

@@ -11,7 +11,9 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/quadrants-go/qd/internal/backend"
 	"github.com/quadrants-go/qd/internal/frontend"
+	"github.com/quadrants-go/qd/internal/ir"
 	"github.com/quadrants-go/qd/internal/lower"
 )
 
@@ -226,6 +228,54 @@ func (m *Module) Close() error {
 	var errs []error
 	for _, c := range m.kernels {
 		errs = append(errs, m.p.closeObject(c))
+	}
+	return errors.Join(errs...)
+}
+
+// cachedModule is a compiled module shared by the kernels of one Program
+// with the same IR hash.
+type cachedModule struct {
+	hash ir.Hash
+	mod  backend.Module
+}
+
+// moduleCache is the Program's compile cache, keyed by the IR hash, which
+// covers the kernel's structure, types and stream-parallel grouping. It is
+// the only module cache: backends compile and load on every Compile they
+// are asked for. Modules stay loaded until the Program closes (closeAll):
+// a module may be in use by enqueued work long after its last Kernel
+// handle is closed, and a Program compiles a bounded set of kernels.
+type moduleCache struct {
+	mu   sync.Mutex
+	m    map[ir.Hash]*cachedModule
+	opts backend.CompileOptions // the Program's (WithFastMath)
+}
+
+func (mc *moduleCache) init() { mc.m = make(map[ir.Hash]*cachedModule) }
+
+func (mc *moduleCache) get(dev backend.Device, plan *lower.Plan) (*cachedModule, error) {
+	mc.mu.Lock()
+	defer mc.mu.Unlock()
+	if m := mc.m[plan.Hash]; m != nil {
+		return m, nil
+	}
+	mod, err := dev.Compile(plan, mc.opts)
+	if err != nil {
+		return nil, fmt.Errorf("qd: compiling kernel %s: %w", plan.Kernel.Name, err)
+	}
+	m := &cachedModule{hash: plan.Hash, mod: mod}
+	mc.m[plan.Hash] = m
+	return m, nil
+}
+
+// closeAll unloads every module; the Program has waited for all its work.
+func (mc *moduleCache) closeAll() error {
+	mc.mu.Lock()
+	defer mc.mu.Unlock()
+	var errs []error
+	for h, m := range mc.m {
+		errs = append(errs, m.mod.Close())
+		delete(mc.m, h)
 	}
 	return errors.Join(errs...)
 }

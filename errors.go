@@ -72,3 +72,29 @@ func (e *ArgumentError) Is(target error) bool { return target == ErrInvalidArgum
 func (e *ArgumentError) Unwrap() error { return e.Err }
 
 func closedErr(what string) error { return fmt.Errorf("%w: %s", ErrClosed, what) }
+
+// ErrCapturing is matched by the errors of calls a graph capture cannot
+// hold: a call that makes the host wait for a stream that is capturing
+// (Stream.Synchronize, SynchronizeContext or Query, Program.Synchronize, a host read of an
+// array the capture uses, Event.Synchronize or Query of an event recorded
+// in it), a launch with a Go slice argument on a capturing stream, a wait
+// across the capture's boundary, a stream-ordered allocation a device
+// cannot make inside a graph, a wait or copy across Programs that involves
+// a capture. Each error names the call and the capture,
+// and the capture it happened in fails: its Capture returns the error.
+var ErrCapturing = errors.New("qd: not allowed during a graph capture")
+
+// captureError is a refusal: the call, the capture's origin stream, and
+// why (with the backend's error, when the backend refused).
+type captureError struct {
+	call, origin, why string
+	err               error
+}
+
+func (e *captureError) Error() string {
+	return fmt.Sprintf("qd: %s during the capture on %s: %s", e.call, e.origin, e.why)
+}
+
+func (e *captureError) Is(target error) bool { return target == ErrCapturing }
+
+func (e *captureError) Unwrap() error { return e.err }

@@ -85,11 +85,11 @@ func scalarGroup(v any) int {
 // accepted, when the fast bind can read every one: scalars of their
 // parameter's exact Go type (not untyped constants converted) and
 // Ndarrays. The first such launch sets the signature for good.
-func (k *kernelCore) learnSig(args []any) {
-	if k.sig.Load() != nil {
+func (kc *kernelCore) learnSig(args []any) {
+	if kc.sig.Load() != nil {
 		return
 	}
-	params := k.plan.Kernel.Params
+	params := kc.plan.Kernel.Params
 	sig := &argSig{types: make([]unsafe.Pointer, len(args))}
 	for i := range args {
 		a := args[i]
@@ -120,38 +120,38 @@ func (k *kernelCore) learnSig(args []any) {
 		}
 		sig.types[i] = efaceOf(&args[i]).typ
 	}
-	k.sig.CompareAndSwap(nil, sig)
+	kc.sig.CompareAndSwap(nil, sig)
 }
 
 // bindFast binds args into c as bind would, when they have the types of
 // sig; it reports false, having pinned nothing, when they do not or an
 // array fails a check, for bind to redo the work and name what is wrong.
-func (k *kernelCore) bindFast(c *call, sig *argSig, args []any) bool {
+func (kc *kernelCore) bindFast(cl *call, sig *argSig, args []any) bool {
 	if !sig.matches(args) {
 		return false
 	}
 	n := len(args)
-	c.b.Scalars = resize(c.b.Scalars, n)
-	c.b.Arrays = resize(c.b.Arrays, n)
-	c.arrays = c.arrays[:0]
-	c.hosts = c.hosts[:0]
-	c.spans = c.spans[:0]
-	clear(c.b.Arrays)
-	sig.readScalars(args, c.b.Scalars)
+	cl.b.Scalars = resize(cl.b.Scalars, n)
+	cl.b.Arrays = resize(cl.b.Arrays, n)
+	cl.arrays = cl.arrays[:0]
+	cl.hosts = cl.hosts[:0]
+	cl.spans = cl.spans[:0]
+	clear(cl.b.Arrays)
+	sig.readScalars(args, cl.b.Scalars)
 	for _, sa := range sig.arrays {
 		h := (*ndHandle)(efaceOf(&args[sa.index]).data)
 		if h == nil || h.c == nil {
-			k.unbindFast(c)
+			kc.unbindFast(cl)
 			return false
 		}
 		core := h.c
-		if core.p != k.p || core.dims != sa.dims || !core.pin() {
-			k.unbindFast(c)
+		if core.p != kc.p || core.dims != sa.dims || !core.pin() {
+			kc.unbindFast(cl)
 			return false
 		}
-		c.b.Scalars[sa.index] = 0
-		c.b.Arrays[sa.index] = backend.ArrayArg{Buf: core.buf, Shape: core.shape}
-		c.arrays = append(c.arrays, core)
+		cl.b.Scalars[sa.index] = 0
+		cl.b.Arrays[sa.index] = backend.ArrayArg{Buf: core.buf, Shape: core.shape}
+		cl.arrays = append(cl.arrays, core)
 	}
 	return true
 }
@@ -191,10 +191,10 @@ func (sig *argSig) readScalars(args []any, bits []uint64) {
 }
 
 // unbindFast undoes a fast bind that declined: it unpins what it pinned.
-func (k *kernelCore) unbindFast(c *call) {
-	for i, a := range c.arrays {
+func (kc *kernelCore) unbindFast(cl *call) {
+	for i, a := range cl.arrays {
 		a.unpin()
-		c.arrays[i] = nil
+		cl.arrays[i] = nil
 	}
-	c.arrays = c.arrays[:0]
+	cl.arrays = cl.arrays[:0]
 }

@@ -212,3 +212,5 @@ func (c *hostCore) unpin() { c.st.pins.leave() }
 func (c *hostCore) track() *tracker { return &c.st.tracker }
 
 func (c *hostCore) owner() *capture { return nil }
+
+func (c *hostCore) noteUse(s *streamCore) { c.st.noteUse(s) }

@@ -2,13 +2,10 @@ package qd
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
 
-	"github.com/quadrants-go/qd/internal/backend"
-	"github.com/quadrants-go/qd/internal/ir"
 	"github.com/quadrants-go/qd/internal/lower"
 )
 
@@ -91,67 +88,19 @@ func (k *Kernel) core() (*kernelCore, error) {
 	return k.c, nil
 }
 
-func (c *kernelCore) leakClose() error {
-	if !c.closed.CompareAndSwap(false, true) {
+func (kc *kernelCore) leakClose() error {
+	if !kc.closed.CompareAndSwap(false, true) {
 		return nil
 	}
-	c.p.mu.Lock()
-	delete(c.p.kernels, c)
-	c.p.mu.Unlock()
+	kc.p.mu.Lock()
+	delete(kc.p.kernels, kc)
+	kc.p.mu.Unlock()
 	return nil
 }
 
-func (c *kernelCore) release() error {
-	c.closed.Store(true)
+func (kc *kernelCore) release() error {
+	kc.closed.Store(true)
 	return nil // Program.Close unloads every module
-}
-
-// cachedModule is a compiled module shared by the kernels of one Program
-// with the same IR hash.
-type cachedModule struct {
-	hash ir.Hash
-	mod  backend.Module
-}
-
-// moduleCache is the Program's compile cache, keyed by the IR hash, which
-// covers the kernel's structure, types and stream-parallel grouping. It is
-// the only module cache: backends compile and load on every Compile they
-// are asked for. Modules stay loaded until the Program closes (closeAll):
-// a module may be in use by enqueued work long after its last Kernel
-// handle is closed, and a Program compiles a bounded set of kernels.
-type moduleCache struct {
-	mu   sync.Mutex
-	m    map[ir.Hash]*cachedModule
-	opts backend.CompileOptions // the Program's (WithFastMath)
-}
-
-func (mc *moduleCache) init() { mc.m = make(map[ir.Hash]*cachedModule) }
-
-func (mc *moduleCache) get(dev backend.Device, plan *lower.Plan) (*cachedModule, error) {
-	mc.mu.Lock()
-	defer mc.mu.Unlock()
-	if m := mc.m[plan.Hash]; m != nil {
-		return m, nil
-	}
-	mod, err := dev.Compile(plan, mc.opts)
-	if err != nil {
-		return nil, fmt.Errorf("qd: compiling kernel %s: %w", plan.Kernel.Name, err)
-	}
-	m := &cachedModule{hash: plan.Hash, mod: mod}
-	mc.m[plan.Hash] = m
-	return m, nil
-}
-
-// closeAll unloads every module; the Program has waited for all its work.
-func (mc *moduleCache) closeAll() error {
-	mc.mu.Lock()
-	defer mc.mu.Unlock()
-	var errs []error
-	for h, m := range mc.m {
-		errs = append(errs, m.mod.Close())
-		delete(mc.m, h)
-	}
-	return errors.Join(errs...)
 }
 
 // Launch runs the kernel on the Program's default stream. See LaunchOn.

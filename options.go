@@ -1,40 +1,5 @@
 package qd
 
-import "fmt"
-
-// Arch is a backend architecture.
-type Arch int
-
-const (
-	// Auto picks CUDA when a device is present, else an AMD GPU, else the
-	// CPU.
-	Auto Arch = iota
-	// CPU runs kernels on the host's cores; always available.
-	CPU
-	// CUDA runs kernels on an NVIDIA GPU through the CUDA driver.
-	CUDA
-	// AMDGPU runs kernels on an AMD GPU through HIP (C source compiled by
-	// hiprtc). Its code is compiled and checked in CI for gfx90a, gfx942 and
-	// gfx1100, but it has never run on an AMD GPU (docs/amd.md). Without an
-	// AMD GPU, Init(WithArch(AMDGPU)) returns an error wrapping
-	// ErrUnsupported that says none was found.
-	AMDGPU
-)
-
-func (a Arch) String() string {
-	switch a {
-	case Auto:
-		return "auto"
-	case CPU:
-		return "cpu"
-	case CUDA:
-		return "cuda"
-	case AMDGPU:
-		return "amdgpu"
-	}
-	return fmt.Sprintf("Arch(%d)", int(a))
-}
-
 // InitOption configures Init.
 type InitOption func(*initConfig)
 

@@ -47,22 +47,22 @@ func (p *Program) peerOf(q *Program, what, obj string) error {
 // waitEventOf makes work enqueued later on s wait for e, an event of
 // Program q: s's own Program, or a Program of the same backend. The caller
 // holds s and keeps e alive.
-func (s *streamCore) waitEventOf(e backend.Event, q *Program) error {
-	if q == s.p {
-		return s.b.WaitEvent(e)
+func (sc *streamCore) waitEventOf(e backend.Event, q *Program) error {
+	if q == sc.p {
+		return sc.b.WaitEvent(e)
 	}
-	pd, ok := s.p.dev.(backend.Peer)
+	pd, ok := sc.p.dev.(backend.Peer)
 	if !ok {
-		return fmt.Errorf("qd: the %s backend cannot order a stream after another Program's work: %w", s.p.arch, ErrUnsupported)
+		return fmt.Errorf("qd: the %s backend cannot order a stream after another Program's work: %w", sc.p.arch, ErrUnsupported)
 	}
-	return pd.WaitPeerEvent(s.b, e)
+	return pd.WaitPeerEvent(sc.b, e)
 }
 
 // waitOn makes work enqueued later on s wait, without blocking the host,
 // for the work enqueued so far on o, a stream of s's Program or of a
 // Program of the same backend, through a pooled event of o's Program. The
 // caller holds s and, when o belongs to another Program, o.
-func (s *streamCore) waitOn(o *streamCore) error {
+func (sc *streamCore) waitOn(o *streamCore) error {
 	q := o.p
 	e, err := q.evpool.Get()
 	if err != nil {
@@ -72,7 +72,7 @@ func (s *streamCore) waitOn(o *streamCore) error {
 	if err := e.Record(o.b); err != nil {
 		return err
 	}
-	return s.waitEventOf(e, q)
+	return sc.waitEventOf(e, q)
 }
 
 // hostWaitFor blocks until the work enqueued so far on s is done, for a
@@ -82,29 +82,29 @@ func (s *streamCore) waitOn(o *streamCore) error {
 // waits for the stream's work from before the capture, or, when the
 // capture's work uses that memory, refuses call: the data is the graph's,
 // and exists only once it runs.
-func (s *streamCore) hostWaitFor(t *tracker, call string) error {
-	if !s.hold() {
-		<-s.gone
+func (sc *streamCore) hostWaitFor(t *tracker, call string) error {
+	if !sc.hold() {
+		<-sc.gone
 		return nil
 	}
-	defer s.inflight.leave()
-	s.gate.RLock()
-	if c := s.cap.Load(); c != nil {
-		defer s.gate.RUnlock()
+	defer sc.inflight.leave()
+	sc.gate.RLock()
+	if c := sc.cap.Load(); c != nil {
+		defer sc.gate.RUnlock()
 		if call != "" && t != nil && c.usedTracker(t) {
 			return c.refuse(call, "the array is used by the capture's work, which runs only when the graph is launched; access it after Capture returns")
 		}
-		return syncPre(c, s)
+		return syncPre(c, sc)
 	}
-	q := s.p
+	q := sc.p
 	e, err := q.evpool.Get()
 	if err != nil {
-		s.gate.RUnlock()
+		sc.gate.RUnlock()
 		return err
 	}
 	defer q.evpool.Put(e)
-	err = e.Record(s.b)
-	s.gate.RUnlock()
+	err = e.Record(sc.b)
+	sc.gate.RUnlock()
 	if err != nil {
 		return err
 	}
@@ -130,8 +130,8 @@ func refuseAcross(s *streamCore, other *capture, what string) error {
 
 // waitPeerEvent is Stream.WaitEvent with an event of another Program; the
 // caller holds s's Program.
-func (s *streamCore) waitPeerEvent(e *eventCore) error {
-	if err := s.p.peerOf(e.p, "WaitEvent", "the event"); err != nil {
+func (sc *streamCore) waitPeerEvent(e *eventCore) error {
+	if err := sc.p.peerOf(e.p, "WaitEvent", "the event"); err != nil {
 		return err
 	}
 	if !e.hold() {
@@ -141,34 +141,34 @@ func (s *streamCore) waitPeerEvent(e *eventCore) error {
 	e.mu.Lock()
 	other := e.mark.capture()
 	e.mu.Unlock()
-	if err := refuseAcross(s, other, "Stream.WaitEvent"); err != nil {
+	if err := refuseAcross(sc, other, "Stream.WaitEvent"); err != nil {
 		return err
 	}
-	if !s.hold() {
+	if !sc.hold() {
 		return closedErr("stream")
 	}
-	defer s.inflight.leave()
-	return s.waitEventOf(e.b, e.p)
+	defer sc.inflight.leave()
+	return sc.waitEventOf(e.b, e.p)
 }
 
 // waitPeerStream is Stream.WaitStream with a stream of another Program;
 // the caller holds s's Program.
-func (s *streamCore) waitPeerStream(o *streamCore) error {
-	if err := s.p.peerOf(o.p, "WaitStream", "the stream waited for"); err != nil {
+func (sc *streamCore) waitPeerStream(o *streamCore) error {
+	if err := sc.p.peerOf(o.p, "WaitStream", "the stream waited for"); err != nil {
 		return err
 	}
 	if !o.hold() {
 		return fmt.Errorf("qd: WaitStream: %w", closedErr("stream waited for"))
 	}
 	defer o.inflight.leave()
-	if err := refuseAcross(s, o.capturing(), "Stream.WaitStream"); err != nil {
+	if err := refuseAcross(sc, o.capturing(), "Stream.WaitStream"); err != nil {
 		return err
 	}
-	if !s.hold() {
+	if !sc.hold() {
 		return closedErr("stream")
 	}
-	defer s.inflight.leave()
-	return s.waitOn(o)
+	defer sc.inflight.leave()
+	return sc.waitOn(o)
 }
 
 // copyBetween is CopyFromOn between arrays of two Programs of one backend

@@ -34,14 +34,14 @@ type launchMemo struct {
 // relaunchable reports whether a launch may use or make the memo: no
 // context, no capture or trace anywhere in the Program, one group, and not
 // the built-in fill kernel (whose launch marks its array filled).
-func (k *kernelCore) relaunchable(ctx context.Context) bool {
-	p := k.p
-	return ctx == nil && k.plan.Groups <= 1 && !k.fills && p.ncap.Load() == 0 && p.tracer.Load() == nil
+func (kc *kernelCore) relaunchable(ctx context.Context) bool {
+	p := kc.p
+	return ctx == nil && kc.plan.Groups <= 1 && !kc.fills && p.ncap.Load() == 0 && p.tracer.Load() == nil
 }
 
 // relaunch enqueues mm's launch on s if args are the arguments it was
 // packed for. ok false means it did nothing and mm is unchanged.
-func (k *kernelCore) relaunch(mm *launchMemo, sig *argSig, s *streamCore, args []any) (ok bool, err error) {
+func (kc *kernelCore) relaunch(mm *launchMemo, sig *argSig, s *streamCore, args []any) (ok bool, err error) {
 	if !sig.matches(args) {
 		return false, nil
 	}
@@ -74,9 +74,9 @@ func (k *kernelCore) relaunch(mm *launchMemo, sig *argSig, s *streamCore, args [
 			return false, nil
 		}
 	}
-	for i := range k.plan.Tasks {
+	for i := range kc.plan.Tasks {
 		if err = mm.l.Run(i, s.b); err != nil {
-			err = fmt.Errorf("qd: kernel %s: %w", k.name, err)
+			err = fmt.Errorf("qd: kernel %s: %w", kc.name, err)
 			break
 		}
 	}
@@ -92,14 +92,14 @@ func (k *kernelCore) relaunch(mm *launchMemo, sig *argSig, s *streamCore, args [
 // the kernel's memo, in mm (the memo this launch took, or nil: then a new
 // one, the kernel's first). It reports whether it kept l, which the caller
 // then does not End; mm's earlier launch is ended on s.
-func (k *kernelCore) remember(mm *launchMemo, l backend.Launch, c *call, sig *argSig, s *streamCore) (*launchMemo, bool) {
+func (kc *kernelCore) remember(mm *launchMemo, l backend.Launch, cl *call, sig *argSig, s *streamCore) (*launchMemo, bool) {
 	r, ok := l.(backend.Reusable)
 	if !ok || !r.Reusable() {
 		return mm, false
 	}
 	n := len(sig.types)
 	if mm == nil {
-		if !k.memoMade.CompareAndSwap(false, true) {
+		if !kc.memoMade.CompareAndSwap(false, true) {
 			return nil, false // another launch holds the kernel's memo
 		}
 		mm = &launchMemo{bits: make([]uint64, n), cores: make([]*ndCore, n), scratch: make([]uint64, n)}
@@ -107,13 +107,13 @@ func (k *kernelCore) remember(mm *launchMemo, l backend.Launch, c *call, sig *ar
 		mm.l.End(s.b) // a reusable launch holds nothing: End cannot fail
 	}
 	mm.l = l
-	copy(mm.bits, c.b.Scalars[:n])
+	copy(mm.bits, cl.b.Scalars[:n])
 	clear(mm.cores)
 	for j, sa := range sig.arrays {
-		mm.cores[sa.index] = c.arrays[j]
+		mm.cores[sa.index] = cl.arrays[j]
 	}
 	return mm, true
 }
 
 // keep gives the memo back to the kernel.
-func (k *kernelCore) keep(mm *launchMemo) { k.memo.Store(mm) }
+func (kc *kernelCore) keep(mm *launchMemo) { kc.memo.Store(mm) }

@@ -181,13 +181,13 @@ func (s *Stream) SynchronizeContext(ctx context.Context) error {
 // waits for the work enqueued so far; work other goroutines enqueue
 // meanwhile takes another round. The caller must not hold s's Program: a
 // round's goroutine holds it (untilDone).
-func (s *streamCore) synchronizeContext(ctx context.Context, call string) error {
+func (sc *streamCore) synchronizeContext(ctx context.Context, call string) error {
 	for {
-		done, err := s.syncIfIdle(call)
+		done, err := sc.syncIfIdle(call)
 		if err != nil || done {
 			return err
 		}
-		if err := untilDone(ctx, s.p, func() error { return s.hostWaitFor(nil, "") }); err != nil {
+		if err := untilDone(ctx, sc.p, func() error { return sc.hostWaitFor(nil, "") }); err != nil {
 			return err
 		}
 	}
@@ -196,21 +196,21 @@ func (s *streamCore) synchronizeContext(ctx context.Context, call string) error 
 // syncIfIdle reports whether s has no work left and, if so, returns the
 // errors its work reported (Synchronize, which then does not block). A
 // closed stream is done: its Close waits for its work.
-func (s *streamCore) syncIfIdle(call string) (bool, error) {
-	if err := s.p.enter(); err != nil {
+func (sc *streamCore) syncIfIdle(call string) (bool, error) {
+	if err := sc.p.enter(); err != nil {
 		return false, err
 	}
-	defer s.p.exit()
-	if !s.hold() {
+	defer sc.p.exit()
+	if !sc.hold() {
 		return false, closedErr("stream")
 	}
-	defer s.inflight.leave()
-	if c := s.capturing(); c != nil {
+	defer sc.inflight.leave()
+	if c := sc.capturing(); c != nil {
 		return false, c.refuse(call, capturedWork)
 	}
-	done, err := s.b.Query()
+	done, err := sc.b.Query()
 	if err == nil && done {
-		err = s.b.Synchronize()
+		err = sc.b.Synchronize()
 	}
 	return done, err
 }
@@ -352,22 +352,22 @@ func (p *Program) closeStream(c *streamCore) error {
 // release is Program.Close's path: the Program is already synchronized.
 // Operations of other Programs may hold the stream (an event recorded on
 // it, a zero fill); it waits for them.
-func (c *streamCore) release() error {
-	if !c.closed.CompareAndSwap(false, true) {
+func (sc *streamCore) release() error {
+	if !sc.closed.CompareAndSwap(false, true) {
 		return nil
 	}
-	c.inflight.wait()
-	err := c.destroy()
-	close(c.gone)
+	sc.inflight.wait()
+	err := sc.destroy()
+	close(sc.gone)
 	return err
 }
 
-func (c *streamCore) destroy() error {
-	if c.kind == streamWrapped {
+func (sc *streamCore) destroy() error {
+	if sc.kind == streamWrapped {
 		// Not ours to destroy; wait for what we enqueued on it.
-		return c.b.Synchronize()
+		return sc.b.Synchronize()
 	}
-	return c.b.Close()
+	return sc.b.Close()
 }
 
 // closeObject is the Close of a Stream, Event, Ndarray or Kernel, and the
@@ -386,6 +386,19 @@ func (p *Program) closeObject(c interface{ leakClose() error }) error {
 // without Close.
 func (p *Program) releaseLeaked(c interface{ leakClose() error }) { _ = p.closeObject(c) }
 
-func (c *streamCore) leakClose() error { return c.p.closeStream(c) }
+func (sc *streamCore) leakClose() error { return sc.p.closeStream(sc) }
 
 var errNilEvent = errors.New("qd: nil event")
+
+// hold keeps the stream from being destroyed while work is enqueued on it
+// (its Close waits for inflight); it fails if the stream is closed. Pair
+// with inflight.leave. It counts first, then checks, as Close marks first,
+// then waits: one of the two sees the other.
+func (sc *streamCore) hold() bool {
+	sc.inflight.enter()
+	if sc.closed.Load() {
+		sc.inflight.leave()
+		return false
+	}
+	return true
+}

@@ -183,20 +183,20 @@ func (t *tracker) orderAfterUses(on *streamCore) error {
 // orderAfter makes on wait for the work enqueued so far on s (waitOn),
 // or, when s captures and on is outside its capture, for s's work from
 // before the capture. The caller holds both streams.
-func (on *streamCore) orderAfter(s *streamCore) error {
+func (sc *streamCore) orderAfter(s *streamCore) error {
 	s.gate.RLock()
 	defer s.gate.RUnlock()
 	c := s.cap.Load()
-	if c != nil && on.cap.Load() != c {
+	if c != nil && sc.cap.Load() != c {
 		if pre := c.preOf(s); pre != nil {
-			return on.waitEventOf(pre, s.p)
+			return sc.waitEventOf(pre, s.p)
 		}
 		return nil
 	}
-	if c != nil || on.capturing() != nil {
-		if err := on.p.admitWait(on, s.mark(), "Ndarray.Close"); err != nil {
+	if c != nil || sc.capturing() != nil {
+		if err := sc.p.admitWait(sc, s.mark(), "Ndarray.Close"); err != nil {
 			return err
 		}
 	}
-	return failed(on.capturing(), on.waitOn(s))
+	return failed(sc.capturing(), sc.waitOn(s))
 }

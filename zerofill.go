@@ -229,21 +229,21 @@ func (z *zeroFill) release(p *Program) {
 
 // zeroArrays orders a launch on s after the zero fill of its array
 // arguments. The fill kernel overwrites its array (unless a view).
-func (k *kernelCore) zeroArrays(c *call, s *streamCore) error {
-	for i, a := range c.arrays {
+func (kc *kernelCore) zeroArrays(cl *call, s *streamCore) error {
+	for i, a := range cl.arrays {
 		if a.st.zero.state.Load() == zeroDone {
 			continue
 		}
-		if err := a.st.zeroed(s, k.fills && i == 0 && !a.view); err != nil {
-			return fmt.Errorf("qd: kernel %s: %w", k.name, err)
+		if err := a.st.zeroed(s, kc.fills && i == 0 && !a.view); err != nil {
+			return fmt.Errorf("qd: kernel %s: %w", kc.name, err)
 		}
 	}
 	return nil
 }
 
 // zeroAfterLaunch is zeroAfter for the fill kernel's array.
-func (k *kernelCore) zeroAfterLaunch(c *call, err error) {
-	if err == nil && k.fills && len(c.arrays) > 0 && !c.arrays[0].view {
-		c.arrays[0].st.overwritten()
+func (kc *kernelCore) zeroAfterLaunch(cl *call, err error) {
+	if err == nil && kc.fills && len(cl.arrays) > 0 && !cl.arrays[0].view {
+		cl.arrays[0].st.overwritten()
 	}
 }

@@ -1,7 +1,6 @@
 package qd
 
 import (
-	"errors"
 	"fmt"
 	"sync"
 
@@ -16,143 +15,6 @@ import (
 // work is enqueued; it is ordered on the stream it is given, and tracked
 // like a launch: a later host read or Close of an array waits for exactly
 // the streams whose work used it (SPEC §4).
-
-// NewNdarrayOn makes a zero-filled array of the given shape (1 to 3
-// dimensions, each ≥ 0) in the order of s: its memory comes from the
-// device's memory pool, usable by the work enqueued on s from now on (other
-// streams must be ordered after s to use it). Its Close frees the memory
-// in stream order, after every stream that used it, without blocking the
-// host; freed memory is kept for reuse on the same stream, so allocating
-// and freeing in a loop costs no driver call. On the CPU it is NewNdarray.
-//
-// The array reads as zeros until written. On a GPU the zero fill is
-// enqueued by the array's first use, on that use's stream, and left out
-// when that use writes every element (CopyFromHostOn, CopyFromOn or FillOn
-// of the whole array) or the array is closed unused: a fill costs the host
-// more than the allocation. In a graph capture the array is memory of the
-// graph, zeroed on s by every replay (Stream.Capture).
-func NewNdarrayOn[T Elem](s *Stream, shape ...int) (*Ndarray[T], error) {
-	if err := s.use(); err != nil {
-		return nil, err
-	}
-	p := s.c.p
-	defer p.exit()
-	c, err := newCore[T](p, "NewNdarrayOn", shape)
-	if err != nil {
-		return nil, err
-	}
-	if !s.c.hold() {
-		return nil, closedErr("stream")
-	}
-	defer s.c.inflight.leave()
-	cp := s.c.capturing()
-	bytes := max(c.n*c.elem.Size(), 1)
-	buf, err := p.dev.AllocOn(s.c.b, bytes)
-	if err != nil {
-		return nil, failed(cp, cp.refuseErr("NewNdarrayOn", fmt.Errorf("qd: NewNdarrayOn%v: %w", shape, err)))
-	}
-	c.buf, c.st = buf, &storage{owner: p, buf: buf, home: s.c, cap: cp}
-	// Memory born zeroed (the CPU's) needs no fill, unless a graph
-	// replays the allocation.
-	if _, host := buf.(backend.HostPointer); (!host || cp != nil) && c.n > 0 {
-		z, ok := buf.(backend.Zeroer)
-		if !ok {
-			buf.FreeOn(s.c.b)
-			return nil, failed(cp, fmt.Errorf("qd: NewNdarrayOn: the %s backend cannot zero memory on a stream: %w", p.arch, ErrUnsupported))
-		}
-		if cp == nil {
-			// The fill waits for the first use (zerofill.go).
-			c.st.zero.state.Store(zeroPending)
-		} else if err := z.Zero(s.c.b); err != nil {
-			// In a capture the fill is part of the graph, at once.
-			buf.FreeOn(s.c.b)
-			return nil, failed(cp, fmt.Errorf("qd: NewNdarrayOn%v: zeroing the array: %w", shape, err))
-		}
-	}
-	c.st.noteUse(s.c)
-	if cp != nil {
-		cp.own(c, shape)
-		s.c.did()
-	}
-	return newArray[T](c), nil
-}
-
-// hold keeps the stream from being destroyed while work is enqueued on it
-// (its Close waits for inflight); it fails if the stream is closed. Pair
-// with inflight.leave. It counts first, then checks, as Close marks first,
-// then waits: one of the two sees the other.
-func (c *streamCore) hold() bool {
-	c.inflight.enter()
-	if c.closed.Load() {
-		c.inflight.leave()
-		return false
-	}
-	return true
-}
-
-// freeInOrder frees pooled memory on its allocation stream after every
-// stream that used it, without blocking the host. When that stream is
-// closed, or captures a graph the memory does not belong to, the default
-// stream frees it instead, and if that one is closed or capturing too,
-// the host waits for the uses and frees it. Memory a capture allocated is
-// freed in the capture, on its allocation stream.
-func (p *Program) freeInOrder(st *storage) error {
-	on := st.home
-	if on != nil && st.cap == nil && on.capturing() != nil {
-		on = nil
-	}
-	if on == nil || !on.hold() {
-		on = p.def.c
-		if on.capturing() != nil || !on.hold() {
-			err := st.waitUses()
-			st.zero.release(p)
-			return errors.Join(err, st.buf.Close())
-		}
-	}
-	defer on.inflight.leave()
-	cp := on.capturing()
-	if err := st.orderAfterUses(on); err != nil {
-		return failed(cp, err)
-	}
-	err := failed(cp, st.buf.FreeOn(on.b))
-	st.zero.release(p)
-	on.did()
-	return err
-}
-
-// Rows is a view of rows [lo, hi) of the first dimension: an Ndarray
-// sharing this one's memory and use tracking. A view is a kernel argument
-// and a copy endpoint like any array, so a pipeline can work on chunks of
-// one array without extra buffers. Closing the parent waits for the work on
-// its views (and frees the memory); a view of a closed parent is closed;
-// closing a view frees nothing.
-func (a *Ndarray[T]) Rows(lo, hi int) (*Ndarray[T], error) {
-	if err := a.use(); err != nil {
-		return nil, err
-	}
-	defer a.c.p.exit()
-	c := a.c
-	off, shape, n, err := rowsOf(c.shape, c.dims, lo, hi, "Ndarray")
-	if err != nil {
-		return nil, err
-	}
-	size := c.elem.Size()
-	buf, err := c.buf.View(off*size, n*size)
-	if err != nil {
-		return nil, fmt.Errorf("qd: Ndarray.Rows(%d, %d): %w", lo, hi, err)
-	}
-	v := &ndCore{p: c.p, st: c.st, buf: buf, elem: c.elem, shape: shape, dims: c.dims, n: n, view: true}
-	return &Ndarray[T]{c: v, parent: a.root()}, nil
-}
-
-// root is the array that owns a's memory: a itself, or the parent of a
-// view.
-func (a *Ndarray[T]) root() *Ndarray[T] {
-	if a.parent != nil {
-		return a.parent
-	}
-	return a
-}
 
 // pinned is an array a stream operation uses: pinned while the operation
 // is enqueued, noted as used by its stream after.
@@ -170,8 +32,6 @@ type operand struct {
 	core   pinned
 	handle any
 }
-
-func (c *hostCore) noteUse(s *streamCore) { c.st.noteUse(s) }
 
 // enqueueOn runs enqueue on s with the arrays pinned, then notes that s
 // used them. The caller holds the Program's lifetime lock and has checked
