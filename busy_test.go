@@ -22,7 +22,7 @@ func parkedIn(buf []byte, fn string) bool {
 			continue
 		}
 		header, _, _ := strings.Cut(string(g), "\n")
-		for _, state := range []string{"[sync.Cond.Wait", "[chan receive", "[select", "[semacquire", "[sync.Mutex.Lock"} {
+		for _, state := range []string{"[sync.Cond.Wait", "[chan receive", "[select", "[semacquire", "[sync.Mutex.Lock", "[sync.RWMutex.Lock", "[sync.RWMutex.RLock"} {
 			if strings.Contains(header, state) {
 				return true
 			}

@@ -54,9 +54,13 @@ type capture struct {
 	spans    graphSpans   // traced tasks (trace.go)
 	traceMu  sync.Mutex   // orders a traced task's End with its note in spans
 	refused  error        // the first refusal: the capture fails with it
+	ending   bool         // end has begun: no stream joins any more
 	ended    bool
 	retired  []backend.Event // pooled events recorded in the capture (putEvent)
 	released bool            // release has run: events go straight back
+	// preRefs counts the pre events lent out by retainPre: release leaves
+	// them to the last unretainPre.
+	preRefs int
 }
 
 // member is a stream of a capture.
@@ -216,39 +220,20 @@ func (sc *streamCore) did() {
 	}
 }
 
-// admitWait is the capture side of s waiting for an event that carries m
-// (nil: recorded outside every capture): s joins m's capture, or learns
-// how much work of the capture it is now ordered after, or the wait is
-// refused because it would cross a capture's boundary. call names the
-// user's call for messages.
-func (p *Program) admitWait(s *streamCore, m *capMark, call string) error {
-	cs := s.capturing()
-	switch {
-	case m == nil && cs == nil:
-		return nil
-	case m == nil:
-		return cs.refuse(call, fmt.Sprintf("%s would wait for work outside the capture; a graph can only wait for its own work: order the streams before Capture, or record the event inside it", s.describe()))
-	case m.c.isEnded():
-		return fmt.Errorf("%w: %s: the event was last recorded inside a capture that has ended (on %s): it marks a point of a graph, not of a stream; record it again", ErrCapturing, call, m.c.origin.describe())
-	case cs == nil:
-		return m.c.join(s, m.clock, call)
-	case cs == m.c:
-		m.c.merge(s, m.clock)
-		return nil
-	}
-	cs.refuse(call, fmt.Sprintf("%s would wait for an event recorded in another capture (on %s)", s.describe(), m.c.origin.describe()))
-	return m.c.refuse(call, fmt.Sprintf("%s, which captures on %s, would wait for an event of this capture", s.describe(), cs.origin.describe()))
-}
-
-// join adds s to the capture, ordered after clock. It records s's pre
-// event first, while s is outside the capture.
-func (cp *capture) join(s *streamCore, clock map[*streamCore]uint64, call string) error {
+// join adds s to the capture, ordered after clock, and enqueues wait (the
+// backend's wait that makes its stream join the capture) with s's gate held
+// exclusively, so that qd's record of s and the backend's stream change
+// together. It records s's pre event first, while s is outside the capture.
+func (cp *capture) join(s *streamCore, clock map[*streamCore]uint64, call string, wait func() error) error {
 	s.gate.Lock()
 	defer s.gate.Unlock()
+	if s.closed.Load() {
+		return closedErr("stream")
+	}
 	if cur := s.cap.Load(); cur != nil { // another goroutine was first
 		if cur == cp {
 			cp.merge(s, clock)
-			return nil
+			return failed(cp, wait())
 		}
 		return cp.refuse(call, fmt.Sprintf("%s is capturing on %s", s.describe(), cur.origin.describe()))
 	}
@@ -261,19 +246,20 @@ func (cp *capture) join(s *streamCore, clock map[*streamCore]uint64, call string
 		return failed(cp, err)
 	}
 	cp.mu.Lock()
-	if cp.ended {
+	if cp.ended || cp.ending {
 		cp.mu.Unlock()
 		cp.p.evpool.Put(pre)
 		return fmt.Errorf("%w: %s: the capture on %s has ended", ErrCapturing, call, cp.origin.describe())
 	}
-	cp.members[s] = &member{seen: maps.Clone(clock), pre: pre}
-	if cp.members[s].seen == nil {
-		cp.members[s].seen = map[*streamCore]uint64{}
+	seen := maps.Clone(clock)
+	if seen == nil {
+		seen = map[*streamCore]uint64{}
 	}
+	cp.members[s] = &member{seen: seen, pre: pre}
 	cp.order = append(cp.order, s)
 	cp.mu.Unlock()
 	s.cap.Store(cp)
-	return nil
+	return failed(cp, wait())
 }
 
 // merge orders member s after clock.
@@ -372,6 +358,39 @@ func (cp *capture) preOf(s *streamCore) backend.Event {
 	return nil
 }
 
+// retainPre lends member s's pre event (its work from before it joined)
+// to a caller that waits for it after letting go of s's gate: the event
+// stays out of the pool, where another capture could record it, until
+// unretainPre. The caller holds s's gate; s is a member.
+func (cp *capture) retainPre(s *streamCore) backend.Event {
+	cp.mu.Lock()
+	defer cp.mu.Unlock()
+	cp.preRefs++
+	return cp.members[s].pre
+}
+
+// unretainPre ends a retainPre; the last one after release gives the pre
+// events back.
+func (cp *capture) unretainPre() {
+	cp.mu.Lock()
+	defer cp.mu.Unlock()
+	cp.preRefs--
+	if cp.preRefs == 0 && cp.released {
+		cp.putPresLocked()
+	}
+}
+
+// putPresLocked gives the members' pre events back to the pool; the
+// caller holds mu.
+func (cp *capture) putPresLocked() {
+	for _, s := range cp.order {
+		if m := cp.members[s]; m.pre != nil {
+			cp.p.evpool.Put(m.pre)
+			m.pre = nil
+		}
+	}
+}
+
 // beginCapture starts a capture on s.
 func (p *Program) beginCapture(s *streamCore, call string) (*capture, error) {
 	if err := p.enter(); err != nil {
@@ -388,6 +407,9 @@ func (p *Program) beginCapture(s *streamCore, call string) (*capture, error) {
 	defer s.inflight.leave()
 	s.gate.Lock()
 	defer s.gate.Unlock()
+	if s.closed.Load() {
+		return nil, fmt.Errorf("qd: %s: %w", call, closedErr("stream"))
+	}
 	if cur := s.cap.Load(); cur != nil {
 		return nil, cur.refuse(call, s.describe()+" is already capturing")
 	}
@@ -437,6 +459,11 @@ func (cp *capture) run(call string, fn func() error) (bg backend.Graph, parts gr
 // wrong), then the capture's streams leave it. It fails with ferr (fn's
 // error), the capture's first refusal, the streams not joined back, and
 // the arrays allocated in it and not closed in it.
+//
+// The backend ends the capture with the gate of every stream of the
+// capture held exclusively (gate.go): an operation enqueueing on one of
+// them finishes first, inside the capture, and one that comes later finds
+// the stream out of it. No stream joins once end has begun.
 func (cp *capture) end(call string, ferr error) (backend.Graph, graphParts, error) {
 	p := cp.p
 	if err := p.enter(); err != nil {
@@ -444,10 +471,17 @@ func (cp *capture) end(call string, ferr error) (backend.Graph, graphParts, erro
 	}
 	defer p.exit()
 	cp.mu.Lock()
-	if cp.ended {
+	if cp.ended || cp.ending {
 		cp.mu.Unlock()
 		return nil, graphParts{}, fmt.Errorf("qd: %s: the capture has already ended", call)
 	}
+	cp.ending = true
+	members := slices.Clone(cp.order)
+	cp.mu.Unlock()
+	for _, s := range members {
+		s.gate.Lock()
+	}
+	cp.mu.Lock()
 	cp.ended = true
 	var errs []error
 	if ferr != nil {
@@ -469,6 +503,10 @@ func (cp *capture) end(call string, ferr error) (backend.Graph, graphParts, erro
 	parts := graphParts{held: cp.held, name: spanName(cp.kernels), spans: cp.spans}
 	cp.mu.Unlock()
 	bg, berr := cp.bc.EndCapture(cp.origin.b)
+	for _, s := range members {
+		s.cap.CompareAndSwap(cp, nil)
+		s.gate.Unlock()
+	}
 	cp.release()
 	if berr != nil && len(errs) == 0 {
 		errs = append(errs, berr)
@@ -490,7 +528,7 @@ func (cp *capture) abort() error {
 		cp.mu.Unlock()
 		return nil
 	}
-	cp.ended = true
+	cp.ending, cp.ended = true, true
 	cp.mu.Unlock()
 	bg, err := cp.bc.EndCapture(cp.origin.b)
 	if bg != nil {
@@ -515,8 +553,8 @@ func (cp *capture) release() {
 	}
 	cp.mu.Lock()
 	defer cp.mu.Unlock()
-	for _, s := range cp.order {
-		p.evpool.Put(cp.members[s].pre)
+	if cp.preRefs == 0 {
+		cp.putPresLocked()
 	}
 	for _, e := range cp.retired {
 		p.evpool.Put(e)

@@ -47,11 +47,21 @@ func (p *Program) enqueueOn(s *Stream, what string, arrays []operand, enqueue fu
 // enqueueHeld is enqueueOn once s is checked: s may belong to another
 // Program than the caller's (copyBetween).
 func enqueueHeld(s *streamCore, what string, arrays []operand, enqueue func(backend.Stream) error, zs ...zeroUse) error {
-	if !s.hold() {
+	return enqueueGated(s, what, false, arrays, enqueue, zs...)
+}
+
+// enqueueGated is enqueueHeld, holding s's gate from reading its capture
+// state to the enqueue (gate.go). across says the operation involves
+// another Program, which a capture cannot hold.
+func enqueueGated(s *streamCore, what string, across bool, arrays []operand, enqueue func(backend.Stream) error, zs ...zeroUse) error {
+	cp, ok := s.enter()
+	if !ok {
 		return closedErr("stream")
 	}
-	defer s.inflight.leave()
-	cp := s.capturing()
+	defer s.exit()
+	if across && cp != nil {
+		return cp.refuse(what, "it involves another Program, and graphs do not span Programs yet")
+	}
 	for i, a := range arrays {
 		if err := capturedOperand(a.core, cp, what); err != nil {
 			for _, b := range arrays[:i] {

@@ -119,9 +119,15 @@ func (e *Event) Record(s *Stream) error {
 	}
 	e.c.mu.Lock()
 	defer e.c.mu.Unlock()
+	// The mark and the record are one step under s's gate (gate.go).
+	cp, ok := s.c.enter()
+	if !ok {
+		return closedErr("stream")
+	}
+	defer s.c.exit()
 	m := s.c.mark()
 	if err := e.c.b.Record(s.c.b); err != nil {
-		return failed(s.c.capturing(), err)
+		return failed(cp, err)
 	}
 	e.c.recorded, e.c.mark = true, m
 	return nil

@@ -165,13 +165,15 @@ func (g *Graph) LaunchOn(s *Stream) error {
 	if c.p != p {
 		return fmt.Errorf("%w: Graph.LaunchOn: the graph belongs to another Program", ErrForeign)
 	}
-	if cp := s.c.capturing(); cp != nil {
-		return cp.refuse("Graph.LaunchOn", "a graph cannot be launched inside a capture")
-	}
-	if !s.c.hold() {
+	// The capture check and the launch are one step under s's gate.
+	cp, ok := s.c.enter()
+	if !ok {
 		return closedErr("stream")
 	}
-	defer s.c.inflight.leave()
+	defer s.c.exit()
+	if cp != nil {
+		return cp.refuse("Graph.LaunchOn", "a graph cannot be launched inside a capture")
+	}
 	c.inflight.enter()
 	defer c.inflight.leave()
 	if c.closed.Load() {

@@ -53,7 +53,7 @@ func (kc *kernelCore) launchWithHostSlices(cl *call, s *streamCore, lt launchTra
 			}
 		}
 	}
-	errs = append(errs, kc.enqueue(cl, s, lt))
+	errs = append(errs, kc.enqueue(cl, s, nil, lt))
 	if !direct {
 		for _, h := range cl.hosts {
 			if h.bytes > 0 {

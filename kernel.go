@@ -1,7 +1,6 @@
 package qd
 
 import (
-	"context"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -31,9 +30,8 @@ type kernelCore struct {
 	// a launch taught them.
 	sig atomic.Pointer[argSig]
 	// memo is the launch a launch with the same arguments enqueues again
-	// (relaunch.go); memoMade says the kernel made its one memo.
-	memo     atomic.Pointer[launchMemo]
-	memoMade atomic.Bool
+	// (relaunch.go).
+	memo memoSlot
 	// written marks the parameters the kernel writes, for the alias
 	// check of slice arguments (alias.go).
 	written []bool
@@ -101,72 +99,4 @@ func (kc *kernelCore) leakClose() error {
 func (kc *kernelCore) release() error {
 	kc.closed.Store(true)
 	return nil // Program.Close unloads every module
-}
-
-// Launch runs the kernel on the Program's default stream. See LaunchOn.
-func (k *Kernel) Launch(args ...any) error {
-	return k.launch(nil, onDefault, args)
-}
-
-// onDefault stands for the Program's default stream in launch.
-var onDefault = new(Stream)
-
-// LaunchOn enqueues the kernel on stream s with the given arguments, one per
-// parameter: for a scalar parameter a value of its exact Go type (an int32
-// for an int parameter is refused, as in a Go call), or an untyped constant
-// such as 2 or 0.5, which Go passes as an int or a float64 and LaunchOn
-// converts as a Go call of the kernel would, so it must fit (2 for a
-// float32, but not 1<<40 for an int32 nor 2.5 for an int); for an array
-// parameter a *Ndarray of its element type and number of dimensions, or a
-// Go slice of the parameter's type ([]T, [][]T, [][][]T; rectangular). Ndarray launches
-// return without waiting for the kernel. Slices are copied to the device
-// before the kernel and back after it, in the order of s, and LaunchOn then
-// waits for the copy back, so the slices hold the results when it returns.
-// Slices of one launch (and the rows of one multi-dimensional slice) must
-// not overlap in memory when the kernel writes either of them: the copies
-// would lose writes that natively show through both. Such a launch fails
-// with an *ArgumentError naming both; slices the kernel only reads may
-// overlap.
-//
-// Errors in arguments are *ArgumentError values naming the kernel and the
-// parameter. Errors raised while the kernel runs (an index out of range on
-// the CPU) are reported once, whichever stream-parallel group raised them:
-// by the next Synchronize of s, by Program.Synchronize, or by this call when it
-// waits for slices. Streams that wait for s (WaitStream, WaitEvent) are
-// ordered after the failed work but do not report its error.
-func (k *Kernel) LaunchOn(s *Stream, args ...any) error {
-	return k.launch(nil, s, args)
-}
-
-// LaunchContext is LaunchOn with a context that can stop the launch. When
-// ctx is already done, nothing is enqueued and the error wraps ctx's
-// (errors.Is(err, context.Canceled), or DeadlineExceeded).
-//
-// On the CPU, once ctx is done the launch's work stops: tasks not started
-// are skipped, and a running task ends at its next check (every iteration
-// of a loop in the kernel, and every 65,536 iterations of a parallel
-// range), leaving its arrays partly written. The launch then fails like a
-// kernel that raised an error: the next Synchronize of s (or this call,
-// when it waits for slices) returns an error naming the kernel and
-// wrapping context.Cause(ctx) (ctx.Err() unless a cause was given). Later
-// work on s runs as usual.
-//
-// On a GPU the context is checked only before the launch is enqueued: a
-// GPU kernel, once enqueued, runs to its end, and nothing short of ending
-// the process stops it. Give kernels that may run long a bound: a maximum
-// iteration count, or a flag array that their loops read with an atomic
-// (qd.AtomicAdd(&stop[0], 0)) and that a one-line kernel launched on
-// another stream sets. Stream.SynchronizeContext stops waiting for such work.
-func (k *Kernel) LaunchContext(ctx context.Context, s *Stream, args ...any) error {
-	c, err := k.core()
-	if err != nil {
-		return err
-	}
-	if ctx == nil {
-		return fmt.Errorf("%w: kernel %s: nil context", ErrInvalidArgument, c.name)
-	}
-	if ctx.Err() != nil {
-		return fmt.Errorf("qd: kernel %s: not launched: %w", c.name, context.Cause(ctx))
-	}
-	return k.launch(ctx, s, args)
 }

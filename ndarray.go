@@ -322,6 +322,12 @@ func (c *ndCore) release() error {
 // enqueued by enqueue on a pooled stream that is then waited for.
 // overwrite says the copy writes every element of c's storage (zerofill.go).
 func (p *Program) hostTransfer(c *ndCore, call string, overwrite bool, enqueue func(backend.Stream) error, direct ...func(unsafe.Pointer)) error {
+	// Pinned, as a launch pins its arrays: a Close in another goroutine
+	// waits for the transfer, or the transfer sees the array closed.
+	if !c.pin() {
+		return fmt.Errorf("qd: %s: %w", call, closedErr("Ndarray"))
+	}
+	defer c.unpin()
 	if err := c.st.waitUsesFor(call); err != nil {
 		return err
 	}
@@ -380,11 +386,11 @@ func NewNdarrayOn[T Elem](s *Stream, shape ...int) (*Ndarray[T], error) {
 	if err != nil {
 		return nil, err
 	}
-	if !s.c.hold() {
+	cp, ok := s.c.enter()
+	if !ok {
 		return nil, closedErr("stream")
 	}
-	defer s.c.inflight.leave()
-	cp := s.c.capturing()
+	defer s.c.exit()
 	bytes := max(c.n*c.elem.Size(), 1)
 	buf, err := p.dev.AllocOn(s.c.b, bytes)
 	if err != nil {
@@ -416,33 +422,105 @@ func NewNdarrayOn[T Elem](s *Stream, shape ...int) (*Ndarray[T], error) {
 	return newArray[T](c), nil
 }
 
-// freeInOrder frees pooled memory on its allocation stream after every
-// stream that used it, without blocking the host. When that stream is
-// closed, or captures a graph the memory does not belong to, the default
-// stream frees it instead, and if that one is closed or capturing too,
-// the host waits for the uses and frees it. Memory a capture allocated is
-// freed in the capture, on its allocation stream.
+// freeInOrder frees pooled memory on its allocation stream (home) after
+// every stream that used it, without blocking the host. When home is
+// closed or captures a graph, the default stream frees it instead, and if
+// that one is closed or capturing too, the host waits for the uses and
+// frees it. A capture never sees the free: the Close of an array succeeds
+// and leaves every capture alone. Memory a capture allocated is freed in
+// the capture (freeInCapture).
 func (p *Program) freeInOrder(st *storage) error {
-	on := st.home
-	if on != nil && st.cap == nil && on.capturing() != nil {
-		on = nil
+	if st.cap != nil {
+		return p.freeInCapture(st)
 	}
-	if on == nil || !on.hold() {
-		on = p.def.c
-		if on.capturing() != nil || !on.hold() {
-			err := st.waitUses()
-			st.zero.release(p)
-			return errors.Join(err, st.buf.Close())
+	home := st.home
+	// The points of the other streams that used the memory, each taken on
+	// its own stream (gate.go); home is ordered after its own work.
+	pts, seen, err := st.usePoints(home)
+	defer func() {
+		for _, pt := range pts {
+			pt.release()
+		}
+	}()
+	done := false
+	if err == nil {
+		done, err = home.freeAfter(st, pts)
+	}
+	if !done && err == nil {
+		// home cannot free it: its own work joins the points.
+		var pt usePoint
+		if pt, err = pointOfUse(home); pt.e != nil {
+			pts = append(pts, pt)
+		}
+		if d := p.def.c; err == nil && d != home {
+			done, err = d.freeAfter(st, pts)
 		}
 	}
-	defer on.inflight.leave()
-	cp := on.capturing()
-	if err := st.orderAfterUses(on); err != nil {
-		return failed(cp, err)
+	var errs []error
+	if !done {
+		// The host waits, then frees: through the points, which need no
+		// stream.
+		errs = append(errs, err)
+		for _, pt := range pts {
+			errs = append(errs, pt.waitHost())
+		}
+		errs = append(errs, st.buf.Close())
+	} else {
+		errs = append(errs, err)
 	}
-	err := failed(cp, st.buf.FreeOn(on.b))
+	st.forget(seen)
 	st.zero.release(p)
-	on.did()
+	return errors.Join(errs...)
+}
+
+// freeInCapture frees memory its capture allocated, in the capture, on its
+// allocation stream, after the capture's other streams that used it. Once
+// the capture has ended the memory is the graph's, freed with it.
+func (p *Program) freeInCapture(st *storage) error {
+	c, home := st.cap, st.home
+	seen := st.snapshot()
+	type point struct {
+		e backend.Event
+		m *capMark
+	}
+	var pts []point
+	defer func() {
+		for _, pt := range pts {
+			p.putEvent(pt.e, pt.m.capture())
+		}
+	}()
+	var errs []error
+	for _, u := range seen {
+		if u.s == home {
+			continue
+		}
+		e, m, err := u.s.pointOn()
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		pts = append(pts, point{e, m})
+	}
+	defer st.forget(seen)
+	defer st.zero.release(p)
+	cs, ok := home.enter()
+	if !ok {
+		return errors.Join(errs...)
+	}
+	defer home.exit()
+	if cs != c {
+		return errors.Join(errs...) // the capture has ended
+	}
+	if err := errors.Join(errs...); err != nil {
+		return failed(c, err)
+	}
+	for _, pt := range pts {
+		if err := home.waitHeld(cs, pt.m, "Ndarray.Close", func() error { return home.b.WaitEvent(pt.e) }); err != nil {
+			return err
+		}
+	}
+	err := failed(c, st.buf.FreeOn(home.b))
+	home.did()
 	return err
 }
 

@@ -58,23 +58,6 @@ func (sc *streamCore) waitEventOf(e backend.Event, q *Program) error {
 	return pd.WaitPeerEvent(sc.b, e)
 }
 
-// waitOn makes work enqueued later on s wait, without blocking the host,
-// for the work enqueued so far on o, a stream of s's Program or of a
-// Program of the same backend, through a pooled event of o's Program. The
-// caller holds s and, when o belongs to another Program, o.
-func (sc *streamCore) waitOn(o *streamCore) error {
-	q := o.p
-	e, err := q.evpool.Get()
-	if err != nil {
-		return err
-	}
-	defer q.putEvent(e, o.capturing())
-	if err := e.Record(o.b); err != nil {
-		return err
-	}
-	return sc.waitEventOf(e, q)
-}
-
 // hostWaitFor blocks until the work enqueued so far on s is done, for a
 // host access named call to the memory t tracks (or for no access: call
 // empty); a closed stream is waited for through its Close, which waits for
@@ -112,12 +95,13 @@ func (sc *streamCore) hostWaitFor(t *tracker, call string) error {
 }
 
 // refuseAcross refuses, with ErrCapturing, operation what on s that
-// involves another Program, when s is capturing or other (the capture
-// the other side is a point of, if any) is: graphs do not span Programs
-// yet (docs/multigpu.md). A capture in progress fails with the refusal.
-func refuseAcross(s *streamCore, other *capture, what string) error {
-	if c := s.capturing(); c != nil {
-		return c.refuse(what, "it involves another Program, and graphs do not span Programs yet")
+// involves another Program, when s is capturing (cs, read under s's gate)
+// or other (the capture the other side is a point of, if any) is: graphs do
+// not span Programs yet (docs/multigpu.md). A capture in progress fails
+// with the refusal.
+func refuseAcross(s *streamCore, cs, other *capture, what string) error {
+	if cs != nil {
+		return cs.refuse(what, "it involves another Program, and graphs do not span Programs yet")
 	}
 	if other == nil {
 		return nil
@@ -129,7 +113,8 @@ func refuseAcross(s *streamCore, other *capture, what string) error {
 }
 
 // waitPeerEvent is Stream.WaitEvent with an event of another Program; the
-// caller holds s's Program.
+// caller holds s's Program. The event's mutex orders the wait with the
+// event's Records, as for an event of s's own Program.
 func (sc *streamCore) waitPeerEvent(e *eventCore) error {
 	if err := sc.p.peerOf(e.p, "WaitEvent", "the event"); err != nil {
 		return err
@@ -139,36 +124,52 @@ func (sc *streamCore) waitPeerEvent(e *eventCore) error {
 	}
 	defer e.inflight.leave()
 	e.mu.Lock()
-	other := e.mark.capture()
-	e.mu.Unlock()
-	if err := refuseAcross(sc, other, "Stream.WaitEvent"); err != nil {
-		return err
-	}
-	if !sc.hold() {
+	defer e.mu.Unlock()
+	cs, ok := sc.enter()
+	if !ok {
 		return closedErr("stream")
 	}
-	defer sc.inflight.leave()
+	defer sc.exit()
+	if err := refuseAcross(sc, cs, e.mark.capture(), "Stream.WaitEvent"); err != nil {
+		return err
+	}
 	return sc.waitEventOf(e.b, e.p)
 }
 
 // waitPeerStream is Stream.WaitStream with a stream of another Program;
-// the caller holds s's Program.
+// the caller holds s's Program: o's point, under o's gate, then s's wait
+// for it under its own (gate.go).
 func (sc *streamCore) waitPeerStream(o *streamCore) error {
 	if err := sc.p.peerOf(o.p, "WaitStream", "the stream waited for"); err != nil {
 		return err
 	}
-	if !o.hold() {
+	if !o.hold() { // keeps o's Program's event pool for the point
 		return fmt.Errorf("qd: WaitStream: %w", closedErr("stream waited for"))
 	}
 	defer o.inflight.leave()
-	if err := refuseAcross(sc, o.capturing(), "Stream.WaitStream"); err != nil {
+	ocs, ok := o.enter()
+	if !ok {
+		return fmt.Errorf("qd: WaitStream: %w", closedErr("stream waited for"))
+	}
+	if ocs != nil {
+		o.exit()
+		return refuseAcross(sc, nil, ocs, "Stream.WaitStream")
+	}
+	e, _, err := o.pointHeld(nil)
+	o.exit()
+	if err != nil {
 		return err
 	}
-	if !sc.hold() {
+	defer o.p.evpool.Put(e)
+	cs, ok := sc.enter()
+	if !ok {
 		return closedErr("stream")
 	}
-	defer sc.inflight.leave()
-	return sc.waitOn(o)
+	defer sc.exit()
+	if err := refuseAcross(sc, cs, nil, "Stream.WaitStream"); err != nil {
+		return err
+	}
+	return sc.waitEventOf(e, o.p)
 }
 
 // copyBetween is CopyFromOn between arrays of two Programs of one backend
@@ -185,12 +186,9 @@ func copyBetween(s *Stream, what string, dst, src *ndCore) error {
 	case s.c.p != dst.p && s.c.p != src.p:
 		return fmt.Errorf("%w: %s: the stream belongs to neither the array's Program nor the source's", ErrForeign, what)
 	}
-	if err := refuseAcross(s.c, nil, what); err != nil {
-		return err
-	}
 	pd := s.c.p.dev.(backend.Peer) // peerOf: both Programs' devices are of one backend, which has it
 	bytes := dst.n * dst.elem.Size()
-	return enqueueHeld(s.c, what, []operand{{core: dst}, {core: src}}, func(bs backend.Stream) error {
+	return enqueueGated(s.c, what, true, []operand{{core: dst}, {core: src}}, func(bs backend.Stream) error {
 		if bytes == 0 {
 			return nil
 		}

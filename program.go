@@ -43,8 +43,10 @@ type Program struct {
 	fills   fillKernels
 
 	// tracer is the trace in progress, nil when tracing is off: the one
-	// thing a launch checks for tracing (trace.go).
-	tracer atomic.Pointer[tracer]
+	// thing a launch checks for tracing (trace.go). retired counts the
+	// replaced traces still being closed; Close waits for them.
+	tracer  atomic.Pointer[tracer]
+	retired sync.WaitGroup
 }
 
 // Init starts a Program on the chosen backend (WithArch; Auto by default).
@@ -332,6 +334,7 @@ func (p *Program) Close() error {
 		return nil
 	}
 	errs := []error{p.abortCaptures(), p.syncAllBut(errClosing), p.stopTraceOnClose()}
+	p.retired.Wait() // no launch holds a replaced trace now: they end at once
 	p.closed.Store(true)
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -3,6 +3,7 @@ package qd
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/quadrants-go/qd/internal/backend"
 )
@@ -21,6 +22,23 @@ import (
 // context, stream-parallel groups) takes the general path, which then
 // keeps its own launch in the memo. A kernel makes one memo at most, so a
 // launch allocates nothing. TestRelaunch covers the cases.
+
+// memoSlot holds a kernel's memo. A kernel makes one memo at most (claim),
+// and one launch at a time holds it: take lends it out, give hands it
+// back, and drop forgets it when its launch failed (the kernel may then
+// make another).
+type memoSlot struct {
+	m    atomic.Pointer[launchMemo]
+	made atomic.Bool // the memo exists
+}
+
+func (ms *memoSlot) take() *launchMemo  { return ms.m.Swap(nil) }
+func (ms *memoSlot) give(m *launchMemo) { ms.m.Store(m) }
+func (ms *memoSlot) drop()              { ms.made.Store(false) }
+
+// claim reports whether the caller may make the kernel's memo: none
+// exists yet.
+func (ms *memoSlot) claim() bool { return ms.made.CompareAndSwap(false, true) }
 
 // launchMemo is a kernel's launch that can be enqueued again, and the
 // arguments it was packed for, under the kernel's argSig.
@@ -99,7 +117,7 @@ func (kc *kernelCore) remember(mm *launchMemo, l backend.Launch, cl *call, sig *
 	}
 	n := len(sig.types)
 	if mm == nil {
-		if !kc.memoMade.CompareAndSwap(false, true) {
+		if !kc.memo.claim() {
 			return nil, false // another launch holds the kernel's memo
 		}
 		mm = &launchMemo{bits: make([]uint64, n), cores: make([]*ndCore, n), scratch: make([]uint64, n)}
@@ -114,6 +132,3 @@ func (kc *kernelCore) remember(mm *launchMemo, l backend.Launch, cl *call, sig *
 	}
 	return mm, true
 }
-
-// keep gives the memo back to the kernel.
-func (kc *kernelCore) keep(mm *launchMemo) { kc.memo.Store(mm) }

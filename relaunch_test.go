@@ -32,7 +32,7 @@ func TestRelaunch(t *testing.T) {
 	}
 	launch(float32(2), x, y, int64(256)) // learns the argument types
 	launch(float32(2), x, y, int64(256)) // fast bind: makes the memo
-	mm := k.c.memo.Load()
+	mm := k.c.memo.m.Load()
 	if mm == nil {
 		t.Fatal("no memo after two launches with the same argument types")
 	}
@@ -42,20 +42,20 @@ func TestRelaunch(t *testing.T) {
 	if got := fake.Count("LaunchKernel") - calls; got != 1 {
 		t.Errorf("a relaunch made %d driver launches, want 1", got)
 	}
-	if k.c.memo.Load() != mm || mm.l != l0 {
+	if k.c.memo.m.Load() != mm || mm.l != l0 {
 		t.Error("a launch with the memo's arguments did not rerun the memo's launch")
 	}
 
 	// Other arguments: the general path, whose launch the same memo keeps.
 	launch(float32(3), x, y, int64(256))
-	if k.c.memo.Load() != mm || mm.l == l0 || mm.bits[0] != uint64(math.Float32bits(3)) {
-		t.Errorf("after other arguments: memo %p (was %p), bits %#x", k.c.memo.Load(), mm, mm.bits)
+	if k.c.memo.m.Load() != mm || mm.l == l0 || mm.bits[0] != uint64(math.Float32bits(3)) {
+		t.Errorf("after other arguments: memo %p (was %p), bits %#x", k.c.memo.m.Load(), mm, mm.bits)
 	}
 	launch(float32(3), y, x, int64(256))
 	if mm.cores[1] != y.c || mm.cores[2] != x.c {
 		t.Error("the memo did not follow the swapped arrays")
 	}
-	if !k.c.memoMade.Load() {
+	if !k.c.memo.made.Load() {
 		t.Error("memoMade unset")
 	}
 
@@ -85,12 +85,12 @@ func TestRelaunch(t *testing.T) {
 	a := must[*Ndarray[float32]](t)(NewNdarrayOn[float32](e.s, 256))
 	b := must[*Ndarray[float32]](t)(NewNdarrayOn[float32](e.s, 256))
 	launch(float32(2), a, b, int64(256))
-	mm = k.c.memo.Load()
+	mm = k.c.memo.m.Load()
 	l1 := mm.l
 	for range 3 {
 		launch(float32(2), a, b, int64(256))
 	}
-	if k.c.memo.Load() != mm || mm.l != l1 {
+	if k.c.memo.m.Load() != mm || mm.l != l1 {
 		t.Error("launches with NewNdarrayOn arrays on their own stream did not relaunch")
 	}
 
@@ -100,7 +100,7 @@ func TestRelaunch(t *testing.T) {
 	check(t, p.StartTrace())
 	launch(float32(6), y, x, int64(256))
 	check(t, p.StopTrace(io.Discard))
-	if k.c.memo.Load() != mm || mm.l != l1 || mm.cores[1] != a.c {
+	if k.c.memo.m.Load() != mm || mm.l != l1 || mm.cores[1] != a.c {
 		t.Error("a launch with a context or under a trace changed the memo")
 	}
 
@@ -110,7 +110,7 @@ func TestRelaunch(t *testing.T) {
 	for range 3 {
 		check(t, kt.LaunchOn(e.s, x, float32(2)))
 	}
-	if kt.c.memo.Load() != nil {
+	if kt.c.memo.m.Load() != nil {
 		t.Error("a kernel with temporaries made a memo")
 	}
 	check(t, a.Close())

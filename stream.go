@@ -144,8 +144,13 @@ func (s *Stream) Synchronize() error {
 		return err
 	}
 	defer s.c.p.exit()
-	if c := s.c.capturing(); c != nil {
-		return c.refuse("Stream.Synchronize", capturedWork)
+	cp, ok := s.c.enter()
+	if !ok {
+		return closedErr("stream")
+	}
+	defer s.c.exit()
+	if cp != nil {
+		return cp.refuse("Stream.Synchronize", capturedWork)
 	}
 	return s.c.b.Synchronize()
 }
@@ -201,12 +206,13 @@ func (sc *streamCore) syncIfIdle(call string) (bool, error) {
 		return false, err
 	}
 	defer sc.p.exit()
-	if !sc.hold() {
+	cp, ok := sc.enter()
+	if !ok {
 		return false, closedErr("stream")
 	}
-	defer sc.inflight.leave()
-	if c := sc.capturing(); c != nil {
-		return false, c.refuse(call, capturedWork)
+	defer sc.exit()
+	if cp != nil {
+		return false, cp.refuse(call, capturedWork)
 	}
 	done, err := sc.b.Query()
 	if err == nil && done {
@@ -242,8 +248,13 @@ func (s *Stream) Query() (bool, error) {
 		return false, err
 	}
 	defer s.c.p.exit()
-	if c := s.c.capturing(); c != nil {
-		return false, c.refuse("Stream.Query", capturedWork)
+	cp, ok := s.c.enter()
+	if !ok {
+		return false, closedErr("stream")
+	}
+	defer s.c.exit()
+	if cp != nil {
+		return false, cp.refuse("Stream.Query", capturedWork)
 	}
 	return s.c.b.Query()
 }
@@ -277,12 +288,7 @@ func (s *Stream) WaitEvent(e *Event) error {
 	if !e.c.recorded {
 		return nil
 	}
-	if e.c.mark != nil || s.c.capturing() != nil {
-		if err := s.c.p.admitWait(s.c, e.c.mark, "Stream.WaitEvent"); err != nil {
-			return err
-		}
-	}
-	return failed(s.c.capturing(), s.c.b.WaitEvent(e.c.b))
+	return s.c.waitPoint(e.c.mark, "Stream.WaitEvent", func() error { return s.c.b.WaitEvent(e.c.b) })
 }
 
 // WaitStream makes work enqueued on s after this call wait for all work
@@ -305,7 +311,7 @@ func (s *Stream) WaitStream(o *Stream) error {
 	if s.c == o.c {
 		return nil // a stream is always ordered after itself
 	}
-	return p.join(s.c, o.c)
+	return p.join(s.c, o.c, "Stream.WaitStream")
 }
 
 // Handle is the native handle: a CUstream on CUDA; an identifier on the CPU.
@@ -331,13 +337,20 @@ func (s *Stream) Close() error {
 }
 
 func (p *Program) closeStream(c *streamCore) error {
-	if cp := c.capturing(); cp != nil {
+	// The capture check and the mark are one step under the gate: a
+	// capture begins on an open stream only, and operations holding the
+	// gate (enter) are done once the gate is ours.
+	c.gate.Lock()
+	if cp := c.cap.Load(); cp != nil {
+		c.gate.Unlock()
 		return cp.refuse("Stream.Close", "the stream is capturing; close it after Capture returns")
 	}
 	if !c.closed.CompareAndSwap(false, true) {
+		c.gate.Unlock()
 		<-c.gone // another Close is draining it: Close returns after the work
 		return nil
 	}
+	c.gate.Unlock()
 	c.inflight.wait()
 	err := c.destroy()
 	close(c.gone)
@@ -353,7 +366,10 @@ func (p *Program) closeStream(c *streamCore) error {
 // Operations of other Programs may hold the stream (an event recorded on
 // it, a zero fill); it waits for them.
 func (sc *streamCore) release() error {
-	if !sc.closed.CompareAndSwap(false, true) {
+	sc.gate.Lock()
+	closing := sc.closed.CompareAndSwap(false, true)
+	sc.gate.Unlock()
+	if !closing {
 		return nil
 	}
 	sc.inflight.wait()

@@ -6,7 +6,22 @@ import (
 	"github.com/quadrants-go/qd/internal/backend"
 )
 
-func (p *Program) kc(k *kernelCore, cl *call, l backend.Launch, s *streamCore, lt launchTrace) error {
+// Stream-parallel launches: fork and join.
+//
+// A kernel of several qd.StreamParallel groups runs its first group on the
+// launch stream s and every other group on a stream borrowed from the
+// Program's pool. The borrowed stream first waits for an event recorded on
+// s (the fork), and s then waits for an event recorded after the group's
+// tasks (the join), so the host never blocks. Inside a capture the
+// borrowed streams join the capture by their fork wait and stay with it
+// until it ends (a stream handed to other work while still in the capture
+// would capture that work too).
+
+// runTasks runs the plan's tasks on s, in capture cp (nil: outside every
+// capture): tasks outside groups, and the first group's, on s itself;
+// every other group on a borrowed stream, forked from s and joined back
+// into it. The caller holds s's gate (gate.go).
+func (p *Program) runTasks(k *kernelCore, cl *call, l backend.Launch, s *streamCore, cp *capture, lt launchTrace) error {
 	tasks := k.plan.Tasks
 	if k.plan.Groups <= 1 {
 		for i := range tasks {
@@ -28,16 +43,12 @@ func (p *Program) kc(k *kernelCore, cl *call, l backend.Launch, s *streamCore, l
 	fail := func(what string, err error) error {
 		return fmt.Errorf("qd: kernel %s: stream-parallel %s: %w", k.name, what, err)
 	}
-	fork, err := p.evpool.Get()
+	call := "kernel " + k.name
+	fork, m, err := s.pointHeld(cp)
 	if err != nil {
 		return fail("fork", err)
 	}
-	cp := s.capturing()
 	defer p.putEvent(fork, cp)
-	m := s.mark()
-	if err := fork.Record(s.b); err != nil {
-		return fail("fork", err)
-	}
 	var runErr error
 	cl.next = groupStarts(k, resize(cl.next, k.plan.Groups))
 	next := cl.next
@@ -50,18 +61,11 @@ func (p *Program) kc(k *kernelCore, cl *call, l backend.Launch, s *streamCore, l
 			runErr = fail("group stream", err)
 			break
 		}
-		if m != nil {
-			// The pooled stream joins the capture, to leave it with the
-			// capture's other streams when the capture ends.
-			runErr = p.admitWait(ps, m, "kernel "+k.name)
-		}
-		if runErr == nil {
-			if err := ps.b.WaitEvent(fork); err != nil {
-				runErr = fail("fork", err)
-			}
-		}
-		if runErr != nil {
+		// In a capture the borrowed stream joins it by this wait, to
+		// leave it with the capture's other streams when it ends.
+		if err := ps.waitPoint(m, call, func() error { return ps.b.WaitEvent(fork) }); err != nil {
 			// Not forked: nothing to join back.
+			runErr = fail("fork", err)
 			p.giveBackGroupStream(ps, cp)
 			break
 		}
@@ -93,7 +97,7 @@ func (p *Program) kc(k *kernelCore, cl *call, l backend.Launch, s *streamCore, l
 			continue
 		}
 		ps.did()
-		if err := p.join(s, ps); err != nil {
+		if err := p.joinHeld(s, cp, ps, call); err != nil {
 			// s cannot wait for ps on the device, so the host does: End,
 			// enqueued on s next, must not free what ps still uses. (In
 			// a capture nothing has run: the capture fails instead.)
@@ -131,17 +135,4 @@ func groupStarts(kc *kernelCore, starts []int) []int {
 		}
 	}
 	return starts
-}
-
-// join makes s wait for the work enqueued so far on o, a stream of p.
-// Inside a capture, s joins o's capture if it is outside every capture,
-// and is refused if it captures and o is not in its capture.
-func (p *Program) join(s, o *streamCore) error {
-	m := o.mark()
-	if m != nil || s.capturing() != nil {
-		if err := p.admitWait(s, m, "Stream.WaitStream"); err != nil {
-			return err
-		}
-	}
-	return failed(m.capture(), failed(s.capturing(), s.waitOn(o)))
 }

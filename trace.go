@@ -79,8 +79,14 @@ func (p *Program) StartTrace() error {
 		return err
 	}
 	if old := p.tracer.Swap(tr); old != nil {
-		// Launches may still hold old: close it once they are done.
-		go func() { old.drain(); old.timer.Close() }()
+		// Launches may still hold old: close it once they are done, before
+		// the device goes (Close waits for retired).
+		p.retired.Add(1)
+		go func() {
+			defer p.retired.Done()
+			old.drain()
+			old.timer.Close()
+		}()
 	}
 	return nil
 }
@@ -133,20 +139,19 @@ func (p *Program) StopTrace(w io.Writer) error {
 	if p == nil {
 		return fmt.Errorf("%w: nil Program", ErrInvalidArgument)
 	}
+	// The Program stays open until the trace's timer is closed: a Close
+	// waits, so the timer never outlives the device.
+	if err := p.enter(); err != nil {
+		return fmt.Errorf("qd: StopTrace: %w", err)
+	}
 	tr := p.tracer.Swap(nil)
 	if tr == nil {
-		if p.closed.Load() {
-			return closedErr("program (StopTrace)")
-		}
+		p.exit()
 		return errors.New("qd: StopTrace: no trace in progress")
 	}
 	tr.drain()
-	defer tr.timer.Close()
-	if err := p.enter(); err != nil {
-		return err
-	}
 	err := p.syncAll()
-	err = errors.Join(err, tr.timer.Flush())
+	err = errors.Join(err, tr.timer.Flush(), tr.timer.Close())
 	p.exit()
 	if w != nil {
 		if _, werr := tr.rec.WriteTo(w); werr != nil {

@@ -79,7 +79,7 @@ func (t *tracker) forget(seen []use) {
 	t.mu.Lock()
 	kept := t.users[:0]
 	for _, u := range t.users {
-		if !containsUse(seen, u) {
+		if !slices.Contains(seen, u) {
 			kept = append(kept, u)
 		}
 	}
@@ -89,15 +89,6 @@ func (t *tracker) forget(seen []use) {
 		t.last.Store(nil)
 	}
 	t.mu.Unlock()
-}
-
-func containsUse(list []use, u use) bool {
-	for _, x := range list {
-		if x == u {
-			return true
-		}
-	}
-	return false
 }
 
 // waitUses blocks until the work enqueued so far on the streams that used
@@ -156,47 +147,4 @@ func syncPre(c *capture, s *streamCore) error {
 		return pre.Synchronize()
 	}
 	return nil
-}
-
-// orderAfterUses makes stream on wait, without blocking the host, for the
-// work enqueued so far on the other streams that used the memory (of its
-// Program or of others), and forgets those uses: what on enqueues next (a
-// free) comes after all of it. The caller holds on.
-func (t *tracker) orderAfterUses(on *streamCore) error {
-	seen := t.snapshot()
-	var errs []error
-	for _, u := range seen {
-		if u.s == on {
-			continue
-		}
-		if !u.s.hold() {
-			<-u.s.gone // closed: its Close waits for its work
-			continue
-		}
-		errs = append(errs, on.orderAfter(u.s))
-		u.s.inflight.leave()
-	}
-	t.forget(seen)
-	return errors.Join(errs...)
-}
-
-// orderAfter makes on wait for the work enqueued so far on s (waitOn),
-// or, when s captures and on is outside its capture, for s's work from
-// before the capture. The caller holds both streams.
-func (sc *streamCore) orderAfter(s *streamCore) error {
-	s.gate.RLock()
-	defer s.gate.RUnlock()
-	c := s.cap.Load()
-	if c != nil && sc.cap.Load() != c {
-		if pre := c.preOf(s); pre != nil {
-			return sc.waitEventOf(pre, s.p)
-		}
-		return nil
-	}
-	if c != nil || sc.capturing() != nil {
-		if err := sc.p.admitWait(sc, s.mark(), "Ndarray.Close"); err != nil {
-			return err
-		}
-	}
-	return failed(sc.capturing(), sc.waitOn(s))
 }

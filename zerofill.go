@@ -50,7 +50,8 @@ type zeroFill struct {
 // fill, enqueueing the fill first if it is pending. overwrite says the
 // work writes every element: a pending fill is then left for
 // overwritten, called once the work is enqueued, to drop. The caller
-// holds s and has pinned the array.
+// holds s's gate (streamCore.enter), or s is a stream outside every
+// capture that nothing else uses, and has pinned the array.
 //
 // s may belong to another Program (a copy between Programs): the fill
 // then runs on a stream of the array's own Program, its allocation stream
@@ -158,7 +159,11 @@ func (p *Program) zeroOutside(st *storage, s *streamCore, c *capture) error {
 			return err
 		}
 		defer p.pool.Put(ps)
-		err = ps.orderAfter(s)
+		// The caller holds s's gate (gate.go), so s's pre event, which
+		// marks its work from before it joined c, stays as it is.
+		if pre := c.preOf(s); pre != nil {
+			err = ps.b.WaitEvent(pre)
+		}
 		if err == nil {
 			err = zr.Zero(ps.b)
 		}

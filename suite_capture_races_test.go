@@ -1,0 +1,181 @@
+package qd
+
+import (
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/quadrants-go/qd/internal/backend/gpu/fakedriver"
+)
+
+// Races between operations and captures on the same stream, on the CPU
+// and over the fake driver (docs/semantics.md#graphs: an operation is
+// wholly inside a capture or wholly outside it). Each test repeats a race
+// that hit a few times in a thousand runs before the stream's gate held a
+// launch's capture state steady through its enqueue (gate.go), so that it
+// fails on that code in every run; the checks are exact, never timed.
+
+const captureRaceSrc = `package k
+
+//qd:kernel
+func bump(x, y []int32) {
+	for i := range 1 {
+		x[i] += 1
+		y[i] += 1
+	}
+}
+`
+
+// raceRounds is how many times a race test repeats its race.
+func raceRounds() int {
+	if testing.Short() {
+		return 300
+	}
+	return 2000
+}
+
+// onCPUAndFake runs f on a CPU Program and on a Program over the fake
+// driver (the GPU runtime's paths), and checks, over the fake, that the
+// driver saw no misuse (such as a kernel argument in freed memory) and
+// that nothing is left once the Program closes.
+func onCPUAndFake(t *testing.T, f func(t *testing.T, p *Program)) {
+	t.Run("cpu", func(t *testing.T) {
+		p := must[*Program](t)(Init(WithArch(CPU)))
+		defer p.Close()
+		f(t, p)
+	})
+	t.Run("fake", func(t *testing.T) {
+		e, fake := openFake(t)
+		misuses := len(fake.Misuses())
+		f(t, e.p)
+		check(t, e.p.Close())
+		for _, m := range fake.Misuses()[misuses:] {
+			t.Errorf("driver misuse: %s", m)
+		}
+		if live := fake.Live(); live != (fakedriver.Live{}) {
+			t.Errorf("live after Program.Close: %v", live)
+		}
+	})
+}
+
+// TestLaunchRacingCapture: a goroutine launches on s while another
+// captures s with an empty function. A launch that landed in the graph
+// must be held by it: after its array is closed, a replay either fails
+// with ErrClosed or replays nothing of it (y does not move).
+func TestLaunchRacingCapture(t *testing.T) {
+	onCPUAndFake(t, func(t *testing.T, p *Program) {
+		bump := must[*Kernel](t)(must[*Module](t)(Compile(p, captureRaceSrc)).Kernel("bump"))
+		s := must[*Stream](t)(p.NewStream())
+		y := must[*Ndarray[int32]](t)(NewNdarray[int32](p, 1))
+		runs := !isFake(p)
+		for range raceRounds() {
+			x := must[*Ndarray[int32]](t)(NewNdarray[int32](p, 1))
+			var stop atomic.Bool
+			var wg sync.WaitGroup
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for !stop.Load() {
+					if err := bump.LaunchOn(s, x, y); err != nil {
+						t.Errorf("launch racing a capture: %v", err)
+						return
+					}
+				}
+			}()
+			g, err := s.Capture(func() error { return nil })
+			stop.Store(true)
+			wg.Wait()
+			check(t, err)
+			check(t, s.Synchronize())
+			before := must[[]int32](t)(y.ToSlice())[0]
+			check(t, x.Close())
+			if err := g.LaunchOn(s); err != nil {
+				wantErr(t, err, ErrClosed)
+			} else if runs {
+				check(t, s.Synchronize())
+				if after := must[[]int32](t)(y.ToSlice())[0]; after != before {
+					t.Fatalf("the graph of an empty capture, whose arrays are all open, replayed a launch (y %d → %d): a launch racing the capture was recorded by the backend but not by qd", before, after)
+				}
+			}
+			check(t, g.Close())
+			if t.Failed() {
+				return
+			}
+		}
+	})
+}
+
+// isFake reports whether p runs over the fake driver, which does not run
+// kernels.
+func isFake(p *Program) bool { return p.Arch() == CUDA && p.dev.Info().Name == "qd fake GPU" }
+
+// TestCloseRacingCapture: the Close of an array made by NewNdarrayOn on s
+// races a capture beginning on s. The Close must succeed and leave the
+// capture alone, and the memory must be freed (the fake's live count,
+// checked by onCPUAndFake).
+func TestCloseRacingCapture(t *testing.T) {
+	onCPUAndFake(t, func(t *testing.T, p *Program) {
+		bump := must[*Kernel](t)(must[*Module](t)(Compile(p, captureRaceSrc)).Kernel("bump"))
+		s := must[*Stream](t)(p.NewStream())
+		y := must[*Ndarray[int32]](t)(NewNdarray[int32](p, 1))
+		for range raceRounds() {
+			x := must[*Ndarray[int32]](t)(NewNdarrayOn[int32](s, 1))
+			check(t, bump.LaunchOn(s, x, y))
+			closed := make(chan error, 1)
+			go func() { closed <- x.Close() }()
+			g, err := s.Capture(func() error { return nil })
+			if err := <-closed; err != nil {
+				t.Fatalf("Close of an array racing a capture on its stream: %v", err)
+			}
+			if err != nil {
+				t.Fatalf("a capture racing the Close of an array: %v", err)
+			}
+			check(t, g.Close())
+		}
+		check(t, s.Synchronize())
+	})
+}
+
+// TestHostCopyRacingClose: host reads and writes of an array race its
+// Close: each succeeds or fails with ErrClosed, and none touches freed
+// memory (the fake reports that as a misuse).
+func TestHostCopyRacingClose(t *testing.T) {
+	onCPUAndFake(t, func(t *testing.T, p *Program) {
+		buf := make([]float32, 64)
+		ops := []struct {
+			name string
+			op   func(x *Ndarray[float32]) error
+		}{
+			{"ToSlice", func(x *Ndarray[float32]) error { _, err := x.ToSlice(); return err }},
+			{"CopyToHost", func(x *Ndarray[float32]) error { return x.CopyToHost(buf) }},
+			{"CopyFromHost", func(x *Ndarray[float32]) error { return x.CopyFromHost(make([]float32, 64)) }},
+		}
+		for _, o := range ops {
+			for range raceRounds() / 4 {
+				x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 64))
+				done := make(chan error, 1)
+				go func() { done <- o.op(x) }()
+				check(t, x.Close())
+				if err := <-done; err != nil && !errors.Is(err, ErrClosed) {
+					t.Fatalf("%s racing Close: %v, want nil or ErrClosed", o.name, err)
+				}
+			}
+		}
+	})
+}
+
+// TestStartTraceBeforeClose: a trace replaced just before Program.Close
+// leaves nothing behind (its timing events were closed by a goroutine
+// that ran after the device was gone).
+func TestStartTraceBeforeClose(t *testing.T) {
+	for range 200 {
+		e, fake := openFake(t)
+		check(t, e.p.StartTrace())
+		check(t, e.p.StartTrace()) // replaces the first
+		check(t, e.p.Close())
+		if live := fake.Live(); live != (fakedriver.Live{}) {
+			t.Fatalf("live after Program.Close: %v", live)
+		}
+	}
+}
