@@ -2,10 +2,10 @@ package qd
 
 import (
 	"fmt"
-	"sync"
+	"unsafe"
 
 	"github.com/quadrants-go/qd/internal/backend"
-	"github.com/quadrants-go/qd/internal/ir"
+	"github.com/quadrants-go/qd/internal/builtin"
 	"github.com/quadrants-go/qd/internal/lower"
 )
 
@@ -193,64 +193,82 @@ func (a *Ndarray[T]) CopyFromOn(s *Stream, src *Ndarray[T]) error {
 }
 
 // FillOn enqueues on s a fill of every element with v and returns. It is a
-// kernel launch (a built-in one per element type and rank), ordered and
-// tracked as launches are.
+// kernel launch, ordered and tracked as launches are: one of the Program's
+// own fill kernels, one per element size, which writes v's bits over the
+// array's memory. They are loaded when the Program starts, so that a first
+// FillOn does not wait for a module to load, which a GPU driver may do
+// only once the device's running work is done.
 func (a *Ndarray[T]) FillOn(s *Stream, v T) error {
 	if err := a.use(); err != nil {
 		return err
 	}
-	k, err := a.c.p.fillKernel(a.c.elem, a.c.dims)
+	c := a.c
 	a.c.p.exit()
-	if err != nil {
-		return err
+	k, words, bits := c.p.fills.of(c)
+	if k == nil {
+		return fmt.Errorf("qd: FillOn: no fill kernel for %d-byte elements: %w", c.elem.Size(), ErrUnsupported)
+	}
+	var val any
+	switch w := elemBits(v); words.elem.Size() {
+	case 1:
+		val = w != 0
+	case 4:
+		val = uint32(w)
+	default:
+		val = w
 	}
 	h := Kernel{c: k} // a handle of the Program's own, never closed
-	if err := h.launch(nil, s, []any{a, v}); err != nil {
+	if err := h.launch(nil, s, []any{bits, val}); err != nil {
 		return fmt.Errorf("qd: FillOn: %w", err)
 	}
 	return nil
 }
 
-// fillKernels are a Program's built-in fill kernels.
-type fillKernels struct {
-	mu sync.Mutex
-	k  map[[2]int]*kernelCore // by element type and rank
+// elemBits is the bit pattern of v, as an array element holds it.
+func elemBits[T Elem](v T) uint64 {
+	var w uint64
+	copy(unsafe.Slice((*byte)(unsafe.Pointer(&w)), 8), unsafe.Slice((*byte)(unsafe.Pointer(&v)), unsafe.Sizeof(v)))
+	return w
 }
 
-// fillKernel is the fill kernel for arrays of t with dims dimensions,
-// compiled on first use. The caller holds the lifetime lock.
-func (p *Program) fillKernel(t ir.Type, dims int) (*kernelCore, error) {
-	p.fills.mu.Lock()
-	defer p.fills.mu.Unlock()
-	key := [2]int{int(t), dims}
-	if k := p.fills.k[key]; k != nil {
-		return k, nil
-	}
-	b := ir.NewBuilder("qdFill")
-	x, v := b.Array("x", t, dims), b.Scalar("v", t)
-	ext := make([]ir.Expr, dims)
-	for d := range ext {
-		ext[d] = ir.LenOf(x, d)
-	}
-	b.ParallelN(ext, func(vars []*ir.Var) {
-		idx := make([]ir.Expr, dims)
-		for d, iv := range vars {
-			idx[d] = ir.Ref(iv)
+// fillKernels are a Program's built-in fill kernels (internal/builtin), by
+// element size.
+type fillKernels struct {
+	k map[int]*kernelCore
+}
+
+// load compiles the fill kernels; the Program is starting.
+func (f *fillKernels) load(p *Program) error {
+	f.k = map[int]*kernelCore{}
+	for _, t := range builtin.FillTypes {
+		plan, err := lower.Lower(builtin.Fill(t))
+		if err != nil {
+			return err
 		}
-		b.Store(x, ir.P(v), idx...)
-	})
-	plan, err := lower.Lower(b.Kernel())
-	if err != nil {
-		return nil, err
+		k, err := p.newKernel(plan)
+		if err != nil {
+			return fmt.Errorf("qd: loading qd's fill kernels: %w", err)
+		}
+		k.fills = true
+		f.k[t.Size()] = k
 	}
-	k, err := p.newKernel(plan)
-	if err != nil {
-		return nil, err
+	return nil
+}
+
+// of returns the fill kernel for c's elements and an argument for its
+// array: c's memory seen as a 1-D array of the kernel's element type,
+// sharing c's storage (so its tracking and its zero fill).
+func (f *fillKernels) of(c *ndCore) (*kernelCore, *ndCore, any) {
+	k := f.k[c.elem.Size()]
+	if k == nil {
+		return nil, nil, nil
 	}
-	k.fills = true
-	if p.fills.k == nil {
-		p.fills.k = map[[2]int]*kernelCore{}
+	w := &ndCore{p: c.p, st: c.st, buf: c.buf, elem: k.plan.Kernel.Params[0].Elem, shape: [3]int{c.n, 1, 1}, dims: 1, n: c.n, view: c.view}
+	switch w.elem.Size() {
+	case 1:
+		return k, w, &Ndarray[bool]{c: w}
+	case 4:
+		return k, w, &Ndarray[uint32]{c: w}
 	}
-	p.fills.k[key] = k
-	return k, nil
+	return k, w, &Ndarray[uint64]{c: w}
 }

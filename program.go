@@ -94,6 +94,10 @@ func newProgram(dev backend.Device, arch Arch, cfg initConfig) (*Program, error)
 		return nil, fmt.Errorf("qd: creating the default stream: %w", err)
 	}
 	p.def = &Stream{c: p.registerStream(bs, streamDefault)}
+	if err := p.fills.load(p); err != nil {
+		p.Close()
+		return nil, err
+	}
 	if cfg.trace {
 		if err := p.StartTrace(); err != nil {
 			p.Close()

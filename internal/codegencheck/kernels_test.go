@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/quadrants-go/qd/internal/builtin"
 	"github.com/quadrants-go/qd/internal/difftest"
 	"github.com/quadrants-go/qd/internal/frontend"
 	"github.com/quadrants-go/qd/internal/ir"
@@ -24,7 +25,7 @@ type source struct {
 }
 
 // checkedKernels are the kernels every check compiles: the behaviour
-// suite's IR-built kernels, every Go source the tests compile (the suite's,
+// suite's IR-built kernels, qd's own (internal/builtin), every Go source the tests compile (the suite's,
 // the differential tests', the accuracy test's), without repeats (two
 // tests may build the same kernel), renamed apart (two kernels may share a
 // name).
@@ -39,6 +40,9 @@ func checkedKernels(t *testing.T) []*ir.Kernel {
 		source{difftest.FileName, diff},
 		source{"accuracy.go", []byte(accSource())})
 	all := suitekernels.All()
+	for _, ft := range builtin.FillTypes {
+		all = append(all, builtin.Fill(ft))
+	}
 	for _, src := range sources {
 		ks, err := frontend.Parse(src.name, src.text)
 		if err != nil {

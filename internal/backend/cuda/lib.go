@@ -107,6 +107,7 @@ func bindings(c *gpu.Calls, o *own) []gpu.Binding {
 		req(&c.CopyPeerAsync, "cuMemcpyPeerAsync"),
 		opt(&c.MemPoolSetAccess, "cuMemPoolSetAccess"),
 		req(&c.ModuleGetFunction, "cuModuleGetFunction"),
+		opt(&c.FuncLoad, "cuFuncLoad"), // CUDA 12.4
 		req(&c.ModuleUnload, "cuModuleUnload"),
 		req(&c.LaunchKernel, "cuLaunchKernel"),
 		opt(&c.LaunchKernelEx, "cuLaunchKernelEx"), // CUDA 12.0

@@ -104,6 +104,11 @@ type Calls struct {
 
 	ModuleGetFunction Fn // (function*, module, name *char)
 	ModuleUnload      Fn // (module)
+	// FuncLoad(function): finishes loading a function that the driver
+	// loads lazily (CUDA ≥ 12.4; lazy loading is the default since 12.2);
+	// optional. Compile calls it, so that the first launch of a kernel
+	// does not load it, which may wait for the device's running work.
+	FuncLoad Fn
 	// LaunchKernel(f, gridX, gridY, gridZ, blockX, blockY, blockZ,
 	// sharedBytes, stream, params **void, extra **void).
 	LaunchKernel Fn

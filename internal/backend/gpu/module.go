@@ -102,6 +102,17 @@ func (d *Device) load(img *Image) (*loadedModule, error) {
 			d.mu.Unlock()
 			return nil, fmt.Errorf("%s: entry %q: %w", d.Arch(), t.Entry, err)
 		}
+		if d.c.FuncLoad.Addr != 0 {
+			// Loaded now, while the host waits anyway (Compile), rather
+			// than by the kernel's first launch.
+			r := res(purego.SyscallN(d.c.FuncLoad.Addr, fn))
+			if err := d.check(&d.c.FuncLoad, r); err != nil {
+				d.mu.Lock()
+				m.unloadLocked()
+				d.mu.Unlock()
+				return nil, fmt.Errorf("%s: entry %q: %w", d.Arch(), t.Entry, err)
+			}
+		}
 		t.fn = fn
 	}
 	m.launches.New = func() any { return m.newLaunch() }

@@ -85,6 +85,9 @@ var callNames = map[string]string{
 	// ROCm 6.2; unused, as HIP has no programmatic dependent launch
 	// (Codes.ProgrammaticLaunch is 0).
 	"LaunchKernelEx": "hipDrvLaunchKernelEx,opt",
+	// HIP has no call that finishes loading a function; "-" leaves the
+	// optional entry unbound.
+	"FuncLoad": "-",
 	// Graphs: optional, so that a runtime without them still loads.
 	"StreamBeginCapture": "hipStreamBeginCapture,opt",
 	"StreamEndCapture":   "hipStreamEndCapture,opt",
@@ -99,11 +102,18 @@ var callNames = map[string]string{
 	"GraphExecEventRecordNodeSetEvent": "hipGraphExecEventRecordNodeSetEvent,opt",
 }
 
+// unbound is the callNames entry of an optional function HIP lacks.
+const unbound = "-"
+
 // bindings lists every function the backend binds from libamdhip64, each
-// once: the fields of own by their tags, the runtime's table by callNames.
+// once: the fields of own by their tags, the runtime's table by callNames
+// (but for those HIP lacks).
 func bindings(c *gpu.Calls, o *own) []gpu.Binding {
 	var bs []gpu.Binding
 	add := func(f *gpu.Fn, spec string) {
+		if spec == unbound {
+			return
+		}
 		name, opt := strings.CutSuffix(spec, ",opt")
 		bs = append(bs, gpu.Binding{Fn: f, Names: []string{name}, Optional: opt})
 	}

@@ -44,6 +44,7 @@ const (
 	cHostFree
 	cModuleGetFunction
 	cModuleUnload
+	cFuncLoad
 	cLaunchKernel
 	cLaunchKernelEx
 	cCanAccessPeer
@@ -99,6 +100,7 @@ var calls = [numCalls]struct {
 	cHostFree:                         {"HostFree", 1},
 	cModuleGetFunction:                {"ModuleGetFunction", 3},
 	cModuleUnload:                     {"ModuleUnload", 1},
+	cFuncLoad:                         {"FuncLoad", 1},
 	cLaunchKernel:                     {"LaunchKernel", 11},
 	cLaunchKernelEx:                   {"LaunchKernelEx", 4},
 	cCanAccessPeer:                    {"CanAccessPeer", 3},

@@ -139,6 +139,11 @@ func (d *Driver) sim(c call, a *args) int32 {
 			return CodeNotFound // a real answer, not a misuse: the caller asked by name
 		}
 		*(*uintptr)(ptr(a[0])) = f
+	case cFuncLoad:
+		// Functions are whole from ModuleGetFunction on: a check only.
+		if _, ok := d.funcs[a[0]]; !ok {
+			return d.misuse(c, CodeInvalidHandle, "function %#x is not live", a[0])
+		}
 	case cModuleUnload:
 		m := d.modules[a[0]]
 		if m == nil {
