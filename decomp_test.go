@@ -726,3 +726,62 @@ func testDecompScaled[T Float](t *testing.T) {
 		t.Errorf("NaN input: s = %v, λ = %v, want a NaN", s, l)
 	}
 }
+
+// benchMats is a fixed set of matrices for the benchmarks, of every kind.
+func benchMats[T Float]() []Mat3[T] {
+	g := newRng(9)
+	ms := make([]Mat3[T], 64)
+	for i := range ms {
+		m, _ := kinds3[i%len(kinds3)].gen(g, build64)
+		ms[i] = conv3[T](m)
+	}
+	return ms
+}
+
+func BenchmarkSVD3(b *testing.B) {
+	b.Run("float32", benchDecomp(func(m Mat3[float32]) float32 { _, s, _ := SVD3(m); return s[0] }))
+	b.Run("float64", benchDecomp(func(m Mat3[float64]) float64 { _, s, _ := SVD3(m); return s[0] }))
+}
+
+func BenchmarkPolarDecompose3(b *testing.B) {
+	b.Run("float32", benchDecomp(func(m Mat3[float32]) float32 { r, _ := PolarDecompose3(m); return r[0][0] }))
+	b.Run("float64", benchDecomp(func(m Mat3[float64]) float64 { r, _ := PolarDecompose3(m); return r[0][0] }))
+}
+
+func BenchmarkSymEig3(b *testing.B) {
+	sym := func(m Mat3[float32]) Mat3[float32] { return m.Add(m.T()) }
+	b.Run("float32", benchDecomp(func(m Mat3[float32]) float32 { l, _ := SymEig3(sym(m)); return l[0] }))
+	b.Run("float64", benchDecomp(func(m Mat3[float64]) float64 { l, _ := SymEig3(m.Add(m.T())); return l[0] }))
+}
+
+func BenchmarkSVD2(b *testing.B) {
+	run := func(b *testing.B) {
+		g := newRng(10)
+		ms := make([]Mat2[float32], 64)
+		for i := range ms {
+			ms[i] = randMat2[float32](g)
+		}
+		var acc float32
+		i := 0
+		for b.Loop() {
+			_, s, _ := SVD2(ms[i%len(ms)])
+			acc += s[0]
+			i++
+		}
+		_ = acc
+	}
+	b.Run("float32", run)
+}
+
+func benchDecomp[T Float](f func(Mat3[T]) T) func(*testing.B) {
+	return func(b *testing.B) {
+		ms := benchMats[T]()
+		var acc T
+		i := 0
+		for b.Loop() {
+			acc += f(ms[i%len(ms)])
+			i++
+		}
+		_ = acc
+	}
+}
