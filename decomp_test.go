@@ -399,7 +399,7 @@ func testSVD3[T Float](t *testing.T) {
 		typeName[T](), n, rec, orth, exactEvery, val)
 	checkBound(t, "SVD3 reconstruction", rec, 20)
 	checkBound(t, "SVD3 orthogonality", orth, 24)
-	checkBound(t, "SVD3 singular values", val, 20)
+	checkBound(t, "SVD3 singular values", val, 10)
 
 	u, s, v := SVD3(Mat3[T]{})
 	if u != Ident3[T]() || v != Ident3[T]() || s != (Vec3[T]{}) {
@@ -442,7 +442,7 @@ func testPolar3[T Float](t *testing.T) {
 	}
 	t.Logf("%s PolarDecompose3, %d matrices, worst in eps: |m-r·s|_F/|m|_F %v; |rᵀr-I|max %v; -λmin(s)/|m|_F when det m > 0: %v",
 		typeName[T](), n, rec, orth, psd)
-	checkBound(t, "polar3 reconstruction", rec, 32)
+	checkBound(t, "polar3 reconstruction", rec, 40)
 	checkBound(t, "polar3 orthogonality", orth, 24)
 	checkBound(t, "polar3 definiteness", psd, 4)
 }
@@ -526,9 +526,9 @@ func testSymEig3[T Float](t *testing.T) {
 	}
 	t.Logf("%s SymEig3, %d matrices, worst in eps: |m·q-q·Λ|_F/|m|_F %v; |qᵀq-I|max %v; |λ-λexact|/max|λ| (exactly built 1/%d) %v",
 		typeName[T](), n, res, orth, exactEvery, val)
-	checkBound(t, "SymEig3 residual", res, 16)
+	checkBound(t, "SymEig3 residual", res, 10)
 	checkBound(t, "SymEig3 orthogonality", orth, 24)
-	checkBound(t, "SymEig3 eigenvalues", val, 12)
+	checkBound(t, "SymEig3 eigenvalues", val, 8)
 	l, q := SymEig3(Mat3[T]{})
 	if q != Ident3[T]() || l != (Vec3[T]{}) {
 		t.Errorf("SymEig3(0) = %v %v, want 0, I", l, q)

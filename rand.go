@@ -260,8 +260,10 @@ const (
 // sin(π/2·(1-g)), so that the polynomials see an angle of at most π/4.
 func cos2pi64(k uint64) float64 {
 	q := k >> 51
-	g := float64(float64(k&(1<<51-1)) * 0x1p-51) // exact, and not fused into 1 - g
-	useSin := q&1 == 1                           // cos(π/2 + x) = -sin x, cos(3π/2 + x) = sin x
+	// Exact; the conversion keeps Go from fusing it into 1 - g below.
+	g := float64(float64(k&(1<<51-1)) * 0x1p-51)
+	// cos(π/2 + x) = -sin x, cos(3π/2 + x) = sin x
+	useSin := q&1 == 1
 	if g > 0.5 {
 		g = 1 - g // exact
 		useSin = !useSin

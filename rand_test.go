@@ -418,7 +418,7 @@ func ulpErr(got float64, exact *big.Float, mant int) float64 {
 
 // logCosN is the number of random arguments of TestLogCos; docs/accuracy.md
 // reports a run with -args -logcos.n=100000.
-var logCosN = flag.Int("logcos.n", 5000, "random arguments per function in TestLogCos")
+var logCosN = flag.Int("logcos.n", 2000, "random arguments per function in TestLogCos")
 
 // TestLogCos measures the file's own log and cos against math/big: the
 // errors that docs/accuracy.md reports for the normal generators.

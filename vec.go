@@ -65,7 +65,7 @@ func (a Vec2[T]) Norm2() T { return T(a[0]*a[0]) + T(a[1]*a[1]) }
 // range note at the top of vec.go).
 func (a Vec2[T]) Norm() T { return Sqrt(a.Norm2()) }
 
-// Normalized returns a/|a|, computed as a·(1/|a|) (within 2 ulp per
+// Normalized returns a/|a|, computed as a·(1/|a|) (within 3 ulp per
 // component). The zero vector gives the zero vector, never NaN.
 func (a Vec2[T]) Normalized() Vec2[T] {
 	n := a.Norm()
@@ -138,7 +138,7 @@ func (a Vec3[T]) Norm2() T { return T(a[0]*a[0]) + T(a[1]*a[1]) + T(a[2]*a[2]) }
 // range note at the top of vec.go).
 func (a Vec3[T]) Norm() T { return Sqrt(a.Norm2()) }
 
-// Normalized returns a/|a|, computed as a·(1/|a|) (within 2 ulp per
+// Normalized returns a/|a|, computed as a·(1/|a|) (within 3 ulp per
 // component). The zero vector gives the zero vector, never NaN.
 func (a Vec3[T]) Normalized() Vec3[T] {
 	n := a.Norm()
@@ -219,7 +219,7 @@ func (a Vec4[T]) Norm2() T {
 // range note at the top of vec.go).
 func (a Vec4[T]) Norm() T { return Sqrt(a.Norm2()) }
 
-// Normalized returns a/|a|, computed as a·(1/|a|) (within 2 ulp per
+// Normalized returns a/|a|, computed as a·(1/|a|) (within 3 ulp per
 // component). The zero vector gives the zero vector, never NaN.
 func (a Vec4[T]) Normalized() Vec4[T] {
 	n := a.Norm()
