@@ -128,9 +128,10 @@ func perpUnit[T Float](u Vec3[T]) Vec3[T] {
 // plane rotations on the right orthogonalize the columns of B = m·v; their
 // norms are the singular values, sorted; u's first two columns are B's
 // normalized (Gram–Schmidt, twice), the third their cross product, so u is a
-// rotation by construction and s[2] = u₂·B₂ is signed. One-sided Jacobi
-// never forms mᵀm, so small singular values keep their accuracy relative to
-// the largest instead of losing it quadratically. Accuracy: docs/accuracy.md.
+// rotation by construction, and s[2] takes the sign of B₂ along it. One-sided
+// Jacobi never forms mᵀm, whose rounding would cost a small singular value
+// σₖ an error of order eps·σ₀²/σₖ; here it stays of order eps·σ₀.
+// Accuracy: docs/accuracy.md.
 func SVD3[T Float](m Mat3[T]) (u Mat3[T], s Vec3[T], v Mat3[T]) {
 	b0 := Vec3[T]{m[0][0], m[1][0], m[2][0]}
 	b1 := Vec3[T]{m[0][1], m[1][1], m[2][1]}
