@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/quadrants-go/qd/internal/backend/gpu/fakedriver"
+	"github.com/quadrants-go/qd/internal/suitekernels"
 )
 
 // Races between operations and captures on the same stream, on the CPU
@@ -177,5 +178,71 @@ func TestStartTraceBeforeClose(t *testing.T) {
 		if live := fake.Live(); live != (fakedriver.Live{}) {
 			t.Fatalf("live after Program.Close: %v", live)
 		}
+	}
+}
+
+// TestHostCallsDoNotWaitForRunningWork: calls documented as enqueueing and
+// returning must not wait for unrelated work. A kernel on s1 waits for a
+// flag (a bounded spin); each call below runs meanwhile, and only after it
+// returns does a copy on s2 raise the flag. Had the call waited for the
+// spinning kernel, the kernel would have given up first (out[0] == 2).
+// Compile is a host call, and measured here too: docs/cuda.md says what
+// a driver's module load waits for.
+func TestHostCallsDoNotWaitForRunningWork(t *testing.T) {
+	const src = `package k
+
+//qd:kernel
+func triple(x []float32) {
+	for i := range len(x) {
+		x[i] = 3 * x[i]
+	}
+}
+`
+	cases := []struct {
+		name string
+		call func(t *testing.T, p *Program, s *Stream, x *Ndarray[float32]) error
+	}{
+		{"first FillOn", func(t *testing.T, p *Program, s *Stream, x *Ndarray[float32]) error { return x.FillOn(s, 7) }},
+		{"first launch", func(t *testing.T, p *Program, s *Stream, x *Ndarray[float32]) error {
+			k := must[*Kernel](t)(must[*Module](t)(Compile(p, src)).Kernel("triple"))
+			return k.LaunchOn(s, x)
+		}},
+		{"NewNdarrayOn", func(t *testing.T, p *Program, s *Stream, x *Ndarray[float32]) error {
+			return closeMade(NewNdarrayOn[float32](s, 64))
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			forEachArch(t, func(t *testing.T, p *Program) {
+				skipFlagCopyRace(t, p)
+				wait := must[*Kernel](t)(buildKernel(p, suitekernels.WaitFlag()))
+				flag := must[*Ndarray[int32]](t)(NewNdarray[int32](p, 1))
+				out := must[*Ndarray[int32]](t)(NewNdarray[int32](p, 1))
+				x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 64))
+				one := must[*HostArray[int32]](t)(NewHostArray[int32](p, 1))
+				must[[]int32](t)(one.Data())[0] = 1
+				s1, s2, s3 := must[*Stream](t)(p.NewStream()), must[*Stream](t)(p.NewStream()), must[*Stream](t)(p.NewStream())
+				check(t, p.Synchronize())
+				check(t, wait.LaunchOn(s1, flag, out, spinBound(p)))
+				check(t, c.call(t, p, s3, x))
+				check(t, flag.CopyFromHostOn(s2, one))
+				if got := must[[]int32](t)(out.ToSlice())[0]; got != 1 {
+					t.Fatalf("%s waited for a kernel running on another stream (the kernel gave up waiting: %d)", c.name, got)
+				}
+			})
+		})
+	}
+}
+
+// TestFirstFillLoadsNothing: over the fake driver, a Program's first
+// FillOn loads no module (the fill kernels were loaded when the Program
+// started), so it cannot wait for a driver's module load.
+func TestFirstFillLoadsNothing(t *testing.T) {
+	e, fake := openFake(t)
+	before := fake.Count(fakedriver.Load)
+	check(t, e.x.FillOn(e.s, 7))
+	check(t, e.s.Synchronize())
+	if n := fake.Count(fakedriver.Load) - before; n != 0 {
+		t.Fatalf("the first FillOn loaded %d modules", n)
 	}
 }
