@@ -1,5 +1,29 @@
 package qd
 
+// The root package's tests come in three kinds, told apart by file name:
+//
+//   - suite_*_test.go, the behaviour suite: what qd does, on every backend
+//     present (forEachArch: the CPU always, a GPU where one is found). Its
+//     kernels come from internal/suitekernels through buildKernel, or from
+//     Go source through Compile. A new test of behaviour a user can see
+//     goes into the suite file of its subject (streams, graph, memory…),
+//     or a new suite_SUBJECT_test.go.
+//   - NAME_test.go beside NAME.go: unit tests of that file, mostly of an
+//     internal mechanism (fastbind, tracker, zerofill, relaunch, busy,
+//     alias…), free to reach into unexported state and to run on the CPU
+//     alone. A test of one mechanism goes beside its file.
+//   - GPU-only tests of the runtime behind the public API: gpu_*_test.go
+//     run on the fake driver (internal/backend/gpu/fakedriver), so on
+//     every machine, and inject driver faults; multigpu_test.go and
+//     wrapstream_test.go need real devices and skip without them
+//     (QD_GPU_RUN=1 makes that a failure). A GPU-only test goes into a
+//     gpu_ file when the fake driver can play its device, else into one
+//     of the device files.
+//
+// Benchmarks live in *bench*_test.go: launch_bench_test.go (qd's own host
+// cost, over a null device), compile_bench_test.go, bench_test.go and
+// bench_gpu_test.go. This file holds the helpers every kind shares.
+
 import (
 	"errors"
 	"fmt"
