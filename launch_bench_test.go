@@ -82,10 +82,10 @@ func withNullDevice(b *testing.B, f func(p *Program)) {
 func BenchmarkLaunchOverhead(b *testing.B) {
 	b.Run("saxpy", func(b *testing.B) {
 		withNullDevice(b, func(p *Program) {
-			k := must[*Kernel](b)(buildKernel(p, suitekernels.SaxpyN()))
-			x := must[*Ndarray[float32]](b)(NewNdarray[float32](p, 16))
-			y := must[*Ndarray[float32]](b)(NewNdarray[float32](p, 16))
-			s := must[*Stream](b)(p.NewStream())
+			k := build(b, p, suitekernels.SaxpyN())
+			x := newNdarray[float32](b, p, 16)
+			y := newNdarray[float32](b, p, 16)
+			s := newStream(b, p)
 			args := []any{float32(2), x, y, int64(16)}
 			b.ReportAllocs()
 			for b.Loop() {
@@ -97,8 +97,8 @@ func BenchmarkLaunchOverhead(b *testing.B) {
 	})
 	b.Run("groups4", func(b *testing.B) {
 		withNullDevice(b, func(p *Program) {
-			k := must[*Kernel](b)(buildKernel(p, suitekernels.Groups(4)))
-			x := must[*Ndarray[float32]](b)(NewNdarray[float32](p, 4))
+			k := build(b, p, suitekernels.Groups(4))
+			x := newNdarray[float32](b, p, 4)
 			b.ReportAllocs()
 			for b.Loop() {
 				if err := k.Launch(x); err != nil {

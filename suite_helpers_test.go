@@ -80,14 +80,95 @@ func forEachArchWith(t *testing.T, opts []InitOption, f func(t *testing.T, p *Pr
 	}
 }
 
-func must[T any](t testing.TB) func(T, error) T {
-	return func(v T, err error) T {
+// The helpers below make what a test needs and fail the test when the
+// making fails, so that a line names its type once:
+// x := newNdarray[float32](t, p, n). A call with no helper of its own
+// goes through must.
+
+// must returns a call's value once its error has been checked:
+// r := must(h.Rows(1, 3))(t). The call comes first because Go passes a
+// call's two results only as a whole argument list, and from them it
+// infers the value's type.
+func must[T any](v T, err error) func(testing.TB) T {
+	return func(t testing.TB) T {
 		t.Helper()
 		if err != nil {
 			t.Fatal(err)
 		}
 		return v
 	}
+}
+
+// initProgram is Init for a test. The caller closes the Program.
+func initProgram(t testing.TB, opts ...InitOption) *Program {
+	t.Helper()
+	return must(Init(opts...))(t)
+}
+
+// build is buildKernel for a test.
+func build(t testing.TB, p *Program, k *ir.Kernel) *Kernel {
+	t.Helper()
+	return must(buildKernel(p, k))(t)
+}
+
+// compileModule is Compile for a test.
+func compileModule[S ~string | ~[]byte](t testing.TB, p *Program, src S, opts ...CompileOption) *Module {
+	t.Helper()
+	return must(Compile(p, src, opts...))(t)
+}
+
+// kernelOf is m.Kernel(name) for a test.
+func kernelOf(t testing.TB, m *Module, name string) *Kernel {
+	t.Helper()
+	return must(m.Kernel(name))(t)
+}
+
+// newNdarray is NewNdarray for a test.
+func newNdarray[T Elem](t testing.TB, p *Program, shape ...int) *Ndarray[T] {
+	t.Helper()
+	return must(NewNdarray[T](p, shape...))(t)
+}
+
+// newNdarrayOn is NewNdarrayOn for a test.
+func newNdarrayOn[T Elem](t testing.TB, s *Stream, shape ...int) *Ndarray[T] {
+	t.Helper()
+	return must(NewNdarrayOn[T](s, shape...))(t)
+}
+
+// newHostArray is NewHostArray for a test.
+func newHostArray[T Elem](t testing.TB, p *Program, shape ...int) *HostArray[T] {
+	t.Helper()
+	return must(NewHostArray[T](p, shape...))(t)
+}
+
+// newStream is p.NewStream for a test.
+func newStream(t testing.TB, p *Program, opts ...StreamOption) *Stream {
+	t.Helper()
+	return must(p.NewStream(opts...))(t)
+}
+
+// newEvent is p.NewEvent for a test.
+func newEvent(t testing.TB, p *Program, opts ...EventOption) *Event {
+	t.Helper()
+	return must(p.NewEvent(opts...))(t)
+}
+
+// captureGraph is s.Capture for a test.
+func captureGraph(t testing.TB, s *Stream, fn func() error) *Graph {
+	t.Helper()
+	return must(s.Capture(fn))(t)
+}
+
+// toSlice is a.ToSlice for a test: a copy of a's elements.
+func toSlice[T Elem](t testing.TB, a *Ndarray[T]) []T {
+	t.Helper()
+	return must(a.ToSlice())(t)
+}
+
+// hostData is h.Data for a test: h's memory itself, not a copy.
+func hostData[T Elem](t testing.TB, h *HostArray[T]) []T {
+	t.Helper()
+	return must(h.Data())(t)
 }
 
 func check(t testing.TB, err error) {
@@ -205,7 +286,7 @@ func TestSuiteKernelsCovered(t *testing.T) {
 			return true
 		})
 	}
-	p := must[*Program](t)(Init(WithArch(CPU)))
+	p := initProgram(t, WithArch(CPU))
 	defer p.Close()
 	if _, err := buildKernel(p, suitekernels.Fill(ir.F64)); err == nil || !strings.Contains(err.Error(), "suitekernels.All") {
 		t.Errorf("buildKernel of a kernel not in suitekernels.All: %v, want an error naming suitekernels.All", err)

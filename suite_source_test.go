@@ -133,19 +133,19 @@ func meet4(flags, seen []int32, iters int64) {
 // and returns the named kernel; the module closes with the test.
 func suiteKernel(t *testing.T, p *Program, name string) *Kernel {
 	t.Helper()
-	m := must[*Module](t)(Compile(p, suiteSrc, WithFilename("suite_kernels.go")))
+	m := compileModule(t, p, suiteSrc, WithFilename("suite_kernels.go"))
 	t.Cleanup(func() { m.Close() })
-	return must[*Kernel](t)(m.Kernel(name))
+	return kernelOf(t, m, name)
 }
 
 func TestSourceKernelOnStream(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
 		fill := suiteKernel(t, p, "fill")
-		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
-		s := must[*Stream](t)(p.NewStream())
+		x := newNdarray[float32](t, p, n)
+		s := newStream(t, p)
 		check(t, fill.LaunchOn(s, x, float32(42)))
 		check(t, s.Synchronize())
-		allEqual(t, "x", must[[]float32](t)(x.ToSlice()), 42)
+		allEqual(t, "x", toSlice(t, x), 42)
 		check(t, s.Close())
 	})
 }
@@ -153,16 +153,16 @@ func TestSourceKernelOnStream(t *testing.T) {
 func TestSourceTwoStreams(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
 		fill := suiteKernel(t, p, "fill")
-		a := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
-		b := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
-		s1 := must[*Stream](t)(p.NewStream())
-		s2 := must[*Stream](t)(p.NewStream())
+		a := newNdarray[float32](t, p, n)
+		b := newNdarray[float32](t, p, n)
+		s1 := newStream(t, p)
+		s2 := newStream(t, p)
 		check(t, fill.LaunchOn(s1, a, float32(1)))
 		check(t, fill.LaunchOn(s2, b, float32(2)))
 		check(t, s1.Synchronize())
 		check(t, s2.Synchronize())
-		allEqual(t, "a", must[[]float32](t)(a.ToSlice()), 1)
-		allEqual(t, "b", must[[]float32](t)(b.ToSlice()), 2)
+		allEqual(t, "a", toSlice(t, a), 1)
+		allEqual(t, "b", toSlice(t, b), 2)
 	})
 }
 
@@ -171,27 +171,27 @@ func TestSourceTwoStreams(t *testing.T) {
 func TestSourceTwoStreamsOverlap(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
 		k := suiteKernel(t, p, "rendezvous")
-		flags := must[*Ndarray[int32]](t)(NewNdarray[int32](p, 2))
-		seen := must[*Ndarray[int32]](t)(NewNdarray[int32](p, 2))
-		s1 := must[*Stream](t)(p.NewStream())
-		s2 := must[*Stream](t)(p.NewStream())
+		flags := newNdarray[int32](t, p, 2)
+		seen := newNdarray[int32](t, p, 2)
+		s1 := newStream(t, p)
+		s2 := newStream(t, p)
 		iters := spinBound(p)
 		check(t, k.LaunchOn(s1, flags, seen, 0, 1, iters))
 		check(t, k.LaunchOn(s2, flags, seen, 1, 0, iters))
 		check(t, p.Synchronize())
-		allEqual(t, "seen", must[[]int32](t)(seen.ToSlice()), 1)
+		allEqual(t, "seen", toSlice(t, seen), 1)
 	})
 }
 
 func TestSourceStreamParallelBasic(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
 		k := suiteKernel(t, p, "twoGroups")
-		a := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
-		b := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
+		a := newNdarray[float32](t, p, n)
+		b := newNdarray[float32](t, p, n)
 		check(t, k.Launch(a, b, float32(1)))
 		check(t, p.Synchronize())
-		allEqual(t, "a", must[[]float32](t)(a.ToSlice()), 1)
-		allEqual(t, "b", must[[]float32](t)(b.ToSlice()), 2)
+		allEqual(t, "a", toSlice(t, a), 1)
+		allEqual(t, "b", toSlice(t, b), 2)
 	})
 }
 
@@ -202,17 +202,17 @@ func TestSourceStreamParallelSeveralLoopsPerGroup(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
 		k := suiteKernel(t, p, "groups")
 		add := suiteKernel(t, p, "add")
-		a := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
-		b := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
-		c := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
-		s := must[*Stream](t)(p.NewStream())
+		a := newNdarray[float32](t, p, n)
+		b := newNdarray[float32](t, p, n)
+		c := newNdarray[float32](t, p, n)
+		s := newStream(t, p)
 		for _, on := range []*Stream{p.DefaultStream(), s} {
 			check(t, k.LaunchOn(on, a, b))
 			check(t, add.LaunchOn(on, a, b, c))
 			check(t, on.Synchronize())
-			allEqual(t, "a", must[[]float32](t)(a.ToSlice()), 2)
-			allEqual(t, "b", must[[]float32](t)(b.ToSlice()), 10)
-			allEqual(t, "c", must[[]float32](t)(c.ToSlice()), 12)
+			allEqual(t, "a", toSlice(t, a), 2)
+			allEqual(t, "b", toSlice(t, b), 10)
+			allEqual(t, "c", toSlice(t, c), 12)
 		}
 	})
 }
@@ -221,24 +221,24 @@ func TestSourceStreamParallelSeveralLoopsPerGroup(t *testing.T) {
 func TestSourceStreamParallelGroupsOverlap(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
 		k := suiteKernel(t, p, "meet4")
-		flags := must[*Ndarray[int32]](t)(NewNdarray[int32](p, 4))
-		seen := must[*Ndarray[int32]](t)(NewNdarray[int32](p, 4))
+		flags := newNdarray[int32](t, p, 4)
+		seen := newNdarray[int32](t, p, 4)
 		check(t, k.Launch(flags, seen, spinBound(p)))
 		check(t, p.Synchronize())
-		allEqual(t, "seen", must[[]int32](t)(seen.ToSlice()), 4)
+		allEqual(t, "seen", toSlice(t, seen), 4)
 	})
 }
 
 func TestSourceStreamPoolReuse(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
 		k := suiteKernel(t, p, "twoGroups")
-		a := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 128))
-		b := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 128))
+		a := newNdarray[float32](t, p, 128)
+		b := newNdarray[float32](t, p, 128)
 		for v := 1; v <= 5; v++ {
 			check(t, k.Launch(a, b, float32(v)))
 			check(t, p.Synchronize())
-			allEqual(t, "a", must[[]float32](t)(a.ToSlice()), float32(v))
-			allEqual(t, "b", must[[]float32](t)(b.ToSlice()), float32(2*v))
+			allEqual(t, "a", toSlice(t, a), float32(v))
+			allEqual(t, "b", toSlice(t, b), float32(2*v))
 		}
 		free, out := p.pool.Free(), p.pool.Out()
 		// Two groups need one borrowed stream (the first group runs on the

@@ -13,17 +13,17 @@ import (
 
 func TestTrace(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		saxpy := must[*Kernel](t)(buildKernel(p, suitekernels.SaxpyN()))
-		groups := must[*Kernel](t)(buildKernel(p, suitekernels.Groups(3)))
-		add := must[*Kernel](t)(buildKernel(p, suitekernels.Add()))
+		saxpy := build(t, p, suitekernels.SaxpyN())
+		groups := build(t, p, suitekernels.Groups(3))
+		add := build(t, p, suitekernels.Add())
 		// One output per stream: the streams run at once.
-		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 256))
-		y := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 256))
-		y1 := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 256))
-		y2 := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 256))
-		g := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 3))
-		s1 := must[*Stream](t)(p.NewStream())
-		s2 := must[*Stream](t)(p.NewStream())
+		x := newNdarray[float32](t, p, 256)
+		y := newNdarray[float32](t, p, 256)
+		y1 := newNdarray[float32](t, p, 256)
+		y2 := newNdarray[float32](t, p, 256)
+		g := newNdarray[float32](t, p, 3)
+		s1 := newStream(t, p)
+		s2 := newStream(t, p)
 
 		// Not traced: before StartTrace.
 		check(t, saxpy.Launch(float32(1), x, y, int64(256)))
@@ -146,13 +146,13 @@ func TestTrace(t *testing.T) {
 }
 
 func TestWithTrace(t *testing.T) {
-	p := must[*Program](t)(Init(WithArch(CPU), WithTrace()))
+	p := initProgram(t, WithArch(CPU), WithTrace())
 	defer p.Close()
 	if !p.Tracing() {
 		t.Fatal("WithTrace: not tracing after Init")
 	}
-	k := must[*Kernel](t)(buildKernel(p, suitekernels.SaxpyN()))
-	x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 8))
+	k := build(t, p, suitekernels.SaxpyN())
+	x := newNdarray[float32](t, p, 8)
 	for range 3 {
 		check(t, k.Launch(float32(1), x, x, int64(8)))
 	}
@@ -177,15 +177,15 @@ func TestWithTrace(t *testing.T) {
 // launch, for the race detector; a trace written after the restart holds
 // only whole spans.
 func TestTraceConcurrent(t *testing.T) {
-	p := must[*Program](t)(Init(WithArch(CPU)))
+	p := initProgram(t, WithArch(CPU))
 	defer p.Close()
-	k := must[*Kernel](t)(buildKernel(p, suitekernels.SaxpyN()))
-	x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 64))
+	k := build(t, p, suitekernels.SaxpyN())
+	x := newNdarray[float32](t, p, 64)
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
 	for range 4 {
-		s := must[*Stream](t)(p.NewStream())
-		y := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 64))
+		s := newStream(t, p)
+		y := newNdarray[float32](t, p, 64)
 		wg.Go(func() {
 			for i := 0; ; i++ {
 				select {
@@ -230,12 +230,12 @@ func BenchmarkLaunchTrace(b *testing.B) {
 	for _, on := range []bool{false, true} {
 		name := map[bool]string{false: "off", true: "on"}[on]
 		b.Run(name, func(b *testing.B) {
-			p := must[*Program](b)(Init(WithArch(CPU)))
+			p := initProgram(b, WithArch(CPU))
 			defer p.Close()
-			k := must[*Kernel](b)(buildKernel(p, suitekernels.SaxpyN()))
-			x := must[*Ndarray[float32]](b)(NewNdarray[float32](p, 16))
-			y := must[*Ndarray[float32]](b)(NewNdarray[float32](p, 16))
-			s := must[*Stream](b)(p.NewStream())
+			k := build(b, p, suitekernels.SaxpyN())
+			x := newNdarray[float32](b, p, 16)
+			y := newNdarray[float32](b, p, 16)
+			s := newStream(b, p)
 			if on {
 				check(b, p.StartTrace())
 			}
