@@ -80,9 +80,13 @@ func forEachArchWith(t *testing.T, opts []InitOption, f func(t *testing.T, p *Pr
 	}
 }
 
+// arrayLen is the length of a test's arrays where the length itself does
+// not matter: some blocks of threads on a GPU, and quick everywhere.
+const arrayLen = 1024
+
 // The helpers below make what a test needs and fail the test when the
 // making fails, so that a line names its type once:
-// x := newNdarray[float32](t, p, n). A call with no helper of its own
+// x := newNdarray[float32](t, p, arrayLen). A call with no helper of its own
 // goes through must.
 
 // must returns a call's value once its error has been checked:

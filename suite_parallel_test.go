@@ -13,8 +13,8 @@ import (
 func TestStreamParallelBasic(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
 		k := build(t, p, suitekernels.TwoGroups())
-		a := newNdarray[float32](t, p, n)
-		b := newNdarray[float32](t, p, n)
+		a := newNdarray[float32](t, p, arrayLen)
+		b := newNdarray[float32](t, p, arrayLen)
 		check(t, k.Launch(a, b, float32(1)))
 		check(t, p.Synchronize())
 		allEqual(t, "a", toSlice(t, a), 1)
@@ -29,9 +29,9 @@ func TestStreamParallelSeveralLoopsPerGroup(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
 		k := build(t, p, suitekernels.LoopsInGroups())
 		add := build(t, p, suitekernels.Add())
-		a := newNdarray[float32](t, p, n)
-		bb := newNdarray[float32](t, p, n)
-		c := newNdarray[float32](t, p, n)
+		a := newNdarray[float32](t, p, arrayLen)
+		bb := newNdarray[float32](t, p, arrayLen)
+		c := newNdarray[float32](t, p, arrayLen)
 		s := newStream(t, p)
 		for _, on := range []*Stream{p.DefaultStream(), s} {
 			check(t, k.LaunchOn(on, a, bb))

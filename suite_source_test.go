@@ -141,7 +141,7 @@ func suiteKernel(t *testing.T, p *Program, name string) *Kernel {
 func TestSourceKernelOnStream(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
 		fill := suiteKernel(t, p, "fill")
-		x := newNdarray[float32](t, p, n)
+		x := newNdarray[float32](t, p, arrayLen)
 		s := newStream(t, p)
 		check(t, fill.LaunchOn(s, x, float32(42)))
 		check(t, s.Synchronize())
@@ -153,8 +153,8 @@ func TestSourceKernelOnStream(t *testing.T) {
 func TestSourceTwoStreams(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
 		fill := suiteKernel(t, p, "fill")
-		a := newNdarray[float32](t, p, n)
-		b := newNdarray[float32](t, p, n)
+		a := newNdarray[float32](t, p, arrayLen)
+		b := newNdarray[float32](t, p, arrayLen)
 		s1 := newStream(t, p)
 		s2 := newStream(t, p)
 		check(t, fill.LaunchOn(s1, a, float32(1)))
@@ -186,8 +186,8 @@ func TestSourceTwoStreamsOverlap(t *testing.T) {
 func TestSourceStreamParallelBasic(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
 		k := suiteKernel(t, p, "twoGroups")
-		a := newNdarray[float32](t, p, n)
-		b := newNdarray[float32](t, p, n)
+		a := newNdarray[float32](t, p, arrayLen)
+		b := newNdarray[float32](t, p, arrayLen)
 		check(t, k.Launch(a, b, float32(1)))
 		check(t, p.Synchronize())
 		allEqual(t, "a", toSlice(t, a), 1)
@@ -202,9 +202,9 @@ func TestSourceStreamParallelSeveralLoopsPerGroup(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
 		k := suiteKernel(t, p, "groups")
 		add := suiteKernel(t, p, "add")
-		a := newNdarray[float32](t, p, n)
-		b := newNdarray[float32](t, p, n)
-		c := newNdarray[float32](t, p, n)
+		a := newNdarray[float32](t, p, arrayLen)
+		b := newNdarray[float32](t, p, arrayLen)
+		c := newNdarray[float32](t, p, arrayLen)
 		s := newStream(t, p)
 		for _, on := range []*Stream{p.DefaultStream(), s} {
 			check(t, k.LaunchOn(on, a, b))

@@ -80,7 +80,7 @@ func TestCloseStopsRunawayKernel(t *testing.T) {
 func TestLaunchContext(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
 		k := build(t, p, suitekernels.Fill(ir.F32))
-		x := newNdarray[float32](t, p, n)
+		x := newNdarray[float32](t, p, arrayLen)
 		s := newStream(t, p)
 		wantErr(t, k.LaunchContext(nil, s, x, float32(1)), ErrInvalidArgument)
 		ctx, cancel := context.WithCancel(context.Background())
@@ -103,7 +103,7 @@ func TestLaunchContextStopsKernel(t *testing.T) {
 			t.Skipf("%s kernels cannot be stopped once enqueued", p.Arch())
 		}
 		fill := build(t, p, suitekernels.Fill(ir.F32))
-		x := newNdarray[float32](t, p, n)
+		x := newNdarray[float32](t, p, arrayLen)
 		s := newStream(t, p)
 		cause := errors.New("the user gave up")
 		for _, kind := range suitekernels.RunawayKinds {

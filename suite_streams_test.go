@@ -15,8 +15,6 @@ import (
 	"github.com/quadrants-go/qd/internal/suitekernels"
 )
 
-const n = 1024
-
 func TestStreamLifecycle(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
 		s := newStream(t, p)
@@ -35,7 +33,7 @@ func TestStreamLifecycle(t *testing.T) {
 		wantErr(t, err, ErrClosed)
 		wantErr(t, s.SynchronizeContext(context.Background()), ErrClosed)
 		k := build(t, p, suitekernels.Fill(ir.F32))
-		x := newNdarray[float32](t, p, n)
+		x := newNdarray[float32](t, p, arrayLen)
 		wantErr(t, k.LaunchOn(s, x, float32(1)), ErrClosed)
 		o := newStream(t, p)
 		wantErr(t, o.WaitStream(s), ErrClosed)
@@ -70,7 +68,7 @@ func TestEventLifecycle(t *testing.T) {
 func TestKernelOnStream(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
 		k := build(t, p, suitekernels.Fill(ir.F32))
-		x := newNdarray[float32](t, p, n)
+		x := newNdarray[float32](t, p, arrayLen)
 		s := newStream(t, p)
 		check(t, k.LaunchOn(s, x, float32(42)))
 		check(t, s.Synchronize())
@@ -82,8 +80,8 @@ func TestKernelOnStream(t *testing.T) {
 func TestTwoStreams(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
 		k := build(t, p, suitekernels.Fill(ir.F32))
-		a := newNdarray[float32](t, p, n)
-		b := newNdarray[float32](t, p, n)
+		a := newNdarray[float32](t, p, arrayLen)
+		b := newNdarray[float32](t, p, arrayLen)
 		s1 := newStream(t, p)
 		s2 := newStream(t, p)
 		check(t, k.LaunchOn(s1, a, float32(1)))
@@ -128,7 +126,7 @@ func TestEventWaits(t *testing.T) {
 func TestDefaultStreamKernel(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
 		k := build(t, p, suitekernels.Fill(ir.F32))
-		x := newNdarray[float32](t, p, n)
+		x := newNdarray[float32](t, p, arrayLen)
 		check(t, k.Launch(x, float32(7)))
 		check(t, p.Synchronize())
 		allEqual(t, "x", toSlice(t, x), 7)
@@ -187,7 +185,7 @@ func TestQueryAfterWaits(t *testing.T) {
 func TestNdarrayOnStream(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
 		k := build(t, p, suitekernels.Fill(ir.F32))
-		x := newNdarray[float32](t, p, n)
+		x := newNdarray[float32](t, p, arrayLen)
 		s := newStream(t, p)
 		check(t, k.LaunchOn(s, x, float32(99)))
 		// No Synchronize: host access waits for the streams that used x.

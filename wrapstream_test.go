@@ -144,7 +144,7 @@ func TestStreamPriorities(t *testing.T) {
 			if err != nil {
 				t.Fatalf("NewStream(WithPriority(%d)): %v", prio, err)
 			}
-			x := newNdarray[float32](t, p, n)
+			x := newNdarray[float32](t, p, arrayLen)
 			check(t, k.LaunchOn(s, x, float32(prio)))
 			check(t, s.Synchronize())
 			allEqual(t, "x", toSlice(t, x), float32(prio))
