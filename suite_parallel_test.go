@@ -11,8 +11,8 @@ import (
 )
 
 func TestStreamParallelBasic(t *testing.T) {
-	forEachArch(t, func(t *testing.T, p *Program) {
-		k := build(t, p, suitekernels.TwoGroups())
+	forEachTwin(t, func(t *testing.T, p *Program, kernel func(twin) *Kernel) {
+		k := kernel(twoGroupsTwin)
 		a := newNdarray[float32](t, p, arrayLen)
 		b := newNdarray[float32](t, p, arrayLen)
 		check(t, k.Launch(a, b, float32(1)))
@@ -26,9 +26,9 @@ func TestStreamParallelBasic(t *testing.T) {
 // on its stream; a later kernel on the launch stream sees every group's
 // writes.
 func TestStreamParallelSeveralLoopsPerGroup(t *testing.T) {
-	forEachArch(t, func(t *testing.T, p *Program) {
-		k := build(t, p, suitekernels.LoopsInGroups())
-		add := build(t, p, suitekernels.Add())
+	forEachTwin(t, func(t *testing.T, p *Program, kernel func(twin) *Kernel) {
+		k := kernel(loopsInGroupsTwin)
+		add := kernel(addTwin)
 		a := newNdarray[float32](t, p, arrayLen)
 		bb := newNdarray[float32](t, p, arrayLen)
 		c := newNdarray[float32](t, p, arrayLen)
@@ -66,8 +66,8 @@ func TestStreamParallelAfterEarlierWork(t *testing.T) {
 }
 
 func TestStreamPoolReuse(t *testing.T) {
-	forEachArch(t, func(t *testing.T, p *Program) {
-		k := build(t, p, suitekernels.TwoGroups())
+	forEachTwin(t, func(t *testing.T, p *Program, kernel func(twin) *Kernel) {
+		k := kernel(twoGroupsTwin)
 		a := newNdarray[float32](t, p, 128)
 		b := newNdarray[float32](t, p, 128)
 		for v := 1; v <= 5; v++ {
@@ -88,10 +88,10 @@ func TestStreamPoolReuse(t *testing.T) {
 // TestStreamParallelGroupsOverlap: G groups of one kernel, each spinning
 // until all G have raised their flags.
 func TestStreamParallelGroupsOverlap(t *testing.T) {
-	forEachArch(t, func(t *testing.T, p *Program) {
-		for _, G := range []int{2, 4, 8} {
+	forEachTwin(t, func(t *testing.T, p *Program, kernel func(twin) *Kernel) {
+		for _, G := range meetGroups {
 			t.Run(fmt.Sprint(G), func(t *testing.T) {
-				k := build(t, p, suitekernels.RendezvousGroups(G))
+				k := kernel(meetTwin(G))
 				flags := newNdarray[int32](t, p, G)
 				seen := newNdarray[int32](t, p, G)
 				check(t, k.Launch(flags, seen, spinBound(p)))

@@ -66,8 +66,8 @@ func TestEventLifecycle(t *testing.T) {
 }
 
 func TestKernelOnStream(t *testing.T) {
-	forEachArch(t, func(t *testing.T, p *Program) {
-		k := build(t, p, suitekernels.Fill(ir.F32))
+	forEachTwin(t, func(t *testing.T, p *Program, kernel func(twin) *Kernel) {
+		k := kernel(fillTwin)
 		x := newNdarray[float32](t, p, arrayLen)
 		s := newStream(t, p)
 		check(t, k.LaunchOn(s, x, float32(42)))
@@ -78,8 +78,8 @@ func TestKernelOnStream(t *testing.T) {
 }
 
 func TestTwoStreams(t *testing.T) {
-	forEachArch(t, func(t *testing.T, p *Program) {
-		k := build(t, p, suitekernels.Fill(ir.F32))
+	forEachTwin(t, func(t *testing.T, p *Program, kernel func(twin) *Kernel) {
+		k := kernel(fillTwin)
 		a := newNdarray[float32](t, p, arrayLen)
 		b := newNdarray[float32](t, p, arrayLen)
 		s1 := newStream(t, p)
@@ -346,17 +346,18 @@ func TestSameKernelTwoStreamsArgs(t *testing.T) {
 
 // TestTwoStreamsOverlap is a rendezvous: each kernel raises its flag and
 // spins until it sees the other's. Both can see each other only if the two
-// streams ran them at the same time.
+// streams ran them at the same time. (The sides are untyped constants: the
+// Go kernel's are ints, the IR kernel's take int or int64.)
 func TestTwoStreamsOverlap(t *testing.T) {
-	forEachArch(t, func(t *testing.T, p *Program) {
-		k := build(t, p, suitekernels.Rendezvous())
+	forEachTwin(t, func(t *testing.T, p *Program, kernel func(twin) *Kernel) {
+		k := kernel(rendezvousTwin)
 		flags := newNdarray[int32](t, p, 2)
 		seen := newNdarray[int32](t, p, 2)
 		s1 := newStream(t, p)
 		s2 := newStream(t, p)
 		iters := spinBound(p)
-		check(t, k.LaunchOn(s1, flags, seen, int64(0), int64(1), iters))
-		check(t, k.LaunchOn(s2, flags, seen, int64(1), int64(0), iters))
+		check(t, k.LaunchOn(s1, flags, seen, 0, 1, iters))
+		check(t, k.LaunchOn(s2, flags, seen, 1, 0, iters))
 		check(t, p.Synchronize())
 		allEqual(t, "seen", toSlice(t, seen), 1)
 	})
