@@ -32,12 +32,12 @@ func BenchmarkLaunchGPU(b *testing.B) {
 }
 
 func benchLaunch(b *testing.B, arch Arch) {
-	p := must[*Program](b)(Init(WithArch(arch)))
+	p := initProgram(b, WithArch(arch))
 	defer p.Close()
-	k := must[*Kernel](b)(buildKernel(p, suitekernels.SaxpyN()))
-	x := must[*Ndarray[float32]](b)(NewNdarray[float32](p, 16))
-	y := must[*Ndarray[float32]](b)(NewNdarray[float32](p, 16))
-	s := must[*Stream](b)(p.NewStream())
+	k := build(b, p, suitekernels.SaxpyN())
+	x := newNdarray[float32](b, p, 16)
+	y := newNdarray[float32](b, p, 16)
+	s := newStream(b, p)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
@@ -70,11 +70,11 @@ func BenchmarkParallelLoopCPU(b *testing.B) {
 			b.Run(fmt.Sprintf("%s/cores=%d", c.name, procs), func(b *testing.B) {
 				old := runtime.GOMAXPROCS(procs)
 				defer runtime.GOMAXPROCS(old)
-				p := must[*Program](b)(Init(WithArch(CPU)))
+				p := initProgram(b, WithArch(CPU))
 				defer p.Close()
-				k := must[*Kernel](b)(buildKernel(p, c.k))
-				x := must[*Ndarray[float32]](b)(NewNdarray[float32](p, c.size))
-				y := must[*Ndarray[float32]](b)(NewNdarray[float32](p, c.size))
+				k := build(b, p, c.k)
+				x := newNdarray[float32](b, p, c.size)
+				y := newNdarray[float32](b, p, c.size)
 				args := c.args(x, y, c.size)
 				b.ReportMetric(float64(c.size), "elements/op")
 				b.ResetTimer()
@@ -90,9 +90,9 @@ func BenchmarkParallelLoopCPU(b *testing.B) {
 // BenchmarkPoolAcquireRelease is one borrow and return of a pooled stream
 // (SPEC bar ≤ 0.2 µs).
 func BenchmarkPoolAcquireRelease(b *testing.B) {
-	p := must[*Program](b)(Init(WithArch(CPU)))
+	p := initProgram(b, WithArch(CPU))
 	defer p.Close()
-	s := must[*streamCore](b)(p.pool.Get())
+	s := must(p.pool.Get())(b)
 	p.pool.Put(s)
 	b.ReportAllocs()
 	for b.Loop() {
@@ -104,10 +104,10 @@ func BenchmarkPoolAcquireRelease(b *testing.B) {
 // BenchmarkStreamParallelLaunchCPU is the host cost of launching a kernel of
 // 4 stream-parallel groups (fork, 3 borrowed streams, joins).
 func BenchmarkStreamParallelLaunchCPU(b *testing.B) {
-	p := must[*Program](b)(Init(WithArch(CPU)))
+	p := initProgram(b, WithArch(CPU))
 	defer p.Close()
-	k := must[*Kernel](b)(buildKernel(p, suitekernels.Groups(4)))
-	arr := must[*Ndarray[float32]](b)(NewNdarray[float32](p, 4))
+	k := build(b, p, suitekernels.Groups(4))
+	arr := newNdarray[float32](b, p, 4)
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		check(b, k.Launch(arr))

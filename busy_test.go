@@ -50,9 +50,9 @@ func waitParked(t *testing.T, fn string) {
 // once it is enqueued.
 func TestCloseWaitsWithoutPolling(t *testing.T) {
 	forEachArchFaulty(t, func(t *testing.T, p *Program, d *faultyDevice) {
-		k := must[*Kernel](t)(buildKernel(p, suitekernels.Fill(ir.F32)))
-		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 16))
-		s := must[*Stream](t)(p.NewStream())
+		k := build(t, p, suitekernels.Fill(ir.F32))
+		x := newNdarray[float32](t, p, 16)
+		s := newStream(t, p)
 		entered, release := make(chan struct{}), make(chan struct{})
 		hold := func(int) error {
 			close(entered)

@@ -8,37 +8,12 @@ import (
 	"github.com/quadrants-go/qd/internal/codegen/ptx"
 	"github.com/quadrants-go/qd/internal/frontend"
 	"github.com/quadrants-go/qd/internal/lower"
+	"github.com/quadrants-go/qd/internal/suitekernels"
 )
 
 // Compile-time benchmarks for the bars of SPEC §7: a 20-line kernel compiled
 // from source in ≤ 5 ms (before the driver's JIT), and a cached compile in
 // ≤ 20 µs.
-
-// kernel20 is a 20-line kernel (the lines from //qd:kernel to the closing
-// brace), the same as internal/frontend's BenchmarkParse20Lines.
-const kernel20 = `package kernels
-
-import "github.com/quadrants-go/qd"
-
-//qd:kernel
-func step(dt float32, pos, vel [][]float32, mass []float32, hits []int32) {
-	for i := range len(pos) {
-		m := mass[i]
-		if m <= 0 {
-			continue
-		}
-		for d := range len(pos[0]) {
-			v := vel[i][d] - 9.81*dt/m
-			p := pos[i][d] + v*dt
-			if p < 0 {
-				p, v = -p, -v
-				qd.AtomicAdd(&hits[0], 1)
-			}
-			pos[i][d], vel[i][d] = p, qd.Sqrt(v*v)
-		}
-	}
-}
-`
 
 // BenchmarkCompile20Lines is a full, uncached Compile on the CPU backend:
 // go/parser, go/types, translation to IR, lowering and hashing, code
@@ -58,7 +33,7 @@ func BenchmarkCompile20Lines(b *testing.B) {
 		b.StopTimer()
 		sourceCache.clear()
 		b.StartTimer()
-		m, err := Compile(p, kernel20, WithFilename("step.go"))
+		m, err := Compile(p, suitekernels.Kernel20, WithFilename("step.go"))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -79,7 +54,7 @@ func BenchmarkCompile20LinesPTX(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		ks, err := frontend.Parse("step.go", []byte(kernel20))
+		ks, err := frontend.Parse("step.go", []byte(suitekernels.Kernel20))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -106,14 +81,14 @@ func BenchmarkCompileCached(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer p.Close()
-	keep, err := Compile(p, kernel20, WithFilename("step.go"))
+	keep, err := Compile(p, suitekernels.Kernel20, WithFilename("step.go"))
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer keep.Close()
 	b.ReportAllocs()
 	for b.Loop() {
-		m, err := Compile(p, kernel20, WithFilename("step.go"))
+		m, err := Compile(p, suitekernels.Kernel20, WithFilename("step.go"))
 		if err != nil {
 			b.Fatal(err)
 		}

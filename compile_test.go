@@ -10,7 +10,6 @@ import (
 
 	"github.com/quadrants-go/qd/internal/frontend"
 	"github.com/quadrants-go/qd/internal/ir"
-	"github.com/quadrants-go/qd/internal/lower"
 	"github.com/quadrants-go/qd/internal/suitekernels"
 )
 
@@ -50,7 +49,7 @@ func count(x []int32, n []int64) {
 
 func TestCompileModule(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		m := must[*Module](t)(Compile(p, compileSrc, WithFilename("k.go")))
+		m := compileModule(t, p, compileSrc, WithFilename("k.go"))
 		if got, want := m.Kernels(), []string{"fill", "scale", "count"}; !slicesEqual(got, want) {
 			t.Fatalf("Kernels() = %v, want %v (source order, markers only)", got, want)
 		}
@@ -59,19 +58,19 @@ func TestCompileModule(t *testing.T) {
 		if m.Kernels()[0] != "fill" {
 			t.Error("Kernels() shares its slice with the module")
 		}
-		fill := must[*Kernel](t)(m.Kernel("fill"))
-		scale := must[*Kernel](t)(m.Kernel("scale"))
+		fill := kernelOf(t, m, "fill")
+		scale := kernelOf(t, m, "scale")
 		if fill.Name() != "fill" {
 			t.Errorf("Name() = %q", fill.Name())
 		}
-		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 300))
+		x := newNdarray[float32](t, p, 300)
 		check(t, fill.Launch(x, float32(3)))
 		check(t, scale.Launch(x, float32(5)))
-		allEqual(t, "x", must[[]float32](t)(x.ToSlice()), 30)
+		allEqual(t, "x", toSlice(t, x), 30)
 
 		// Slices work as well, and []byte sources.
-		mb := must[*Module](t)(Compile(p, []byte(compileSrc), WithFilename("k.go")))
-		cnt := must[*Kernel](t)(mb.Kernel("count"))
+		mb := compileModule(t, p, []byte(compileSrc), WithFilename("k.go"))
+		cnt := kernelOf(t, mb, "count")
 		n := []int64{0}
 		check(t, cnt.Launch([]int32{1, -1, 2, 0, 5}, n))
 		if n[0] != 3 {
@@ -106,9 +105,9 @@ func TestCompileNilAndClosed(t *testing.T) {
 		t.Error("a nil Module has kernels or fails to close")
 	}
 
-	p := must[*Program](t)(Init(WithArch(CPU)))
-	mod := must[*Module](t)(Compile(p, compileSrc))
-	k := must[*Kernel](t)(mod.Kernel("fill"))
+	p := initProgram(t, WithArch(CPU))
+	mod := compileModule(t, p, compileSrc)
+	k := kernelOf(t, mod, "fill")
 	check(t, p.Close())
 	_, err = Compile(p, compileSrc)
 	wantErr(t, err, ErrClosed)
@@ -121,9 +120,9 @@ func TestCompileNilAndClosed(t *testing.T) {
 // working; Module.Kernel after Module.Close or Program.Close is ErrClosed.
 func TestKernelHandles(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		m := must[*Module](t)(Compile(p, compileSrc))
-		k1 := must[*Kernel](t)(m.Kernel("fill"))
-		k2 := must[*Kernel](t)(m.Kernel("fill"))
+		m := compileModule(t, p, compileSrc)
+		k1 := kernelOf(t, m, "fill")
+		k2 := kernelOf(t, m, "fill")
 		if k1 == k2 {
 			t.Fatal("two Kernel calls returned one handle: closing one would close both")
 		}
@@ -132,7 +131,7 @@ func TestKernelHandles(t *testing.T) {
 		check(t, k1.Close()) // idempotent
 		wantErr(t, k1.Launch(x, float32(1)), ErrClosed)
 		check(t, k2.Launch(x, float32(2)))
-		k3 := must[*Kernel](t)(m.Kernel("fill"))
+		k3 := kernelOf(t, m, "fill")
 		check(t, k3.Launch(x, float32(3)))
 		if x[0] != 3 {
 			t.Fatalf("x = %v after fill(3)", x)
@@ -142,8 +141,8 @@ func TestKernelHandles(t *testing.T) {
 		wantErr(t, err, ErrClosed)
 		wantErr(t, k2.Launch(x, float32(4)), ErrClosed)
 
-		m2 := must[*Module](t)(Compile(p, compileSrc))
-		built := must[*Kernel](t)(buildKernel(p, suitekernels.Fill(ir.F32)))
+		m2 := compileModule(t, p, compileSrc)
+		built := build(t, p, suitekernels.Fill(ir.F32))
 		check(t, built.Close())
 		wantErr(t, built.Launch(x, float32(5)), ErrClosed)
 		check(t, p.Close())
@@ -158,22 +157,22 @@ func TestKernelHandles(t *testing.T) {
 // unloaded when the last of them closes.
 func TestCompileCaches(t *testing.T) {
 	src := compileSrc + "\n// TestCompileCaches\n" // a source no other test compiles
-	a := must[[]*lower.Plan](t)(parseCached("c.go", []byte(src)))
-	b := must[[]*lower.Plan](t)(parseCached("c.go", []byte(src)))
+	a := must(parseCached("c.go", []byte(src)))(t)
+	b := must(parseCached("c.go", []byte(src)))(t)
 	if len(a) != 3 || a[0] != b[0] {
 		t.Fatal("parsing the same source twice did not hit the source cache")
 	}
 	// The file name is part of the key: it is in every error position.
-	c := must[[]*lower.Plan](t)(parseCached("other.go", []byte(src)))
+	c := must(parseCached("other.go", []byte(src)))(t)
 	if c[0] == a[0] {
 		t.Error("a different file name hit the same cache entry")
 	}
 
 	forEachArch(t, func(t *testing.T, p *Program) {
-		m1 := must[*Module](t)(Compile(p, src, WithFilename("c.go")))
-		m2 := must[*Module](t)(Compile(p, src, WithFilename("c.go")))
-		k1 := must[*Kernel](t)(m1.Kernel("scale"))
-		k2 := must[*Kernel](t)(m2.Kernel("scale"))
+		m1 := compileModule(t, p, src, WithFilename("c.go"))
+		m2 := compileModule(t, p, src, WithFilename("c.go"))
+		k1 := kernelOf(t, m1, "scale")
+		k2 := kernelOf(t, m2, "scale")
 		if k1 == k2 {
 			t.Fatal("two Compiles returned the same *Kernel: closing one module would close the other's")
 		}
@@ -192,7 +191,7 @@ func TestCompileCaches(t *testing.T) {
 		if modules() != 3 {
 			t.Error("closing one of two modules unloaded the shared backend module")
 		}
-		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 10))
+		x := newNdarray[float32](t, p, 10)
 		check(t, k2.Launch(x, float32(1))) // still usable
 		check(t, m2.Close())
 		if modules() != 3 {
@@ -266,8 +265,8 @@ func TestCompileErrors(t *testing.T) {
 			t.Errorf("without WithFilename the error is %v, want a kernels.go: position", err)
 		}
 		// The Program is unharmed.
-		m := must[*Module](t)(Compile(p, compileSrc))
-		check(t, must[*Kernel](t)(m.Kernel("fill")).Launch([]float32{0}, float32(1)))
+		m := compileModule(t, p, compileSrc)
+		check(t, kernelOf(t, m, "fill").Launch([]float32{0}, float32(1)))
 	})
 }
 
@@ -332,16 +331,16 @@ func TestSourceCacheBounded(t *testing.T) {
 		return fmt.Sprintf("package k\n\n//qd:kernel\nfunc k%d(x []int32) {\n\tfor i := range x {\n\t\tx[i] = %d\n\t}\n}\n", i, i)
 	}
 	for i := range rounds {
-		p := must[*Program](t)(Init(WithArch(CPU)))
-		m := must[*Module](t)(Compile(p, src(i), WithFilename("bounded.go")))
+		p := initProgram(t, WithArch(CPU))
+		m := compileModule(t, p, src(i), WithFilename("bounded.go"))
 		check(t, m.Close())
 		check(t, p.Close())
 		if n := sourceCacheLen(); n > maxSources {
 			t.Fatalf("after %d distinct sources the cache holds %d entries, more than its bound %d", i+1, n, maxSources)
 		}
 	}
-	last := must[[]*lower.Plan](t)(parseCached("bounded.go", []byte(src(rounds-1))))
-	again := must[[]*lower.Plan](t)(parseCached("bounded.go", []byte(src(rounds-1))))
+	last := must(parseCached("bounded.go", []byte(src(rounds-1))))(t)
+	again := must(parseCached("bounded.go", []byte(src(rounds-1))))(t)
 	if last[0] != again[0] {
 		t.Error("the most recent source is no longer cached")
 	}

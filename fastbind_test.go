@@ -31,14 +31,14 @@ func constants(x []float32, v float32, n int64) {
 // declines, having pinned nothing, whatever else: then the general bind
 // accepts it or names the error.
 func TestFastBindMatchesBind(t *testing.T) {
-	p := must[*Program](t)(Init(WithArch(CPU)))
+	p := initProgram(t, WithArch(CPU))
 	defer p.Close()
-	m := must[*Module](t)(Compile(p, fastBindSrc))
-	k := must[*Kernel](t)(m.Kernel("allTypes"))
-	xf := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 4))
-	xi := must[*Ndarray[int]](t)(NewNdarray[int](p, 2, 3))
-	xb := must[*Ndarray[bool]](t)(NewNdarray[bool](p, 4))
-	xu := must[*Ndarray[uint64]](t)(NewNdarray[uint64](p, 5))
+	m := compileModule(t, p, fastBindSrc)
+	k := kernelOf(t, m, "allTypes")
+	xf := newNdarray[float32](t, p, 4)
+	xi := newNdarray[int](t, p, 2, 3)
+	xb := newNdarray[bool](t, p, 4)
+	xu := newNdarray[uint64](t, p, 5)
 	arrays := []*ndCore{xf.c, xi.c, xb.c, xu.c}
 	args := func() []any {
 		return []any{true, 5, int32(-3), int64(-1 << 40), uint(7), uint32(1 << 31), uint64(1 << 63), float32(1.5), -2.25, xf, xi, xb, xu}
@@ -90,13 +90,13 @@ func TestFastBindMatchesBind(t *testing.T) {
 	same("second values", a)
 	unpinned("after equal binds")
 
-	other := must[*Program](t)(Init(WithArch(CPU)))
+	other := initProgram(t, WithArch(CPU))
 	defer other.Close()
-	foreign := must[*Ndarray[float32]](t)(NewNdarray[float32](other, 4))
-	closed := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 4))
+	foreign := newNdarray[float32](t, other, 4)
+	closed := newNdarray[float32](t, p, 4)
 	check(t, closed.Close())
-	flat := must[*Ndarray[int]](t)(NewNdarray[int](p, 6))
-	wide := must[*Ndarray[int64]](t)(NewNdarray[int64](p, 2, 3))
+	flat := newNdarray[int](t, p, 6)
+	wide := newNdarray[int64](t, p, 2, 3)
 	for _, c := range []struct {
 		name  string
 		index int
@@ -111,7 +111,7 @@ func TestFastBindMatchesBind(t *testing.T) {
 		{"nil", 0, nil, false},
 		{"slice for an Ndarray", 9, []float32{1, 2}, true},
 		{"nil Ndarray", 9, (*Ndarray[float32])(nil), false},
-		{"Ndarray of float64", 9, must[*Ndarray[float64]](t)(NewNdarray[float64](p, 4)), false},
+		{"Ndarray of float64", 9, newNdarray[float64](t, p, 4), false},
 		{"Ndarray of another Program", 9, foreign, false},
 		{"closed Ndarray", 9, closed, false},
 		{"1-dim for 2-dim", 10, flat, false},
@@ -142,7 +142,7 @@ func TestFastBindMatchesBind(t *testing.T) {
 
 	// A launch with an untyped constant teaches nothing; an exactly typed
 	// one then does.
-	kk := must[*Kernel](t)(m.Kernel("constants"))
+	kk := kernelOf(t, m, "constants")
 	check(t, kk.Launch(xf, 2, int64(4)))
 	if kk.c.sig.Load() != nil {
 		t.Error("a launch with an untyped constant taught a signature")

@@ -59,12 +59,12 @@ func openFake(t *testing.T) (*fakeEnv, *fakedriver.Driver) {
 	}
 	t.Cleanup(func() { p.Close() }) // a test that stops early; Close is idempotent
 	e := &fakeEnv{p: p, host: make([]float32, 256)}
-	e.s = must[*Stream](t)(p.NewStream())
-	e.x = must[*Ndarray[float32]](t)(NewNdarray[float32](p, 256))
-	e.y = must[*Ndarray[float32]](t)(NewNdarray[float32](p, 256))
-	m := must[*Module](t)(Compile(p, suiteSrc))
-	e.fill = must[*Kernel](t)(m.Kernel("fill"))
-	e.two = must[*Kernel](t)(m.Kernel("twoGroups"))
+	e.s = newStream(t, p)
+	e.x = newNdarray[float32](t, p, 256)
+	e.y = newNdarray[float32](t, p, 256)
+	m := compileModule(t, p, suiteSrc)
+	e.fill = kernelOf(t, m, "fill")
+	e.two = kernelOf(t, m, "twoGroups")
 	return e, fakeDrv
 }
 

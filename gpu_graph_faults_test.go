@@ -133,7 +133,7 @@ func TestGPUGraphUpdateDeclined(t *testing.T) {
 func TestGPUGraphUpdateInPlace(t *testing.T) {
 	e, fake := openFake(t)
 	misuses := len(fake.Misuses())
-	g := must[*Graph](t)(e.s.Capture(func() error { return e.fill.LaunchOn(e.s, e.x, float32(1)) }))
+	g := captureGraph(t, e.s, func() error { return e.fill.LaunchOn(e.s, e.x, float32(1)) })
 	fake.Reset()
 	check(t, g.Update(func() error { return e.fill.LaunchOn(e.s, e.y, float32(5)) }))
 	if u, i := fake.Count("GraphExecUpdate"), fake.Count("GraphInstantiate"); u != 1 || i != 0 {
@@ -164,28 +164,28 @@ func TestGPUGraphDiamondFake(t *testing.T) {
 	e, fake := openFake(t)
 	misuses := len(fake.Misuses())
 	const n = 64
-	s2 := must[*Stream](t)(e.p.NewStream())
-	s3 := must[*Stream](t)(e.p.NewStream())
-	o := must[*Stream](t)(e.p.NewStream())
-	ev := must[*Event](t)(e.p.NewEvent())
-	h := must[*HostArray[float32]](t)(NewHostArray[float32](e.p, n))
-	x := must[*Ndarray[float32]](t)(NewNdarray[float32](e.p, n))
-	y := must[*Ndarray[float32]](t)(NewNdarray[float32](e.p, n))
-	z := must[*Ndarray[float32]](t)(NewNdarray[float32](e.p, n))
-	g := must[*Graph](t)(e.s.Capture(func() error {
+	s2 := newStream(t, e.p)
+	s3 := newStream(t, e.p)
+	o := newStream(t, e.p)
+	ev := newEvent(t, e.p)
+	h := newHostArray[float32](t, e.p, n)
+	x := newNdarray[float32](t, e.p, n)
+	y := newNdarray[float32](t, e.p, n)
+	z := newNdarray[float32](t, e.p, n)
+	g := captureGraph(t, e.s, func() error {
 		return errors.Join(x.CopyFromHostOn(e.s, h), ev.Record(e.s),
 			s2.WaitEvent(ev), y.CopyFromOn(s2, x),
 			s3.WaitEvent(ev), z.CopyFromOn(s3, x),
 			e.s.WaitStream(s2), e.s.WaitStream(s3))
-	}))
+	})
 	for r := range 3 {
-		hs := must[[]float32](t)(h.Data())
+		hs := hostData(t, h)
 		for i := range hs {
 			hs[i] = float32(10*r + i)
 		}
 		check(t, g.LaunchOn(o))
 		for _, a := range []*Ndarray[float32]{y, z} {
-			got := must[[]float32](t)(a.ToSlice())
+			got := toSlice(t, a)
 			for i, v := range got {
 				if v != float32(10*r+i) {
 					t.Fatalf("replay %d: element %d = %v, want %v", r, i, v, float32(10*r+i))

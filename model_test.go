@@ -364,15 +364,15 @@ func (w *modelWorker) finish() {
 // runModel runs workers goroutines of steps calls each, their random
 // choices seeded from seed.
 func runModel(t *testing.T, seed []byte, workers, steps int) {
-	p := must[*Program](t)(Init(WithArch(CPU)))
+	p := initProgram(t, WithArch(CPU))
 	defer p.Close()
-	m := must[*Module](t)(Compile(p, modelSrc))
+	m := compileModule(t, p, modelSrc)
 	var k modelKernels
 	for _, kk := range []struct {
 		dst  **Kernel
 		name string
 	}{{&k.fill, "fill"}, {&k.add, "add"}, {&k.two, "two"}, {&k.oob, "oob"}} {
-		*kk.dst = must[*Kernel](t)(m.Kernel(kk.name))
+		*kk.dst = kernelOf(t, m, kk.name)
 	}
 	var s1, s2 uint64
 	if len(seed) >= 8 {

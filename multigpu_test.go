@@ -40,8 +40,8 @@ func forEachTwoGPUs(t *testing.T, f func(t *testing.T, p0, p1 *Program)) {
 			if n := gpuCount(a); n < 2 {
 				gputest.TooFew(t, a.String(), 2, n)
 			}
-			p0 := must[*Program](t)(Init(WithArch(a), WithDevice(0)))
-			p1 := must[*Program](t)(Init(WithArch(a), WithDevice(1)))
+			p0 := initProgram(t, WithArch(a), WithDevice(0))
+			p1 := initProgram(t, WithArch(a), WithDevice(1))
 			t.Cleanup(func() {
 				check(t, p1.Close())
 				check(t, p0.Close())
@@ -85,7 +85,7 @@ func TestTwoGPUsCopies(t *testing.T) {
 // Program, here one of its own on device 1).
 func TestTwoGPUsTracking(t *testing.T) {
 	forEachTwoGPUs(t, func(t *testing.T, p0, p1 *Program) {
-		q := must[*Program](t)(Init(WithArch(p1.Arch()), WithDevice(1)))
+		q := initProgram(t, WithArch(p1.Arch()), WithDevice(1))
 		defer q.Close()
 		crossTracking(t, p0, q)
 	})
@@ -96,7 +96,7 @@ func TestTwoGPUsTracking(t *testing.T) {
 func TestTwoGPUsConcurrency(t *testing.T) {
 	forEachTwoGPUs(t, func(t *testing.T, p0, _ *Program) {
 		crossConcurrency(t, func() (*Program, *Program) {
-			return must[*Program](t)(Init(WithArch(p0.Arch()), WithDevice(0))), must[*Program](t)(Init(WithArch(p0.Arch()), WithDevice(1)))
+			return initProgram(t, WithArch(p0.Arch()), WithDevice(0)), initProgram(t, WithArch(p0.Arch()), WithDevice(1))
 		})
 	})
 }
@@ -141,12 +141,12 @@ func pingPong(t *testing.T, p0, p1 *Program, order func(t *testing.T, from, to *
 	}
 	mk := func(p *Program) *dev {
 		return &dev{
-			add:   must[*Kernel](t)(buildKernel(p, suitekernels.SlowAdd())),
-			x:     must[*Ndarray[float32]](t)(NewNdarray[float32](p, n)),
-			steps: must[*Ndarray[int64]](t)(NewNdarray[int64](p, 1)),
-			hist:  must[*Ndarray[float32]](t)(NewNdarray[float32](p, rounds, n)),
-			s:     must[*Stream](t)(p.NewStream()),
-			e:     must[*Event](t)(p.NewEvent()),
+			add:   build(t, p, suitekernels.SlowAdd()),
+			x:     newNdarray[float32](t, p, n),
+			steps: newNdarray[int64](t, p, 1),
+			hist:  newNdarray[float32](t, p, rounds, n),
+			s:     newStream(t, p),
+			e:     newEvent(t, p),
 			spin:  200000, description: p.Device().String(),
 		}
 	}
@@ -155,7 +155,7 @@ func pingPong(t *testing.T, p0, p1 *Program, order func(t *testing.T, from, to *
 	// to b: b's stream waits for a's, then copies it over.
 	step := func(a, b *dev, r int) {
 		check(t, a.add.LaunchOn(a.s, a.x, a.steps, a.spin))
-		check(t, must[*Ndarray[float32]](t)(a.hist.Rows(r, r+1)).CopyFromOn(a.s, a.x))
+		check(t, must(a.hist.Rows(r, r+1))(t).CopyFromOn(a.s, a.x))
 		check(t, order(t, a.s, b.s, a.e))
 		check(t, b.x.CopyFromOn(b.s, a.x))
 	}
@@ -164,10 +164,10 @@ func pingPong(t *testing.T, p0, p1 *Program, order func(t *testing.T, from, to *
 		step(d1, d0, r)
 	}
 	for i, d := range []*dev{d0, d1} {
-		got := must[[]float32](t)(d.hist.ToSlice())
+		got := toSlice(t, d.hist)
 		for r := range rounds {
 			allEqual(t, fmt.Sprintf("device %d (%s), round %d", i, d.description, r), got[r*n:(r+1)*n], float32(2*r+1+i))
 		}
 	}
-	allEqual(t, "device 0 at the end", must[[]float32](t)(d0.x.ToSlice()), float32(2*rounds))
+	allEqual(t, "device 0 at the end", toSlice(t, d0.x), float32(2*rounds))
 }

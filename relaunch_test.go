@@ -22,7 +22,7 @@ func TestRelaunch(t *testing.T) {
 	e, fake := openFake(t)
 	misuses := len(fake.Misuses())
 	p := e.p
-	k := must[*Kernel](t)(buildKernel(p, suitekernels.SaxpyN()))
+	k := build(t, p, suitekernels.SaxpyN())
 	x, y := e.x, e.y
 	launch := func(args ...any) {
 		t.Helper()
@@ -72,7 +72,7 @@ func TestRelaunch(t *testing.T) {
 	}
 
 	// A closed array in the memo is refused by the general path.
-	z := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 256))
+	z := newNdarray[float32](t, p, 256)
 	launch(float32(2), z, y, int64(256))
 	launch(float32(2), z, y, int64(256))
 	check(t, z.Close())
@@ -82,8 +82,8 @@ func TestRelaunch(t *testing.T) {
 
 	// Arrays from NewNdarrayOn, whose zero fill is in progress on the
 	// launch's own stream, relaunch too.
-	a := must[*Ndarray[float32]](t)(NewNdarrayOn[float32](e.s, 256))
-	b := must[*Ndarray[float32]](t)(NewNdarrayOn[float32](e.s, 256))
+	a := newNdarrayOn[float32](t, e.s, 256)
+	b := newNdarrayOn[float32](t, e.s, 256)
 	launch(float32(2), a, b, int64(256))
 	mm = k.c.memo.m.Load()
 	l1 := mm.l
@@ -105,8 +105,8 @@ func TestRelaunch(t *testing.T) {
 	}
 
 	// A kernel whose launches carry temporaries makes no memo.
-	m := must[*Module](t)(Compile(p, relaunchSrc))
-	kt := must[*Kernel](t)(m.Kernel("withTemp"))
+	m := compileModule(t, p, relaunchSrc)
+	kt := kernelOf(t, m, "withTemp")
 	for range 3 {
 		check(t, kt.LaunchOn(e.s, x, float32(2)))
 	}
@@ -118,8 +118,8 @@ func TestRelaunch(t *testing.T) {
 
 	// Concurrent launches with varying arguments: every parameter the
 	// driver sees is live memory of the right size.
-	arrays := []*Ndarray[float32]{x, y, must[*Ndarray[float32]](t)(NewNdarray[float32](p, 256))}
-	streams := []*Stream{e.s, must[*Stream](t)(p.NewStream()), must[*Stream](t)(p.NewStream())}
+	arrays := []*Ndarray[float32]{x, y, newNdarray[float32](t, p, 256)}
+	streams := []*Stream{e.s, newStream(t, p), newStream(t, p)}
 	var wg sync.WaitGroup
 	for g := range 6 {
 		wg.Go(func() {

@@ -15,8 +15,8 @@ import (
 // only read may overlap, and neighbouring slices of one array are fine.
 func TestAliasedSliceArguments(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		alias := must[*Kernel](t)(buildKernel(p, suitekernels.Alias()))
-		add := must[*Kernel](t)(buildKernel(p, suitekernels.Add()))
+		alias := build(t, p, suitekernels.Alias())
+		add := build(t, p, suitekernels.Add())
 		grid := func() [][]float32 { return [][]float32{make([]float32, 3), make([]float32, 3)} }
 		m := grid()
 		shared := make([]float32, 3)

@@ -40,16 +40,16 @@ func tally(n []int64, at uint64) {
 
 func TestIndexChecks(t *testing.T) {
 	forEachChecked(t, func(t *testing.T, p *Program) {
-		m := must[*Module](t)(Compile(p, checkedSrc, WithFilename("k.go")))
-		shift := must[*Kernel](t)(m.Kernel("shift"))
-		put := must[*Kernel](t)(m.Kernel("put"))
-		tally := must[*Kernel](t)(m.Kernel("tally"))
-		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 8))
-		y := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 8))
-		mat := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 2, 4))
-		n := must[*Ndarray[int64]](t)(NewNdarray[int64](p, 1))
+		m := compileModule(t, p, checkedSrc, WithFilename("k.go"))
+		shift := kernelOf(t, m, "shift")
+		put := kernelOf(t, m, "put")
+		tally := kernelOf(t, m, "tally")
+		x := newNdarray[float32](t, p, 8)
+		y := newNdarray[float32](t, p, 8)
+		mat := newNdarray[float32](t, p, 2, 4)
+		n := newNdarray[int64](t, p, 1)
 		check(t, x.CopyFromHost([]float32{1, 2, 3, 4, 5, 6, 7, 8}))
-		s := must[*Stream](t)(p.NewStream())
+		s := newStream(t, p)
 
 		cases := []struct {
 			name   string

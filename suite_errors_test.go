@@ -42,13 +42,13 @@ func poolClean(t *testing.T, p *Program) {
 // stream, a launch with slices, Program.Synchronize) sees no error.
 func TestGroupErrorReportedOnce(t *testing.T) {
 	forEachChecked(t, func(t *testing.T, p *Program) {
-		bad := must[*Kernel](t)(buildKernel(p, suitekernels.BadGroup()))
-		good := must[*Kernel](t)(buildKernel(p, suitekernels.TwoGroups()))
-		short := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 4))
-		long := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 100))
-		a := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
-		b := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
-		s := must[*Stream](t)(p.NewStream())
+		bad := build(t, p, suitekernels.BadGroup())
+		good := build(t, p, suitekernels.TwoGroups())
+		short := newNdarray[float32](t, p, 4)
+		long := newNdarray[float32](t, p, 100)
+		a := newNdarray[float32](t, p, arrayLen)
+		b := newNdarray[float32](t, p, arrayLen)
+		s := newStream(t, p)
 		check(t, bad.LaunchOn(s, short))
 		wantOnce(t, "Synchronize of the launch stream", s.Synchronize())
 		check(t, s.Synchronize())
@@ -56,7 +56,7 @@ func TestGroupErrorReportedOnce(t *testing.T) {
 
 		check(t, bad.LaunchOn(s, long))
 		check(t, s.Synchronize())
-		fresh := must[*Stream](t)(p.NewStream())
+		fresh := newStream(t, p)
 		check(t, good.LaunchOn(fresh, a, b, float32(1)))
 		check(t, fresh.Synchronize())
 		check(t, good.Launch(a, b, float32(2)))
@@ -74,16 +74,16 @@ func TestGroupErrorReportedOnce(t *testing.T) {
 // stream's, and the pooled streams come back clean.
 func TestErrorBeforeForkReportedOnce(t *testing.T) {
 	forEachChecked(t, func(t *testing.T, p *Program) {
-		oob := must[*Kernel](t)(buildKernel(p, suitekernels.OOB()))
-		good := must[*Kernel](t)(buildKernel(p, suitekernels.TwoGroups()))
-		short := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 4))
-		ga := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
-		gb := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
-		s := must[*Stream](t)(p.NewStream())
+		oob := build(t, p, suitekernels.OOB())
+		good := build(t, p, suitekernels.TwoGroups())
+		short := newNdarray[float32](t, p, 4)
+		ga := newNdarray[float32](t, p, arrayLen)
+		gb := newNdarray[float32](t, p, arrayLen)
+		s := newStream(t, p)
 		check(t, oob.LaunchOn(s, short))
 		check(t, good.LaunchOn(s, ga, gb, float32(1)))
 		wantOnce(t, "Synchronize of the launch stream", s.Synchronize())
-		fresh := must[*Stream](t)(p.NewStream())
+		fresh := newStream(t, p)
 		check(t, good.LaunchOn(fresh, ga, gb, float32(2)))
 		check(t, fresh.Synchronize())
 		check(t, p.Synchronize())
@@ -96,11 +96,11 @@ func TestErrorBeforeForkReportedOnce(t *testing.T) {
 // its error again: Program.Synchronize reports it once.
 func TestErrorNotCopiedByWaits(t *testing.T) {
 	forEachChecked(t, func(t *testing.T, p *Program) {
-		bad := must[*Kernel](t)(buildKernel(p, suitekernels.BadGroup()))
-		short := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 4))
-		s := must[*Stream](t)(p.NewStream())
-		o := must[*Stream](t)(p.NewStream())
-		e := must[*Event](t)(p.NewEvent())
+		bad := build(t, p, suitekernels.BadGroup())
+		short := newNdarray[float32](t, p, 4)
+		s := newStream(t, p)
+		o := newStream(t, p)
+		e := newEvent(t, p)
 		check(t, bad.LaunchOn(s, short))
 		check(t, o.WaitStream(s))
 		check(t, e.Record(s))

@@ -60,19 +60,19 @@ func TestGraphRefusals(t *testing.T) {
 	}
 	forEachArch(t, func(t *testing.T, p *Program) {
 		env := &graphEnv{p: p, k: newGraphKernels(t, p),
-			x:  must[*Ndarray[float32]](t)(NewNdarray[float32](p, 16)),
-			h:  must[*HostArray[float32]](t)(NewHostArray[float32](p, 16)),
-			e:  must[*Event](t)(p.NewEvent()),
-			t0: must[*Event](t)(p.NewEvent(WithTiming())), t1: must[*Event](t)(p.NewEvent(WithTiming())),
-			eOut: must[*Event](t)(p.NewEvent()),
+			x:  newNdarray[float32](t, p, 16),
+			h:  newHostArray[float32](t, p, 16),
+			e:  newEvent(t, p),
+			t0: newEvent(t, p, WithTiming()), t1: newEvent(t, p, WithTiming()),
+			eOut: newEvent(t, p),
 		}
 		for _, tc := range cases {
 			t.Run(tc.call, func(t *testing.T) {
-				env.s = must[*Stream](t)(p.NewStream())
-				env.o = must[*Stream](t)(p.NewStream())
+				env.s = newStream(t, p)
+				env.o = newStream(t, p)
 				defer env.s.Close()
 				defer env.o.Close()
-				env.replayed = must[*Graph](t)(env.s.Capture(func() error { return env.k.fill.LaunchOn(env.s, env.x, float32(1)) }))
+				env.replayed = captureGraph(t, env.s, func() error { return env.k.fill.LaunchOn(env.s, env.x, float32(1)) })
 				defer env.replayed.Close()
 				check(t, env.eOut.Record(env.o))
 				var callErr error
@@ -111,7 +111,7 @@ func TestGraphRefusals(t *testing.T) {
 				wantAll(t, "x", env.x, 3)
 				check(t, env.e.Record(env.s))
 				check(t, env.e.Synchronize())
-				g := must[*Graph](t)(env.s.Capture(func() error { return env.k.fill.LaunchOn(env.s, env.x, float32(4)) }))
+				g := captureGraph(t, env.s, func() error { return env.k.fill.LaunchOn(env.s, env.x, float32(4)) })
 				check(t, g.LaunchOn(env.o))
 				wantAll(t, "x", env.x, 4)
 				check(t, g.Close())
@@ -128,10 +128,10 @@ func TestGraphRefusals(t *testing.T) {
 // is recorded again.
 func TestGraphEventOfEndedCapture(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		s := must[*Stream](t)(p.NewStream())
-		o := must[*Stream](t)(p.NewStream())
-		e := must[*Event](t)(p.NewEvent())
-		g := must[*Graph](t)(s.Capture(func() error { return e.Record(s) }))
+		s := newStream(t, p)
+		o := newStream(t, p)
+		e := newEvent(t, p)
+		g := captureGraph(t, s, func() error { return e.Record(s) })
 		defer g.Close()
 		wantErr(t, e.Synchronize(), ErrCapturing)
 		wantErr(t, o.WaitEvent(e), ErrCapturing)
@@ -147,8 +147,8 @@ func TestGraphEventOfEndedCapture(t *testing.T) {
 func TestGraphDebugKernels(t *testing.T) {
 	forEachArchWith(t, []InitOption{WithDebug()}, func(t *testing.T, p *Program) {
 		k := newGraphKernels(t, p)
-		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 8))
-		s := must[*Stream](t)(p.NewStream())
+		x := newNdarray[float32](t, p, 8)
+		s := newStream(t, p)
 		g, err := s.Capture(func() error { return k.fill.LaunchOn(s, x, float32(1)) })
 		if p.Arch() == CPU {
 			check(t, err)
@@ -172,10 +172,10 @@ func TestGraphDebugKernels(t *testing.T) {
 func TestGraphAllowedInCapture(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
 		k := newGraphKernels(t, p)
-		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 8))
-		s := must[*Stream](t)(p.NewStream())
+		x := newNdarray[float32](t, p, 8)
+		s := newStream(t, p)
 		var made *Ndarray[float32]
-		g := must[*Graph](t)(s.Capture(func() error {
+		g := captureGraph(t, s, func() error {
 			if err := k.fill.LaunchOn(s, x, float32(3)); err != nil {
 				return err
 			}
@@ -200,7 +200,7 @@ func TestGraphAllowedInCapture(t *testing.T) {
 				return err
 			}
 			return errors.Join(h.Close(), o.Close(), e.Close())
-		}))
+		})
 		defer g.Close()
 		wantAll(t, "x before the replay", x, 0)
 		check(t, g.LaunchOn(s))
@@ -230,16 +230,16 @@ func TestGraphAcrossPrograms(t *testing.T) {
 		{"Ndarray.CopyFromOn", func(s, _ *Stream, x, y *Ndarray[float32], _ *Event) error { return x.CopyFromOn(s, y) }},
 	}
 	forEachArch(t, func(t *testing.T, p *Program) {
-		q := must[*Program](t)(Init(WithArch(p.Arch())))
+		q := initProgram(t, WithArch(p.Arch()))
 		defer q.Close()
 		k := newGraphKernels(t, p)
-		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 8))
-		y := must[*Ndarray[float32]](t)(NewNdarray[float32](q, 8))
-		e := must[*Event](t)(q.NewEvent())
+		x := newNdarray[float32](t, p, 8)
+		y := newNdarray[float32](t, q, 8)
+		e := newEvent(t, q)
 		for _, tc := range cases {
 			t.Run(tc.call, func(t *testing.T) {
-				s := must[*Stream](t)(p.NewStream())
-				o := must[*Stream](t)(q.NewStream())
+				s := newStream(t, p)
+				o := newStream(t, q)
 				defer s.Close()
 				defer o.Close()
 				var callErr error

@@ -25,16 +25,16 @@ type graphKernels struct {
 func newGraphKernels(t *testing.T, p *Program) graphKernels {
 	t.Helper()
 	return graphKernels{
-		fill: must[*Kernel](t)(buildKernel(p, suitekernels.Fill(ir.F32))),
-		axpb: must[*Kernel](t)(buildKernel(p, suitekernels.Axpb())),
-		copy: must[*Kernel](t)(buildKernel(p, suitekernels.Copy())),
-		add:  must[*Kernel](t)(buildKernel(p, suitekernels.Add())),
+		fill: build(t, p, suitekernels.Fill(ir.F32)),
+		axpb: build(t, p, suitekernels.Axpb()),
+		copy: build(t, p, suitekernels.Copy()),
+		add:  build(t, p, suitekernels.Add()),
 	}
 }
 
 func wantAll(t *testing.T, what string, a *Ndarray[float32], want float32) {
 	t.Helper()
-	allEqual(t, what, must[[]float32](t)(a.ToSlice()), want)
+	allEqual(t, what, toSlice(t, a), want)
 }
 
 // TestGraphChain: a chain of dependent kernels, replayed several times on
@@ -44,10 +44,10 @@ func TestGraphChain(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
 		k := newGraphKernels(t, p)
 		const n, steps = 1000, 20
-		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
-		y := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
-		s := must[*Stream](t)(p.NewStream())
-		s2 := must[*Stream](t)(p.NewStream())
+		x := newNdarray[float32](t, p, n)
+		y := newNdarray[float32](t, p, n)
+		s := newStream(t, p)
+		s2 := newStream(t, p)
 		body := func(a *Ndarray[float32], on *Stream) error {
 			for i := range steps {
 				if err := k.axpb.LaunchOn(on, a, float32(1+i%2), float32(1)); err != nil {
@@ -56,7 +56,7 @@ func TestGraphChain(t *testing.T) {
 			}
 			return nil
 		}
-		g := must[*Graph](t)(s.Capture(func() error { return body(x, s) }))
+		g := captureGraph(t, s, func() error { return body(x, s) })
 		defer g.Close()
 		wantAll(t, "x after the capture (nothing ran)", x, 0)
 		ref := float32(0) // plain Go
@@ -80,12 +80,12 @@ func TestGraphDiamond(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
 		k := newGraphKernels(t, p)
 		const n = 512
-		arr := func() *Ndarray[float32] { return must[*Ndarray[float32]](t)(NewNdarray[float32](p, n)) }
+		arr := func() *Ndarray[float32] { return newNdarray[float32](t, p, n) }
 		x, y, z, w := arr(), arr(), arr(), arr()
-		s, s1, s2 := must[*Stream](t)(p.NewStream()), must[*Stream](t)(p.NewStream()), must[*Stream](t)(p.NewStream())
-		e0, e1, e2 := must[*Event](t)(p.NewEvent()), must[*Event](t)(p.NewEvent()), must[*Event](t)(p.NewEvent())
+		s, s1, s2 := newStream(t, p), newStream(t, p), newStream(t, p)
+		e0, e1, e2 := newEvent(t, p), newEvent(t, p), newEvent(t, p)
 		check(t, x.CopyFromHost(slicesOf(n, float32(1))))
-		g := must[*Graph](t)(s.Capture(func() error {
+		g := captureGraph(t, s, func() error {
 			for _, err := range []error{
 				e0.Record(s), s1.WaitEvent(e0), s2.WaitEvent(e0),
 				k.copy.LaunchOn(s1, x, y), k.axpb.LaunchOn(s1, y, float32(2), float32(0)), e1.Record(s1),
@@ -98,7 +98,7 @@ func TestGraphDiamond(t *testing.T) {
 				}
 			}
 			return nil
-		}))
+		})
 		defer g.Close()
 		for r := 1; r <= 4; r++ {
 			check(t, g.LaunchOn(s))
@@ -126,11 +126,11 @@ func slicesOf[T any](n int, v T) []T {
 func TestGraphStreamParallelOverlap(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
 		const G = 4
-		k := must[*Kernel](t)(buildKernel(p, suitekernels.RendezvousGroups(G)))
-		flags := must[*Ndarray[int32]](t)(NewNdarray[int32](p, G))
-		seen := must[*Ndarray[int32]](t)(NewNdarray[int32](p, G))
-		s := must[*Stream](t)(p.NewStream())
-		g := must[*Graph](t)(s.Capture(func() error {
+		k := build(t, p, suitekernels.RendezvousGroups(G))
+		flags := newNdarray[int32](t, p, G)
+		seen := newNdarray[int32](t, p, G)
+		s := newStream(t, p)
+		g := captureGraph(t, s, func() error {
 			if err := flags.FillOn(s, 0); err != nil {
 				return err
 			}
@@ -138,14 +138,14 @@ func TestGraphStreamParallelOverlap(t *testing.T) {
 				return err
 			}
 			return k.LaunchOn(s, flags, seen, spinBound(p))
-		}))
+		})
 		defer g.Close()
 		if out := p.pool.Out(); out != 0 {
 			t.Fatalf("%d pooled streams still out after the capture", out)
 		}
 		for range 3 {
 			check(t, g.LaunchOn(s))
-			allEqual(t, "seen", must[[]int32](t)(seen.ToSlice()), int32(G))
+			allEqual(t, "seen", toSlice(t, seen), int32(G))
 		}
 	})
 }
@@ -156,13 +156,13 @@ func TestGraphCopiesAndFills(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
 		k := newGraphKernels(t, p)
 		const n = 300
-		in := must[*HostArray[float32]](t)(NewHostArray[float32](p, n))
-		out := must[*HostArray[float32]](t)(NewHostArray[float32](p, n))
-		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
-		y := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
-		z := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
-		s := must[*Stream](t)(p.NewStream())
-		g := must[*Graph](t)(s.Capture(func() error {
+		in := newHostArray[float32](t, p, n)
+		out := newHostArray[float32](t, p, n)
+		x := newNdarray[float32](t, p, n)
+		y := newNdarray[float32](t, p, n)
+		z := newNdarray[float32](t, p, n)
+		s := newStream(t, p)
+		g := captureGraph(t, s, func() error {
 			for _, err := range []error{
 				x.CopyFromHostOn(s, in), k.axpb.LaunchOn(s, x, float32(2), float32(1)),
 				y.CopyFromOn(s, x), z.FillOn(s, 7), y.CopyToHostOn(s, out),
@@ -172,15 +172,15 @@ func TestGraphCopiesAndFills(t *testing.T) {
 				}
 			}
 			return nil
-		}))
+		})
 		defer g.Close()
 		for r := range 3 {
-			data := must[[]float32](t)(in.Data())
+			data := hostData(t, in)
 			for i := range data {
 				data[i] = float32(i + r)
 			}
 			check(t, g.LaunchOn(s))
-			got := must[[]float32](t)(out.Data()) // waits for the replay's copy
+			got := hostData(t, out) // waits for the replay's copy
 			for i, v := range got {
 				if want := float32(2*(i+r) + 1); v != want {
 					t.Fatalf("replay %d: out[%d] = %v, want %v", r, i, v, want)
@@ -197,17 +197,17 @@ func TestGraphManyReplays(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
 		k := newGraphKernels(t, p)
 		const n = 256
-		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
-		s := must[*Stream](t)(p.NewStream())
-		g := must[*Graph](t)(s.Capture(func() error { return k.axpb.LaunchOn(s, x, float32(1), float32(1)) }))
+		x := newNdarray[float32](t, p, n)
+		s := newStream(t, p)
+		g := captureGraph(t, s, func() error { return k.axpb.LaunchOn(s, x, float32(1), float32(1)) })
 		defer g.Close()
 		var wg sync.WaitGroup
 		for w := range 2 {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				y := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
-				o := must[*Stream](t)(p.NewStream())
+				y := newNdarray[float32](t, p, n)
+				o := newStream(t, p)
 				defer o.Close()
 				for i := range 200 {
 					if err := k.fill.LaunchOn(o, y, float32(i+w)); err != nil {
@@ -238,15 +238,15 @@ func TestGraphManyReplays(t *testing.T) {
 // the replay in flight; the graph's next LaunchOn fails naming it.
 func TestGraphOutlivesClosedArray(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		slow := must[*Kernel](t)(buildKernel(p, suitekernels.SlowWrite()))
-		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 8))
-		state := must[*Ndarray[int64]](t)(NewNdarray[int64](p, 1))
-		s := must[*Stream](t)(p.NewStream())
-		g := must[*Graph](t)(s.Capture(func() error { return slow.LaunchOn(s, x, float32(1), state, int64(300000)) }))
+		slow := build(t, p, suitekernels.SlowWrite())
+		x := newNdarray[float32](t, p, 8)
+		state := newNdarray[int64](t, p, 1)
+		s := newStream(t, p)
+		g := captureGraph(t, s, func() error { return slow.LaunchOn(s, x, float32(1), state, int64(300000)) })
 		defer g.Close()
 		check(t, g.LaunchOn(s))
 		check(t, x.Close()) // waits for the replay
-		if done := must[bool](t)(s.Query()); !done {
+		if done := must(s.Query())(t); !done {
 			t.Fatal("x.Close returned while the replay that uses x was still running")
 		}
 		err := g.LaunchOn(s)
@@ -267,10 +267,10 @@ func TestGraphUpdate(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
 		k := newGraphKernels(t, p)
 		const n = 64
-		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
-		y := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
-		s := must[*Stream](t)(p.NewStream())
-		g := must[*Graph](t)(s.Capture(func() error { return k.axpb.LaunchOn(s, x, float32(2), float32(1)) }))
+		x := newNdarray[float32](t, p, n)
+		y := newNdarray[float32](t, p, n)
+		s := newStream(t, p)
+		g := captureGraph(t, s, func() error { return k.axpb.LaunchOn(s, x, float32(2), float32(1)) })
 		defer g.Close()
 		check(t, g.LaunchOn(s))
 		wantAll(t, "x", x, 1)
@@ -308,10 +308,10 @@ func TestGraphStreamOrderedMemory(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
 		k := newGraphKernels(t, p)
 		const n = 128
-		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
-		s := must[*Stream](t)(p.NewStream())
-		o := must[*Stream](t)(p.NewStream())
-		g := must[*Graph](t)(s.Capture(func() error {
+		x := newNdarray[float32](t, p, n)
+		s := newStream(t, p)
+		o := newStream(t, p)
+		g := captureGraph(t, s, func() error {
 			tmp, err := NewNdarrayOn[float32](s, n)
 			if err != nil {
 				return err
@@ -323,7 +323,7 @@ func TestGraphStreamOrderedMemory(t *testing.T) {
 				return err
 			}
 			return tmp.Close()
-		}))
+		})
 		defer g.Close()
 		for range 3 {
 			check(t, g.LaunchOn(s))
@@ -361,10 +361,10 @@ func TestGraphStreamOrderedMemory(t *testing.T) {
 func TestGraphUnjoinedStream(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
 		k := newGraphKernels(t, p)
-		y := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 16))
-		s := must[*Stream](t)(p.NewStream())
-		o := must[*Stream](t)(p.NewStream())
-		e := must[*Event](t)(p.NewEvent())
+		y := newNdarray[float32](t, p, 16)
+		s := newStream(t, p)
+		o := newStream(t, p)
+		e := newEvent(t, p)
 		_, err := s.Capture(func() error {
 			if err := e.Record(s); err != nil {
 				return err
@@ -391,7 +391,7 @@ func TestGraphUnjoinedStream(t *testing.T) {
 func TestGraphConcurrentCaptures(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
 		k := newGraphKernels(t, p)
-		groups := must[*Kernel](t)(buildKernel(p, suitekernels.ThreeGroups()))
+		groups := build(t, p, suitekernels.ThreeGroups())
 		var wg sync.WaitGroup
 		for w := range 4 {
 			wg.Add(1)
@@ -403,8 +403,8 @@ func TestGraphConcurrentCaptures(t *testing.T) {
 					return
 				}
 				defer s.Close()
-				x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 3))
-				y := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 64))
+				x := newNdarray[float32](t, p, 3)
+				y := newNdarray[float32](t, p, 64)
 				for r := range 10 {
 					g, err := s.Capture(func() error {
 						if err := groups.LaunchOn(s, x); err != nil {
@@ -443,8 +443,8 @@ func TestGraphConcurrentCaptures(t *testing.T) {
 func TestGraphProgramCloseDuringCapture(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
 		k := newGraphKernels(t, p)
-		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 8))
-		s := must[*Stream](t)(p.NewStream())
+		x := newNdarray[float32](t, p, 8)
+		s := newStream(t, p)
 		started, closed := make(chan struct{}), make(chan struct{})
 		res := make(chan error, 1)
 		go func() {
@@ -470,8 +470,8 @@ func TestGraphProgramCloseDuringCapture(t *testing.T) {
 func TestGraphPanicInCapture(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
 		k := newGraphKernels(t, p)
-		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 8))
-		s := must[*Stream](t)(p.NewStream())
+		x := newNdarray[float32](t, p, 8)
+		s := newStream(t, p)
 		func() {
 			defer func() {
 				if r := recover(); r != "boom" {
@@ -485,7 +485,7 @@ func TestGraphPanicInCapture(t *testing.T) {
 		}()
 		check(t, s.Synchronize())
 		wantAll(t, "x", x, 0)
-		g := must[*Graph](t)(s.Capture(func() error { return k.fill.LaunchOn(s, x, float32(2)) }))
+		g := captureGraph(t, s, func() error { return k.fill.LaunchOn(s, x, float32(2)) })
 		check(t, g.LaunchOn(s))
 		wantAll(t, "x", x, 2)
 		check(t, g.Close())
@@ -501,22 +501,22 @@ func TestGraphPanicInCapture(t *testing.T) {
 func TestGraphMisc(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
 		k := newGraphKernels(t, p)
-		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 8))
-		y := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 8))
-		s := must[*Stream](t)(p.NewStream())
+		x := newNdarray[float32](t, p, 8)
+		y := newNdarray[float32](t, p, 8)
+		s := newStream(t, p)
 
-		empty := must[*Graph](t)(s.Capture(func() error { return nil }))
+		empty := captureGraph(t, s, func() error { return nil })
 		check(t, empty.LaunchOn(s))
 		check(t, s.Synchronize())
 		check(t, empty.Close())
 
 		def := p.DefaultStream()
-		g := must[*Graph](t)(def.Capture(func() error { return k.fill.Launch(x, float32(9)) }))
+		g := captureGraph(t, def, func() error { return k.fill.Launch(x, float32(9)) })
 		check(t, g.LaunchOn(s))
 		wantAll(t, "x", x, 9)
 
 		check(t, k.fill.LaunchOn(s, y, float32(4)))
-		g2 := must[*Graph](t)(s.Capture(func() error {
+		g2 := captureGraph(t, s, func() error {
 			if err := k.fill.LaunchOn(s, x, float32(5)); err != nil {
 				return err
 			}
@@ -525,10 +525,10 @@ func TestGraphMisc(t *testing.T) {
 				err = fmt.Errorf("y read during the capture: %v, want 4", got[0])
 			}
 			return err
-		}))
+		})
 		check(t, g2.Close())
 
-		q := must[*Program](t)(Init(WithArch(p.Arch())))
+		q := initProgram(t, WithArch(p.Arch()))
 		defer q.Close()
 		wantErr(t, g.LaunchOn(q.DefaultStream()), ErrForeign)
 		check(t, g.Close())
@@ -541,7 +541,7 @@ func TestGraphMisc(t *testing.T) {
 		before := count()
 		func() {
 			for range 5 {
-				must[*Graph](t)(s.Capture(func() error { return k.fill.LaunchOn(s, x, float32(1)) }))
+				captureGraph(t, s, func() error { return k.fill.LaunchOn(s, x, float32(1)) })
 			}
 		}()
 		deadline := time.Now().Add(10 * time.Second)
@@ -559,9 +559,9 @@ func TestGraphMisc(t *testing.T) {
 func TestGraphTrace(t *testing.T) {
 	forEachArchWith(t, []InitOption{WithTrace()}, func(t *testing.T, p *Program) {
 		k := newGraphKernels(t, p)
-		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 8))
-		s := must[*Stream](t)(p.NewStream())
-		g := must[*Graph](t)(s.Capture(func() error { return k.fill.LaunchOn(s, x, float32(1)) }))
+		x := newNdarray[float32](t, p, 8)
+		s := newStream(t, p)
+		g := captureGraph(t, s, func() error { return k.fill.LaunchOn(s, x, float32(1)) })
 		defer g.Close()
 		check(t, g.LaunchOn(s))
 		var buf bytes.Buffer
@@ -582,14 +582,14 @@ func TestGraphTrace(t *testing.T) {
 func TestGraphTraceTasks(t *testing.T) {
 	forEachArchWith(t, []InitOption{WithTrace()}, func(t *testing.T, p *Program) {
 		k := newGraphKernels(t, p)
-		groups := must[*Kernel](t)(buildKernel(p, suitekernels.Groups(4)))
-		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 8))
-		gx := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 4))
-		s := must[*Stream](t)(p.NewStream())
-		g := must[*Graph](t)(s.Capture(func() error {
+		groups := build(t, p, suitekernels.Groups(4))
+		x := newNdarray[float32](t, p, 8)
+		gx := newNdarray[float32](t, p, 4)
+		s := newStream(t, p)
+		g := captureGraph(t, s, func() error {
 			return errors.Join(k.fill.LaunchOn(s, x, float32(2)), k.axpb.LaunchOn(s, x, float32(3), float32(1)),
 				groups.LaunchOn(s, gx))
-		}))
+		})
 		defer g.Close()
 		const replays = 3
 		for range replays {
@@ -598,7 +598,7 @@ func TestGraphTraceTasks(t *testing.T) {
 		var buf bytes.Buffer
 		check(t, p.StopTrace(&buf))
 		wantAll(t, "x", x, 7)
-		tr := must[*trace.Trace](t)(trace.ReadChrome(&buf))
+		tr := must(trace.ReadChrome(&buf))(t)
 		count := map[string]int{}
 		launches := map[string]map[uint64]bool{}
 		lanes := map[string]map[string]bool{}
@@ -635,7 +635,7 @@ func TestGraphTraceTasks(t *testing.T) {
 		check(t, g.LaunchOn(s))
 		buf.Reset()
 		check(t, p.StopTrace(&buf))
-		tr = must[*trace.Trace](t)(trace.ReadChrome(&buf))
+		tr = must(trace.ReadChrome(&buf))(t)
 		n := 0
 		for _, l := range tr.Lanes {
 			if l.Name == "" {
@@ -660,7 +660,7 @@ func TestGraphTraceTasks(t *testing.T) {
 		}
 
 		// Captured with no trace on: one span per replay.
-		plain := must[*Graph](t)(s.Capture(func() error { return k.fill.LaunchOn(s, x, float32(1)) }))
+		plain := captureGraph(t, s, func() error { return k.fill.LaunchOn(s, x, float32(1)) })
 		defer plain.Close()
 		check(t, p.StartTrace())
 		check(t, plain.LaunchOn(s))
@@ -676,7 +676,7 @@ func tracedSpans(t *testing.T, p *Program) int {
 	var buf bytes.Buffer
 	check(t, p.StopTrace(&buf))
 	n := 0
-	for _, l := range must[*trace.Trace](t)(trace.ReadChrome(&buf)).Lanes {
+	for _, l := range must(trace.ReadChrome(&buf))(t).Lanes {
 		n += len(l.Spans)
 	}
 	return n
@@ -685,12 +685,12 @@ func tracedSpans(t *testing.T, p *Program) int {
 // TestGraphReplayErrors: an index out of range in a replay (the CPU checks
 // every index) is reported by the replay's stream, at every replay.
 func TestGraphReplayErrors(t *testing.T) {
-	p := must[*Program](t)(Init(WithArch(CPU)))
+	p := initProgram(t, WithArch(CPU))
 	defer p.Close()
-	k := must[*Kernel](t)(buildKernel(p, suitekernels.BadGroup()))
-	arr := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 4))
-	s := must[*Stream](t)(p.NewStream())
-	g := must[*Graph](t)(s.Capture(func() error { return k.LaunchOn(s, arr) }))
+	k := build(t, p, suitekernels.BadGroup())
+	arr := newNdarray[float32](t, p, 4)
+	s := newStream(t, p)
+	g := captureGraph(t, s, func() error { return k.LaunchOn(s, arr) })
 	defer g.Close()
 	for range 2 {
 		check(t, g.LaunchOn(s))

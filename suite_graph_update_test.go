@@ -72,10 +72,10 @@ func TestGraphUpdateInPlace(t *testing.T) {
 	defer func() { check(t, p.Close()) }()
 	k := newGraphKernels(t, p)
 	const n = 64
-	x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
-	y := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
-	s := must[*Stream](t)(p.NewStream())
-	g := must[*Graph](t)(s.Capture(func() error { return k.axpb.LaunchOn(s, x, float32(2), float32(1)) }))
+	x := newNdarray[float32](t, p, n)
+	y := newNdarray[float32](t, p, n)
+	s := newStream(t, p)
+	g := captureGraph(t, s, func() error { return k.axpb.LaunchOn(s, x, float32(2), float32(1)) })
 	defer g.Close()
 	cases := []struct {
 		name              string

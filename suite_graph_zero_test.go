@@ -33,15 +33,15 @@ func TestGraphZeroFillOutsideCapture(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			forEachLazy(t, func(t *testing.T, p *Program, fills func() int) {
-				m := must[*Module](t)(Compile(p, addOneSrc))
-				addOne := must[*Kernel](t)(m.Kernel("addOne"))
-				s := must[*Stream](t)(p.NewStream())
-				s2 := must[*Stream](t)(p.NewStream())
-				a := must[*Ndarray[float32]](t)(NewNdarrayOn[float32](s, n))
+				m := compileModule(t, p, addOneSrc)
+				addOne := kernelOf(t, m, "addOne")
+				s := newStream(t, p)
+				s2 := newStream(t, p)
+				a := newNdarrayOn[float32](t, s, n)
 				if tc.before != nil {
 					tc.before(t, addOne, s, s2, a)
 				}
-				g := must[*Graph](t)(s.Capture(func() error { return addOne.LaunchOn(s, a) }))
+				g := captureGraph(t, s, func() error { return addOne.LaunchOn(s, a) })
 				defer g.Close()
 				wantAll(t, "after the capture", a, tc.base)
 				check(t, g.LaunchOn(s))
@@ -65,9 +65,9 @@ func TestGraphZeroFillOutsideCapture(t *testing.T) {
 // the reads before it.
 func TestGraphZeroFillOverwrittenInCapture(t *testing.T) {
 	forEachLazy(t, func(t *testing.T, p *Program, fills func() int) {
-		s := must[*Stream](t)(p.NewStream())
-		a := must[*Ndarray[float32]](t)(NewNdarrayOn[float32](s, 300))
-		g := must[*Graph](t)(s.Capture(func() error { return a.FillOn(s, 4) }))
+		s := newStream(t, p)
+		a := newNdarrayOn[float32](t, s, 300)
+		g := captureGraph(t, s, func() error { return a.FillOn(s, 4) })
 		defer g.Close()
 		wantAll(t, "before the replay", a, 0)
 		check(t, g.LaunchOn(s))
@@ -84,14 +84,14 @@ func TestGraphZeroFillFake(t *testing.T) {
 	e, fake := openFake(t)
 	misuses := len(fake.Misuses())
 	const n = 256
-	a := must[*Ndarray[float32]](t)(NewNdarrayOn[float32](e.s, n))
-	h := must[*HostArray[float32]](t)(NewHostArray[float32](e.p, n))
-	g := must[*Graph](t)(e.s.Capture(func() error { return a.CopyToHostOn(e.s, h) }))
+	a := newNdarrayOn[float32](t, e.s, n)
+	h := newHostArray[float32](t, e.p, n)
+	g := captureGraph(t, e.s, func() error { return a.CopyToHostOn(e.s, h) })
 	wantAll(t, "after the capture", a, 0)
 	for r := range 3 {
 		check(t, a.CopyFromHost(slicesOf(n, float32(r+7))))
 		check(t, g.LaunchOn(e.s))
-		hs := must[[]float32](t)(h.Data())
+		hs := hostData(t, h)
 		for i, v := range hs {
 			if v != float32(r+7) {
 				t.Fatalf("replay %d: host[%d] = %v, want %v (zeroed by the replay?)", r, i, v, float32(r+7))

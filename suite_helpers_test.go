@@ -1,5 +1,29 @@
 package qd
 
+// The root package's tests come in three kinds, told apart by file name:
+//
+//   - suite_*_test.go, the behaviour suite: what qd does, on every backend
+//     present (forEachArch: the CPU always, a GPU where one is found). Its
+//     kernels come from internal/suitekernels through buildKernel, or from
+//     Go source through Compile. A new test of behaviour a user can see
+//     goes into the suite file of its subject (streams, graph, memory…),
+//     or a new suite_SUBJECT_test.go.
+//   - NAME_test.go beside NAME.go: unit tests of that file, mostly of an
+//     internal mechanism (fastbind, tracker, zerofill, relaunch, busy,
+//     alias…), free to reach into unexported state and to run on the CPU
+//     alone. A test of one mechanism goes beside its file.
+//   - GPU-only tests of the runtime behind the public API: gpu_*_test.go
+//     run on the fake driver (internal/backend/gpu/fakedriver), so on
+//     every machine, and inject driver faults; multigpu_test.go and
+//     wrapstream_test.go need real devices and skip without them
+//     (QD_GPU_RUN=1 makes that a failure). A GPU-only test goes into a
+//     gpu_ file when the fake driver can play its device, else into one
+//     of the device files.
+//
+// Benchmarks live in *bench*_test.go: launch_bench_test.go (qd's own host
+// cost, over a null device), compile_bench_test.go, bench_test.go and
+// bench_gpu_test.go. This file holds the helpers every kind shares.
+
 import (
 	"errors"
 	"fmt"
@@ -56,14 +80,99 @@ func forEachArchWith(t *testing.T, opts []InitOption, f func(t *testing.T, p *Pr
 	}
 }
 
-func must[T any](t testing.TB) func(T, error) T {
-	return func(v T, err error) T {
+// arrayLen is the length of a test's arrays where the length itself does
+// not matter: some blocks of threads on a GPU, and quick everywhere.
+const arrayLen = 1024
+
+// The helpers below make what a test needs and fail the test when the
+// making fails, so that a line names its type once:
+// x := newNdarray[float32](t, p, arrayLen). A call with no helper of its own
+// goes through must.
+
+// must returns a call's value once its error has been checked:
+// r := must(h.Rows(1, 3))(t). The call comes first because Go passes a
+// call's two results only as a whole argument list, and from them it
+// infers the value's type.
+func must[T any](v T, err error) func(testing.TB) T {
+	return func(t testing.TB) T {
 		t.Helper()
 		if err != nil {
 			t.Fatal(err)
 		}
 		return v
 	}
+}
+
+// initProgram is Init for a test. The caller closes the Program.
+func initProgram(t testing.TB, opts ...InitOption) *Program {
+	t.Helper()
+	return must(Init(opts...))(t)
+}
+
+// build is buildKernel for a test.
+func build(t testing.TB, p *Program, k *ir.Kernel) *Kernel {
+	t.Helper()
+	return must(buildKernel(p, k))(t)
+}
+
+// compileModule is Compile for a test.
+func compileModule[S ~string | ~[]byte](t testing.TB, p *Program, src S, opts ...CompileOption) *Module {
+	t.Helper()
+	return must(Compile(p, src, opts...))(t)
+}
+
+// kernelOf is m.Kernel(name) for a test.
+func kernelOf(t testing.TB, m *Module, name string) *Kernel {
+	t.Helper()
+	return must(m.Kernel(name))(t)
+}
+
+// newNdarray is NewNdarray for a test.
+func newNdarray[T Elem](t testing.TB, p *Program, shape ...int) *Ndarray[T] {
+	t.Helper()
+	return must(NewNdarray[T](p, shape...))(t)
+}
+
+// newNdarrayOn is NewNdarrayOn for a test.
+func newNdarrayOn[T Elem](t testing.TB, s *Stream, shape ...int) *Ndarray[T] {
+	t.Helper()
+	return must(NewNdarrayOn[T](s, shape...))(t)
+}
+
+// newHostArray is NewHostArray for a test.
+func newHostArray[T Elem](t testing.TB, p *Program, shape ...int) *HostArray[T] {
+	t.Helper()
+	return must(NewHostArray[T](p, shape...))(t)
+}
+
+// newStream is p.NewStream for a test.
+func newStream(t testing.TB, p *Program, opts ...StreamOption) *Stream {
+	t.Helper()
+	return must(p.NewStream(opts...))(t)
+}
+
+// newEvent is p.NewEvent for a test.
+func newEvent(t testing.TB, p *Program, opts ...EventOption) *Event {
+	t.Helper()
+	return must(p.NewEvent(opts...))(t)
+}
+
+// captureGraph is s.Capture for a test.
+func captureGraph(t testing.TB, s *Stream, fn func() error) *Graph {
+	t.Helper()
+	return must(s.Capture(fn))(t)
+}
+
+// toSlice is a.ToSlice for a test: a copy of a's elements.
+func toSlice[T Elem](t testing.TB, a *Ndarray[T]) []T {
+	t.Helper()
+	return must(a.ToSlice())(t)
+}
+
+// hostData is h.Data for a test: h's memory itself, not a copy.
+func hostData[T Elem](t testing.TB, h *HostArray[T]) []T {
+	t.Helper()
+	return must(h.Data())(t)
 }
 
 func check(t testing.TB, err error) {
@@ -181,7 +290,7 @@ func TestSuiteKernelsCovered(t *testing.T) {
 			return true
 		})
 	}
-	p := must[*Program](t)(Init(WithArch(CPU)))
+	p := initProgram(t, WithArch(CPU))
 	defer p.Close()
 	if _, err := buildKernel(p, suitekernels.Fill(ir.F64)); err == nil || !strings.Contains(err.Error(), "suitekernels.All") {
 		t.Errorf("buildKernel of a kernel not in suitekernels.All: %v, want an error naming suitekernels.All", err)

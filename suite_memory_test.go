@@ -17,17 +17,17 @@ import (
 
 func TestHostArrayBasics(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		h := must[*HostArray[int64]](t)(NewHostArray[int64](p, 4, 3))
+		h := newHostArray[int64](t, p, 4, 3)
 		if got := h.Shape(); len(got) != 2 || got[0] != 4 || got[1] != 3 || h.Len() != 12 {
 			t.Fatalf("Shape %v Len %d", got, h.Len())
 		}
-		data := must[[]int64](t)(h.Data())
+		data := hostData(t, h)
 		allEqual(t, "new HostArray", data, 0)
 		for i := range data {
 			data[i] = int64(i)
 		}
-		r := must[*HostArray[int64]](t)(h.Rows(1, 3))
-		if got := must[[]int64](t)(r.Data()); len(got) != 6 || got[0] != 3 || got[5] != 8 || r.Shape()[0] != 2 {
+		r := must(h.Rows(1, 3))(t)
+		if got := hostData(t, r); len(got) != 6 || got[0] != 3 || got[5] != 8 || r.Shape()[0] != 2 {
 			t.Fatalf("Rows(1, 3) = %v, shape %v", got, r.Shape())
 		}
 		for _, bad := range [][2]int{{-1, 2}, {3, 2}, {0, 5}} {
@@ -35,12 +35,12 @@ func TestHostArrayBasics(t *testing.T) {
 			wantErr(t, err, ErrInvalidArgument)
 		}
 		check(t, r.Close()) // a view frees nothing
-		if got := must[[]int64](t)(h.Data()); got[11] != 11 {
+		if got := hostData(t, h); got[11] != 11 {
 			t.Fatal("closing a view changed its parent")
 		}
 		_, err := r.Data()
 		wantErr(t, err, ErrClosed)
-		r2 := must[*HostArray[int64]](t)(h.Rows(0, 1))
+		r2 := must(h.Rows(0, 1))(t)
 		check(t, h.Close())
 		check(t, h.Close())
 		_, err = h.Data()
@@ -64,26 +64,26 @@ func TestHostArrayBasics(t *testing.T) {
 // the result without an explicit synchronization.
 func TestAsyncCopyRoundTrip(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		scale := must[*Kernel](t)(buildKernel(p, suitekernels.Double()))
-		s := must[*Stream](t)(p.NewStream())
+		scale := build(t, p, suitekernels.Double())
+		s := newStream(t, p)
 		const n = 10007
-		h := must[*HostArray[float32]](t)(NewHostArray[float32](p, n))
-		data := must[[]float32](t)(h.Data())
+		h := newHostArray[float32](t, p, n)
+		data := hostData(t, h)
 		for i := range data {
 			data[i] = float32(i)
 		}
-		a := must[*Ndarray[float32]](t)(NewNdarrayOn[float32](s, n))
+		a := newNdarrayOn[float32](t, s, n)
 		check(t, a.CopyFromHostOn(s, h))
 		check(t, scale.LaunchOn(s, a))
 		check(t, a.CopyToHostOn(s, h))
-		got := must[[]float32](t)(h.Data())
+		got := hostData(t, h)
 		for i, v := range got {
 			if v != 2*float32(i) {
 				t.Fatalf("h[%d] = %v, want %v", i, v, 2*float32(i))
 			}
 		}
 		// ToSlice of the array waits for the same work.
-		if v := must[[]float32](t)(a.ToSlice()); v[n-1] != 2*float32(n-1) {
+		if v := toSlice(t, a); v[n-1] != 2*float32(n-1) {
 			t.Fatalf("a[n-1] = %v", v[n-1])
 		}
 		check(t, a.Close())
@@ -92,12 +92,12 @@ func TestAsyncCopyRoundTrip(t *testing.T) {
 
 func TestCopyFromAndFill(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		s := must[*Stream](t)(p.NewStream())
-		a := must[*Ndarray[int32]](t)(NewNdarray[int32](p, 3, 5, 7))
-		b := must[*Ndarray[int32]](t)(NewNdarrayOn[int32](s, 3, 5, 7))
+		s := newStream(t, p)
+		a := newNdarray[int32](t, p, 3, 5, 7)
+		b := newNdarrayOn[int32](t, s, 3, 5, 7)
 		check(t, a.FillOn(s, -9))
 		check(t, b.CopyFromOn(s, a))
-		allEqual(t, "copy of a fill", must[[]int32](t)(b.ToSlice()), -9)
+		allEqual(t, "copy of a fill", toSlice(t, b), -9)
 		// Every element type and rank fills.
 		fillAll[bool](t, p, s, true)
 		fillAll[int](t, p, s, -3)
@@ -105,25 +105,25 @@ func TestCopyFromAndFill(t *testing.T) {
 		fillAll[uint64](t, p, s, 1<<40)
 		fillAll[float64](t, p, s, 0.25)
 		// Mismatches are errors, and nothing is enqueued.
-		c := must[*Ndarray[int32]](t)(NewNdarray[int32](p, 4))
+		c := newNdarray[int32](t, p, 4)
 		wantErr(t, c.CopyFromOn(s, a), ErrInvalidArgument)
 		wantErr(t, c.CopyFromOn(s, nil), ErrInvalidArgument)
-		h := must[*HostArray[int32]](t)(NewHostArray[int32](p, 5))
+		h := newHostArray[int32](t, p, 5)
 		wantErr(t, c.CopyFromHostOn(s, h), ErrInvalidArgument)
 		wantErr(t, c.CopyToHostOn(s, nil), ErrInvalidArgument)
 		var nilS *Stream
-		h4 := must[*HostArray[int32]](t)(NewHostArray[int32](p, 4))
+		h4 := newHostArray[int32](t, p, 4)
 		wantErr(t, c.CopyFromHostOn(nilS, h4), ErrInvalidArgument)
 		// Another Program's objects: its arrays are copy sources (a copy
 		// between Programs, suite_peers_test.go), its host arrays and
 		// streams are foreign to this array's host copies and fills.
-		q := must[*Program](t)(Init(WithArch(p.Arch())))
+		q := initProgram(t, WithArch(p.Arch()))
 		defer q.Close()
-		qs := must[*Stream](t)(q.NewStream())
-		qa := must[*Ndarray[int32]](t)(NewNdarray[int32](q, 4))
-		qh := must[*HostArray[int32]](t)(NewHostArray[int32](q, 4))
+		qs := newStream(t, q)
+		qa := newNdarray[int32](t, q, 4)
+		qh := newHostArray[int32](t, q, 4)
 		check(t, c.CopyFromOn(s, qa))
-		allEqual(t, "copy from another Program", must[[]int32](t)(c.ToSlice()), 0)
+		allEqual(t, "copy from another Program", toSlice(t, c), 0)
 		wantErr(t, c.CopyFromHostOn(s, qh), ErrForeign)
 		wantErr(t, c.FillOn(qs, 1), ErrForeign)
 		// Closed objects.
@@ -140,9 +140,9 @@ func TestCopyFromAndFill(t *testing.T) {
 func fillAll[T Elem](t *testing.T, p *Program, s *Stream, v T) {
 	t.Helper()
 	for _, shape := range [][]int{{0}, {5}, {3, 4}, {2, 3, 4}} {
-		a := must[*Ndarray[T]](t)(NewNdarrayOn[T](s, shape...))
+		a := newNdarrayOn[T](t, s, shape...)
 		check(t, a.FillOn(s, v))
-		allEqual(t, fmt.Sprintf("FillOn %T %v", v, shape), must[[]T](t)(a.ToSlice()), v)
+		allEqual(t, fmt.Sprintf("FillOn %T %v", v, shape), toSlice(t, a), v)
 		check(t, a.Close())
 	}
 }
@@ -151,31 +151,31 @@ func fillAll[T Elem](t *testing.T, p *Program, s *Stream, v T) {
 // for the work on its views.
 func TestRowsViews(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		scale := must[*Kernel](t)(buildKernel(p, suitekernels.Double()))
-		s1, s2 := must[*Stream](t)(p.NewStream()), must[*Stream](t)(p.NewStream())
+		scale := build(t, p, suitekernels.Double())
+		s1, s2 := newStream(t, p), newStream(t, p)
 		const rows, chunk = 12, 4
-		a := must[*Ndarray[float32]](t)(NewNdarray[float32](p, rows))
-		h := must[*HostArray[float32]](t)(NewHostArray[float32](p, rows))
-		data := must[[]float32](t)(h.Data())
+		a := newNdarray[float32](t, p, rows)
+		h := newHostArray[float32](t, p, rows)
+		data := hostData(t, h)
 		for i := range data {
 			data[i] = float32(i + 1)
 		}
 		for c := range rows / chunk {
 			s := []*Stream{s1, s2}[c%2]
-			av := must[*Ndarray[float32]](t)(a.Rows(c*chunk, (c+1)*chunk))
-			hv := must[*HostArray[float32]](t)(h.Rows(c*chunk, (c+1)*chunk))
+			av := must(a.Rows(c*chunk, (c+1)*chunk))(t)
+			hv := must(h.Rows(c*chunk, (c+1)*chunk))(t)
 			check(t, av.CopyFromHostOn(s, hv))
 			check(t, scale.LaunchOn(s, av))
 			check(t, av.CopyToHostOn(s, hv))
 		}
-		got := must[[]float32](t)(h.Data()) // waits for both streams' copies
+		got := hostData(t, h) // waits for both streams' copies
 		for i, v := range got {
 			if v != 2*float32(i+1) {
 				t.Fatalf("h[%d] = %v, want %v", i, v, 2*float32(i+1))
 			}
 		}
 		// Parent Close with view work pending, then the view is closed.
-		v := must[*Ndarray[float32]](t)(a.Rows(2, 5))
+		v := must(a.Rows(2, 5))(t)
 		check(t, scale.LaunchOn(s1, v))
 		check(t, a.Close())
 		_, err := v.ToSlice()
@@ -201,15 +201,15 @@ func skipFlagCopyRace(t *testing.T, p *Program) {
 func TestCopyOverlapsKernel(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
 		skipFlagCopyRace(t, p)
-		wait := must[*Kernel](t)(buildKernel(p, suitekernels.WaitFlag()))
-		s1, s2 := must[*Stream](t)(p.NewStream()), must[*Stream](t)(p.NewStream())
-		flag := must[*Ndarray[int32]](t)(NewNdarray[int32](p, 1))
-		out := must[*Ndarray[int32]](t)(NewNdarray[int32](p, 1))
-		one := must[*HostArray[int32]](t)(NewHostArray[int32](p, 1))
-		must[[]int32](t)(one.Data())[0] = 1
+		wait := build(t, p, suitekernels.WaitFlag())
+		s1, s2 := newStream(t, p), newStream(t, p)
+		flag := newNdarray[int32](t, p, 1)
+		out := newNdarray[int32](t, p, 1)
+		one := newHostArray[int32](t, p, 1)
+		hostData(t, one)[0] = 1
 		check(t, wait.LaunchOn(s1, flag, out, spinBound(p)))
 		check(t, flag.CopyFromHostOn(s2, one))
-		if got := must[[]int32](t)(out.ToSlice())[0]; got != 1 {
+		if got := toSlice(t, out)[0]; got != 1 {
 			t.Fatalf("the kernel on s1 ended with %d (2: it never saw the copy on s2)", got)
 		}
 	})
@@ -220,13 +220,13 @@ func TestCopyOverlapsKernel(t *testing.T) {
 func TestCloseWaitsForCopies(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
 		skipFlagCopyRace(t, p)
-		wait := must[*Kernel](t)(buildKernel(p, suitekernels.WaitFlag()))
-		s, s2 := must[*Stream](t)(p.NewStream()), must[*Stream](t)(p.NewStream())
-		flag := must[*Ndarray[int32]](t)(NewNdarray[int32](p, 1))
-		out := must[*Ndarray[int32]](t)(NewNdarrayOn[int32](s, 1))
-		h := must[*HostArray[int32]](t)(NewHostArray[int32](p, 1))
-		one := must[*HostArray[int32]](t)(NewHostArray[int32](p, 1))
-		must[[]int32](t)(one.Data())[0] = 1
+		wait := build(t, p, suitekernels.WaitFlag())
+		s, s2 := newStream(t, p), newStream(t, p)
+		flag := newNdarray[int32](t, p, 1)
+		out := newNdarrayOn[int32](t, s, 1)
+		h := newHostArray[int32](t, p, 1)
+		one := newHostArray[int32](t, p, 1)
+		hostData(t, one)[0] = 1
 		check(t, wait.LaunchOn(s, flag, out, spinBound(p)))
 		check(t, out.CopyToHostOn(s, h)) // behind the waiting kernel
 		done := make(chan error, 1)
@@ -264,13 +264,13 @@ func waitInFunc(t *testing.T, fn string) {
 // element comes back right.
 func TestCopyChainsUnderLoad(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		scale := must[*Kernel](t)(buildKernel(p, suitekernels.Double()))
+		scale := build(t, p, suitekernels.Double())
 		const streams, rounds, n = 4, 25, 4099
 		var wg sync.WaitGroup
 		errs := make(chan error, streams)
 		for w := range streams {
-			s := must[*Stream](t)(p.NewStream())
-			h := must[*HostArray[float32]](t)(NewHostArray[float32](p, n))
+			s := newStream(t, p)
+			h := newHostArray[float32](t, p, n)
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -320,12 +320,12 @@ func TestCopyChainsUnderLoad(t *testing.T) {
 // streams: nothing leaks, nothing is reused too early.
 func TestStreamOrderedAllocChurn(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		fill := must[*Kernel](t)(buildKernel(p, suitekernels.Fill(ir.F32)))
+		fill := build(t, p, suitekernels.Fill(ir.F32))
 		const streams, per = 8, 125
 		var wg sync.WaitGroup
 		errs := make(chan error, streams)
 		for w := range streams {
-			s := must[*Stream](t)(p.NewStream())
+			s := newStream(t, p)
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -373,16 +373,16 @@ func TestStreamOrderedAllocChurn(t *testing.T) {
 func TestRowsKeepParentAlive(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
 		view := func() (*Ndarray[float32], *HostArray[float32]) {
-			a := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 64))
-			h := must[*HostArray[float32]](t)(NewHostArray[float32](p, 64))
+			a := newNdarray[float32](t, p, 64)
+			h := newHostArray[float32](t, p, 64)
 			check(t, a.FillOn(p.DefaultStream(), 3))
-			return must[*Ndarray[float32]](t)(a.Rows(8, 16)), must[*HostArray[float32]](t)(h.Rows(0, 8))
+			return must(a.Rows(8, 16))(t), must(h.Rows(0, 8))(t)
 		}
 		av, hv := view()
 		for range 5 {
 			runtime.GC()
 		}
 		check(t, av.CopyToHostOn(p.DefaultStream(), hv))
-		allEqual(t, "view after its parent's handle was dropped", must[[]float32](t)(hv.Data()), 3)
+		allEqual(t, "view after its parent's handle was dropped", hostData(t, hv), 3)
 	})
 }

@@ -30,8 +30,8 @@ func scalars(x []float32, f32 float32, f64 float64, i int, i32 int32, i64 int64,
 // error says it.
 func TestScalarArgumentRule(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		m := must[*Module](t)(Compile(p, scalarSrc))
-		k := must[*Kernel](t)(m.Kernel("scalars"))
+		m := compileModule(t, p, scalarSrc)
+		k := kernelOf(t, m, "scalars")
 		x := make([]float32, 1)
 		good := []any{x, float32(1), float64(2), int(3), int32(4), int64(5), uint32(6), uint(7), false}
 		check(t, k.Launch(good...))
@@ -92,9 +92,9 @@ func TestMessagesInGoTerms(t *testing.T) {
 	if strings.Count(err.Error(), "qd:") != 1 || !strings.Contains(err.Error(), "WithArch") {
 		t.Errorf("Init(WithArch(99)) = %q: want one qd: prefix, naming WithArch", err)
 	}
-	p := must[*Program](t)(Init(WithArch(CPU)))
-	m := must[*Module](t)(Compile(p, scalarSrc))
-	k := must[*Kernel](t)(m.Kernel("scalars"))
+	p := initProgram(t, WithArch(CPU))
+	m := compileModule(t, p, scalarSrc)
+	k := kernelOf(t, m, "scalars")
 	err = k.Launch(make([]float32, 1))
 	want := "(x []float32, f32 float32, f64 float64, i int, i32 int32, i64 int64, u32 uint32, u uint, b bool)"
 	if err == nil || !strings.Contains(err.Error(), want) {

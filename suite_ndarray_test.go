@@ -11,14 +11,14 @@ import (
 // host copies in and out, and bad inputs.
 func TestNdarrayBasics(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		fill := must[*Kernel](t)(buildKernel(p, suitekernels.Fill(ir.F32)))
+		fill := build(t, p, suitekernels.Fill(ir.F32))
 		for range 3 {
-			x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 4096))
-			allEqual(t, "new array", must[[]float32](t)(x.ToSlice()), 0)
+			x := newNdarray[float32](t, p, 4096)
+			allEqual(t, "new array", toSlice(t, x), 0)
 			check(t, fill.Launch(x, float32(7)))
 			check(t, x.Close())
 		}
-		m := must[*Ndarray[int64]](t)(NewNdarray[int64](p, 2, 3, 4))
+		m := newNdarray[int64](t, p, 2, 3, 4)
 		if got := m.Shape(); len(got) != 3 || got[0] != 2 || got[1] != 3 || got[2] != 4 || m.Len() != 24 {
 			t.Fatalf("Shape = %v, Len = %d", got, m.Len())
 		}
@@ -27,7 +27,7 @@ func TestNdarrayBasics(t *testing.T) {
 			src[i] = int64(i * i)
 		}
 		check(t, m.CopyFromHost(src))
-		got := must[[]int64](t)(m.ToSlice())
+		got := toSlice(t, m)
 		for i := range src {
 			if got[i] != src[i] {
 				t.Fatalf("round trip [%d] = %d, want %d", i, got[i], src[i])
@@ -45,8 +45,8 @@ func TestNdarrayBasics(t *testing.T) {
 		wantErr(t, err, ErrOutOfMemory)
 		_, err = NewNdarray[float32](nil, 4)
 		wantErr(t, err, ErrInvalidArgument)
-		empty := must[*Ndarray[bool]](t)(NewNdarray[bool](p, 0))
-		if v := must[[]bool](t)(empty.ToSlice()); len(v) != 0 {
+		empty := newNdarray[bool](t, p, 0)
+		if v := toSlice(t, empty); len(v) != 0 {
 			t.Fatalf("empty array gave %v", v)
 		}
 		var nilArr *Ndarray[float32]

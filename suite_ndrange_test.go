@@ -95,7 +95,7 @@ func grid(n, m int, f func(i, j int) float32) [][]float32 {
 
 func TestNDRangeAccesses(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		m := must[*Module](t)(Compile(p, ndrangeSrc, WithFilename("k.go")))
+		m := compileModule(t, p, ndrangeSrc, WithFilename("k.go"))
 		// Rows shorter and longer than a GPU tile's 32 columns, row counts
 		// that are not multiples of a tile's rows; rows of 256 points and
 		// more, which the PTX walks in chunks of rows (whole chunks issue
@@ -105,7 +105,7 @@ func TestNDRangeAccesses(t *testing.T) {
 			n, w := size[0], size[1]
 			in := grid(n, w, func(i, j int) float32 { return float32(i*w + j) })
 			out := grid(n, w, nil)
-			check(t, must[*Kernel](t)(m.Kernel("stencil")).Launch(in, out))
+			check(t, kernelOf(t, m, "stencil").Launch(in, out))
 			for i := 1; i < n-1; i++ {
 				for j := 1; j < w-1; j++ {
 					want := in[i-1][j] + 2*in[i+1][j] + 3*in[i][j-1] + 4*in[i][j+1] + 5*in[i][j]
@@ -118,9 +118,9 @@ func TestNDRangeAccesses(t *testing.T) {
 				t.Fatalf("stencil %dx%d wrote the border", n, w)
 			}
 			o1, o2 := grid(n, w, nil), grid(n, w, nil)
-			check(t, must[*Kernel](t)(m.Kernel("storeThenLoad")).Launch(in, o1, o2))
+			check(t, kernelOf(t, m, "storeThenLoad").Launch(in, o1, o2))
 			ip := grid(n, w, func(i, j int) float32 { return float32(i - j) })
-			check(t, must[*Kernel](t)(m.Kernel("inPlace")).Launch(ip))
+			check(t, kernelOf(t, m, "inPlace").Launch(ip))
 			for i := range n {
 				for j := range w {
 					if want := in[i][j] + 1; o1[i][j] != want || o2[i][j] != 2*want+in[i][j] {
@@ -132,9 +132,9 @@ func TestNDRangeAccesses(t *testing.T) {
 				}
 			}
 			tr := grid(w, n, nil)
-			check(t, must[*Kernel](t)(m.Kernel("transpose")).Launch(in, tr))
+			check(t, kernelOf(t, m, "transpose").Launch(in, tr))
 			sb := grid(n, w, nil)
-			check(t, must[*Kernel](t)(m.Kernel("shiftBack")).Launch(in, sb))
+			check(t, kernelOf(t, m, "shiftBack").Launch(in, sb))
 			for i := range n {
 				for j := range w {
 					if tr[j][i] != in[i][j] {
@@ -146,7 +146,7 @@ func TestNDRangeAccesses(t *testing.T) {
 				}
 			}
 			sum, cnt := []float32{0}, []int32{0}
-			check(t, must[*Kernel](t)(m.Kernel("sum2")).Launch(in, sum, cnt))
+			check(t, kernelOf(t, m, "sum2").Launch(in, sum, cnt))
 			// Exact below 2^24; above, float32 rounding depends on the
 			// order of the additions, which a reduction does not fix.
 			want := float64(n*w) * float64(n*w-1) / 2
@@ -157,7 +157,7 @@ func TestNDRangeAccesses(t *testing.T) {
 
 		// A serial loop unrolled by GPU code generators, with c[j] and
 		// c[j+1]; lengths 0 to 9 cover every remainder.
-		win := must[*Kernel](t)(m.Kernel("window"))
+		win := kernelOf(t, m, "window")
 		x := []float32{1, 2, 3}
 		for nc := range 10 {
 			c := make([]float32, nc)
@@ -178,17 +178,17 @@ func TestNDRangeAccesses(t *testing.T) {
 			}
 		}
 
-		k3 := must[*Kernel](t)(buildKernel(p, suitekernels.Diff3()))
+		k3 := build(t, p, suitekernels.Diff3())
 		const d0, d1, d2 = 6, 7, 9
 		src := make([]float32, d0*d1*d2)
 		for i := range src {
 			src[i] = float32(i * i % 97)
 		}
-		ai := must[*Ndarray[float32]](t)(NewNdarray[float32](p, d0, d1, d2))
-		ao := must[*Ndarray[float32]](t)(NewNdarray[float32](p, d0, d1, d2))
+		ai := newNdarray[float32](t, p, d0, d1, d2)
+		ao := newNdarray[float32](t, p, d0, d1, d2)
 		check(t, ai.CopyFromHost(src))
 		check(t, k3.Launch(ai, ao))
-		got := must[[]float32](t)(ao.ToSlice())
+		got := toSlice(t, ao)
 		at := func(i, j, k int) float32 { return src[(i*d1+j)*d2+k] }
 		for i := range d0 {
 			for j := range d1 {
@@ -218,20 +218,20 @@ func TestNDRangeStridedChunks(t *testing.T) {
 			t.Skip("sized for a GPU's grid: 2 × 1 GiB")
 		}
 		const n = 1 << 14
-		m := must[*Module](t)(Compile(p, ndrangeSrc, WithFilename("k.go")))
-		in := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n, n))
+		m := compileModule(t, p, ndrangeSrc, WithFilename("k.go"))
+		in := newNdarray[float32](t, p, n, n)
 		defer in.Close()
-		out := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n, n))
+		out := newNdarray[float32](t, p, n, n)
 		defer out.Close()
-		s := must[*Stream](t)(p.NewStream())
+		s := newStream(t, p)
 		defer s.Close()
 		for i := range n {
-			row := must[*Ndarray[float32]](t)(in.Rows(i, i+1))
+			row := must(in.Rows(i, i+1))(t)
 			check(t, row.FillOn(s, float32(i%7)))
 		}
-		check(t, must[*Kernel](t)(m.Kernel("stencil")).LaunchOn(s, in, out))
+		check(t, kernelOf(t, m, "stencil").LaunchOn(s, in, out))
 		check(t, s.Synchronize())
-		got := must[[]float32](t)(out.ToSlice())
+		got := toSlice(t, out)
 		bad := 0
 		for i := range n {
 			want := float32(0)

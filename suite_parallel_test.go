@@ -11,14 +11,14 @@ import (
 )
 
 func TestStreamParallelBasic(t *testing.T) {
-	forEachArch(t, func(t *testing.T, p *Program) {
-		k := must[*Kernel](t)(buildKernel(p, suitekernels.TwoGroups()))
-		a := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
-		b := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
+	forEachTwin(t, func(t *testing.T, p *Program, kernel func(twin) *Kernel) {
+		k := kernel(twoGroupsTwin)
+		a := newNdarray[float32](t, p, arrayLen)
+		b := newNdarray[float32](t, p, arrayLen)
 		check(t, k.Launch(a, b, float32(1)))
 		check(t, p.Synchronize())
-		allEqual(t, "a", must[[]float32](t)(a.ToSlice()), 1)
-		allEqual(t, "b", must[[]float32](t)(b.ToSlice()), 2)
+		allEqual(t, "a", toSlice(t, a), 1)
+		allEqual(t, "b", toSlice(t, b), 2)
 	})
 }
 
@@ -26,20 +26,20 @@ func TestStreamParallelBasic(t *testing.T) {
 // on its stream; a later kernel on the launch stream sees every group's
 // writes.
 func TestStreamParallelSeveralLoopsPerGroup(t *testing.T) {
-	forEachArch(t, func(t *testing.T, p *Program) {
-		k := must[*Kernel](t)(buildKernel(p, suitekernels.LoopsInGroups()))
-		add := must[*Kernel](t)(buildKernel(p, suitekernels.Add()))
-		a := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
-		bb := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
-		c := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
-		s := must[*Stream](t)(p.NewStream())
+	forEachTwin(t, func(t *testing.T, p *Program, kernel func(twin) *Kernel) {
+		k := kernel(loopsInGroupsTwin)
+		add := kernel(addTwin)
+		a := newNdarray[float32](t, p, arrayLen)
+		bb := newNdarray[float32](t, p, arrayLen)
+		c := newNdarray[float32](t, p, arrayLen)
+		s := newStream(t, p)
 		for _, on := range []*Stream{p.DefaultStream(), s} {
 			check(t, k.LaunchOn(on, a, bb))
 			check(t, add.LaunchOn(on, a, bb, c))
 			check(t, on.Synchronize())
-			allEqual(t, "a", must[[]float32](t)(a.ToSlice()), 2)
-			allEqual(t, "b", must[[]float32](t)(bb.ToSlice()), 10)
-			allEqual(t, "c", must[[]float32](t)(c.ToSlice()), 12)
+			allEqual(t, "a", toSlice(t, a), 2)
+			allEqual(t, "b", toSlice(t, bb), 10)
+			allEqual(t, "c", toSlice(t, c), 12)
 		}
 	})
 }
@@ -48,33 +48,33 @@ func TestStreamParallelSeveralLoopsPerGroup(t *testing.T) {
 // LaunchOn(s) after slow work on s must see that work (the fork event).
 func TestStreamParallelAfterEarlierWork(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		slow := must[*Kernel](t)(buildKernel(p, suitekernels.SlowWrite()))
-		k := must[*Kernel](t)(buildKernel(p, suitekernels.CopyGroups()))
-		state := must[*Ndarray[int64]](t)(NewNdarray[int64](p, 1))
-		s := must[*Stream](t)(p.NewStream())
+		slow := build(t, p, suitekernels.SlowWrite())
+		k := build(t, p, suitekernels.CopyGroups())
+		state := newNdarray[int64](t, p, 1)
+		s := newStream(t, p)
 		for r := range 3 {
-			x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 64))
-			y1 := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 64))
-			y2 := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 64))
+			x := newNdarray[float32](t, p, 64)
+			y1 := newNdarray[float32](t, p, 64)
+			y2 := newNdarray[float32](t, p, 64)
 			check(t, slow.LaunchOn(s, x, float32(r+5), state, int64(200000)))
 			check(t, k.LaunchOn(s, x, y1, y2))
 			check(t, s.Synchronize())
-			allEqual(t, "d1", must[[]float32](t)(y1.ToSlice()), float32(r+5))
-			allEqual(t, "d2", must[[]float32](t)(y2.ToSlice()), float32(r+5))
+			allEqual(t, "d1", toSlice(t, y1), float32(r+5))
+			allEqual(t, "d2", toSlice(t, y2), float32(r+5))
 		}
 	})
 }
 
 func TestStreamPoolReuse(t *testing.T) {
-	forEachArch(t, func(t *testing.T, p *Program) {
-		k := must[*Kernel](t)(buildKernel(p, suitekernels.TwoGroups()))
-		a := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 128))
-		b := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 128))
+	forEachTwin(t, func(t *testing.T, p *Program, kernel func(twin) *Kernel) {
+		k := kernel(twoGroupsTwin)
+		a := newNdarray[float32](t, p, 128)
+		b := newNdarray[float32](t, p, 128)
 		for v := 1; v <= 5; v++ {
 			check(t, k.Launch(a, b, float32(v)))
 			check(t, p.Synchronize())
-			allEqual(t, "a", must[[]float32](t)(a.ToSlice()), float32(v))
-			allEqual(t, "b", must[[]float32](t)(b.ToSlice()), float32(2*v))
+			allEqual(t, "a", toSlice(t, a), float32(v))
+			allEqual(t, "b", toSlice(t, b), float32(2*v))
 		}
 		free, out := p.pool.Free(), p.pool.Out()
 		// Two groups need one borrowed stream (the first group runs on the
@@ -88,15 +88,15 @@ func TestStreamPoolReuse(t *testing.T) {
 // TestStreamParallelGroupsOverlap: G groups of one kernel, each spinning
 // until all G have raised their flags.
 func TestStreamParallelGroupsOverlap(t *testing.T) {
-	forEachArch(t, func(t *testing.T, p *Program) {
-		for _, G := range []int{2, 4, 8} {
+	forEachTwin(t, func(t *testing.T, p *Program, kernel func(twin) *Kernel) {
+		for _, G := range meetGroups {
 			t.Run(fmt.Sprint(G), func(t *testing.T) {
-				k := must[*Kernel](t)(buildKernel(p, suitekernels.RendezvousGroups(G)))
-				flags := must[*Ndarray[int32]](t)(NewNdarray[int32](p, G))
-				seen := must[*Ndarray[int32]](t)(NewNdarray[int32](p, G))
+				k := kernel(meetTwin(G))
+				flags := newNdarray[int32](t, p, G)
+				seen := newNdarray[int32](t, p, G)
 				check(t, k.Launch(flags, seen, spinBound(p)))
 				check(t, p.Synchronize())
-				allEqual(t, "seen", must[[]int32](t)(seen.ToSlice()), int32(G))
+				allEqual(t, "seen", toSlice(t, seen), int32(G))
 			})
 		}
 	})
@@ -107,8 +107,8 @@ func TestStreamParallelGroupsOverlap(t *testing.T) {
 // Program must keep working.
 func TestLaunchFailureReturnsPooledStreams(t *testing.T) {
 	forEachArchFaulty(t, func(t *testing.T, p *Program, d *faultyDevice) {
-		k := must[*Kernel](t)(buildKernel(p, suitekernels.ThreeGroups()))
-		arr := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 3))
+		k := build(t, p, suitekernels.ThreeGroups())
+		arr := newNdarray[float32](t, p, 3)
 		injected := errors.New("injected launch failure")
 		fail := func(task int) error {
 			if task == 1 {
@@ -129,7 +129,7 @@ func TestLaunchFailureReturnsPooledStreams(t *testing.T) {
 		check(t, p.Synchronize())
 		check(t, k.Launch(arr))
 		check(t, p.Synchronize())
-		got := must[[]float32](t)(arr.ToSlice())
+		got := toSlice(t, arr)
 		if got[0] != 1 || got[1] != 2 || got[2] != 3 {
 			t.Fatalf("after recovery x = %v, want [1 2 3]", got)
 		}
@@ -187,12 +187,12 @@ func TestStreamParallelValidation(t *testing.T) {
 // naming the kernel and the parameter.
 func TestArgumentErrors(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		k := must[*Kernel](t)(buildKernel(p, suitekernels.Saxpy()))
-		xs := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 8))
-		ys := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 8))
-		i32 := must[*Ndarray[int32]](t)(NewNdarray[int32](p, 8))
-		two := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 2, 4))
-		closed := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 8))
+		k := build(t, p, suitekernels.Saxpy())
+		xs := newNdarray[float32](t, p, 8)
+		ys := newNdarray[float32](t, p, 8)
+		i32 := newNdarray[int32](t, p, 8)
+		two := newNdarray[float32](t, p, 2, 4)
+		closed := newNdarray[float32](t, p, 8)
 		check(t, closed.Close())
 		var nilArr *Ndarray[float32]
 		cases := []struct {
@@ -238,11 +238,11 @@ func TestArgumentErrors(t *testing.T) {
 // 1 to 3 dimensions, and the launch waits for the results.
 func TestHostSlices(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		k := must[*Kernel](t)(buildKernel(p, suitekernels.Add()))
+		k := build(t, p, suitekernels.Add())
 		a := []float32{1, 2, 3, 4}
 		b := []float32{10, 20, 30, 40}
 		c := make([]float32, 4)
-		s := must[*Stream](t)(p.NewStream())
+		s := newStream(t, p)
 		check(t, k.LaunchOn(s, a, b, c))
 		for i := range c {
 			if c[i] != a[i]+b[i] {
@@ -250,7 +250,7 @@ func TestHostSlices(t *testing.T) {
 			}
 		}
 		// Mixed: an Ndarray and slices.
-		nb := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 4))
+		nb := newNdarray[float32](t, p, 4)
 		check(t, nb.CopyFromHost(b))
 		clear(c)
 		check(t, k.Launch(a, nb, c))
@@ -258,14 +258,14 @@ func TestHostSlices(t *testing.T) {
 			t.Fatalf("c = %v", c)
 		}
 		// 2-D and 3-D.
-		k2 := must[*Kernel](t)(buildKernel(p, suitekernels.Scale2()))
+		k2 := build(t, p, suitekernels.Scale2())
 		grid := [][]int{make([]int, 3), make([]int, 3)}
 		check(t, k2.Launch(grid))
 		if grid[1][2] != 12 || grid[0][1] != 1 {
 			t.Fatalf("grid = %v", grid)
 		}
 		wantErr(t, k2.Launch([][]int{make([]int, 3), make([]int, 2)}), ErrInvalidArgument)
-		k3 := must[*Kernel](t)(buildKernel(p, suitekernels.Fill3()))
+		k3 := build(t, p, suitekernels.Fill3())
 		cube := make([][][]float64, 2)
 		for i := range cube {
 			cube[i] = [][]float64{make([]float64, 2), make([]float64, 2)}
@@ -282,10 +282,10 @@ func TestHostSlices(t *testing.T) {
 // TestKernelErrorsReported: an index out of range inside a kernel is an
 // error from Synchronize (CPU only: GPUs do not check bounds).
 func TestKernelErrorsReported(t *testing.T) {
-	p := must[*Program](t)(Init(WithArch(CPU)))
+	p := initProgram(t, WithArch(CPU))
 	defer p.Close()
-	k := must[*Kernel](t)(buildKernel(p, suitekernels.OOB()))
-	arr := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 4))
+	k := build(t, p, suitekernels.OOB())
+	arr := newNdarray[float32](t, p, 4)
 	check(t, k.Launch(arr))
 	err := p.DefaultStream().Synchronize()
 	if err == nil || !strings.Contains(err.Error(), "out of range") {

@@ -107,11 +107,11 @@ var crossOrders = []struct {
 // previous one. Both directions, both ways of ordering.
 func TestCrossProgramWaits(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		q := must[*Program](t)(Init(WithArch(p.Arch())))
+		q := initProgram(t, WithArch(p.Arch()))
 		defer func() { check(t, q.Close()) }()
 		crossWaits(t, p, q)
 		// An event never recorded is reached: the wait is a no-op.
-		check(t, p.DefaultStream().WaitEvent(must[*Event](t)(q.NewEvent())))
+		check(t, p.DefaultStream().WaitEvent(newEvent(t, q)))
 	})
 }
 
@@ -134,19 +134,19 @@ func crossWaits(t *testing.T, p, q *Program) {
 // stream of to after it, copy x into y on that stream, read y.
 func crossOrder(t *testing.T, from, to *Program, order func(t *testing.T, from, to *Stream, e *Event) error, rounds int) {
 	t.Helper()
-	slow := must[*Kernel](t)(buildKernel(from, suitekernels.SlowWrite()))
-	state := must[*Ndarray[int64]](t)(NewNdarray[int64](from, 1))
-	x := must[*Ndarray[float32]](t)(NewNdarray[float32](from, 4096))
-	y := must[*Ndarray[float32]](t)(NewNdarray[float32](to, 4096))
-	sf := must[*Stream](t)(from.NewStream())
-	st := must[*Stream](t)(to.NewStream())
-	e := must[*Event](t)(from.NewEvent())
+	slow := build(t, from, suitekernels.SlowWrite())
+	state := newNdarray[int64](t, from, 1)
+	x := newNdarray[float32](t, from, 4096)
+	y := newNdarray[float32](t, to, 4096)
+	sf := newStream(t, from)
+	st := newStream(t, to)
+	e := newEvent(t, from)
 	for r := range rounds {
 		v := float32(r + 1)
 		check(t, slow.LaunchOn(sf, x, v, state, int64(300000)))
 		check(t, order(t, sf, st, e))
 		check(t, y.CopyFromOn(st, x))
-		allEqual(t, fmt.Sprintf("round %d: y", r), must[[]float32](t)(y.ToSlice()), v)
+		allEqual(t, fmt.Sprintf("round %d: y", r), toSlice(t, y), v)
 	}
 }
 
@@ -154,7 +154,7 @@ func crossOrder(t *testing.T, from, to *Program, order func(t *testing.T, from, 
 // two Programs of one device.
 func TestCrossProgramPingPong(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		q := must[*Program](t)(Init(WithArch(p.Arch())))
+		q := initProgram(t, WithArch(p.Arch()))
 		defer func() { check(t, q.Close()) }()
 		for _, o := range crossOrders {
 			t.Run(o.name, func(t *testing.T) { pingPong(t, p, q, o.order) })
@@ -166,7 +166,7 @@ func TestCrossProgramPingPong(t *testing.T) {
 // views between two Programs, on a stream of either, in both directions.
 func TestCopyBetweenPrograms(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		q := must[*Program](t)(Init(WithArch(p.Arch())))
+		q := initProgram(t, WithArch(p.Arch()))
 		defer func() { check(t, q.Close()) }()
 		peerCopies[int32](t, p, q)
 		peerCopies[float64](t, q, p)
@@ -176,8 +176,8 @@ func TestCopyBetweenPrograms(t *testing.T) {
 // peerCopies copies arrays of a into arrays of b, on streams of each.
 func peerCopies[T Elem](t *testing.T, a, b *Program) {
 	t.Helper()
-	sa := must[*Stream](t)(a.NewStream())
-	sb := must[*Stream](t)(b.NewStream())
+	sa := newStream(t, a)
+	sb := newStream(t, b)
 	for _, shape := range [][]int{{0}, {37}, {5, 7}, {3, 4, 5}} {
 		for _, on := range []struct {
 			name string
@@ -187,17 +187,17 @@ func peerCopies[T Elem](t *testing.T, a, b *Program) {
 				src := filled[T](t, a, 1, shape...)
 				dst := filled[T](t, b, -1, shape...)
 				check(t, dst.CopyFromOn(on.s, src))
-				checkSeq(t, "whole array", must[[]T](t)(dst.ToSlice()), 1, 0)
+				checkSeq(t, "whole array", toSlice(t, dst), 1, 0)
 				if shape[0] < 3 {
 					return
 				}
 				// Rows views at both ends: rows 1..2 of src into rows 0..1.
 				row := src.Len() / shape[0]
 				dst2 := filled[T](t, b, -1, shape...)
-				sv := must[*Ndarray[T]](t)(src.Rows(1, 3))
-				dv := must[*Ndarray[T]](t)(dst2.Rows(0, 2))
+				sv := must(src.Rows(1, 3))(t)
+				dv := must(dst2.Rows(0, 2))(t)
 				check(t, dv.CopyFromOn(on.s, sv))
-				got := must[[]T](t)(dst2.ToSlice())
+				got := toSlice(t, dst2)
 				checkSeq(t, "rows copied", got[:2*row], 1, row)
 				checkSeq(t, "rows left", got[2*row:], -1, 2*row)
 			})
@@ -208,7 +208,7 @@ func peerCopies[T Elem](t *testing.T, a, b *Program) {
 // filled makes an array of p whose element i is sign*(i+1).
 func filled[T Elem](t *testing.T, p *Program, sign int, shape ...int) *Ndarray[T] {
 	t.Helper()
-	a := must[*Ndarray[T]](t)(NewNdarray[T](p, shape...))
+	a := newNdarray[T](t, p, shape...)
 	vals := make([]T, a.Len())
 	for i := range vals {
 		vals[i] = elemOf[T](sign * (i + 1))
@@ -256,23 +256,23 @@ func elemOf[T Elem](i int) T {
 // TestCopyBetweenProgramsErrors: what a copy between Programs refuses.
 func TestCopyBetweenProgramsErrors(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		q := must[*Program](t)(Init(WithArch(p.Arch())))
+		q := initProgram(t, WithArch(p.Arch()))
 		defer q.Close()
-		r := must[*Program](t)(Init(WithArch(p.Arch())))
+		r := initProgram(t, WithArch(p.Arch()))
 		defer r.Close()
-		a := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 8))
-		b := must[*Ndarray[float32]](t)(NewNdarray[float32](q, 8))
-		short := must[*Ndarray[float32]](t)(NewNdarray[float32](q, 7))
-		ps, rs := p.DefaultStream(), must[*Stream](t)(r.NewStream())
+		a := newNdarray[float32](t, p, 8)
+		b := newNdarray[float32](t, q, 8)
+		short := newNdarray[float32](t, q, 7)
+		ps, rs := p.DefaultStream(), newStream(t, r)
 		wantErr(t, a.CopyFromOn(rs, b), ErrForeign) // a stream of neither Program
 		wantErr(t, a.CopyFromOn(nil, b), ErrInvalidArgument)
 		wantErr(t, a.CopyFromOn(ps, short), ErrInvalidArgument)
-		qs := must[*Stream](t)(q.NewStream())
+		qs := newStream(t, q)
 		check(t, qs.Close())
 		wantErr(t, a.CopyFromOn(qs, b), ErrClosed)
 		check(t, b.Close())
 		wantErr(t, a.CopyFromOn(ps, b), ErrClosed)
-		eq := must[*Event](t)(q.NewEvent())
+		eq := newEvent(t, q)
 		check(t, eq.Close())
 		wantErr(t, ps.WaitEvent(eq), ErrClosed)
 		wantErr(t, ps.WaitStream(qs), ErrClosed)
@@ -283,7 +283,7 @@ func TestCopyBetweenProgramsErrors(t *testing.T) {
 // use of both arrays (crossTracking).
 func TestCrossProgramTracking(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		q := must[*Program](t)(Init(WithArch(p.Arch())))
+		q := initProgram(t, WithArch(p.Arch()))
 		defer q.Close()
 		crossTracking(t, p, q)
 	})
@@ -294,39 +294,39 @@ func TestCrossProgramTracking(t *testing.T) {
 // Program's Close (q is closed at the end), wait for a copy still queued
 // on the other Program's stream.
 func crossTracking(t *testing.T, p, q *Program) {
-	slowQ := must[*Kernel](t)(buildKernel(q, suitekernels.SlowWrite()))
-	slowP := must[*Kernel](t)(buildKernel(p, suitekernels.SlowWrite()))
-	stateQ := must[*Ndarray[int64]](t)(NewNdarray[int64](q, 1))
-	stateP := must[*Ndarray[int64]](t)(NewNdarray[int64](p, 1))
-	ps := must[*Stream](t)(p.NewStream())
-	qs := must[*Stream](t)(q.NewStream())
+	slowQ := build(t, q, suitekernels.SlowWrite())
+	slowP := build(t, p, suitekernels.SlowWrite())
+	stateQ := newNdarray[int64](t, q, 1)
+	stateP := newNdarray[int64](t, p, 1)
+	ps := newStream(t, p)
+	qs := newStream(t, q)
 	for r := range 4 {
 		v := float32(r + 2)
 		// Written on q's stream, copied into p's array there: p's host
 		// read waits for q's stream.
-		xq := must[*Ndarray[float32]](t)(NewNdarray[float32](q, 1024))
-		yp := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 1024))
+		xq := newNdarray[float32](t, q, 1024)
+		yp := newNdarray[float32](t, p, 1024)
 		check(t, slowQ.LaunchOn(qs, xq, v, stateQ, int64(300000)))
 		check(t, yp.CopyFromOn(qs, xq))
-		allEqual(t, "read after a copy on the other Program's stream", must[[]float32](t)(yp.ToSlice()), v)
+		allEqual(t, "read after a copy on the other Program's stream", toSlice(t, yp), v)
 		// A copy queued on p's stream behind slow work; the source is
 		// closed at once: its memory outlives the copy.
-		zp := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 1024))
-		dummy := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 8))
+		zp := newNdarray[float32](t, p, 1024)
+		dummy := newNdarray[float32](t, p, 8)
 		check(t, slowP.LaunchOn(ps, dummy, v, stateP, int64(300000)))
 		check(t, zp.CopyFromOn(ps, xq))
 		check(t, xq.Close())
-		allEqual(t, "copy of a source closed after the enqueue", must[[]float32](t)(zp.ToSlice()), v)
+		allEqual(t, "copy of a source closed after the enqueue", toSlice(t, zp), v)
 	}
 	// q closes while a copy from its array is queued on p's stream.
 	xq := filled[float32](t, q, 1, 4096)
-	yp := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 4096))
-	dummy := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 8))
+	yp := newNdarray[float32](t, p, 4096)
+	dummy := newNdarray[float32](t, p, 8)
 	check(t, slowP.LaunchOn(ps, dummy, float32(1), stateP, int64(300000)))
 	check(t, yp.CopyFromOn(ps, xq))
-	eq := must[*Event](t)(q.NewEvent())
+	eq := newEvent(t, q)
 	check(t, q.Close())
-	checkSeq(t, "copy across a Program's Close", must[[]float32](t)(yp.ToSlice()), 1, 0)
+	checkSeq(t, "copy across a Program's Close", toSlice(t, yp), 1, 0)
 	wantErr(t, yp.CopyFromOn(ps, xq), ErrClosed)
 	wantErr(t, ps.WaitEvent(eq), ErrClosed)
 	wantErr(t, ps.WaitStream(qs), ErrClosed)
@@ -337,7 +337,7 @@ func crossTracking(t *testing.T, p, q *Program) {
 func TestCrossProgramConcurrency(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p0 *Program) {
 		crossConcurrency(t, func() (*Program, *Program) {
-			return must[*Program](t)(Init(WithArch(p0.Arch()))), must[*Program](t)(Init(WithArch(p0.Arch())))
+			return initProgram(t, WithArch(p0.Arch())), initProgram(t, WithArch(p0.Arch()))
 		})
 	})
 }
@@ -351,11 +351,11 @@ func crossConcurrency(t *testing.T, open func() (*Program, *Program)) {
 		var wg, started sync.WaitGroup
 		for _, pair := range [][2]*Program{{p, q}, {q, p}} {
 			a, b := pair[0], pair[1]
-			x := must[*Ndarray[float32]](t)(NewNdarray[float32](a, 1024))
-			y := must[*Ndarray[float32]](t)(NewNdarray[float32](b, 1024))
-			sa := must[*Stream](t)(a.NewStream())
-			sb := must[*Stream](t)(b.NewStream())
-			e := must[*Event](t)(a.NewEvent())
+			x := newNdarray[float32](t, a, 1024)
+			y := newNdarray[float32](t, b, 1024)
+			sa := newStream(t, a)
+			sb := newStream(t, b)
+			e := newEvent(t, a)
 			wg.Add(1)
 			started.Add(1)
 			go func() {
@@ -395,7 +395,7 @@ func TestCrossProgramRendezvous(t *testing.T) {
 		if p.Arch() == CPU && raceEnabled {
 			t.Skip("the CPU's copies race the kernels' atomics, which the race detector reports")
 		}
-		q := must[*Program](t)(Init(WithArch(p.Arch())))
+		q := initProgram(t, WithArch(p.Arch()))
 		defer q.Close()
 		relayRendezvous(t, p, q)
 	})
@@ -417,13 +417,13 @@ func relayRendezvous(t *testing.T, p, q *Program) {
 	}
 	mk := func(pr *Program) *side {
 		s := &side{
-			k:    must[*Kernel](t)(buildKernel(pr, suitekernels.Relay())),
-			mine: must[*Ndarray[int32]](t)(NewNdarray[int32](pr, 1)), other: must[*Ndarray[int32]](t)(NewNdarray[int32](pr, 1)),
-			seen: must[*Ndarray[int32]](t)(NewNdarray[int32](pr, 1)),
-			run:  must[*Stream](t)(pr.NewStream()), relay: must[*Stream](t)(pr.NewStream()),
-			peek: must[*HostArray[int32]](t)(NewHostArray[int32](pr, 1)), one: must[*HostArray[int32]](t)(NewHostArray[int32](pr, 1)),
+			k:    build(t, pr, suitekernels.Relay()),
+			mine: newNdarray[int32](t, pr, 1), other: newNdarray[int32](t, pr, 1),
+			seen: newNdarray[int32](t, pr, 1),
+			run:  newStream(t, pr), relay: newStream(t, pr),
+			peek: newHostArray[int32](t, pr, 1), one: newHostArray[int32](t, pr, 1),
 		}
-		must[[]int32](t)(s.one.Data())[0] = 1
+		hostData(t, s.one)[0] = 1
 		return s
 	}
 	a, b := mk(p), mk(q)
@@ -442,9 +442,9 @@ func relayRendezvous(t *testing.T, p, q *Program) {
 	raised := func(s *side) bool {
 		check(t, s.mine.CopyToHostOn(s.relay, s.peek))
 		check(t, s.relay.Synchronize())
-		return must[[]int32](t)(s.peek.Data())[0] != 0
+		return hostData(t, s.peek)[0] != 0
 	}
-	ended := func(s *side) bool { return must[bool](t)(s.run.Query()) }
+	ended := func(s *side) bool { return must(s.run.Query())(t) }
 	started := [2]time.Duration{}
 	both := false
 	for time.Since(start) < 10*time.Second && !ended(a) && !ended(b) {
@@ -462,7 +462,7 @@ func relayRendezvous(t *testing.T, p, q *Program) {
 		check(t, s.other.CopyFromHostOn(s.relay, s.one))
 	}
 	for i, s := range sides {
-		if got := must[[]int32](t)(s.seen.ToSlice()); got[0] != 1 {
+		if got := toSlice(t, s.seen); got[0] != 1 {
 			t.Errorf("the kernel of Program %d spun out without being released", i)
 		}
 	}
@@ -476,14 +476,14 @@ func relayRendezvous(t *testing.T, p, q *Program) {
 // another arch's name, so the test runs on every machine.
 func TestForeignBackend(t *testing.T) {
 	b, _ := backend.Lookup(CPU.String())
-	dev := must[backend.Device](t)(b.Open(0))
-	f := must[*Program](t)(newProgram(dev, AMDGPU, initConfig{arch: AMDGPU}))
+	dev := must(b.Open(0))(t)
+	f := must(newProgram(dev, AMDGPU, initConfig{arch: AMDGPU}))(t)
 	defer f.Close()
-	p := must[*Program](t)(Init(WithArch(CPU)))
+	p := initProgram(t, WithArch(CPU))
 	defer p.Close()
-	fa := must[*Ndarray[float32]](t)(NewNdarray[float32](f, 4))
-	a := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 4))
-	fe := must[*Event](t)(f.NewEvent())
+	fa := newNdarray[float32](t, f, 4)
+	a := newNdarray[float32](t, p, 4)
+	fe := newEvent(t, f)
 	for _, c := range []struct {
 		what string
 		err  error
@@ -505,22 +505,22 @@ func TestForeignBackend(t *testing.T) {
 // of another Program needs none.
 func TestZeroFillAcrossPrograms(t *testing.T) {
 	forEachLazyPair(t, func(t *testing.T, p, q *Program, fills func() int) {
-		sp := must[*Stream](t)(p.NewStream())
-		sq := must[*Stream](t)(q.NewStream())
+		sp := newStream(t, p)
+		sq := newStream(t, q)
 		const n = 1000
-		a := must[*Ndarray[float32]](t)(NewNdarrayOn[float32](sp, n))
+		a := newNdarrayOn[float32](t, sp, n)
 		b := filled[float32](t, q, 1, n)
 		check(t, b.CopyFromOn(sq, a))
-		allEqual(t, "copy of a new array", must[[]float32](t)(b.ToSlice()), 0)
+		allEqual(t, "copy of a new array", toSlice(t, b), 0)
 		c := filled[float32](t, q, 1, n)
 		check(t, c.CopyFromOn(sq, a)) // filled already
-		allEqual(t, "second copy", must[[]float32](t)(c.ToSlice()), 0)
+		allEqual(t, "second copy", toSlice(t, c), 0)
 		if got := fills(); got >= 0 && got != 1 {
 			t.Errorf("%d fills, want 1", got)
 		}
-		d := must[*Ndarray[float32]](t)(NewNdarrayOn[float32](sp, n))
+		d := newNdarrayOn[float32](t, sp, n)
 		check(t, d.CopyFromOn(sq, filled[float32](t, q, 1, n)))
-		checkSeq(t, "new array overwritten by another Program's", must[[]float32](t)(d.ToSlice()), 1, 0)
+		checkSeq(t, "new array overwritten by another Program's", toSlice(t, d), 1, 0)
 		if got := fills(); got >= 0 && got != 1 {
 			t.Errorf("%d fills after an overwrite, want still 1", got)
 		}
@@ -533,14 +533,14 @@ func forEachLazyPair(t *testing.T, f func(t *testing.T, p, q *Program, fills fun
 	forEachLazy(t, func(t *testing.T, p *Program, fills func() int) {
 		ld, ok := p.dev.(*lazyDevice)
 		if !ok {
-			q := must[*Program](t)(Init(WithArch(p.Arch())))
+			q := initProgram(t, WithArch(p.Arch()))
 			defer func() { check(t, q.Close()) }()
 			f(t, p, q, fills)
 			return
 		}
 		b, _ := backend.Lookup(CPU.String())
-		lq := &lazyDevice{Device: must[backend.Device](t)(b.Open(0))}
-		q := must[*Program](t)(newProgram(lq, CPU, initConfig{arch: CPU}))
+		lq := &lazyDevice{Device: must(b.Open(0))(t)}
+		q := must(newProgram(lq, CPU, initConfig{arch: CPU}))(t)
 		defer func() { check(t, q.Close()) }()
 		f(t, p, q, func() int { return int(ld.fills.Load() + lq.fills.Load()) })
 	})
@@ -550,11 +550,11 @@ func forEachLazyPair(t *testing.T, f func(t *testing.T, p, q *Program, fills fun
 // another Program's array, even of the same backend (copy it over first).
 func TestPeerKernelArgsStayForeign(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		q := must[*Program](t)(Init(WithArch(p.Arch())))
+		q := initProgram(t, WithArch(p.Arch()))
 		defer q.Close()
-		k := must[*Kernel](t)(buildKernel(p, suitekernels.Fill(ir.F32)))
+		k := build(t, p, suitekernels.Fill(ir.F32))
 		var ae *ArgumentError
-		if err := k.Launch(must[*Ndarray[float32]](t)(NewNdarray[float32](q, 4)), float32(1)); !errors.As(err, &ae) || !errors.Is(err, ErrForeign) {
+		if err := k.Launch(newNdarray[float32](t, q, 4), float32(1)); !errors.As(err, &ae) || !errors.Is(err, ErrForeign) {
 			t.Errorf("kernel with another Program's array: %v, want an ArgumentError matching ErrForeign", err)
 		}
 	})

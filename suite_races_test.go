@@ -21,9 +21,9 @@ import (
 // launch: the concurrent waits must not forget the launch's use of x.
 func TestHostReadConcurrentWithLaunch(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		k := must[*Kernel](t)(buildKernel(p, suitekernels.Fill(ir.I32)))
-		x := must[*Ndarray[int32]](t)(NewNdarray[int32](p, 64))
-		s := must[*Stream](t)(p.NewStream())
+		k := build(t, p, suitekernels.Fill(ir.I32))
+		x := newNdarray[int32](t, p, 64)
+		s := newStream(t, p)
 		stop := make(chan struct{})
 		var wg sync.WaitGroup
 		wg.Add(1)
@@ -43,7 +43,7 @@ func TestHostReadConcurrentWithLaunch(t *testing.T) {
 		}()
 		for v := range int32(300) {
 			check(t, k.LaunchOn(s, x, v))
-			got := must[[]int32](t)(x.ToSlice())
+			got := toSlice(t, x)
 			if got[0] != v || got[63] != v {
 				close(stop)
 				wg.Wait()
@@ -59,18 +59,18 @@ func TestHostReadConcurrentWithLaunch(t *testing.T) {
 // still has queued work; host reads and Sync must wait for it.
 func TestHostReadWhileStreamCloses(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		slow := must[*Kernel](t)(buildKernel(p, suitekernels.SlowWrite()))
-		state := must[*Ndarray[int64]](t)(NewNdarray[int64](p, 1))
+		slow := build(t, p, suitekernels.SlowWrite())
+		state := newNdarray[int64](t, p, 1)
 		for r := range 3 {
-			x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 8))
-			s := must[*Stream](t)(p.NewStream())
+			x := newNdarray[float32](t, p, 8)
+			s := newStream(t, p)
 			check(t, slow.LaunchOn(s, x, float32(r+1), state, int64(300000)))
 			done := make(chan error, 1)
 			go func() { done <- s.Close() }()
 			if r == 2 {
 				check(t, p.Synchronize())
 			}
-			allEqual(t, "x", must[[]float32](t)(x.ToSlice()), float32(r+1))
+			allEqual(t, "x", toSlice(t, x), float32(r+1))
 			check(t, <-done)
 		}
 	})
@@ -80,10 +80,10 @@ func TestHostReadWhileStreamCloses(t *testing.T) {
 // stream-parallel group (on a pooled stream) is reported by the launch
 // stream, and by a launch with slices (CPU only: GPUs do not check bounds).
 func TestGroupErrorReachesLaunchStream(t *testing.T) {
-	p := must[*Program](t)(Init(WithArch(CPU)))
+	p := initProgram(t, WithArch(CPU))
 	defer p.Close()
-	k := must[*Kernel](t)(buildKernel(p, suitekernels.BadGroup()))
-	arr := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 4))
+	k := build(t, p, suitekernels.BadGroup())
+	arr := newNdarray[float32](t, p, 4)
 	check(t, k.Launch(arr))
 	if err := p.DefaultStream().Synchronize(); err == nil || !strings.Contains(err.Error(), "out of range") {
 		t.Fatalf("launch stream Synchronize = %v, want the group's index error", err)
@@ -99,10 +99,10 @@ func TestGroupErrorReachesLaunchStream(t *testing.T) {
 // them: every launch either runs or fails with ErrClosed; nothing panics.
 func TestCloseWhileLaunching(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		k := must[*Kernel](t)(buildKernel(p, suitekernels.Fill(ir.F32)))
+		k := build(t, p, suitekernels.Fill(ir.F32))
 		for range 20 {
-			x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 4096))
-			s := must[*Stream](t)(p.NewStream())
+			x := newNdarray[float32](t, p, 4096)
+			s := newStream(t, p)
 			var wg sync.WaitGroup
 			wg.Add(1)
 			go func() {
@@ -155,10 +155,10 @@ func TestNoPanicOnBadInput(t *testing.T) {
 // (and runs) or fails with ErrClosed, never with a backend error.
 func TestStreamCloseWhileLaunching(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		k := must[*Kernel](t)(buildKernel(p, suitekernels.Fill(ir.F32)))
-		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 1024))
+		k := build(t, p, suitekernels.Fill(ir.F32))
+		x := newNdarray[float32](t, p, 1024)
 		for range 20 {
-			s := must[*Stream](t)(p.NewStream())
+			s := newStream(t, p)
 			check(t, k.LaunchOn(s, x, float32(2)))
 			var wg sync.WaitGroup
 			wg.Add(1)
@@ -176,6 +176,6 @@ func TestStreamCloseWhileLaunching(t *testing.T) {
 			check(t, s.Close())
 			wg.Wait()
 		}
-		allEqual(t, "x", must[[]float32](t)(x.ToSlice()), 2)
+		allEqual(t, "x", toSlice(t, x), 2)
 	})
 }

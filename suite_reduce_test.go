@@ -35,7 +35,7 @@ func reduceWant[T int32 | int64 | uint32 | uint64 | float32 | float64](op string
 func TestReductions(t *testing.T) {
 	src := suitekernels.ReduceSource()
 	forEachArch(t, func(t *testing.T, p *Program) {
-		m := must[*Module](t)(Compile(p, src, WithFilename("reduce.go")))
+		m := compileModule(t, p, src, WithFilename("reduce.go"))
 		for _, n := range []int{0, 1, 31, 33, 1000, 1<<18 + 7} {
 			for _, op := range suitekernels.ReduceOps {
 				runReduce[int32](t, p, m, op, "int32", n)
@@ -54,7 +54,7 @@ func TestReductions(t *testing.T) {
 func runReduce[T int32 | int64 | uint32 | uint64 | float32 | float64](t *testing.T, p *Program, m *Module, op, ty string, n int) {
 	t.Helper()
 	name := "red_" + op + "_" + ty
-	k := must[*Kernel](t)(m.Kernel(name))
+	k := kernelOf(t, m, name)
 	rng := rand.New(rand.NewPCG(uint64(n), 7))
 	xs := make([]T, n)
 	for i := range xs {
@@ -70,18 +70,18 @@ func runReduce[T int32 | int64 | uint32 | uint64 | float32 | float64](t *testing
 		xs[n/2] = T(math.NaN())
 	}
 	r0 := T(5)
-	x := must[*Ndarray[T]](t)(NewNdarray[T](p, max(n, 1)))
+	x := newNdarray[T](t, p, max(n, 1))
 	if n > 0 {
 		check(t, x.CopyFromHost(xs))
 	}
 	xa := x
 	if n == 0 {
-		xa = must[*Ndarray[T]](t)(NewNdarray[T](p, 0))
+		xa = newNdarray[T](t, p, 0)
 	}
-	r := must[*Ndarray[T]](t)(NewNdarray[T](p, 1))
+	r := newNdarray[T](t, p, 1)
 	check(t, r.CopyFromHost([]T{r0}))
 	check(t, k.Launch(xa, r))
-	got := must[[]T](t)(r.ToSlice())[0]
+	got := toSlice(t, r)[0]
 	want := reduceWant(op, r0, xs)
 	switch {
 	case isFloat && op == "Add":
@@ -113,18 +113,18 @@ func runReduce[T int32 | int64 | uint32 | uint64 | float32 | float64](t *testing
 func TestReductionsMixed(t *testing.T) {
 	src := suitekernels.ReduceSource()
 	forEachArch(t, func(t *testing.T, p *Program) {
-		m := must[*Module](t)(Compile(p, src, WithFilename("reduce.go")))
+		m := compileModule(t, p, src, WithFilename("reduce.go"))
 
 		// Two reductions, one conditional, at an index from a scalar.
 		xs := make([]float64, 5001)
 		for i := range xs {
 			xs[i] = float64(i%7) - 3
 		}
-		r := must[*Ndarray[float64]](t)(NewNdarray[float64](p, 4))
+		r := newNdarray[float64](t, p, 4)
 		check(t, r.CopyFromHost([]float64{0, 0, 1, math.Inf(-1)}))
-		k := must[*Kernel](t)(m.Kernel("sumAndMaxPositive"))
+		k := kernelOf(t, m, "sumAndMaxPositive")
 		check(t, k.Launch(xs, r, 2))
-		got := must[[]float64](t)(r.ToSlice())
+		got := toSlice(t, r)
 		var sum float64
 		for _, v := range xs {
 			sum += v
@@ -141,10 +141,10 @@ func TestReductionsMixed(t *testing.T) {
 		for i := range bb {
 			bb[i] = int64(1000 - i)
 		}
-		ri := must[*Ndarray[int64]](t)(NewNdarray[int64](p, 2))
+		ri := newNdarray[int64](t, p, 2)
 		check(t, ri.CopyFromHost([]int64{0, math.MaxInt64}))
-		check(t, must[*Kernel](t)(m.Kernel("groupSums")).Launch(a, bb, ri))
-		gi := must[[]int64](t)(ri.ToSlice())
+		check(t, kernelOf(t, m, "groupSums").Launch(a, bb, ri))
+		gi := toSlice(t, ri)
 		if gi[0] != 3000*2999/2 || gi[1] != 1000-2998 {
 			t.Errorf("groupSums: %v, want [%d %d]", gi, 3000*2999/2, 1000-2998)
 		}
@@ -159,7 +159,7 @@ func TestReductionsMixed(t *testing.T) {
 			}
 		}
 		rs := make([]int32, rows)
-		check(t, must[*Kernel](t)(m.Kernel("rowSums")).Launch(mat, rs))
+		check(t, kernelOf(t, m, "rowSums").Launch(mat, rs))
 		for i := range mat {
 			var s int32
 			for _, v := range mat[i] {

@@ -1,15 +1,68 @@
 package qd
 
 import (
+	"fmt"
+	"strings"
 	"testing"
+
+	"github.com/quadrants-go/qd/internal/ir"
+	"github.com/quadrants-go/qd/internal/suitekernels"
 )
 
-// Go-source versions of behaviour-suite tests that read best as kernels
-// written in Go, as the reference system's own tests are written. The
-// IR-built versions in suite_streams_test.go and suite_parallel_test.go stay:
-// they test the runtime without the front end.
+// Twin kernels: some behaviour tests run each kernel twice, built with the
+// IR builder (internal/suitekernels, through buildKernel: the runtime
+// without the front end) and written in Go (suiteSrc, through Compile: as
+// users write kernels, and as the reference system's own tests are
+// written). The test's body is written once, over forEachTwin.
 
-const suiteSrc = `package kernels
+// A twin is one kernel of the suite, made either way.
+type twin struct {
+	build func() *ir.Kernel // its IR, from internal/suitekernels
+	name  string            // its function in suiteSrc
+}
+
+var (
+	fillTwin          = twin{func() *ir.Kernel { return suitekernels.Fill(ir.F32) }, "fill"}
+	addTwin           = twin{suitekernels.Add, "add"}
+	twoGroupsTwin     = twin{suitekernels.TwoGroups, "twoGroups"}
+	loopsInGroupsTwin = twin{suitekernels.LoopsInGroups, "groups"}
+	rendezvousTwin    = twin{suitekernels.Rendezvous, "rendezvous"}
+)
+
+// meetGroups are the group counts of the meetG kernels of suiteSrc.
+var meetGroups = []int{2, 4, 8}
+
+// meetTwin is the rendezvous of g stream-parallel groups.
+func meetTwin(g int) twin {
+	return twin{func() *ir.Kernel { return suitekernels.RendezvousGroups(g) }, fmt.Sprintf("meet%d", g)}
+}
+
+// forEachTwin runs f as the subtests "ir" and "source", each once per arch
+// with a fresh Program (forEachArch), with kernel making a twin that
+// subtest's way.
+func forEachTwin(t *testing.T, f func(t *testing.T, p *Program, kernel func(twin) *Kernel)) {
+	t.Helper()
+	ways := []struct {
+		name string
+		make func(t *testing.T, p *Program, k twin) *Kernel
+	}{
+		{"ir", func(t *testing.T, p *Program, k twin) *Kernel { return build(t, p, k.build()) }},
+		{"source", func(t *testing.T, p *Program, k twin) *Kernel { return suiteKernel(t, p, k.name) }},
+	}
+	for _, way := range ways {
+		t.Run(way.name, func(t *testing.T) {
+			forEachArch(t, func(t *testing.T, p *Program) {
+				f(t, p, func(k twin) *Kernel { return way.make(t, p, k) })
+			})
+		})
+	}
+}
+
+// suiteSrc holds the Go twins of the suite's kernels, the meetG kernels
+// generated (meetSource).
+var suiteSrc = suiteSrcHead + meetSource(meetGroups...)
+
+const suiteSrcHead = `package kernels
 
 import "github.com/quadrants-go/qd"
 
@@ -96,155 +149,29 @@ func raised(flags []int32, iters int64) int32 {
 	}
 	return n
 }
-
-// meet4 is a rendezvous of four stream-parallel groups: each sees all four
-// flags only if all four groups run at once.
-//
-//qd:kernel
-func meet4(flags, seen []int32, iters int64) {
-	qd.StreamParallel(func() {
-		for range 1 {
-			qd.AtomicAdd(&flags[0], 1)
-			seen[0] = raised(flags, iters)
-		}
-	})
-	qd.StreamParallel(func() {
-		for range 1 {
-			qd.AtomicAdd(&flags[1], 1)
-			seen[1] = raised(flags, iters)
-		}
-	})
-	qd.StreamParallel(func() {
-		for range 1 {
-			qd.AtomicAdd(&flags[2], 1)
-			seen[2] = raised(flags, iters)
-		}
-	})
-	qd.StreamParallel(func() {
-		for range 1 {
-			qd.AtomicAdd(&flags[3], 1)
-			seen[3] = raised(flags, iters)
-		}
-	})
-}
 `
+
+// meetSource writes meetG for each g: a rendezvous of g stream-parallel
+// groups, each of which raises its flag and sees all g flags only if all
+// g groups run at once (suitekernels.RendezvousGroups). A block cannot sit
+// in a loop, so the g blocks are written out.
+func meetSource(gs ...int) string {
+	var b strings.Builder
+	for _, g := range gs {
+		fmt.Fprintf(&b, "\n//qd:kernel\nfunc meet%d(flags, seen []int32, iters int64) {\n", g)
+		for i := range g {
+			fmt.Fprintf(&b, "\tqd.StreamParallel(func() {\n\t\tfor range 1 {\n\t\t\tqd.AtomicAdd(&flags[%d], 1)\n\t\t\tseen[%[1]d] = raised(flags, iters)\n\t\t}\n\t})\n", i)
+		}
+		b.WriteString("}\n")
+	}
+	return b.String()
+}
 
 // suiteKernel compiles suiteSrc on p (the source cache makes repeats cheap)
 // and returns the named kernel; the module closes with the test.
 func suiteKernel(t *testing.T, p *Program, name string) *Kernel {
 	t.Helper()
-	m := must[*Module](t)(Compile(p, suiteSrc, WithFilename("suite_kernels.go")))
+	m := compileModule(t, p, suiteSrc, WithFilename("suite_kernels.go"))
 	t.Cleanup(func() { m.Close() })
-	return must[*Kernel](t)(m.Kernel(name))
-}
-
-func TestSourceKernelOnStream(t *testing.T) {
-	forEachArch(t, func(t *testing.T, p *Program) {
-		fill := suiteKernel(t, p, "fill")
-		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
-		s := must[*Stream](t)(p.NewStream())
-		check(t, fill.LaunchOn(s, x, float32(42)))
-		check(t, s.Synchronize())
-		allEqual(t, "x", must[[]float32](t)(x.ToSlice()), 42)
-		check(t, s.Close())
-	})
-}
-
-func TestSourceTwoStreams(t *testing.T) {
-	forEachArch(t, func(t *testing.T, p *Program) {
-		fill := suiteKernel(t, p, "fill")
-		a := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
-		b := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
-		s1 := must[*Stream](t)(p.NewStream())
-		s2 := must[*Stream](t)(p.NewStream())
-		check(t, fill.LaunchOn(s1, a, float32(1)))
-		check(t, fill.LaunchOn(s2, b, float32(2)))
-		check(t, s1.Synchronize())
-		check(t, s2.Synchronize())
-		allEqual(t, "a", must[[]float32](t)(a.ToSlice()), 1)
-		allEqual(t, "b", must[[]float32](t)(b.ToSlice()), 2)
-	})
-}
-
-// TestSourceTwoStreamsOverlap: the rendezvous of TestTwoStreamsOverlap,
-// written in Go.
-func TestSourceTwoStreamsOverlap(t *testing.T) {
-	forEachArch(t, func(t *testing.T, p *Program) {
-		k := suiteKernel(t, p, "rendezvous")
-		flags := must[*Ndarray[int32]](t)(NewNdarray[int32](p, 2))
-		seen := must[*Ndarray[int32]](t)(NewNdarray[int32](p, 2))
-		s1 := must[*Stream](t)(p.NewStream())
-		s2 := must[*Stream](t)(p.NewStream())
-		iters := spinBound(p)
-		check(t, k.LaunchOn(s1, flags, seen, 0, 1, iters))
-		check(t, k.LaunchOn(s2, flags, seen, 1, 0, iters))
-		check(t, p.Synchronize())
-		allEqual(t, "seen", must[[]int32](t)(seen.ToSlice()), 1)
-	})
-}
-
-func TestSourceStreamParallelBasic(t *testing.T) {
-	forEachArch(t, func(t *testing.T, p *Program) {
-		k := suiteKernel(t, p, "twoGroups")
-		a := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
-		b := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
-		check(t, k.Launch(a, b, float32(1)))
-		check(t, p.Synchronize())
-		allEqual(t, "a", must[[]float32](t)(a.ToSlice()), 1)
-		allEqual(t, "b", must[[]float32](t)(b.ToSlice()), 2)
-	})
-}
-
-// TestSourceStreamParallelSeveralLoopsPerGroup: loops of one group run in
-// order on its stream; a later kernel on the launch stream sees every
-// group's writes.
-func TestSourceStreamParallelSeveralLoopsPerGroup(t *testing.T) {
-	forEachArch(t, func(t *testing.T, p *Program) {
-		k := suiteKernel(t, p, "groups")
-		add := suiteKernel(t, p, "add")
-		a := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
-		b := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
-		c := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
-		s := must[*Stream](t)(p.NewStream())
-		for _, on := range []*Stream{p.DefaultStream(), s} {
-			check(t, k.LaunchOn(on, a, b))
-			check(t, add.LaunchOn(on, a, b, c))
-			check(t, on.Synchronize())
-			allEqual(t, "a", must[[]float32](t)(a.ToSlice()), 2)
-			allEqual(t, "b", must[[]float32](t)(b.ToSlice()), 10)
-			allEqual(t, "c", must[[]float32](t)(c.ToSlice()), 12)
-		}
-	})
-}
-
-// TestSourceStreamParallelGroupsOverlap: four groups of one kernel meet.
-func TestSourceStreamParallelGroupsOverlap(t *testing.T) {
-	forEachArch(t, func(t *testing.T, p *Program) {
-		k := suiteKernel(t, p, "meet4")
-		flags := must[*Ndarray[int32]](t)(NewNdarray[int32](p, 4))
-		seen := must[*Ndarray[int32]](t)(NewNdarray[int32](p, 4))
-		check(t, k.Launch(flags, seen, spinBound(p)))
-		check(t, p.Synchronize())
-		allEqual(t, "seen", must[[]int32](t)(seen.ToSlice()), 4)
-	})
-}
-
-func TestSourceStreamPoolReuse(t *testing.T) {
-	forEachArch(t, func(t *testing.T, p *Program) {
-		k := suiteKernel(t, p, "twoGroups")
-		a := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 128))
-		b := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 128))
-		for v := 1; v <= 5; v++ {
-			check(t, k.Launch(a, b, float32(v)))
-			check(t, p.Synchronize())
-			allEqual(t, "a", must[[]float32](t)(a.ToSlice()), float32(v))
-			allEqual(t, "b", must[[]float32](t)(b.ToSlice()), float32(2*v))
-		}
-		free, out := p.pool.Free(), p.pool.Out()
-		// Two groups need one borrowed stream (the first group runs on the
-		// launch stream); host transfers may have borrowed more.
-		if out != 0 || free < 1 || free > 2 {
-			t.Errorf("pool after 5 launches: %d free, %d out; want 1-2 free, 0 out", free, out)
-		}
-	})
+	return kernelOf(t, m, name)
 }

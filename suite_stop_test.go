@@ -50,9 +50,9 @@ func TestCloseStopsRunawayKernel(t *testing.T) {
 	for _, kind := range suitekernels.RunawayKinds {
 		for _, waiter := range []string{"none", "synchronize", "slices"} {
 			t.Run(kind+"/"+waiter, func(t *testing.T) {
-				p := must[*Program](t)(Init(WithArch(CPU)))
-				k := must[*Kernel](t)(buildKernel(p, suitekernels.Runaway(kind)))
-				s := must[*Stream](t)(p.NewStream())
+				p := initProgram(t, WithArch(CPU))
+				k := build(t, p, suitekernels.Runaway(kind))
+				s := newStream(t, p)
 				started := make([]int32, 3)
 				waited := make(chan error, 1)
 				switch waiter {
@@ -60,7 +60,7 @@ func TestCloseStopsRunawayKernel(t *testing.T) {
 					go func() { waited <- k.LaunchOn(s, started) }()
 					spinUntilStarted(t, started)
 				default:
-					arr := must[*Ndarray[int32]](t)(NewNdarray[int32](p, 3))
+					arr := newNdarray[int32](t, p, 3)
 					check(t, k.LaunchOn(s, arr))
 					if waiter == "synchronize" {
 						go func() { waited <- s.Synchronize() }()
@@ -79,18 +79,18 @@ func TestCloseStopsRunawayKernel(t *testing.T) {
 // done enqueues nothing; a live one changes nothing.
 func TestLaunchContext(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		k := must[*Kernel](t)(buildKernel(p, suitekernels.Fill(ir.F32)))
-		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
-		s := must[*Stream](t)(p.NewStream())
+		k := build(t, p, suitekernels.Fill(ir.F32))
+		x := newNdarray[float32](t, p, arrayLen)
+		s := newStream(t, p)
 		wantErr(t, k.LaunchContext(nil, s, x, float32(1)), ErrInvalidArgument)
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
 		wantErr(t, k.LaunchContext(ctx, s, x, float32(2)), context.Canceled)
 		check(t, s.Synchronize())
-		allEqual(t, "x after a launch with a done context", must[[]float32](t)(x.ToSlice()), 0)
+		allEqual(t, "x after a launch with a done context", toSlice(t, x), 0)
 		check(t, k.LaunchContext(context.Background(), s, x, float32(3)))
 		check(t, s.Synchronize())
-		allEqual(t, "x", must[[]float32](t)(x.ToSlice()), 3)
+		allEqual(t, "x", toSlice(t, x), 3)
 	})
 }
 
@@ -102,13 +102,13 @@ func TestLaunchContextStopsKernel(t *testing.T) {
 		if p.Arch() != CPU {
 			t.Skipf("%s kernels cannot be stopped once enqueued", p.Arch())
 		}
-		fill := must[*Kernel](t)(buildKernel(p, suitekernels.Fill(ir.F32)))
-		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
-		s := must[*Stream](t)(p.NewStream())
+		fill := build(t, p, suitekernels.Fill(ir.F32))
+		x := newNdarray[float32](t, p, arrayLen)
+		s := newStream(t, p)
 		cause := errors.New("the user gave up")
 		for _, kind := range suitekernels.RunawayKinds {
 			t.Run(kind, func(t *testing.T) {
-				k := must[*Kernel](t)(buildKernel(p, suitekernels.Runaway(kind)))
+				k := build(t, p, suitekernels.Runaway(kind))
 				// Running, with slices: the launch itself reports the stop.
 				ctx, cancel := context.WithCancelCause(context.Background())
 				started := make([]int32, 3)
@@ -122,14 +122,14 @@ func TestLaunchContextStopsKernel(t *testing.T) {
 				check(t, s.Synchronize())
 				// Queued or running, with an Ndarray: Synchronize reports it.
 				ctx, cancel2 := context.WithCancel(context.Background())
-				arr := must[*Ndarray[int32]](t)(NewNdarray[int32](p, 3))
+				arr := newNdarray[int32](t, p, 3)
 				check(t, k.LaunchContext(ctx, s, arr))
 				check(t, fill.LaunchOn(s, x, float32(5)))
 				cancel2()
 				finishes(t, "Synchronize", func() { err = s.Synchronize() })
 				wantErr(t, err, context.Canceled)
 				check(t, s.Synchronize())
-				allEqual(t, "x after the stopped launch", must[[]float32](t)(x.ToSlice()), 5)
+				allEqual(t, "x after the stopped launch", toSlice(t, x), 5)
 			})
 		}
 	})

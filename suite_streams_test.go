@@ -15,11 +15,9 @@ import (
 	"github.com/quadrants-go/qd/internal/suitekernels"
 )
 
-const n = 1024
-
 func TestStreamLifecycle(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		s := must[*Stream](t)(p.NewStream())
+		s := newStream(t, p)
 		if s.Handle() == 0 {
 			t.Error("a new stream has handle 0")
 		}
@@ -34,13 +32,13 @@ func TestStreamLifecycle(t *testing.T) {
 		_, err = s.Query()
 		wantErr(t, err, ErrClosed)
 		wantErr(t, s.SynchronizeContext(context.Background()), ErrClosed)
-		k := must[*Kernel](t)(buildKernel(p, suitekernels.Fill(ir.F32)))
-		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
+		k := build(t, p, suitekernels.Fill(ir.F32))
+		x := newNdarray[float32](t, p, arrayLen)
 		wantErr(t, k.LaunchOn(s, x, float32(1)), ErrClosed)
-		o := must[*Stream](t)(p.NewStream())
+		o := newStream(t, p)
 		wantErr(t, o.WaitStream(s), ErrClosed)
 		wantErr(t, s.WaitStream(o), ErrClosed)
-		e := must[*Event](t)(p.NewEvent())
+		e := newEvent(t, p)
 		wantErr(t, e.Record(s), ErrClosed)
 		wantErr(t, s.WaitEvent(e), ErrClosed)
 	})
@@ -48,7 +46,7 @@ func TestStreamLifecycle(t *testing.T) {
 
 func TestEventLifecycle(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		e := must[*Event](t)(p.NewEvent())
+		e := newEvent(t, p)
 		// An event never recorded is reached.
 		done, err := e.Query()
 		if err != nil || !done {
@@ -68,30 +66,30 @@ func TestEventLifecycle(t *testing.T) {
 }
 
 func TestKernelOnStream(t *testing.T) {
-	forEachArch(t, func(t *testing.T, p *Program) {
-		k := must[*Kernel](t)(buildKernel(p, suitekernels.Fill(ir.F32)))
-		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
-		s := must[*Stream](t)(p.NewStream())
+	forEachTwin(t, func(t *testing.T, p *Program, kernel func(twin) *Kernel) {
+		k := kernel(fillTwin)
+		x := newNdarray[float32](t, p, arrayLen)
+		s := newStream(t, p)
 		check(t, k.LaunchOn(s, x, float32(42)))
 		check(t, s.Synchronize())
-		allEqual(t, "x", must[[]float32](t)(x.ToSlice()), 42)
+		allEqual(t, "x", toSlice(t, x), 42)
 		check(t, s.Close())
 	})
 }
 
 func TestTwoStreams(t *testing.T) {
-	forEachArch(t, func(t *testing.T, p *Program) {
-		k := must[*Kernel](t)(buildKernel(p, suitekernels.Fill(ir.F32)))
-		a := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
-		b := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
-		s1 := must[*Stream](t)(p.NewStream())
-		s2 := must[*Stream](t)(p.NewStream())
+	forEachTwin(t, func(t *testing.T, p *Program, kernel func(twin) *Kernel) {
+		k := kernel(fillTwin)
+		a := newNdarray[float32](t, p, arrayLen)
+		b := newNdarray[float32](t, p, arrayLen)
+		s1 := newStream(t, p)
+		s2 := newStream(t, p)
 		check(t, k.LaunchOn(s1, a, float32(1)))
 		check(t, k.LaunchOn(s2, b, float32(2)))
 		check(t, s1.Synchronize())
 		check(t, s2.Synchronize())
-		allEqual(t, "a", must[[]float32](t)(a.ToSlice()), 1)
-		allEqual(t, "b", must[[]float32](t)(b.ToSlice()), 2)
+		allEqual(t, "a", toSlice(t, a), 1)
+		allEqual(t, "b", toSlice(t, b), 2)
 	})
 }
 
@@ -100,15 +98,15 @@ func TestTwoStreams(t *testing.T) {
 // producer slowed down so that a missing wait would show.
 func TestEventWaits(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		slow := must[*Kernel](t)(buildKernel(p, suitekernels.SlowWrite()))
-		cp := must[*Kernel](t)(buildKernel(p, suitekernels.Copy()))
-		state := must[*Ndarray[int64]](t)(NewNdarray[int64](p, 1))
-		s := must[*Stream](t)(p.NewStream())
-		e := must[*Event](t)(p.NewEvent())
+		slow := build(t, p, suitekernels.SlowWrite())
+		cp := build(t, p, suitekernels.Copy())
+		state := newNdarray[int64](t, p, 1)
+		s := newStream(t, p)
+		e := newEvent(t, p)
 		for _, dir := range []string{"stream->default", "default->stream"} {
 			t.Run(dir, func(t *testing.T) {
-				x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 64))
-				y := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 64))
+				x := newNdarray[float32](t, p, 64)
+				y := newNdarray[float32](t, p, 64)
 				producer, consumer := s, p.DefaultStream()
 				if dir == "default->stream" {
 					producer, consumer = consumer, producer
@@ -119,7 +117,7 @@ func TestEventWaits(t *testing.T) {
 				check(t, cp.LaunchOn(consumer, x, y))
 				check(t, consumer.Synchronize())
 				// Read y straight from the consumer's results: no extra waits.
-				allEqual(t, "y", must[[]float32](t)(y.ToSlice()), 10)
+				allEqual(t, "y", toSlice(t, y), 10)
 			})
 		}
 	})
@@ -127,28 +125,28 @@ func TestEventWaits(t *testing.T) {
 
 func TestDefaultStreamKernel(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		k := must[*Kernel](t)(buildKernel(p, suitekernels.Fill(ir.F32)))
-		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
+		k := build(t, p, suitekernels.Fill(ir.F32))
+		x := newNdarray[float32](t, p, arrayLen)
 		check(t, k.Launch(x, float32(7)))
 		check(t, p.Synchronize())
-		allEqual(t, "x", must[[]float32](t)(x.ToSlice()), 7)
+		allEqual(t, "x", toSlice(t, x), 7)
 		wantErr(t, p.DefaultStream().Close(), ErrInvalidArgument)
 	})
 }
 
 func TestEventSynchronize(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		k := must[*Kernel](t)(buildKernel(p, suitekernels.Fill(ir.F32)))
-		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 64))
-		s := must[*Stream](t)(p.NewStream())
-		e := must[*Event](t)(p.NewEvent())
+		k := build(t, p, suitekernels.Fill(ir.F32))
+		x := newNdarray[float32](t, p, 64)
+		s := newStream(t, p)
+		e := newEvent(t, p)
 		check(t, k.LaunchOn(s, x, float32(13)))
 		check(t, e.Record(s))
 		check(t, e.Synchronize())
 		if done, err := e.Query(); err != nil || !done {
 			t.Fatalf("Query after Synchronize = %v, %v", done, err)
 		}
-		allEqual(t, "x", must[[]float32](t)(x.ToSlice()), 13)
+		allEqual(t, "x", toSlice(t, x), 13)
 	})
 }
 
@@ -163,10 +161,10 @@ func TestQueryAfterWaits(t *testing.T) {
 		if testing.Short() {
 			rounds = 500
 		}
-		k := must[*Kernel](t)(buildKernel(p, suitekernels.Fill(ir.F32)))
-		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 4))
-		s := must[*Stream](t)(p.NewStream())
-		e := must[*Event](t)(p.NewEvent())
+		k := build(t, p, suitekernels.Fill(ir.F32))
+		x := newNdarray[float32](t, p, 4)
+		s := newStream(t, p)
+		e := newEvent(t, p)
 		got := make([]float32, 4)
 		for r := range rounds {
 			check(t, k.LaunchOn(s, x, float32(r)))
@@ -177,7 +175,7 @@ func TestQueryAfterWaits(t *testing.T) {
 				check(t, s.Synchronize())
 				check(t, x.CopyToHost(got))
 			}
-			if done := must[bool](t)(s.Query()); !done {
+			if done := must(s.Query())(t); !done {
 				t.Fatalf("round %d: Query = false after the host waited for the stream's work", r)
 			}
 		}
@@ -186,24 +184,24 @@ func TestQueryAfterWaits(t *testing.T) {
 
 func TestNdarrayOnStream(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		k := must[*Kernel](t)(buildKernel(p, suitekernels.Fill(ir.F32)))
-		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
-		s := must[*Stream](t)(p.NewStream())
+		k := build(t, p, suitekernels.Fill(ir.F32))
+		x := newNdarray[float32](t, p, arrayLen)
+		s := newStream(t, p)
 		check(t, k.LaunchOn(s, x, float32(99)))
 		// No Synchronize: host access waits for the streams that used x.
-		allEqual(t, "x", must[[]float32](t)(x.ToSlice()), 99)
+		allEqual(t, "x", toSlice(t, x), 99)
 	})
 }
 
 func TestElapsed(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		slow := must[*Kernel](t)(buildKernel(p, suitekernels.SlowWrite()))
-		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 1))
-		state := must[*Ndarray[int64]](t)(NewNdarray[int64](p, 1))
-		s := must[*Stream](t)(p.NewStream())
-		start := must[*Event](t)(p.NewEvent(WithTiming()))
-		end := must[*Event](t)(p.NewEvent(WithTiming()))
-		plain := must[*Event](t)(p.NewEvent())
+		slow := build(t, p, suitekernels.SlowWrite())
+		x := newNdarray[float32](t, p, 1)
+		state := newNdarray[int64](t, p, 1)
+		s := newStream(t, p)
+		start := newEvent(t, p, WithTiming())
+		end := newEvent(t, p, WithTiming())
+		plain := newEvent(t, p)
 		check(t, start.Record(s))
 		check(t, slow.LaunchOn(s, x, float32(1), state, int64(1000)))
 		check(t, end.Record(s))
@@ -224,10 +222,10 @@ func TestElapsed(t *testing.T) {
 // returns.
 func TestStreamCloseWaitsForQueuedWork(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		slow := must[*Kernel](t)(buildKernel(p, suitekernels.SlowWrite()))
-		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 16))
-		state := must[*Ndarray[int64]](t)(NewNdarray[int64](p, 1))
-		s := must[*Stream](t)(p.NewStream())
+		slow := build(t, p, suitekernels.SlowWrite())
+		x := newNdarray[float32](t, p, 16)
+		state := newNdarray[int64](t, p, 1)
+		s := newStream(t, p)
 		for i := range 4 {
 			check(t, slow.LaunchOn(s, x, float32(i+1), state, int64(100000)))
 		}
@@ -244,10 +242,10 @@ func TestStreamCloseWaitsForQueuedWork(t *testing.T) {
 // when it is done first, and refuses a nil context.
 func TestSynchronizeContext(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		slow := must[*Kernel](t)(buildKernel(p, suitekernels.SlowWrite()))
-		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 1))
-		state := must[*Ndarray[int64]](t)(NewNdarray[int64](p, 1))
-		s := must[*Stream](t)(p.NewStream())
+		slow := build(t, p, suitekernels.SlowWrite())
+		x := newNdarray[float32](t, p, 1)
+		state := newNdarray[int64](t, p, 1)
+		s := newStream(t, p)
 		check(t, s.SynchronizeContext(context.Background()))
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
@@ -257,7 +255,7 @@ func TestSynchronizeContext(t *testing.T) {
 		//lint:ignore SA1012 the nil context is the point
 		wantErr(t, s.SynchronizeContext(nil), ErrInvalidArgument) //nolint:staticcheck
 		wantErr(t, p.SynchronizeContext(nil), ErrInvalidArgument) //nolint:staticcheck
-		e := must[*Event](t)(p.NewEvent())
+		e := newEvent(t, p)
 		wantErr(t, e.SynchronizeContext(nil), ErrInvalidArgument) //nolint:staticcheck
 		check(t, e.Record(s))
 		check(t, e.SynchronizeContext(context.Background()))
@@ -274,14 +272,14 @@ func TestSynchronizeContext(t *testing.T) {
 func TestSynchronizeContextKeepsErrors(t *testing.T) {
 	forEachChecked(t, func(t *testing.T, p *Program) {
 		skipFlagCopyRace(t, p)
-		wait := must[*Kernel](t)(buildKernel(p, suitekernels.WaitFlag()))
-		bad := must[*Kernel](t)(buildKernel(p, suitekernels.BadGroup()))
-		flag := must[*Ndarray[int32]](t)(NewNdarray[int32](p, 1))
-		out := must[*Ndarray[int32]](t)(NewNdarray[int32](p, 1))
-		short := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 4))
-		one := must[*HostArray[int32]](t)(NewHostArray[int32](p, 1))
-		must[[]int32](t)(one.Data())[0] = 1
-		s, s2 := must[*Stream](t)(p.NewStream()), must[*Stream](t)(p.NewStream())
+		wait := build(t, p, suitekernels.WaitFlag())
+		bad := build(t, p, suitekernels.BadGroup())
+		flag := newNdarray[int32](t, p, 1)
+		out := newNdarray[int32](t, p, 1)
+		short := newNdarray[float32](t, p, 4)
+		one := newHostArray[int32](t, p, 1)
+		hostData(t, one)[0] = 1
+		s, s2 := newStream(t, p), newStream(t, p)
 		for _, wait1 := range []struct {
 			name string
 			wait func(ctx context.Context) error
@@ -304,7 +302,7 @@ func TestSynchronizeContextKeepsErrors(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), "out of range") {
 				t.Fatalf("%s.SynchronizeContext gave up; the next Synchronize returned %v, want the kernel's index error", wait1.name, err)
 			}
-			if got := must[[]int32](t)(out.ToSlice())[0]; got != 1 {
+			if got := toSlice(t, out)[0]; got != 1 {
 				t.Fatalf("the waiting kernel ended with %d, want 1 (2: it never saw the flag)", got)
 			}
 			check(t, s.Synchronize())
@@ -316,13 +314,13 @@ func TestSynchronizeContextKeepsErrors(t *testing.T) {
 // different arguments 1000 times: every launch must see its own arguments.
 func TestSameKernelTwoStreamsArgs(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		k := must[*Kernel](t)(buildKernel(p, suitekernels.Fill(ir.I32)))
+		k := build(t, p, suitekernels.Fill(ir.I32))
 		const rounds = 1000
-		s1 := must[*Stream](t)(p.NewStream())
-		s2 := must[*Stream](t)(p.NewStream())
+		s1 := newStream(t, p)
+		s2 := newStream(t, p)
 		xs := make([]*Ndarray[int32], 2*rounds)
 		for i := range xs {
-			xs[i] = must[*Ndarray[int32]](t)(NewNdarray[int32](p, 8))
+			xs[i] = newNdarray[int32](t, p, 8)
 		}
 		var wg sync.WaitGroup
 		for side, s := range []*Stream{s1, s2} {
@@ -341,26 +339,27 @@ func TestSameKernelTwoStreamsArgs(t *testing.T) {
 		wg.Wait()
 		check(t, p.Synchronize())
 		for i, x := range xs {
-			allEqual(t, fmt.Sprintf("xs[%d]", i), must[[]int32](t)(x.ToSlice()), int32(i))
+			allEqual(t, fmt.Sprintf("xs[%d]", i), toSlice(t, x), int32(i))
 		}
 	})
 }
 
 // TestTwoStreamsOverlap is a rendezvous: each kernel raises its flag and
 // spins until it sees the other's. Both can see each other only if the two
-// streams ran them at the same time.
+// streams ran them at the same time. (The sides are untyped constants: the
+// Go kernel's are ints, the IR kernel's take int or int64.)
 func TestTwoStreamsOverlap(t *testing.T) {
-	forEachArch(t, func(t *testing.T, p *Program) {
-		k := must[*Kernel](t)(buildKernel(p, suitekernels.Rendezvous()))
-		flags := must[*Ndarray[int32]](t)(NewNdarray[int32](p, 2))
-		seen := must[*Ndarray[int32]](t)(NewNdarray[int32](p, 2))
-		s1 := must[*Stream](t)(p.NewStream())
-		s2 := must[*Stream](t)(p.NewStream())
+	forEachTwin(t, func(t *testing.T, p *Program, kernel func(twin) *Kernel) {
+		k := kernel(rendezvousTwin)
+		flags := newNdarray[int32](t, p, 2)
+		seen := newNdarray[int32](t, p, 2)
+		s1 := newStream(t, p)
+		s2 := newStream(t, p)
 		iters := spinBound(p)
-		check(t, k.LaunchOn(s1, flags, seen, int64(0), int64(1), iters))
-		check(t, k.LaunchOn(s2, flags, seen, int64(1), int64(0), iters))
+		check(t, k.LaunchOn(s1, flags, seen, 0, 1, iters))
+		check(t, k.LaunchOn(s2, flags, seen, 1, 0, iters))
 		check(t, p.Synchronize())
-		allEqual(t, "seen", must[[]int32](t)(seen.ToSlice()), 1)
+		allEqual(t, "seen", toSlice(t, seen), 1)
 	})
 }
 
@@ -370,9 +369,9 @@ func TestManyStreamsOverlap(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
 		for _, K := range []int{2, 8, 32} {
 			t.Run(fmt.Sprint(K), func(t *testing.T) {
-				k := must[*Kernel](t)(buildKernel(p, suitekernels.RendezvousAll()))
-				flags := must[*Ndarray[int32]](t)(NewNdarray[int32](p, K))
-				seen := must[*Ndarray[int32]](t)(NewNdarray[int32](p, K))
+				k := build(t, p, suitekernels.RendezvousAll())
+				flags := newNdarray[int32](t, p, K)
+				seen := newNdarray[int32](t, p, K)
 				// A first launch may create what a Program makes lazily,
 				// streams included. CUDA gives streams its 32 hardware
 				// queues in turn, so a stream made between the K would
@@ -385,14 +384,14 @@ func TestManyStreamsOverlap(t *testing.T) {
 				check(t, p.Synchronize())
 				streams := make([]*Stream, K)
 				for i := range streams {
-					streams[i] = must[*Stream](t)(p.NewStream())
+					streams[i] = newStream(t, p)
 					defer streams[i].Close()
 				}
 				for i, s := range streams {
 					check(t, k.LaunchOn(s, flags, seen, int64(i), spinBound(p)))
 				}
 				check(t, p.Synchronize())
-				if got := must[[]int32](t)(seen.ToSlice()); slices.ContainsFunc(got, func(v int32) bool { return v != int32(K) }) {
+				if got := toSlice(t, seen); slices.ContainsFunc(got, func(v int32) bool { return v != int32(K) }) {
 					t.Errorf("kernels saw %v running at once, want all %d", got, K)
 				}
 			})
@@ -405,25 +404,25 @@ func TestManyStreamsOverlap(t *testing.T) {
 // keep the machine busy.
 func TestOrderingUnderLoad(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		slow := must[*Kernel](t)(buildKernel(p, suitekernels.SlowWrite()))
-		cp := must[*Kernel](t)(buildKernel(p, suitekernels.Copy()))
-		state := must[*Ndarray[int64]](t)(NewNdarray[int64](p, 1))
+		slow := build(t, p, suitekernels.SlowWrite())
+		cp := build(t, p, suitekernels.Copy())
+		state := newNdarray[int64](t, p, 1)
 		// Background load on other streams, each with its own arrays (two
 		// kernels writing one array at once would be a race of the test's).
 		for range 2 {
-			load := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 1))
-			loadState := must[*Ndarray[int64]](t)(NewNdarray[int64](p, 1))
-			ls := must[*Stream](t)(p.NewStream())
+			load := newNdarray[float32](t, p, 1)
+			loadState := newNdarray[int64](t, p, 1)
+			ls := newStream(t, p)
 			check(t, slow.LaunchOn(ls, load, float32(0), loadState, int64(2_000_000)))
 		}
-		s1 := must[*Stream](t)(p.NewStream())
-		s2 := must[*Stream](t)(p.NewStream())
-		e := must[*Event](t)(p.NewEvent())
+		s1 := newStream(t, p)
+		s2 := newStream(t, p)
+		e := newEvent(t, p)
 		const rounds = 20
 		outs := make([]*Ndarray[float32], rounds)
 		for r := range rounds {
-			x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 32))
-			outs[r] = must[*Ndarray[float32]](t)(NewNdarray[float32](p, 32))
+			x := newNdarray[float32](t, p, 32)
+			outs[r] = newNdarray[float32](t, p, 32)
 			check(t, slow.LaunchOn(s1, x, float32(r+1), state, int64(20000)))
 			if r%2 == 0 {
 				check(t, e.Record(s1))
@@ -435,7 +434,7 @@ func TestOrderingUnderLoad(t *testing.T) {
 		}
 		check(t, s2.Synchronize())
 		for r, o := range outs {
-			allEqual(t, fmt.Sprintf("out[%d]", r), must[[]float32](t)(o.ToSlice()), float32(r+1))
+			allEqual(t, fmt.Sprintf("out[%d]", r), toSlice(t, o), float32(r+1))
 		}
 	})
 }
@@ -444,7 +443,7 @@ func TestOrderingUnderLoad(t *testing.T) {
 // arrays, launching at once (run with -race).
 func TestConcurrentLaunchers(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		k := must[*Kernel](t)(buildKernel(p, suitekernels.Fill(ir.I32)))
+		k := build(t, p, suitekernels.Fill(ir.I32))
 		const G, rounds = 32, 20
 		var wg sync.WaitGroup
 		errs := make(chan error, G)
@@ -496,12 +495,12 @@ func TestConcurrentLaunchers(t *testing.T) {
 func TestProgramClose(t *testing.T) {
 	for _, a := range suiteArchs(t) {
 		t.Run(a.String(), func(t *testing.T) {
-			p := must[*Program](t)(Init(WithArch(a)))
-			slow := must[*Kernel](t)(buildKernel(p, suitekernels.SlowWrite()))
-			x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 4))
-			state := must[*Ndarray[int64]](t)(NewNdarray[int64](p, 1))
-			s := must[*Stream](t)(p.NewStream())
-			e := must[*Event](t)(p.NewEvent())
+			p := initProgram(t, WithArch(a))
+			slow := build(t, p, suitekernels.SlowWrite())
+			x := newNdarray[float32](t, p, 4)
+			state := newNdarray[int64](t, p, 1)
+			s := newStream(t, p)
+			e := newEvent(t, p)
 			check(t, slow.LaunchOn(s, x, float32(1), state, int64(100000)))
 			check(t, p.Close())
 			check(t, p.Close())
@@ -547,9 +546,9 @@ func TestLeakedObjectsReleased(t *testing.T) {
 		before := count()
 		func() {
 			for range 10 {
-				must[*Stream](t)(p.NewStream())
-				must[*Event](t)(p.NewEvent())
-				must[*Ndarray[float32]](t)(NewNdarray[float32](p, 8))
+				newStream(t, p)
+				newEvent(t, p)
+				newNdarray[float32](t, p, 8)
 			}
 		}()
 		deadline := time.Now().Add(10 * time.Second)
@@ -569,17 +568,17 @@ func TestLeakedObjectsReleased(t *testing.T) {
 // between their arrays: suite_peers_test.go.)
 func TestForeignObjects(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		q := must[*Program](t)(Init(WithArch(p.Arch())))
+		q := initProgram(t, WithArch(p.Arch()))
 		defer q.Close()
-		k := must[*Kernel](t)(buildKernel(p, suitekernels.Fill(ir.F32)))
-		xq := must[*Ndarray[float32]](t)(NewNdarray[float32](q, 4))
-		sq := must[*Stream](t)(q.NewStream())
-		eq := must[*Event](t)(q.NewEvent())
-		ep := must[*Event](t)(p.NewEvent(WithTiming()))
+		k := build(t, p, suitekernels.Fill(ir.F32))
+		xq := newNdarray[float32](t, q, 4)
+		sq := newStream(t, q)
+		eq := newEvent(t, q)
+		ep := newEvent(t, p, WithTiming())
 		wantErr(t, k.Launch(xq, float32(1)), ErrForeign)
-		wantErr(t, k.LaunchOn(sq, must[*Ndarray[float32]](t)(NewNdarray[float32](p, 4)), float32(1)), ErrForeign)
+		wantErr(t, k.LaunchOn(sq, newNdarray[float32](t, p, 4), float32(1)), ErrForeign)
 		wantErr(t, eq.Record(p.DefaultStream()), ErrForeign)
-		if _, err := Elapsed(ep, must[*Event](t)(q.NewEvent(WithTiming()))); !errors.Is(err, ErrForeign) {
+		if _, err := Elapsed(ep, newEvent(t, q, WithTiming())); !errors.Is(err, ErrForeign) {
 			t.Errorf("Elapsed across Programs: %v, want ErrForeign", err)
 		}
 		var ae *ArgumentError

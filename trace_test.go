@@ -2,32 +2,28 @@ package qd
 
 import (
 	"bytes"
-	"errors"
 	"strings"
 	"sync"
 	"testing"
 	"time"
-	"unsafe"
 
-	"github.com/quadrants-go/qd/internal/backend"
-	"github.com/quadrants-go/qd/internal/lower"
 	"github.com/quadrants-go/qd/internal/suitekernels"
 	"github.com/quadrants-go/qd/internal/trace"
 )
 
 func TestTrace(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		saxpy := must[*Kernel](t)(buildKernel(p, suitekernels.SaxpyN()))
-		groups := must[*Kernel](t)(buildKernel(p, suitekernels.Groups(3)))
-		add := must[*Kernel](t)(buildKernel(p, suitekernels.Add()))
+		saxpy := build(t, p, suitekernels.SaxpyN())
+		groups := build(t, p, suitekernels.Groups(3))
+		add := build(t, p, suitekernels.Add())
 		// One output per stream: the streams run at once.
-		x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 256))
-		y := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 256))
-		y1 := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 256))
-		y2 := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 256))
-		g := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 3))
-		s1 := must[*Stream](t)(p.NewStream())
-		s2 := must[*Stream](t)(p.NewStream())
+		x := newNdarray[float32](t, p, 256)
+		y := newNdarray[float32](t, p, 256)
+		y1 := newNdarray[float32](t, p, 256)
+		y2 := newNdarray[float32](t, p, 256)
+		g := newNdarray[float32](t, p, 3)
+		s1 := newStream(t, p)
+		s2 := newStream(t, p)
 
 		// Not traced: before StartTrace.
 		check(t, saxpy.Launch(float32(1), x, y, int64(256)))
@@ -150,13 +146,13 @@ func TestTrace(t *testing.T) {
 }
 
 func TestWithTrace(t *testing.T) {
-	p := must[*Program](t)(Init(WithArch(CPU), WithTrace()))
+	p := initProgram(t, WithArch(CPU), WithTrace())
 	defer p.Close()
 	if !p.Tracing() {
 		t.Fatal("WithTrace: not tracing after Init")
 	}
-	k := must[*Kernel](t)(buildKernel(p, suitekernels.SaxpyN()))
-	x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 8))
+	k := build(t, p, suitekernels.SaxpyN())
+	x := newNdarray[float32](t, p, 8)
 	for range 3 {
 		check(t, k.Launch(float32(1), x, x, int64(8)))
 	}
@@ -181,15 +177,15 @@ func TestWithTrace(t *testing.T) {
 // launch, for the race detector; a trace written after the restart holds
 // only whole spans.
 func TestTraceConcurrent(t *testing.T) {
-	p := must[*Program](t)(Init(WithArch(CPU)))
+	p := initProgram(t, WithArch(CPU))
 	defer p.Close()
-	k := must[*Kernel](t)(buildKernel(p, suitekernels.SaxpyN()))
-	x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 64))
+	k := build(t, p, suitekernels.SaxpyN())
+	x := newNdarray[float32](t, p, 64)
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
 	for range 4 {
-		s := must[*Stream](t)(p.NewStream())
-		y := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 64))
+		s := newStream(t, p)
+		y := newNdarray[float32](t, p, 64)
 		wg.Go(func() {
 			for i := 0; ; i++ {
 				select {
@@ -234,12 +230,12 @@ func BenchmarkLaunchTrace(b *testing.B) {
 	for _, on := range []bool{false, true} {
 		name := map[bool]string{false: "off", true: "on"}[on]
 		b.Run(name, func(b *testing.B) {
-			p := must[*Program](b)(Init(WithArch(CPU)))
+			p := initProgram(b, WithArch(CPU))
 			defer p.Close()
-			k := must[*Kernel](b)(buildKernel(p, suitekernels.SaxpyN()))
-			x := must[*Ndarray[float32]](b)(NewNdarray[float32](p, 16))
-			y := must[*Ndarray[float32]](b)(NewNdarray[float32](p, 16))
-			s := must[*Stream](b)(p.NewStream())
+			k := build(b, p, suitekernels.SaxpyN())
+			x := newNdarray[float32](b, p, 16)
+			y := newNdarray[float32](b, p, 16)
+			s := newStream(b, p)
 			if on {
 				check(b, p.StartTrace())
 			}
@@ -263,102 +259,4 @@ func BenchmarkLaunchTrace(b *testing.B) {
 			}
 		})
 	}
-}
-
-// nullDevice is a backend that does nothing, so that BenchmarkLaunchOverhead
-// measures qd's own work per launch: binding arguments, use tracking, the
-// tracing check, task dispatch.
-type nullDevice struct{}
-
-type nullStream struct{}
-type nullEvent struct{}
-type nullBuffer struct{ n int }
-type nullModule struct{ tasks int }
-type nullLaunch struct{}
-
-func (nullDevice) Arch() string                          { return "null" }
-func (nullDevice) Describe() string                      { return "null device" }
-func (nullDevice) Info() backend.DeviceInfo              { return backend.DeviceInfo{Name: "null device"} }
-func (nullDevice) PriorityRange() (int, int)             { return 0, 0 }
-func (nullDevice) NewStream(int) (backend.Stream, error) { return nullStream{}, nil }
-func (nullDevice) WrapStream(uintptr) (backend.Stream, error) {
-	return nullStream{}, nil
-}
-func (nullDevice) NewEvent(bool) (backend.Event, error) { return nullEvent{}, nil }
-func (nullDevice) Alloc(n int) (backend.Buffer, error)  { return &nullBuffer{n}, nil }
-func (nullDevice) AllocOn(_ backend.Stream, n int) (backend.Buffer, error) {
-	return &nullBuffer{n}, nil
-}
-func (nullDevice) AllocHost(n int) (backend.HostBuffer, error) {
-	return nil, errors.New("null device: no host memory")
-}
-func (nullDevice) Close() error { return nil }
-func (nullDevice) Compile(p *lower.Plan, _ backend.CompileOptions) (backend.Module, error) {
-	return &nullModule{len(p.Tasks)}, nil
-}
-func (nullStream) Handle() uintptr                                         { return 1 }
-func (nullStream) Synchronize() error                                      { return nil }
-func (nullStream) Query() (bool, error)                                    { return true, nil }
-func (nullStream) WaitEvent(backend.Event) error                           { return nil }
-func (nullStream) Close() error                                            { return nil }
-func (nullEvent) Record(backend.Stream) error                              { return nil }
-func (nullEvent) Synchronize() error                                       { return nil }
-func (nullEvent) Query() (bool, error)                                     { return true, nil }
-func (nullEvent) Elapsed(backend.Event) (time.Duration, error)             { return 0, nil }
-func (nullEvent) Close() error                                             { return nil }
-func (b *nullBuffer) Bytes() int                                           { return b.n }
-func (*nullBuffer) CopyFromHost(backend.Stream, unsafe.Pointer, int) error { return nil }
-func (*nullBuffer) CopyToHost(backend.Stream, unsafe.Pointer, int) error   { return nil }
-func (*nullBuffer) CopyFrom(backend.Stream, backend.Buffer, int) error     { return nil }
-func (b *nullBuffer) View(_, n int) (backend.Buffer, error)                { return &nullBuffer{n}, nil }
-func (*nullBuffer) FreeOn(backend.Stream) error                            { return nil }
-func (*nullBuffer) Close() error                                           { return nil }
-func (*nullModule) Begin(backend.Stream, *backend.Args) (backend.Launch, error) {
-	return nullLaunch{}, nil
-}
-func (*nullModule) Close() error                 { return nil }
-func (nullLaunch) Run(int, backend.Stream) error { return nil }
-func (nullLaunch) End(backend.Stream) error      { return nil }
-
-// withNullDevice runs f with a Program on the null device.
-func withNullDevice(b *testing.B, f func(p *Program)) {
-	p, err := newProgram(nullDevice{}, AMDGPU, initConfig{})
-	check(b, err)
-	defer p.Close()
-	f(p)
-}
-
-// BenchmarkLaunchOverhead is qd's own host work per LaunchOn of a
-// 4-argument kernel (2 Ndarrays, 2 scalars) on an explicit stream, over a
-// backend that does nothing: the part of the launch host-cost bar (SPEC §7)
-// that qd itself spends, about 0.15 µs at most. "groups4" is a
-// stream-parallel launch of 4 groups (fork, 3 pooled streams, joins).
-func BenchmarkLaunchOverhead(b *testing.B) {
-	b.Run("saxpy", func(b *testing.B) {
-		withNullDevice(b, func(p *Program) {
-			k := must[*Kernel](b)(buildKernel(p, suitekernels.SaxpyN()))
-			x := must[*Ndarray[float32]](b)(NewNdarray[float32](p, 16))
-			y := must[*Ndarray[float32]](b)(NewNdarray[float32](p, 16))
-			s := must[*Stream](b)(p.NewStream())
-			args := []any{float32(2), x, y, int64(16)}
-			b.ReportAllocs()
-			for b.Loop() {
-				if err := k.LaunchOn(s, args...); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	})
-	b.Run("groups4", func(b *testing.B) {
-		withNullDevice(b, func(p *Program) {
-			k := must[*Kernel](b)(buildKernel(p, suitekernels.Groups(4)))
-			x := must[*Ndarray[float32]](b)(NewNdarray[float32](p, 4))
-			b.ReportAllocs()
-			for b.Loop() {
-				if err := k.Launch(x); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	})
 }

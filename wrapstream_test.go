@@ -29,9 +29,9 @@ func gpuArchsOnly(t *testing.T) []Arch {
 }
 
 func TestWrapStreamCPUUnsupported(t *testing.T) {
-	p := must[*Program](t)(Init(WithArch(CPU)))
+	p := initProgram(t, WithArch(CPU))
 	defer p.Close()
-	s := must[*Stream](t)(p.NewStream())
+	s := newStream(t, p)
 	_, err := p.WrapStream(s.Handle())
 	wantErr(t, err, ErrUnsupported)
 	// The refusal leaves the stream alone.
@@ -42,10 +42,10 @@ func TestWrapStreamCPUUnsupported(t *testing.T) {
 func TestWrapStreamForeign(t *testing.T) {
 	for _, a := range gpuArchsOnly(t) {
 		t.Run(a.String(), func(t *testing.T) {
-			p := must[*Program](t)(Init(WithArch(a)))
+			p := initProgram(t, WithArch(a))
 			defer p.Close()
 			t.Run("same program", func(t *testing.T) { wrapStreamCheck(t, p, p) })
-			q := must[*Program](t)(Init(WithArch(a)))
+			q := initProgram(t, WithArch(a))
 			defer q.Close()
 			t.Run("other program", func(t *testing.T) { wrapStreamCheck(t, p, q) })
 			t.Run("default streams refused", func(t *testing.T) {
@@ -62,36 +62,36 @@ func TestWrapStreamForeign(t *testing.T) {
 // wrapStreamCheck wraps a stream of owner in p and checks the wrapped
 // stream's behaviour and that closing it leaves the stream to its owner.
 func wrapStreamCheck(t *testing.T, p, owner *Program) {
-	s := must[*Stream](t)(owner.NewStream())
+	s := newStream(t, owner)
 	defer s.Close()
-	w := must[*Stream](t)(p.WrapStream(s.Handle()))
+	w := must(p.WrapStream(s.Handle()))(t)
 	if w.Handle() != s.Handle() {
 		t.Fatalf("wrapped handle %#x, want %#x", w.Handle(), s.Handle())
 	}
-	slow := must[*Kernel](t)(buildKernel(p, suitekernels.SlowWrite()))
-	cp := must[*Kernel](t)(buildKernel(p, suitekernels.Copy()))
-	fill := must[*Kernel](t)(buildKernel(owner, suitekernels.Fill(ir.F32)))
-	state := must[*Ndarray[int64]](t)(NewNdarray[int64](p, 1))
-	x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 256))
-	y := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 256))
+	slow := build(t, p, suitekernels.SlowWrite())
+	cp := build(t, p, suitekernels.Copy())
+	fill := build(t, owner, suitekernels.Fill(ir.F32))
+	state := newNdarray[int64](t, p, 1)
+	x := newNdarray[float32](t, p, 256)
+	y := newNdarray[float32](t, p, 256)
 
 	// w is the same CUstream as s, so work on w runs in order with no event:
 	// a slow writer followed by a copy sees the writer's values.
 	check(t, slow.LaunchOn(w, x, float32(7), state, int64(200000)))
 	check(t, cp.LaunchOn(w, x, y))
 	check(t, w.Synchronize())
-	allEqual(t, "y", must[[]float32](t)(y.ToSlice()), 7)
+	allEqual(t, "y", toSlice(t, y), 7)
 
 	// Events and stream waits work with a wrapped stream on either side.
-	e := must[*Event](t)(p.NewEvent())
+	e := newEvent(t, p)
 	check(t, slow.LaunchOn(w, x, float32(8), state, int64(200000)))
 	check(t, e.Record(w))
-	o := must[*Stream](t)(p.NewStream())
+	o := newStream(t, p)
 	defer o.Close()
 	check(t, o.WaitEvent(e))
 	check(t, cp.LaunchOn(o, x, y))
 	check(t, o.Synchronize())
-	allEqual(t, "y after WaitEvent", must[[]float32](t)(y.ToSlice()), 8)
+	allEqual(t, "y after WaitEvent", toSlice(t, y), 8)
 	check(t, w.WaitStream(o))
 	if err := w.SynchronizeContext(context.Background()); err != nil {
 		t.Fatal(err)
@@ -103,22 +103,22 @@ func wrapStreamCheck(t *testing.T, p, owner *Program) {
 	if done, err := s.Query(); err != nil || !done {
 		t.Fatalf("after w.Close, the owner's stream: Query = %v, %v; want done (Close waits)", done, err)
 	}
-	allEqual(t, "x after w.Close", must[[]float32](t)(x.ToSlice()), 9)
+	allEqual(t, "x after w.Close", toSlice(t, x), 9)
 	check(t, w.Close())
 
 	// The stream itself lives on: the owner launches on it and synchronizes.
-	z := must[*Ndarray[float32]](t)(NewNdarray[float32](owner, 64))
+	z := newNdarray[float32](t, owner, 64)
 	for v := range 3 {
 		check(t, fill.LaunchOn(s, z, float32(v+1)))
 	}
 	check(t, s.Synchronize())
-	allEqual(t, "z on the owner's stream after w.Close", must[[]float32](t)(z.ToSlice()), 3)
+	allEqual(t, "z on the owner's stream after w.Close", toSlice(t, z), 3)
 	if p != owner {
 		// A kernel of p on a fresh wrap of the same handle still works too.
-		w2 := must[*Stream](t)(p.WrapStream(s.Handle()))
+		w2 := must(p.WrapStream(s.Handle()))(t)
 		check(t, cp.LaunchOn(w2, x, y))
 		check(t, w2.Close())
-		allEqual(t, "y through a second wrap", must[[]float32](t)(y.ToSlice()), 9)
+		allEqual(t, "y through a second wrap", toSlice(t, y), 9)
 	}
 
 	// Every method of the closed wrapper reports ErrClosed.
@@ -138,31 +138,31 @@ func wrapStreamCheck(t *testing.T, p, owner *Program) {
 // not refused, and kernels run on streams of the extreme priorities.
 func TestStreamPriorities(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		k := must[*Kernel](t)(buildKernel(p, suitekernels.Fill(ir.F32)))
+		k := build(t, p, suitekernels.Fill(ir.F32))
 		for _, prio := range []int{-100, -1, 0, 100} {
 			s, err := p.NewStream(WithPriority(prio))
 			if err != nil {
 				t.Fatalf("NewStream(WithPriority(%d)): %v", prio, err)
 			}
-			x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, n))
+			x := newNdarray[float32](t, p, arrayLen)
 			check(t, k.LaunchOn(s, x, float32(prio)))
 			check(t, s.Synchronize())
-			allEqual(t, "x", must[[]float32](t)(x.ToSlice()), float32(prio))
+			allEqual(t, "x", toSlice(t, x), float32(prio))
 			check(t, s.Close())
 		}
 		// A high-priority stream overlaps an ordinary one (the rendezvous
 		// finishes only if both kernels run at once): priorities reorder the
 		// scheduling of blocks, they do not serialize streams.
-		hi := must[*Stream](t)(p.NewStream(WithPriority(-100)))
-		lo := must[*Stream](t)(p.NewStream())
+		hi := newStream(t, p, WithPriority(-100))
+		lo := newStream(t, p)
 		defer hi.Close()
 		defer lo.Close()
-		rv := must[*Kernel](t)(buildKernel(p, suitekernels.Rendezvous()))
-		flags := must[*Ndarray[int32]](t)(NewNdarray[int32](p, 2))
-		seen := must[*Ndarray[int32]](t)(NewNdarray[int32](p, 2))
+		rv := build(t, p, suitekernels.Rendezvous())
+		flags := newNdarray[int32](t, p, 2)
+		seen := newNdarray[int32](t, p, 2)
 		check(t, rv.LaunchOn(lo, flags, seen, int64(0), int64(1), spinBound(p)))
 		check(t, rv.LaunchOn(hi, flags, seen, int64(1), int64(0), spinBound(p)))
 		check(t, p.Synchronize())
-		allEqual(t, "seen", must[[]int32](t)(seen.ToSlice()), 1)
+		allEqual(t, "seen", toSlice(t, seen), 1)
 	})
 }

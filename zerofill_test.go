@@ -138,10 +138,10 @@ func addOne(y []float32) {
 
 func TestLazyZeroFill(t *testing.T) {
 	forEachLazy(t, func(t *testing.T, p *Program, fills func() int) {
-		m := must[*Module](t)(Compile(p, addOneSrc))
-		addOne := must[*Kernel](t)(m.Kernel("addOne"))
-		s1 := must[*Stream](t)(p.NewStream())
-		s2 := must[*Stream](t)(p.NewStream())
+		m := compileModule(t, p, addOneSrc)
+		addOne := kernelOf(t, m, "addOne")
+		s1 := newStream(t, p)
+		s2 := newStream(t, p)
 		const n = 1000
 		wantFills := func(what string, want int) {
 			t.Helper()
@@ -151,7 +151,7 @@ func TestLazyZeroFill(t *testing.T) {
 		}
 		values := func(what string, a *Ndarray[float32], want func(i int) float32) {
 			t.Helper()
-			got := must[[]float32](t)(a.ToSlice())
+			got := toSlice(t, a)
 			for i, v := range got {
 				if v != want(i) {
 					t.Fatalf("%s: element %d = %v, want %v", what, i, v, want(i))
@@ -161,43 +161,43 @@ func TestLazyZeroFill(t *testing.T) {
 		zero := func(int) float32 { return 0 }
 
 		// Closed unused: no fill.
-		a := must[*Ndarray[float32]](t)(NewNdarrayOn[float32](s1, n))
+		a := newNdarrayOn[float32](t, s1, n)
 		check(t, a.Close())
 		wantFills("closed unused", 0)
 
 		// Read by the host: zeros.
-		a = must[*Ndarray[float32]](t)(NewNdarrayOn[float32](s1, n))
+		a = newNdarrayOn[float32](t, s1, n)
 		values("host read", a, zero)
 		wantFills("host read", 1)
 		check(t, a.Close())
 
 		// Overwritten by a whole copy, a whole fill, a device copy: no fill.
-		h := must[*HostArray[float32]](t)(NewHostArray[float32](p, n))
-		hs := must[[]float32](t)(h.Data())
+		h := newHostArray[float32](t, p, n)
+		hs := hostData(t, h)
 		for i := range hs {
 			hs[i] = float32(i)
 		}
-		a = must[*Ndarray[float32]](t)(NewNdarrayOn[float32](s1, n))
+		a = newNdarrayOn[float32](t, s1, n)
 		check(t, a.CopyFromHostOn(s1, h))
 		values("whole copy in", a, func(i int) float32 { return float32(i) })
-		b := must[*Ndarray[float32]](t)(NewNdarrayOn[float32](s1, n))
+		b := newNdarrayOn[float32](t, s1, n)
 		check(t, b.FillOn(s1, 7))
 		values("whole fill", b, func(int) float32 { return 7 })
-		c := must[*Ndarray[float32]](t)(NewNdarrayOn[float32](s1, n))
+		c := newNdarrayOn[float32](t, s1, n)
 		check(t, c.CopyFromOn(s1, a))
 		values("device copy in", c, func(i int) float32 { return float32(i) })
 		wantFills("overwrites", 1)
 
 		// A kernel on another stream, ordered after the allocation only.
-		d := must[*Ndarray[float32]](t)(NewNdarrayOn[float32](s1, n))
+		d := newNdarrayOn[float32](t, s1, n)
 		check(t, s2.WaitStream(s1))
 		check(t, addOne.LaunchOn(s2, d))
 		values("kernel on another stream", d, func(int) float32 { return 1 })
 		wantFills("kernel", 2)
 
 		// Part of the array written through a view: the rest stays zero.
-		e := must[*Ndarray[float32]](t)(NewNdarrayOn[float32](s1, 10, 100))
-		v := must[*Ndarray[float32]](t)(e.Rows(2, 3))
+		e := newNdarrayOn[float32](t, s1, 10, 100)
+		v := must(e.Rows(2, 3))(t)
 		check(t, v.FillOn(s1, 3))
 		values("view fill", e, func(i int) float32 {
 			if i/100 == 2 {
@@ -208,21 +208,21 @@ func TestLazyZeroFill(t *testing.T) {
 		wantFills("view", 3)
 
 		// The source of a device copy is filled before it is read.
-		f := must[*Ndarray[float32]](t)(NewNdarrayOn[float32](s1, n))
+		f := newNdarrayOn[float32](t, s1, n)
 		check(t, c.CopyFromOn(s1, f))
 		values("copy from a new array", c, zero)
 		wantFills("copy source", 4)
 
 		// First uses on two streams at once, each ordered after the
 		// allocation only: one fill, and both kernels see it.
-		g := must[*Ndarray[float32]](t)(NewNdarrayOn[float32](s1, n))
-		o1 := must[*Ndarray[float32]](t)(NewNdarrayOn[float32](s1, n))
-		o2 := must[*Ndarray[float32]](t)(NewNdarrayOn[float32](s1, n))
+		g := newNdarrayOn[float32](t, s1, n)
+		o1 := newNdarrayOn[float32](t, s1, n)
+		o2 := newNdarrayOn[float32](t, s1, n)
 		check(t, o1.FillOn(s1, 0))
 		check(t, o2.FillOn(s1, 0))
 		check(t, s2.WaitStream(s1))
-		mc := must[*Module](t)(Compile(p, copySrc))
-		cp := must[*Kernel](t)(mc.Kernel("copyTo"))
+		mc := compileModule(t, p, copySrc)
+		cp := kernelOf(t, mc, "copyTo")
 		var wg sync.WaitGroup
 		for _, st := range []struct {
 			s   *Stream

@@ -129,29 +129,3 @@ func benchIR(name string) (*ir.Kernel, error) {
 	}
 	return nil, fmt.Errorf("benchsuite: no kernel %s", name)
 }
-
-// kernel20 is a 20-line kernel (from //qd:kernel to the closing brace), the
-// one of the root package's BenchmarkCompile20Lines.
-const kernel20 = `package kernels
-
-import "github.com/quadrants-go/qd"
-
-//qd:kernel
-func step(dt float32, pos, vel [][]float32, mass []float32, hits []int32) {
-	for i := range len(pos) {
-		m := mass[i]
-		if m <= 0 {
-			continue
-		}
-		for d := range len(pos[0]) {
-			v := vel[i][d] - 9.81*dt/m
-			p := pos[i][d] + v*dt
-			if p < 0 {
-				p, v = -p, -v
-				qd.AtomicAdd(&hits[0], 1)
-			}
-			pos[i][d], vel[i][d] = p, qd.Sqrt(v*v)
-		}
-	}
-}
-`

@@ -16,6 +16,7 @@ import (
 	"github.com/quadrants-go/qd/internal/ir"
 	"github.com/quadrants-go/qd/internal/lower"
 	"github.com/quadrants-go/qd/internal/pool"
+	"github.com/quadrants-go/qd/internal/suitekernels"
 )
 
 const gpuOnly = "GPU only"
@@ -819,7 +820,7 @@ func (s *suite) compile() error {
 	if err != nil {
 		return err
 	}
-	src := []byte(kernel20)
+	src := []byte(suitekernels.Kernel20)
 	toPTX := func() (time.Duration, error) {
 		t0 := time.Now()
 		ks, err := frontend.Parse("step.go", src)
@@ -849,7 +850,7 @@ func (s *suite) compile() error {
 	s.add(r)
 
 	// A cache hit: the same source on the same Program.
-	first, err := qd.Compile(s.p, kernel20, qd.WithFilename("step.go"))
+	first, err := qd.Compile(s.p, suitekernels.Kernel20, qd.WithFilename("step.go"))
 	if err != nil {
 		return err
 	}
@@ -868,7 +869,7 @@ func (s *suite) compile() error {
 		mods = mods[:0]
 		t0 := time.Now()
 		for range n {
-			m, err := qd.Compile(s.p, kernel20, qd.WithFilename("step.go"))
+			m, err := qd.Compile(s.p, suitekernels.Kernel20, qd.WithFilename("step.go"))
 			if err != nil {
 				return 0, err
 			}

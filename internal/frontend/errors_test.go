@@ -10,9 +10,29 @@ import (
 	"github.com/quadrants-go/qd/internal/ir"
 )
 
-// TestErrors parses every file of testdata/invalid; its first line is
-// "// want: LINE:COL: substring", the position and part of the message of
-// the error Parse must report.
+// TestErrors parses every file of testdata/invalid and checks the errors
+// Parse reports against the file's ERROR markers, comments written as
+// go/types writes its testdata:
+//
+//	go /* ERROR "go statements are not supported" */ func() {}()
+//	return // ERROR "return inside a parallel loop"
+//	x /* ERRORx `^kernel k: cannot assign to (array|kernel) parameter x` */ = y
+//
+// A marker follows the token at which the error is reported: the error
+// must be at that token's line and column. ERROR's quoted string must be
+// part of the message (the text after "file:line:col: "); ERRORx's is a
+// regular expression the message must match. Where gofmt will not leave a
+// comment right after the token, the rules bend the least they can: a
+// marker after the dot of qd.LoopConfig stands for qd, and an error about
+// a comment (a misspelt //qd:kernel) is marked by a // ERROR line right
+// below that comment. Several markers in a row expect several errors at
+// one token.
+//
+// Matching is one to one, as in go/types: every reported error must meet a
+// marker and every marker an error. So a file can want several errors, and
+// the test fails when an error moves to another line or column, when its
+// message changes, or when Parse reports one that no marker expects.
+// testdata/README.md says how to add a case.
 func TestErrors(t *testing.T) {
 	files, err := filepath.Glob("testdata/invalid/*.go")
 	if err != nil || len(files) == 0 {
@@ -24,30 +44,78 @@ func TestErrors(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			first, _, _ := strings.Cut(string(src), "\n")
-			want, ok := strings.CutPrefix(first, "// want: ")
-			if !ok {
-				t.Fatalf("first line %q is not a // want: line", first)
+			name := filepath.Base(f)
+			want, err := markers(name, src)
+			if err != nil {
+				t.Fatal(err)
 			}
-			pos, msg, _ := strings.Cut(want, ": ")
-			ks, err := Parse("k.go", src)
+			if len(want) == 0 {
+				t.Fatal("no ERROR marker: a file of testdata/invalid says which errors it wants")
+			}
+			ks, err := Parse(name, src)
 			if err == nil {
-				t.Fatalf("no error; got %d kernels, want %s", len(ks), want)
+				t.Fatalf("no error; got %d kernels, want %d errors", len(ks), len(want))
 			}
 			var list ErrorList
 			if !errors.As(err, &list) {
 				t.Fatalf("error %T is not an ErrorList: %v", err, err)
 			}
-			var first1 *ir.Error
-			if !errors.As(err, &first1) {
+			var first *ir.Error
+			if !errors.As(err, &first) {
 				t.Fatalf("errors.As(*ir.Error) failed on %v", err)
 			}
-			for _, e := range list {
-				if strings.HasPrefix(e.Error(), "k.go:"+pos+": ") && strings.Contains(e.Msg, msg) {
-					return
-				}
+			if problems := checkMarkers(name, want, list); len(problems) > 0 {
+				t.Errorf("%s\nParse reported:\n%v", strings.Join(problems, "\n"), err)
 			}
-			t.Errorf("want k.go:%s: ...%s...\ngot:\n%v", pos, msg, err)
+		})
+	}
+}
+
+// TestErrorMarkers: the marker check of TestErrors fails where it must: an
+// error at another column or line than its marker's token, another
+// message, an error without a marker, a marker without an error, and a
+// malformed marker.
+func TestErrorMarkers(t *testing.T) {
+	const head = "package k\n\n//qd:kernel\nfunc k(x []float32) {\n\tfor i := range x {\n\t\t"
+	const tail = "\n\t\t_ = i\n\t}\n}\n"
+	cases := []struct {
+		name, stmt string
+		problems   int // how many mismatches checkMarkers reports; -1: markers refuses the file
+	}{
+		{"match", `go /* ERROR "go statements are not supported" */ func() {}()`, 0},
+		{"line comment", `return // ERROR "return inside a parallel loop"`, 0},
+		{"end of line", `go func() {}() // ERROR "go statements are not supported"`, 2},
+		{"regexp", "go /* ERRORx `^kernel k: go statements are not supported in kernels;` */ func() {}()", 0},
+		{"regexp mismatch", "go /* ERRORx `^go statements` */ func() {}()", 2},
+		{"other column", `go func /* ERROR "go statements are not supported" */ () {}()`, 2},
+		{"other line", "go func() {}()\n\t\t_ = i /* ERROR \"go statements are not supported\" */", 2},
+		{"other message", `go /* ERROR "goroutines are not supported" */ func() {}()`, 2},
+		{"no marker", `go func() {}()`, 1},
+		{"two markers", `go /* ERROR "go statements" */ /* ERROR "go statements" */ func() {}()`, 1},
+		{"unquoted", `go /* ERROR go statements are not supported */ func() {}()`, -1},
+		{"misspelt", `go /* ERRORS "go statements are not supported" */ func() {}()`, -1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			src := []byte(head + c.stmt + tail)
+			want, err := markers("k.go", src)
+			if c.problems < 0 {
+				if err == nil {
+					t.Fatalf("markers accepted %q", c.stmt)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = Parse("k.go", src)
+			var list ErrorList
+			if !errors.As(err, &list) {
+				t.Fatalf("Parse: %v, want an ErrorList", err)
+			}
+			if got := checkMarkers("k.go", want, list); len(got) != c.problems {
+				t.Errorf("%d problems, want %d:\n%s", len(got), c.problems, strings.Join(got, "\n"))
+			}
 		})
 	}
 }

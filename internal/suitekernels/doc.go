@@ -1,7 +1,8 @@
 // Package suitekernels holds the kernels that the behaviour suite (package
 // qd's own tests) builds with the IR builder of internal/ir, to test the
-// runtime without the front end, and the one Go source of the suite that is
-// generated rather than written out (ReduceSource).
+// runtime without the front end, the one Go source of the suite that is
+// generated rather than written out (ReduceSource), and the source of the
+// compile benchmarks' kernel (Kernel20).
 //
 // The suite's tests take their kernels from here, so that the checks of the
 // code generators (internal/codegencheck: every kernel assembled by ptxas
@@ -12,5 +13,5 @@
 // their own (except ones meant to be rejected); and its buildKernel, which
 // refuses a kernel that is not in All.
 //
-// Only tests import it.
+// Only tests import it, and internal/benchsuite for Kernel20.
 package suitekernels

@@ -1,4 +1,3 @@
-// want: 16:15: the first argument of qd.AtomicAdd must be the address of an array element
 package kernels
 
 import (
@@ -13,5 +12,5 @@ var _ = qd.Sqrt[float32]
 //qd:kernel
 func k(x []int32) {
 	var v int32
-	qd.AtomicAdd(&v, 1)
+	qd.AtomicAdd(& /* ERROR "the first argument of qd.AtomicAdd must be the address of an array element" */ v, 1)
 }

@@ -1,4 +1,3 @@
-// want: 16:3: break cannot leave a parallel loop
 package kernels
 
 import (
@@ -13,7 +12,7 @@ var _ = qd.Sqrt[float32]
 //qd:kernel
 func k(x []float32) {
 	for i := range len(x) {
-		break
+		break // ERROR "break cannot leave a parallel loop"
 		x[i] = 0
 	}
 }

@@ -1,4 +1,3 @@
-// want: 15:6: channel type
 package kernels
 
 import (
@@ -12,6 +11,6 @@ var _ = qd.Sqrt[float32]
 
 //qd:kernel
 func k(x []float32) {
-	var c chan int
+	var c /* ERROR "variable c has channel type chan int" */ chan int
 	_ = c
 }

@@ -1,4 +1,3 @@
-// want: 15:7: function literals (closures) are not supported
 package kernels
 
 import (
@@ -12,6 +11,7 @@ var _ = qd.Sqrt[float32]
 
 //qd:kernel
 func k(x []float32) {
-	f := func() {}
-	f()
+	f /* ERROR "variable f has function type" */ := func /* ERROR "function literals (closures) are not supported" */ () {
+	}
+	f /* ERROR "calling f is not supported in kernels" */ ()
 }

@@ -1,4 +1,3 @@
-// want: 9:7: kernel k cannot be generic
 package kernels
 
 import "github.com/quadrants-go/qd"
@@ -6,5 +5,5 @@ import "github.com/quadrants-go/qd"
 var _ = qd.Sqrt[float32]
 
 //qd:kernel
-func k[T float32 | float64](x []T) {
+func k[ /* ERROR "kernel k cannot be generic" */ T float32 | float64](x /* ERROR "parameter x has type parameter type T" */ []T) {
 }

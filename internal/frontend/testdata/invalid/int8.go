@@ -1,4 +1,3 @@
-// want: 14:8: 8- and 16-bit integers are not supported
 package kernels
 
 import (
@@ -11,5 +10,5 @@ var _ = math.Pi
 var _ = qd.Sqrt[float32]
 
 //qd:kernel
-func k(x []int8) {
+func k(x /* ERROR "parameter x has type int8" */ []int8) {
 }

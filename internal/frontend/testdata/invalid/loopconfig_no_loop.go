@@ -1,4 +1,3 @@
-// want: 15:2: qd.LoopConfig must be immediately followed by a parallel loop
 package kernels
 
 import (
@@ -12,6 +11,6 @@ var _ = qd.Sqrt[float32]
 
 //qd:kernel
 func k(x []float32) {
-	qd.LoopConfig(qd.BlockDim(64))
+	qd. /* ERROR "qd.LoopConfig must be immediately followed by a parallel loop" */ LoopConfig(qd.BlockDim(64))
 	x[0] = 1
 }

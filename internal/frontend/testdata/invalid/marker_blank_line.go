@@ -1,4 +1,3 @@
-// want: 13:1: //qd:kernel must be on the line directly above a func declaration
 package kernels
 
 import (
@@ -11,6 +10,7 @@ var _ = math.Pi
 var _ = qd.Sqrt[float32]
 
 //qd:kernel
+// ERROR "//qd:kernel must be on the line directly above a func declaration"
 
 func k(x []float32) {
 }

@@ -1,4 +1,3 @@
-// want: 17:9: package-level variable g cannot be used in kernels
 package kernels
 
 import (
@@ -14,5 +13,5 @@ var g float32 = 1
 
 //qd:kernel
 func k(x []float32) {
-	x[0] = g
+	x[0] = g // ERROR "package-level variable g cannot be used in kernels"
 }

@@ -1,4 +1,3 @@
-// want: 15:7: & is only supported as &x[i]
 package kernels
 
 import (
@@ -12,6 +11,6 @@ var _ = qd.Sqrt[float32]
 
 //qd:kernel
 func k(x []float32) {
-	p := &x[0]
-	*p = 1
+	p /* ERROR "variable p has pointer type *float32" */ := & /* ERROR "& is only supported as &x[i]" */ x[0]
+	* /* ERROR "pointers are not supported in kernels" */ p = 1
 }

@@ -1,4 +1,3 @@
-// want: 11:2: range loops must declare their variables
 package kernels
 
 import "github.com/quadrants-go/qd"
@@ -8,7 +7,7 @@ var _ = qd.Sqrt[float32]
 //qd:kernel
 func k(x []int) {
 	i := 0
-	for i = range 3 {
+	for /* ERROR "range loops must declare their variables" */ i = range 3 {
 	}
 	x[0] = i
 }

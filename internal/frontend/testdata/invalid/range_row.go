@@ -1,4 +1,3 @@
-// want: 10:9: the range value of x would be a row
 package kernels
 
 import "github.com/quadrants-go/qd"
@@ -7,7 +6,7 @@ var _ = qd.Sqrt[float32]
 
 //qd:kernel
 func k(x [][]int) {
-	for i, r := range x {
+	for i, r /* ERROR "the range value of x would be a row" */ := range x {
 		_, _ = i, r
 	}
 }

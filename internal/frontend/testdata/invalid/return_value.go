@@ -1,4 +1,3 @@
-// want: 14:21: kernel k cannot return values
 package kernels
 
 import (
@@ -11,6 +10,6 @@ var _ = math.Pi
 var _ = qd.Sqrt[float32]
 
 //qd:kernel
-func k(x []float32) int {
-	return 1
+func k(x []float32) int /* ERROR "kernel k cannot return values" */ {
+	return /* ERROR "kernels cannot return values" */ 1
 }

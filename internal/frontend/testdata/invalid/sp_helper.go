@@ -1,4 +1,3 @@
-// want: 14:2: qd.StreamParallel can only be used in a //qd:kernel function, not in helper f
 package kernels
 
 import (
@@ -11,7 +10,7 @@ var _ = math.Pi
 var _ = qd.Sqrt[float32]
 
 func f() {
-	qd.StreamParallel(func() {})
+	qd. /* ERROR "qd.StreamParallel can only be used in a //qd:kernel function, not in helper f" */ StreamParallel(func() {})
 }
 
 //qd:kernel

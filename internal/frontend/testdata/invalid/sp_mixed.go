@@ -1,4 +1,3 @@
-// want: 18:2: every top-level statement must be a qd.StreamParallel block
 package kernels
 
 import (
@@ -15,5 +14,5 @@ func k(x []float32) {
 	qd.StreamParallel(func() {
 		x[0] = 1
 	})
-	x[1] = 2
+	x /* ERRORx `every top-level statement must be a qd\.StreamParallel block \(first block at sp_mixed\.go:\d+:2\)` */ [1] = 2
 }

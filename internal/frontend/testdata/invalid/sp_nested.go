@@ -1,4 +1,3 @@
-// want: 16:3: qd.StreamParallel blocks cannot be nested
 package kernels
 
 import (
@@ -13,6 +12,6 @@ var _ = qd.Sqrt[float32]
 //qd:kernel
 func k(x []float32) {
 	qd.StreamParallel(func() {
-		qd.StreamParallel(func() {})
+		qd. /* ERROR "qd.StreamParallel blocks cannot be nested" */ StreamParallel(func() {})
 	})
 }

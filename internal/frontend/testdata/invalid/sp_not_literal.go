@@ -1,4 +1,3 @@
-// want: 16:20: the argument of qd.StreamParallel must be a function literal
 package kernels
 
 import (
@@ -12,6 +11,6 @@ var _ = qd.Sqrt[float32]
 
 //qd:kernel
 func k(x []float32) {
-	var f func()
-	qd.StreamParallel(f)
+	var /* ERROR "every top-level statement must be a qd.StreamParallel block" */ f /* ERROR "variable f has function type" */ func()
+	qd.StreamParallel(f /* ERROR "the argument of qd.StreamParallel must be a function literal" */)
 }

@@ -1,4 +1,3 @@
-// want: 12:4: return inside a qd.StreamParallel block is only supported as its last statement
 package kernels
 
 import "github.com/quadrants-go/qd"
@@ -9,7 +8,7 @@ var _ = qd.Sqrt[float32]
 func k(x []int, c bool) {
 	qd.StreamParallel(func() {
 		if c {
-			return
+			return // ERROR "return inside a qd.StreamParallel block is only supported as its last statement"
 		}
 		x[0] = 1
 	})

@@ -1,4 +1,3 @@
-// want: 16:3: qd.StreamParallel cannot be used inside a parallel loop
 package kernels
 
 import (
@@ -13,6 +12,6 @@ var _ = qd.Sqrt[float32]
 //qd:kernel
 func k(x []float32) {
 	for range 3 {
-		qd.StreamParallel(func() {})
+		qd. /* ERROR "qd.StreamParallel cannot be used inside a parallel loop" */ StreamParallel(func() {})
 	}
 }

@@ -1,4 +1,3 @@
-// want: 16:3: qd.StreamParallel must be a top-level statement of the kernel, not inside if
 package kernels
 
 import (
@@ -13,6 +12,6 @@ var _ = qd.Sqrt[float32]
 //qd:kernel
 func k(x []float32, c bool) {
 	if c {
-		qd.StreamParallel(func() {})
+		qd. /* ERROR "qd.StreamParallel must be a top-level statement of the kernel, not inside if" */ StreamParallel(func() {})
 	}
 }

@@ -1,4 +1,3 @@
-// want: 15:2: strings are not supported
 package kernels
 
 import (
@@ -12,6 +11,6 @@ var _ = qd.Sqrt[float32]
 
 //qd:kernel
 func k(x []float32) {
-	s := "a"
+	s /* ERROR "variable s has type string" */ := "a" // ERROR "constant \"a\" has type string"
 	_ = s
 }

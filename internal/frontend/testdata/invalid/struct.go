@@ -1,4 +1,3 @@
-// want: 16:21: struct type
 package kernels
 
 import (
@@ -13,5 +12,5 @@ var _ = qd.Sqrt[float32]
 type P struct{ X float32 }
 
 //qd:kernel
-func k(x []float32, p P) {
+func k(x []float32, p /* ERROR "parameter p has struct type kernels.P" */ P) {
 }

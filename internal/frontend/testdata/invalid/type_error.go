@@ -1,4 +1,3 @@
-// want: 15:2: undefined: y
 package kernels
 
 import (
@@ -12,5 +11,5 @@ var _ = qd.Sqrt[float32]
 
 //qd:kernel
 func k(x []float32) {
-	y[0] = 1
+	y /* ERROR "undefined: y" */ [0] = 1
 }
