@@ -42,7 +42,7 @@ func raceRounds() int {
 // that nothing is left once the Program closes.
 func onCPUAndFake(t *testing.T, f func(t *testing.T, p *Program)) {
 	t.Run("cpu", func(t *testing.T) {
-		p := must[*Program](t)(Init(WithArch(CPU)))
+		p := must(Init(WithArch(CPU)))(t)
 		defer p.Close()
 		f(t, p)
 	})
@@ -66,12 +66,12 @@ func onCPUAndFake(t *testing.T, f func(t *testing.T, p *Program)) {
 // with ErrClosed or replays nothing of it (y does not move).
 func TestLaunchRacingCapture(t *testing.T) {
 	onCPUAndFake(t, func(t *testing.T, p *Program) {
-		bump := must[*Kernel](t)(must[*Module](t)(Compile(p, captureRaceSrc)).Kernel("bump"))
-		s := must[*Stream](t)(p.NewStream())
-		y := must[*Ndarray[int32]](t)(NewNdarray[int32](p, 1))
+		bump := must(must(Compile(p, captureRaceSrc))(t).Kernel("bump"))(t)
+		s := must(p.NewStream())(t)
+		y := must(NewNdarray[int32](p, 1))(t)
 		runs := !isFake(p)
 		for range raceRounds() {
-			x := must[*Ndarray[int32]](t)(NewNdarray[int32](p, 1))
+			x := must(NewNdarray[int32](p, 1))(t)
 			var stop atomic.Bool
 			var wg sync.WaitGroup
 			wg.Add(1)
@@ -89,13 +89,13 @@ func TestLaunchRacingCapture(t *testing.T) {
 			wg.Wait()
 			check(t, err)
 			check(t, s.Synchronize())
-			before := must[[]int32](t)(y.ToSlice())[0]
+			before := must(y.ToSlice())(t)[0]
 			check(t, x.Close())
 			if err := g.LaunchOn(s); err != nil {
 				wantErr(t, err, ErrClosed)
 			} else if runs {
 				check(t, s.Synchronize())
-				if after := must[[]int32](t)(y.ToSlice())[0]; after != before {
+				if after := must(y.ToSlice())(t)[0]; after != before {
 					t.Fatalf("the graph of an empty capture, whose arrays are all open, replayed a launch (y %d → %d): a launch racing the capture was recorded by the backend but not by qd", before, after)
 				}
 			}
@@ -117,11 +117,11 @@ func isFake(p *Program) bool { return p.Arch() == CUDA && p.dev.Info().Name == "
 // checked by onCPUAndFake).
 func TestCloseRacingCapture(t *testing.T) {
 	onCPUAndFake(t, func(t *testing.T, p *Program) {
-		bump := must[*Kernel](t)(must[*Module](t)(Compile(p, captureRaceSrc)).Kernel("bump"))
-		s := must[*Stream](t)(p.NewStream())
-		y := must[*Ndarray[int32]](t)(NewNdarray[int32](p, 1))
+		bump := must(must(Compile(p, captureRaceSrc))(t).Kernel("bump"))(t)
+		s := must(p.NewStream())(t)
+		y := must(NewNdarray[int32](p, 1))(t)
 		for range raceRounds() {
-			x := must[*Ndarray[int32]](t)(NewNdarrayOn[int32](s, 1))
+			x := must(NewNdarrayOn[int32](s, 1))(t)
 			check(t, bump.LaunchOn(s, x, y))
 			closed := make(chan error, 1)
 			go func() { closed <- x.Close() }()
@@ -154,7 +154,7 @@ func TestHostCopyRacingClose(t *testing.T) {
 		}
 		for _, o := range ops {
 			for range raceRounds() / 4 {
-				x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 64))
+				x := must(NewNdarray[float32](p, 64))(t)
 				done := make(chan error, 1)
 				go func() { done <- o.op(x) }()
 				check(t, x.Close())
@@ -204,7 +204,7 @@ func triple(x []float32) {
 	}{
 		{"first FillOn", func(t *testing.T, p *Program, s *Stream, x *Ndarray[float32]) error { return x.FillOn(s, 7) }},
 		{"first launch", func(t *testing.T, p *Program, s *Stream, x *Ndarray[float32]) error {
-			k := must[*Kernel](t)(must[*Module](t)(Compile(p, src)).Kernel("triple"))
+			k := must(must(Compile(p, src))(t).Kernel("triple"))(t)
 			return k.LaunchOn(s, x)
 		}},
 		{"NewNdarrayOn", func(t *testing.T, p *Program, s *Stream, x *Ndarray[float32]) error {
@@ -215,18 +215,18 @@ func triple(x []float32) {
 		t.Run(c.name, func(t *testing.T) {
 			forEachArch(t, func(t *testing.T, p *Program) {
 				skipFlagCopyRace(t, p)
-				wait := must[*Kernel](t)(buildKernel(p, suitekernels.WaitFlag()))
-				flag := must[*Ndarray[int32]](t)(NewNdarray[int32](p, 1))
-				out := must[*Ndarray[int32]](t)(NewNdarray[int32](p, 1))
-				x := must[*Ndarray[float32]](t)(NewNdarray[float32](p, 64))
-				one := must[*HostArray[int32]](t)(NewHostArray[int32](p, 1))
-				must[[]int32](t)(one.Data())[0] = 1
-				s1, s2, s3 := must[*Stream](t)(p.NewStream()), must[*Stream](t)(p.NewStream()), must[*Stream](t)(p.NewStream())
+				wait := must(buildKernel(p, suitekernels.WaitFlag()))(t)
+				flag := must(NewNdarray[int32](p, 1))(t)
+				out := must(NewNdarray[int32](p, 1))(t)
+				x := must(NewNdarray[float32](p, 64))(t)
+				one := must(NewHostArray[int32](p, 1))(t)
+				must(one.Data())(t)[0] = 1
+				s1, s2, s3 := must(p.NewStream())(t), must(p.NewStream())(t), must(p.NewStream())(t)
 				check(t, p.Synchronize())
 				check(t, wait.LaunchOn(s1, flag, out, spinBound(p)))
 				check(t, c.call(t, p, s3, x))
 				check(t, flag.CopyFromHostOn(s2, one))
-				if got := must[[]int32](t)(out.ToSlice())[0]; got != 1 {
+				if got := must(out.ToSlice())(t)[0]; got != 1 {
 					t.Fatalf("%s waited for a kernel running on another stream (the kernel gave up waiting: %d)", c.name, got)
 				}
 			})
