@@ -220,11 +220,11 @@ func (sc *streamCore) did() {
 	}
 }
 
-// join adds s to the capture, ordered after clock, and enqueues wait (the
-// backend's wait that makes its stream join the capture) with s's gate held
+// join adds s to the capture, ordered after clock, and enqueues s's wait
+// for e (the backend's wait that makes its stream join the capture) with s's gate held
 // exclusively, so that qd's record of s and the backend's stream change
 // together. It records s's pre event first, while s is outside the capture.
-func (cp *capture) join(s *streamCore, clock map[*streamCore]uint64, call string, wait func() error) error {
+func (cp *capture) join(s *streamCore, clock map[*streamCore]uint64, call string, e backend.Event) error {
 	s.gate.Lock()
 	defer s.gate.Unlock()
 	if s.closed.Load() {
@@ -233,7 +233,7 @@ func (cp *capture) join(s *streamCore, clock map[*streamCore]uint64, call string
 	if cur := s.cap.Load(); cur != nil { // another goroutine was first
 		if cur == cp {
 			cp.merge(s, clock)
-			return failed(cp, wait())
+			return failed(cp, s.b.WaitEvent(e))
 		}
 		return cp.refuse(call, fmt.Sprintf("%s is capturing on %s", s.describe(), cur.origin.describe()))
 	}
@@ -259,7 +259,7 @@ func (cp *capture) join(s *streamCore, clock map[*streamCore]uint64, call string
 	cp.order = append(cp.order, s)
 	cp.mu.Unlock()
 	s.cap.Store(cp)
-	return failed(cp, wait())
+	return failed(cp, s.b.WaitEvent(e))
 }
 
 // merge orders member s after clock.

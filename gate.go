@@ -78,40 +78,40 @@ func (o *streamCore) pointHeld(cp *capture) (backend.Event, *capMark, error) {
 	return e, m, nil
 }
 
-// waitPoint enqueues wait, a wait for a point that m marks (nil: a point
-// outside every capture), on sc with sc's capture state settled: sc is
+// waitPoint enqueues on sc a wait for e, an event of sc's Program at a
+// point that m marks (nil: a point outside every capture), with sc's capture state settled: sc is
 // outside every capture, or ordered within the capture m marks, or it
-// joins that capture (its gate held exclusively, with wait inside, so that
+// joins that capture (its gate held exclusively, with the wait inside, so that
 // qd's record of sc and the backend's stream change together), or the wait
 // is refused because it would cross a capture's boundary. call names the
 // user's call for messages.
-func (sc *streamCore) waitPoint(m *capMark, call string, wait func() error) error {
+func (sc *streamCore) waitPoint(m *capMark, call string, e backend.Event) error {
 	cs, ok := sc.enter()
 	if !ok {
 		return closedErr("stream")
 	}
 	if cs == nil && m != nil && !m.c.isEnded() {
 		sc.exit()
-		return m.c.join(sc, m.clock, call, wait)
+		return m.c.join(sc, m.clock, call, e)
 	}
 	defer sc.exit()
-	return sc.waitHeld(cs, m, call, wait)
+	return sc.waitHeld(cs, m, call, e)
 }
 
 // waitHeld is waitPoint for a caller that holds sc's gate and found sc in
 // capture cs, where sc does not join a capture: it is in one (cs), or m
 // marks a point outside every capture or of a capture that has ended.
-func (sc *streamCore) waitHeld(cs *capture, m *capMark, call string, wait func() error) error {
+func (sc *streamCore) waitHeld(cs *capture, m *capMark, call string, e backend.Event) error {
 	switch {
 	case m == nil && cs == nil:
-		return wait()
+		return sc.b.WaitEvent(e)
 	case m == nil:
 		return cs.refuse(call, fmt.Sprintf("%s would wait for work outside the capture; a graph can only wait for its own work: order the streams before Capture, or record the event inside it", sc.describe()))
 	case m.c.isEnded():
 		return fmt.Errorf("%w: %s: the event was last recorded inside a capture that has ended (on %s): it marks a point of a graph, not of a stream; record it again", ErrCapturing, call, m.c.origin.describe())
 	case cs == m.c:
 		m.c.merge(sc, m.clock)
-		return failed(cs, wait())
+		return failed(cs, sc.b.WaitEvent(e))
 	}
 	cs.refuse(call, fmt.Sprintf("%s would wait for an event recorded in another capture (on %s)", sc.describe(), m.c.origin.describe()))
 	return m.c.refuse(call, fmt.Sprintf("%s, which captures on %s, would wait for an event of this capture", sc.describe(), cs.origin.describe()))
@@ -125,7 +125,7 @@ func (p *Program) join(s, o *streamCore, call string) error {
 		return err
 	}
 	defer p.putEvent(e, m.capture())
-	return failed(m.capture(), s.waitPoint(m, call, func() error { return s.b.WaitEvent(e) }))
+	return failed(m.capture(), s.waitPoint(m, call, e))
 }
 
 // joinHeld is join for a stream-parallel launch: s is its launch stream,
@@ -137,7 +137,7 @@ func (p *Program) joinHeld(s *streamCore, cs *capture, o *streamCore, call strin
 		return err
 	}
 	defer p.putEvent(e, m.capture())
-	return failed(m.capture(), s.waitHeld(cs, m, call, func() error { return s.b.WaitEvent(e) }))
+	return failed(m.capture(), s.waitHeld(cs, m, call, e))
 }
 
 // usePoint is the point a free of memory that u used must come after: an

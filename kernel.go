@@ -22,6 +22,7 @@ type Kernel struct {
 type kernelCore struct {
 	p      *Program
 	name   string
+	call   string // "kernel " + name, for messages, made once
 	plan   *lower.Plan
 	mod    *cachedModule
 	closed atomic.Bool
@@ -53,7 +54,7 @@ func (p *Program) newKernel(plan *lower.Plan) (*kernelCore, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &kernelCore{p: p, name: plan.Kernel.Name, plan: plan, mod: m, written: writtenParams(plan.Kernel)}
+	c := &kernelCore{p: p, name: plan.Kernel.Name, call: "kernel " + plan.Kernel.Name, plan: plan, mod: m, written: writtenParams(plan.Kernel)}
 	p.mu.Lock()
 	p.kernels[c] = struct{}{}
 	p.mu.Unlock()

@@ -135,7 +135,7 @@ func (k *Kernel) launch(ctx context.Context, s *Stream, args []any) error {
 	if kc.closed.Load() {
 		// A Close racing this launch is harmless: modules stay loaded until
 		// the Program closes (the backends unload nothing earlier).
-		return closedErr("kernel " + kc.name)
+		return closedErr(kc.call)
 	}
 	// Hold the stream for the launch: its capture state stays as read here
 	// until the last enqueue, and its Close waits for the launch.
@@ -237,7 +237,7 @@ func (k *Kernel) launch(ctx context.Context, s *Stream, args []any) error {
 		kc.captured(cp, args)
 		cp.launched(kc.name)
 		sc.did()
-		err = failed(cp, cp.refuseErr("kernel "+kc.name, err))
+		err = failed(cp, cp.refuseErr(kc.call, err))
 	}
 	// bind pinned the Ndarray arguments, so a Close waits for this launch
 	// to be enqueued. Their uses are noted only now, after the enqueue, so
@@ -263,7 +263,7 @@ func (k *Kernel) launch(ctx context.Context, s *Stream, args []any) error {
 func (kc *kernelCore) checkCapture(cl *call, cp *capture) error {
 	if cp != nil && len(cl.hosts) > 0 {
 		name := kc.plan.Kernel.Params[cl.hosts[0].param].Name
-		return cp.refuse("kernel "+kc.name, fmt.Sprintf("parameter %s is a Go slice: a graph cannot copy Go memory, and the launch would wait for the copy back; pass an *Ndarray (and a HostArray with CopyFromHostOn and CopyToHostOn for the host side)", name))
+		return cp.refuse(kc.call, fmt.Sprintf("parameter %s is a Go slice: a graph cannot copy Go memory, and the launch would wait for the copy back; pass an *Ndarray (and a HostArray with CopyFromHostOn and CopyToHostOn for the host side)", name))
 	}
 	for _, a := range cl.arrays {
 		if o := a.st.cap; o != nil && o != cp {

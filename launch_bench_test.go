@@ -13,14 +13,19 @@ import (
 
 // nullDevice is a backend that does nothing, so that BenchmarkLaunchOverhead
 // measures qd's own work per launch: binding arguments, use tracking, the
-// tracing check, task dispatch.
-type nullDevice struct{}
+// tracing check, task dispatch. With reusable, its launches say they can be
+// enqueued again (backend.Reusable), as a GPU's without temporaries do, so
+// that repeated launches take the memo (relaunch.go).
+type nullDevice struct{ reusable bool }
 
 type nullStream struct{}
 type nullEvent struct{}
 type nullBuffer struct{ n int }
-type nullModule struct{ tasks int }
-type nullLaunch struct{}
+type nullModule struct {
+	tasks    int
+	reusable bool
+}
+type nullLaunch struct{ reusable bool }
 
 func (nullDevice) Arch() string                          { return "null" }
 func (nullDevice) Describe() string                      { return "null device" }
@@ -39,8 +44,8 @@ func (nullDevice) AllocHost(n int) (backend.HostBuffer, error) {
 	return nil, errors.New("null device: no host memory")
 }
 func (nullDevice) Close() error { return nil }
-func (nullDevice) Compile(p *lower.Plan, _ backend.CompileOptions) (backend.Module, error) {
-	return &nullModule{len(p.Tasks)}, nil
+func (d nullDevice) Compile(p *lower.Plan, _ backend.CompileOptions) (backend.Module, error) {
+	return &nullModule{len(p.Tasks), d.reusable}, nil
 }
 func (nullStream) Handle() uintptr                                         { return 1 }
 func (nullStream) Synchronize() error                                      { return nil }
@@ -59,16 +64,20 @@ func (*nullBuffer) CopyFrom(backend.Stream, backend.Buffer, int) error     { ret
 func (b *nullBuffer) View(_, n int) (backend.Buffer, error)                { return &nullBuffer{n}, nil }
 func (*nullBuffer) FreeOn(backend.Stream) error                            { return nil }
 func (*nullBuffer) Close() error                                           { return nil }
-func (*nullModule) Begin(backend.Stream, *backend.Args) (backend.Launch, error) {
-	return nullLaunch{}, nil
+func (m *nullModule) Begin(backend.Stream, *backend.Args) (backend.Launch, error) {
+	return nullLaunch{m.reusable}, nil
 }
 func (*nullModule) Close() error                 { return nil }
 func (nullLaunch) Run(int, backend.Stream) error { return nil }
 func (nullLaunch) End(backend.Stream) error      { return nil }
+func (l nullLaunch) Reusable() bool              { return l.reusable }
 
 // withNullDevice runs f with a Program on the null device.
-func withNullDevice(b *testing.B, f func(p *Program)) {
-	p, err := newProgram(nullDevice{}, AMDGPU, initConfig{})
+func withNullDevice(b *testing.B, f func(p *Program)) { withNull(b, nullDevice{}, f) }
+
+// withNull runs f with a Program on d.
+func withNull(b *testing.B, d nullDevice, f func(p *Program)) {
+	p, err := newProgram(d, AMDGPU, initConfig{})
 	check(b, err)
 	defer p.Close()
 	f(p)
@@ -77,24 +86,34 @@ func withNullDevice(b *testing.B, f func(p *Program)) {
 // BenchmarkLaunchOverhead is qd's own host work per LaunchOn of a
 // 4-argument kernel (2 Ndarrays, 2 scalars) on an explicit stream, over a
 // backend that does nothing: the part of the launch host-cost bar (SPEC §7)
-// that qd itself spends, about 0.15 µs at most. "groups4" is a
-// stream-parallel launch of 4 groups (fork, 3 pooled streams, joins).
+// that qd itself spends, about 0.15 µs at most. "saxpy" takes the fast
+// bind and the inline enqueue (launch.go's route 2), "rerun" the memo
+// (route 1: the same launch over a backend whose launches are reusable),
+// "groups4" a stream-parallel launch of 4 groups (fork, 3 pooled streams,
+// joins).
 func BenchmarkLaunchOverhead(b *testing.B) {
-	b.Run("saxpy", func(b *testing.B) {
-		withNullDevice(b, func(p *Program) {
-			k := build(b, p, suitekernels.SaxpyN())
-			x := newNdarray[float32](b, p, 16)
-			y := newNdarray[float32](b, p, 16)
-			s := newStream(b, p)
-			args := []any{float32(2), x, y, int64(16)}
-			b.ReportAllocs()
-			for b.Loop() {
-				if err := k.LaunchOn(s, args...); err != nil {
-					b.Fatal(err)
+	saxpy := func(d nullDevice) func(b *testing.B) {
+		return func(b *testing.B) {
+			withNull(b, d, func(p *Program) {
+				k := build(b, p, suitekernels.SaxpyN())
+				x := newNdarray[float32](b, p, 16)
+				y := newNdarray[float32](b, p, 16)
+				s := newStream(b, p)
+				args := []any{float32(2), x, y, int64(16)}
+				b.ReportAllocs()
+				for b.Loop() {
+					if err := k.LaunchOn(s, args...); err != nil {
+						b.Fatal(err)
+					}
 				}
-			}
-		})
-	})
+				if d.reusable && k.c.memo.m.Load() == nil {
+					b.Fatal("the launches did not make a memo")
+				}
+			})
+		}
+	}
+	b.Run("saxpy", saxpy(nullDevice{}))
+	b.Run("rerun", saxpy(nullDevice{reusable: true}))
 	b.Run("groups4", func(b *testing.B) {
 		withNullDevice(b, func(p *Program) {
 			k := build(b, p, suitekernels.Groups(4))

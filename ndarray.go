@@ -515,7 +515,7 @@ func (p *Program) freeInCapture(st *storage) error {
 		return failed(c, err)
 	}
 	for _, pt := range pts {
-		if err := home.waitHeld(cs, pt.m, "Ndarray.Close", func() error { return home.b.WaitEvent(pt.e) }); err != nil {
+		if err := home.waitHeld(cs, pt.m, "Ndarray.Close", pt.e); err != nil {
 			return err
 		}
 	}

@@ -288,7 +288,7 @@ func (s *Stream) WaitEvent(e *Event) error {
 	if !e.c.recorded {
 		return nil
 	}
-	return s.c.waitPoint(e.c.mark, "Stream.WaitEvent", func() error { return s.c.b.WaitEvent(e.c.b) })
+	return s.c.waitPoint(e.c.mark, "Stream.WaitEvent", e.c.b)
 }
 
 // WaitStream makes work enqueued on s after this call wait for all work

@@ -43,7 +43,7 @@ func (p *Program) runTasks(k *kernelCore, cl *call, l backend.Launch, s *streamC
 	fail := func(what string, err error) error {
 		return fmt.Errorf("qd: kernel %s: stream-parallel %s: %w", k.name, what, err)
 	}
-	call := "kernel " + k.name
+	call := k.call
 	fork, m, err := s.pointHeld(cp)
 	if err != nil {
 		return fail("fork", err)
@@ -62,8 +62,14 @@ func (p *Program) runTasks(k *kernelCore, cl *call, l backend.Launch, s *streamC
 			break
 		}
 		// In a capture the borrowed stream joins it by this wait, to
-		// leave it with the capture's other streams when it ends.
-		if err := ps.waitPoint(m, call, func() error { return ps.b.WaitEvent(fork) }); err != nil {
+		// leave it with the capture's other streams when it ends;
+		// outside, nothing else uses it, so no gate is needed.
+		if m == nil {
+			err = ps.b.WaitEvent(fork)
+		} else {
+			err = ps.waitPoint(m, call, fork)
+		}
+		if err != nil {
 			// Not forked: nothing to join back.
 			runErr = fail("fork", err)
 			p.giveBackGroupStream(ps, cp)
