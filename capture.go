@@ -249,7 +249,7 @@ func (cp *capture) join(s *streamCore, clock map[*streamCore]uint64, call string
 	if cp.ended || cp.ending {
 		cp.mu.Unlock()
 		cp.p.evpool.Put(pre)
-		return fmt.Errorf("%w: %s: the capture on %s has ended", ErrCapturing, call, cp.origin.describe())
+		return fmt.Errorf("qd: %w: %s: the capture on %s has ended", ErrCapturing, call, cp.origin.describe())
 	}
 	seen := maps.Clone(clock)
 	if seen == nil {

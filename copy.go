@@ -96,7 +96,7 @@ func capturedOperand(a pinned, cp *capture, what string) error {
 	}
 	if o := a.owner(); o != nil && o != cp {
 		a.unpin()
-		return fmt.Errorf("%w: %s: the array was made by NewNdarrayOn inside the capture on %s: only that capture's streams may use it", ErrCapturing, what, o.origin.describe())
+		return fmt.Errorf("qd: %w: %s: the array was made by NewNdarrayOn inside the capture on %s: only that capture's streams may use it", ErrCapturing, what, o.origin.describe())
 	}
 	return nil
 }

@@ -8,9 +8,9 @@ import (
 )
 
 var (
-	// ErrClosed is returned when a closed Program, Stream, Event, Ndarray or
-	// Kernel is used.
-	ErrClosed = errors.New("qd: use of a closed object")
+	// ErrClosed is returned when a closed Program, Stream, Event, Ndarray,
+	// HostArray, Graph, Module or Kernel is used.
+	ErrClosed = backend.ErrClosed
 	// ErrUnsupported is returned for what the chosen backend cannot do, such
 	// as a GPU architecture without a usable driver or device, or a foreign
 	// stream handle on the CPU. It also matches errors.ErrUnsupported.
@@ -71,7 +71,7 @@ func (e *ArgumentError) Is(target error) bool { return target == ErrInvalidArgum
 // Unwrap gives the underlying cause (ErrClosed, ErrForeign), if any.
 func (e *ArgumentError) Unwrap() error { return e.Err }
 
-func closedErr(what string) error { return fmt.Errorf("%w: %s", ErrClosed, what) }
+func closedErr(what string) error { return fmt.Errorf("qd: %w: %s", ErrClosed, what) }
 
 // ErrCapturing is matched by the errors of calls a graph capture cannot
 // hold: a call that makes the host wait for a stream that is capturing
@@ -82,7 +82,7 @@ func closedErr(what string) error { return fmt.Errorf("%w: %s", ErrClosed, what)
 // cannot make inside a graph, a wait or copy across Programs that involves
 // a capture. Each error names the call and the capture,
 // and the capture it happened in fails: its Capture returns the error.
-var ErrCapturing = errors.New("qd: not allowed during a graph capture")
+var ErrCapturing = backend.ErrCapturing
 
 // captureError is a refusal: the call, the capture's origin stream, and
 // why (with the backend's error, when the backend refused).

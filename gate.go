@@ -108,7 +108,7 @@ func (sc *streamCore) waitHeld(cs *capture, m *capMark, call string, e backend.E
 	case m == nil:
 		return cs.refuse(call, fmt.Sprintf("%s would wait for work outside the capture; a graph can only wait for its own work: order the streams before Capture, or record the event inside it", sc.describe()))
 	case m.c.isEnded():
-		return fmt.Errorf("%w: %s: the event was last recorded inside a capture that has ended (on %s): it marks a point of a graph, not of a stream; record it again", ErrCapturing, call, m.c.origin.describe())
+		return fmt.Errorf("qd: %w: %s: the event was last recorded inside a capture that has ended (on %s): it marks a point of a graph, not of a stream; record it again", ErrCapturing, call, m.c.origin.describe())
 	case cs == m.c:
 		m.c.merge(sc, m.clock)
 		return failed(cs, sc.b.WaitEvent(e))

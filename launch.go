@@ -267,7 +267,7 @@ func (kc *kernelCore) checkCapture(cl *call, cp *capture) error {
 	}
 	for _, a := range cl.arrays {
 		if o := a.st.cap; o != nil && o != cp {
-			return fmt.Errorf("%w: kernel %s: an Ndarray argument was made by NewNdarrayOn inside the capture on %s: only that capture's streams may use it", ErrCapturing, kc.name, o.origin.describe())
+			return fmt.Errorf("qd: %w: kernel %s: an Ndarray argument was made by NewNdarrayOn inside the capture on %s: only that capture's streams may use it", ErrCapturing, kc.name, o.origin.describe())
 		}
 	}
 	return nil

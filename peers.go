@@ -107,7 +107,7 @@ func refuseAcross(s *streamCore, cs, other *capture, what string) error {
 		return nil
 	}
 	if other.isEnded() {
-		return fmt.Errorf("%w: %s: the event was last recorded inside a capture that has ended (on %s): it marks a point of a graph, not of a stream; record it again", ErrCapturing, what, other.origin.describe())
+		return fmt.Errorf("qd: %w: %s: the event was last recorded inside a capture that has ended (on %s): it marks a point of a graph, not of a stream; record it again", ErrCapturing, what, other.origin.describe())
 	}
 	return other.refuse(what, s.describe()+", a stream of another Program, would join the capture, and graphs do not span Programs yet")
 }

@@ -188,7 +188,7 @@ func archOf(name string) Arch {
 }
 
 // errClosing is the cause of the work Close stops.
-var errClosing = fmt.Errorf("%w: the Program is closing", ErrClosed)
+var errClosing = fmt.Errorf("qd: %w: the Program is closing", ErrClosed)
 
 // Arch is the backend the Program runs on (never Auto).
 func (p *Program) Arch() Arch {

@@ -24,7 +24,34 @@ var (
 	// context unusable; every later call on it fails with this error, for
 	// the rest of the process.
 	ErrDeviceLost = errors.New("device lost after a fault")
+	// ErrCapturing is matched by a backend's refusal of what a graph
+	// capture cannot hold (a host wait for a capturing stream, a wait
+	// across a capture's boundary). Package qd refuses such calls itself,
+	// in the user's terms, before the backend sees them; the match keeps a
+	// refusal that gets through a qd error all the same.
+	ErrCapturing = errors.New("not allowed during a graph capture")
 )
+
+// ErrClosed is matched by a backend's refusal to use a handle it has
+// released. Package qd checks its objects before it uses their handles;
+// the match keeps a use that gets through a qd error all the same.
+var ErrClosed = errors.New("use of a closed object")
+
+// ClosedError is an error with text msg that matches ErrClosed.
+func ClosedError(msg string) error { return closedError(msg) }
+
+type closedError string
+
+func (e closedError) Error() string        { return string(e) }
+func (e closedError) Is(target error) bool { return target == ErrClosed }
+
+// CaptureError is an error with text msg that matches ErrCapturing.
+func CaptureError(msg string) error { return captureError(msg) }
+
+type captureError string
+
+func (e captureError) Error() string        { return string(e) }
+func (e captureError) Is(target error) bool { return target == ErrCapturing }
 
 // unsupportedError is ErrUnsupported: a value of its own, so that a
 // wrapped ErrUnsupported keeps matching it, which also matches

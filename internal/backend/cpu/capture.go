@@ -35,9 +35,9 @@ import (
 // read the clock where the replay's lanes reach them.
 
 var (
-	errCapturing    = errors.New("cpu backend: the stream is capturing a graph")
-	errCapturedSig  = errors.New("cpu backend: the event was recorded inside a capture: it marks a point of a graph, not of a stream")
-	errCaptureCross = errors.New("cpu backend: a wait across the boundary of a capture")
+	errCapturing    = backend.CaptureError("cpu backend: the stream is capturing a graph")
+	errCapturedSig  = backend.CaptureError("cpu backend: the event was recorded inside a capture: it marks a point of a graph, not of a stream")
+	errCaptureCross = backend.CaptureError("cpu backend: a wait across the boundary of a capture")
 )
 
 var _ backend.Capturer = (*Device)(nil)
@@ -225,7 +225,7 @@ func (g *graph) checkJoined() error {
 // Instantiate makes an exec that takes the graph's lanes over.
 func (g *graph) Instantiate() (backend.GraphExec, error) {
 	if g.lanes == nil {
-		return nil, errors.New("cpu backend: Instantiate of a closed graph")
+		return nil, backend.ClosedError("cpu backend: Instantiate of a closed graph")
 	}
 	x := &exec{g: g.take()}
 	x.helpers = make([]*stream, len(x.g.lanes)-1)
@@ -297,7 +297,7 @@ type exec struct {
 	closed  bool
 }
 
-var errExecClosed = errors.New("cpu backend: graph exec closed")
+var errExecClosed = backend.ClosedError("cpu backend: graph exec closed")
 
 // replay is one Launch's state: the first error its ops raised.
 type replay struct {

@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+
+	"github.com/quadrants-go/qd/internal/backend"
 )
 
 // errStreamClosed is returned for work enqueued on a closed stream; package
 // qd checks for closed streams before reaching the backend, so users see
 // qd.ErrClosed instead.
-var errStreamClosed = errors.New("cpu backend: stream is closed")
+var errStreamClosed = backend.ClosedError("cpu backend: stream is closed")
 
 type opKind uint8
 

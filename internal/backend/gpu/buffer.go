@@ -12,7 +12,7 @@ import (
 	"github.com/quadrants-go/qd/internal/backend"
 )
 
-var errBufferClosed = errors.New("gpu: buffer closed")
+var errBufferClosed = backend.ClosedError("gpu: buffer closed")
 
 // buffer is device memory from Calls.MemAlloc. The address is a uint64,
 // never an unsafe.Pointer: the garbage collector must not see device

@@ -24,7 +24,7 @@ var (
 	// compiler's log is in the DriverError).
 	ErrInvalidCode = errors.New("device code rejected by the driver")
 	// ErrDeviceClosed: the Device was closed.
-	ErrDeviceClosed = errors.New("device closed")
+	ErrDeviceClosed = backend.ClosedError("device closed")
 )
 
 // DriverError is a failing result code of a driver call.

@@ -12,7 +12,7 @@ import (
 	"github.com/quadrants-go/qd/internal/backend"
 )
 
-var errEventClosed = errors.New("gpu: event closed")
+var errEventClosed = backend.ClosedError("gpu: event closed")
 
 // event is an event of a device.
 type event struct {

@@ -45,10 +45,10 @@ import (
 // such kernel starts while the one before it still runs.
 
 var (
-	errCapturing     = errors.New("the stream is capturing a graph")
-	errCapturedEvent = errors.New("the event was recorded inside a capture: it marks a point of a graph, not of a stream")
-	errCaptureCross  = errors.New("a wait across the boundary of a capture")
-	errGraphClosed   = errors.New("gpu: graph closed")
+	errCapturing     = backend.CaptureError("the stream is capturing a graph")
+	errCapturedEvent = backend.CaptureError("the event was recorded inside a capture: it marks a point of a graph, not of a stream")
+	errCaptureCross  = backend.CaptureError("a wait across the boundary of a capture")
+	errGraphClosed   = backend.ClosedError("gpu: graph closed")
 )
 
 var _ backend.Capturer = (*Device)(nil)

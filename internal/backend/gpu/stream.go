@@ -20,7 +20,7 @@ const (
 	streamPerThread = 0x2
 )
 
-var errStreamClosed = errors.New("gpu: stream closed")
+var errStreamClosed = backend.ClosedError("gpu: stream closed")
 
 // stream is a stream of a device.
 type stream struct {
