@@ -73,7 +73,7 @@ func TestCloseWaitsWithoutPolling(t *testing.T) {
 		go func() { defer wg.Done(); errs <- s.Close() }()
 		go func() { defer wg.Done(); errs <- x.Close() }()
 		waitParked(t, "qd.(*Program).closeStream")
-		waitParked(t, "qd.(*ndCore).leakClose")
+		waitParked(t, "qd.(*ndCore).close")
 		releaseOnce()
 		wg.Wait()
 		close(errs)

@@ -71,7 +71,7 @@ func Compile[S ~string | ~[]byte](p *Program, src S, opts ...CompileOption) (*Mo
 		c, err := p.newKernel(plan)
 		if err != nil {
 			for _, c := range cores {
-				c.leakClose()
+				c.close()
 			}
 			return nil, err
 		}
@@ -83,7 +83,7 @@ func Compile[S ~string | ~[]byte](p *Program, src S, opts ...CompileOption) (*Mo
 	// handle can launch its kernels any more.
 	runtime.AddCleanup(m, func(cores []*kernelCore) {
 		for _, c := range cores {
-			go c.p.releaseLeaked(c)
+			go c.p.closeLeaked(c)
 		}
 	}, cores)
 	return m, nil

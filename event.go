@@ -66,7 +66,7 @@ func (p *Program) NewEvent(opts ...EventOption) (*Event, error) {
 	p.events[c] = struct{}{}
 	p.mu.Unlock()
 	e := &Event{c: c}
-	runtime.AddCleanup(e, func(c *eventCore) { go c.p.releaseLeaked(c) }, c)
+	runtime.AddCleanup(e, func(c *eventCore) { go c.p.closeLeaked(c) }, c)
 	return e, nil
 }
 
@@ -75,13 +75,7 @@ func (e *Event) check(p *Program) error {
 	if e == nil || e.c == nil {
 		return fmt.Errorf("%w: nil event", ErrInvalidArgument)
 	}
-	if e.c.p != p {
-		return fmt.Errorf("%w: event", ErrForeign)
-	}
-	if e.c.closed.Load() {
-		return closedErr("event")
-	}
-	return nil
+	return p.checkObject(e.c.p, e.c, "event")
 }
 
 // use checks e and takes its Program's lifetime lock; call exit when done.
@@ -89,15 +83,10 @@ func (e *Event) use() error {
 	if e == nil || e.c == nil {
 		return fmt.Errorf("%w: nil event", ErrInvalidArgument)
 	}
-	if err := e.c.p.enter(); err != nil {
-		return err
-	}
-	if e.c.closed.Load() {
-		e.c.p.exit()
-		return closedErr("event")
-	}
-	return nil
+	return e.c.p.useObject(e.c, "event")
 }
+
+func (c *eventCore) isClosed() bool { return c.closed.Load() }
 
 // Record captures the work enqueued on s so far. Recording again moves the
 // event to the new point; waits enqueued before keep the point they saw.
@@ -210,7 +199,7 @@ func (e *Event) Close() error {
 	return e.c.p.closeObject(e.c)
 }
 
-func (c *eventCore) leakClose() error {
+func (c *eventCore) close() error {
 	if !c.closed.CompareAndSwap(false, true) {
 		return nil
 	}

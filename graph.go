@@ -142,7 +142,7 @@ func (p *Program) newGraph(origin *streamCore, bg backend.Graph, parts graphPart
 	p.graphs[c] = struct{}{}
 	p.mu.Unlock()
 	g := &Graph{c: c}
-	runtime.AddCleanup(g, func(c *graphCore) { go c.p.releaseLeaked(c) }, c)
+	runtime.AddCleanup(g, func(c *graphCore) { go c.p.closeLeaked(c) }, c)
 	return g, nil
 }
 
@@ -297,7 +297,7 @@ func (g *Graph) Close() error {
 	return g.c.p.closeObject(g.c)
 }
 
-func (c *graphCore) leakClose() error {
+func (c *graphCore) close() error {
 	if !c.closed.CompareAndSwap(false, true) {
 		return nil
 	}

@@ -69,7 +69,7 @@ func NewHostArray[T Elem](p *Program, shape ...int) (*HostArray[T], error) {
 	p.hosts[c] = struct{}{}
 	p.mu.Unlock()
 	h := &HostArray[T]{c: c}
-	runtime.AddCleanup(h, func(c *hostCore) { go c.p.releaseLeaked(c) }, c)
+	runtime.AddCleanup(h, func(c *hostCore) { go c.p.closeLeaked(c) }, c)
 	return h, nil
 }
 
@@ -96,14 +96,7 @@ func (h *HostArray[T]) use() error {
 	if h == nil || h.c == nil {
 		return fmt.Errorf("%w: nil HostArray", ErrInvalidArgument)
 	}
-	if err := h.c.p.enter(); err != nil {
-		return err
-	}
-	if h.c.isClosed() {
-		h.c.p.exit()
-		return closedErr("HostArray")
-	}
-	return nil
+	return h.c.p.useObject(h.c, "HostArray")
 }
 
 // Data waits for the copies enqueued so far that use the array (both
@@ -175,7 +168,7 @@ func (h *HostArray[T]) Close() error {
 	return h.c.p.closeObject(h.c)
 }
 
-func (c *hostCore) leakClose() error {
+func (c *hostCore) close() error {
 	if !c.closed.CompareAndSwap(false, true) || c.view {
 		return nil
 	}

@@ -87,7 +87,7 @@ func (k *Kernel) core() (*kernelCore, error) {
 	return k.c, nil
 }
 
-func (kc *kernelCore) leakClose() error {
+func (kc *kernelCore) close() error {
 	if !kc.closed.CompareAndSwap(false, true) {
 		return nil
 	}

@@ -140,7 +140,7 @@ func newArray[T Elem](c *ndCore) *Ndarray[T] {
 	p.arrays[c] = struct{}{}
 	p.mu.Unlock()
 	a := &Ndarray[T]{c: c}
-	runtime.AddCleanup(a, func(c *ndCore) { go c.p.releaseLeaked(c) }, c)
+	runtime.AddCleanup(a, func(c *ndCore) { go c.p.closeLeaked(c) }, c)
 	return a
 }
 
@@ -183,14 +183,7 @@ func (a *Ndarray[T]) use() error {
 	if a == nil || a.c == nil {
 		return fmt.Errorf("%w: nil Ndarray", ErrInvalidArgument)
 	}
-	if err := a.c.p.enter(); err != nil {
-		return err
-	}
-	if a.c.isClosed() {
-		a.c.p.exit()
-		return closedErr("Ndarray")
-	}
-	return nil
+	return a.c.p.useObject(a.c, "Ndarray")
 }
 
 // CopyFromHost copies src, which must have exactly Len elements in
@@ -261,7 +254,7 @@ func (a *Ndarray[T]) Close() error {
 	return a.c.p.closeObject(a.c)
 }
 
-func (c *ndCore) leakClose() error {
+func (c *ndCore) close() error {
 	if !c.closed.CompareAndSwap(false, true) || c.view {
 		return nil
 	}

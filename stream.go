@@ -85,7 +85,7 @@ func (p *Program) NewStream(opts ...StreamOption) (*Stream, error) {
 
 func (p *Program) newStreamHandle(bs backend.Stream, kind streamKind) *Stream {
 	s := &Stream{c: p.registerStream(bs, kind)}
-	runtime.AddCleanup(s, func(c *streamCore) { go c.p.releaseLeaked(c) }, s.c)
+	runtime.AddCleanup(s, func(c *streamCore) { go c.p.closeLeaked(c) }, s.c)
 	return s
 }
 
@@ -110,13 +110,7 @@ func (s *Stream) check(p *Program) error {
 	if s == nil || s.c == nil {
 		return fmt.Errorf("%w: nil stream", ErrInvalidArgument)
 	}
-	if s.c.p != p {
-		return fmt.Errorf("%w: stream", ErrForeign)
-	}
-	if s.c.closed.Load() {
-		return closedErr("stream")
-	}
-	return nil
+	return p.checkObject(s.c.p, s.c, "stream")
 }
 
 // use takes the lifetime lock of s's Program and checks s; call exit on
@@ -125,16 +119,10 @@ func (s *Stream) use() error {
 	if s == nil || s.c == nil {
 		return fmt.Errorf("%w: nil stream", ErrInvalidArgument)
 	}
-	p := s.c.p
-	if err := p.enter(); err != nil {
-		return err
-	}
-	if err := s.check(p); err != nil {
-		p.exit()
-		return err
-	}
-	return nil
+	return s.c.p.useObject(s.c, "stream")
 }
+
+func (sc *streamCore) isClosed() bool { return sc.closed.Load() }
 
 // Synchronize blocks until all work enqueued on s so far is done, and
 // returns the first error that work reported since the last call. While s
@@ -352,7 +340,7 @@ func (p *Program) closeStream(c *streamCore) error {
 	}
 	c.gate.Unlock()
 	c.inflight.wait()
-	err := c.destroy()
+	err := c.closeHandle()
 	close(c.gone)
 	// Only now leave the registry, so Program.Synchronize sees a stream until its
 	// work is done.
@@ -373,12 +361,12 @@ func (sc *streamCore) release() error {
 		return nil
 	}
 	sc.inflight.wait()
-	err := sc.destroy()
+	err := sc.closeHandle()
 	close(sc.gone)
 	return err
 }
 
-func (sc *streamCore) destroy() error {
+func (sc *streamCore) closeHandle() error {
 	if sc.kind == streamWrapped {
 		// Not ours to destroy; wait for what we enqueued on it.
 		return sc.b.Synchronize()
@@ -386,23 +374,7 @@ func (sc *streamCore) destroy() error {
 	return sc.b.Close()
 }
 
-// closeObject is the Close of a Stream, Event, Ndarray or Kernel, and the
-// cleanup of one that became unreachable without Close: it releases the
-// object after its work, unless Program.Close already released everything.
-func (p *Program) closeObject(c interface{ leakClose() error }) error {
-	p.life.RLock()
-	defer p.life.RUnlock()
-	if p.closed.Load() {
-		return nil
-	}
-	return c.leakClose()
-}
-
-// releaseLeaked is the cleanup (runtime.AddCleanup) of an object dropped
-// without Close.
-func (p *Program) releaseLeaked(c interface{ leakClose() error }) { _ = p.closeObject(c) }
-
-func (sc *streamCore) leakClose() error { return sc.p.closeStream(sc) }
+func (sc *streamCore) close() error { return sc.p.closeStream(sc) }
 
 var errNilEvent = errors.New("qd: nil event")
 

@@ -238,7 +238,7 @@ func buildKernel(p *Program, k *ir.Kernel) (*Kernel, error) {
 	}
 	// The handle owns its kernel: its Close, or its cleanup, releases it.
 	h := &Kernel{c: c}
-	runtime.AddCleanup(h, func(c *kernelCore) { go c.p.releaseLeaked(c) }, c)
+	runtime.AddCleanup(h, func(c *kernelCore) { go c.p.closeLeaked(c) }, c)
 	return h, nil
 }
 

@@ -231,7 +231,7 @@ func TestCloseWaitsForCopies(t *testing.T) {
 		check(t, out.CopyToHostOn(s, h)) // behind the waiting kernel
 		done := make(chan error, 1)
 		go func() { done <- h.Close() }()
-		waitInFunc(t, "qd.(*hostCore).leakClose")
+		waitInFunc(t, "qd.(*hostCore).close")
 		for range 1000 {
 			runtime.Gosched()
 		}
