@@ -10,7 +10,7 @@ import (
 	"github.com/quadrants-go/qd/internal/benchsuite"
 )
 
-// BenchmarkGPUSuite runs the performance suite of issue 5 (SPEC §7) on the
+// BenchmarkGPUSuite runs the performance suite (docs/semantics.md#performance-bars) on the
 // GPU once and prints its table: every figure beside its reference and its
 // bar. Each row is also a sub-benchmark reporting the figure and the ratio
 // as metrics, for benchstat. It skips without CUDA (fails under
@@ -19,7 +19,7 @@ import (
 //	go test -run XXX -bench GPUSuite -benchtime 1x
 func BenchmarkGPUSuite(b *testing.B) { benchGPUSuite(b, nil) }
 
-// BenchmarkGPUGraphs runs the graph rows of the suite alone (issue 11's
+// BenchmarkGPUGraphs runs the graph rows of the suite alone (their
 // bars): 100 small dependent kernels and a 4-group stream-parallel kernel
 // replayed 100 times, each graph replay against launches end to end, and
 // the host cost of one Graph.LaunchOn beside a raw cuGraphLaunch.
@@ -52,7 +52,7 @@ func benchGPUSuite(b *testing.B, run *regexp.Regexp) {
 				b.Skip(r.Note)
 			case benchsuite.Fail:
 				// Reported, not asserted: bars are benchmarks, never timed
-				// tests (SPEC §7). The table's status column says FAIL.
+				// tests (docs/semantics.md#performance-bars). The table's status column says FAIL.
 				b.Logf("MISSES ITS BAR %s: %.4g %s (ratio %.3g): %s", r.Bar, r.Value, r.Unit, r.Ratio, r.Note)
 			}
 			unit := strings.ReplaceAll(r.Unit, " ", "_")

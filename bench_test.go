@@ -53,7 +53,7 @@ func benchLaunch(b *testing.B, arch Arch) {
 
 // BenchmarkParallelLoopCPU runs a memory-bound loop (saxpy over 2^22
 // elements) and a compute-bound one (a degree-64 polynomial over 2^18
-// elements) with one core and with all of them. The SPEC bar is ≥ 1.8× on
+// elements) with one core and with all of them. The bar (docs/semantics.md#performance-bars) is ≥ 1.8× on
 // 2 cores; a memory-bound loop is limited by the memory system instead.
 func BenchmarkParallelLoopCPU(b *testing.B) {
 	cases := []struct {
@@ -88,7 +88,7 @@ func BenchmarkParallelLoopCPU(b *testing.B) {
 }
 
 // BenchmarkPoolAcquireRelease is one borrow and return of a pooled stream
-// (SPEC bar ≤ 0.2 µs).
+// (bar ≤ 0.2 µs, docs/semantics.md#performance-bars).
 func BenchmarkPoolAcquireRelease(b *testing.B) {
 	p := initProgram(b, WithArch(CPU))
 	defer p.Close()

@@ -11,7 +11,7 @@ import (
 	"github.com/quadrants-go/qd/internal/suitekernels"
 )
 
-// Compile-time benchmarks for the bars of SPEC §7: a 20-line kernel compiled
+// Compile-time benchmarks for the bars of docs/semantics.md#performance-bars: a 20-line kernel compiled
 // from source in ≤ 5 ms (before the driver's JIT), and a cached compile in
 // ≤ 20 µs.
 

@@ -14,7 +14,7 @@ import (
 // copies, fills and Rows views. Every operation here returns once its
 // work is enqueued; it is ordered on the stream it is given, and tracked
 // like a launch: a later host read or Close of an array waits for exactly
-// the streams whose work used it (SPEC §4).
+// the streams whose work used it (docs/semantics.md).
 
 // pinned is an array a stream operation uses: pinned while the operation
 // is enqueued, noted as used by its stream after.

@@ -85,7 +85,7 @@ func withNull(b *testing.B, d nullDevice, f func(p *Program)) {
 
 // BenchmarkLaunchOverhead is qd's own host work per LaunchOn of a
 // 4-argument kernel (2 Ndarrays, 2 scalars) on an explicit stream, over a
-// backend that does nothing: the part of the launch host-cost bar (SPEC §7)
+// backend that does nothing: the part of the launch host-cost bar (docs/semantics.md#performance-bars)
 // that qd itself spends, about 0.15 µs at most. "saxpy" takes the fast
 // bind and the inline enqueue (launch.go's route 2), "rerun" the memo
 // (route 1: the same launch over a backend whose launches are reusable),

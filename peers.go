@@ -6,7 +6,7 @@ import (
 	"github.com/quadrants-go/qd/internal/backend"
 )
 
-// Work between Programs (SPEC §4, Devices).
+// Work between Programs (docs/semantics.md#devices).
 //
 // A Program drives one device, and a process may open several Programs of
 // one backend: one per GPU (WithDevice), or more than one on a device.

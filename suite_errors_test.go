@@ -8,7 +8,7 @@ import (
 )
 
 // Errors raised while a kernel runs are reported once, to the launch that
-// raised them, by its stream's next synchronizing call (SPEC §4). The error
+// raised them, by its stream's next synchronizing call (docs/semantics.md). The error
 // is an index out of range: the CPU always checks, GPU kernels under
 // WithDebug.
 

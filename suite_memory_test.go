@@ -11,7 +11,7 @@ import (
 	"github.com/quadrants-go/qd/internal/suitekernels"
 )
 
-// Memory in stream order (SPEC §2, §4): HostArrays, asynchronous copies,
+// Memory in stream order (docs/semantics.md): HostArrays, asynchronous copies,
 // device copies, fills, Rows views and stream-ordered allocation, on every
 // backend.
 

@@ -8,7 +8,7 @@ import (
 	"github.com/quadrants-go/qd/internal/suitekernels"
 )
 
-// Reductions (SPEC §3): an atomic add, min or max whose address does not
+// Reductions (docs/semantics.md#reductions): an atomic add, min or max whose address does not
 // vary with the loop index accumulates per thread (per worker on the CPU)
 // before one atomic per block. The results must be those of the plain Go
 // loop: exactly for integers and for min and max (NaN included), and for

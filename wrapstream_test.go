@@ -8,7 +8,7 @@ import (
 	"github.com/quadrants-go/qd/internal/suitekernels"
 )
 
-// Wrapped foreign streams and stream priorities (issue 4, item 6).
+// Wrapped foreign streams and stream priorities.
 //
 // A wrapped stream is a second qd handle on a CUstream qd does not own: it
 // must run kernels in the order of that stream, and its Close must only

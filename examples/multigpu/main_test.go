@@ -79,7 +79,7 @@ func filterDevices(a qd.Arch) []qd.DeviceInfo {
 
 // BenchmarkMultiGPU times the example's steps (the check aside) at a
 // compute-bound size on one GPU, then on every GPU, and reports the
-// speedup of the second over the first: the bar of issue 14 is ≥ 1.8 on
+// speedup of the second over the first: the multi-GPU bar is ≥ 1.8 on
 // two GPUs. It needs two GPUs: it skips below that (fails under
 // QD_GPU_RUN=1 with QD_GPU_COUNT ≥ 2, or under QD_GPU_RUN=1 without a GPU).
 //

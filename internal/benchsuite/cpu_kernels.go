@@ -1,6 +1,6 @@
 package benchsuite
 
-// The CPU construct kernels (issue 13): one kernel per construct that the
+// The CPU construct kernels: one kernel per construct that the
 // CPU backend must run near plain Go's speed. This file is ordinary Go of
 // package benchsuite, so the Go compiler type-checks it, and its text,
 // embedded (cpuKernelSource in cpu_rows.go), is what qd.Compile compiles.

@@ -10,7 +10,7 @@ import (
 )
 
 // TestHeatIsTheDemos: the heat step measured here is the demo's
-// (cmd/qd/demo_kernels.go), the kernel of the SPEC bar: a change to one
+// (cmd/qd/demo_kernels.go), the kernel of the CPU bar: a change to one
 // must go to the other.
 func TestHeatIsTheDemos(t *testing.T) {
 	body := func(file, fn string) string {

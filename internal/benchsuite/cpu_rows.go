@@ -20,7 +20,7 @@ var cpuKernelSource string
 type cpuCase struct {
 	name   string // the row's name
 	kernel string // the //qd:kernel function
-	// bar: held to SPEC §7's per-core bar, within 2× of plain Go.
+	// bar: held to the per-core bar of docs/semantics.md, within 2× of plain Go.
 	bar bool
 	// serial: the kernel is a serial task, which one core runs whatever
 	// the count; it has no parallel-speedup row.

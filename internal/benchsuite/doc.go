@@ -1,4 +1,4 @@
-// Package benchsuite is qd's performance suite (SPEC §7, issue 5): every
+// Package benchsuite is qd's performance suite (docs/semantics.md#performance-bars): every
 // figure measured in one run on one Program, each printed beside its
 // reference, measured in the same run, and the bar the ratio must meet.
 // `qd bench` prints it; the root package's BenchmarkGPUSuite wraps it for

@@ -17,7 +17,7 @@ import (
 //
 //   - saxpy(a, x, y, n): y[i] = a*x[i] + y[i] for i < n; 4 parameters;
 //   - fill_T(x, v): x[i] = v, and sum_T(x, out): out[0] += x[i] through
-//     qd.AtomicAdd, a reduction (SPEC §3), for T float32, float64, int32;
+//     qd.AtomicAdd, a reduction (docs/semantics.md#reductions), for T float32, float64, int32;
 //   - spin(state, idx, iters): iters steps of a linear congruential
 //     generator ending in state[idx], a latency-bound loop on one thread
 //     (each step depends on the last), which a GPU runs as one block of one

@@ -7,7 +7,7 @@ import (
 	"github.com/quadrants-go/qd"
 )
 
-// Memory in stream order (SPEC §7): stream-ordered allocation, copies from
+// Memory in stream order (docs/semantics.md#performance-bars): stream-ordered allocation, copies from
 // page-locked HostArrays against the driver's own asynchronous copy, and a
 // chunked copy → kernel → copy pipeline on 4 streams against 1.
 

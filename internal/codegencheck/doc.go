@@ -1,5 +1,5 @@
 // Package codegencheck checks qd's code generators on every kernel that
-// the tests run, without a GPU where it can (SPEC §8):
+// the tests run, without a GPU where it can (docs/semantics.md#testing):
 //
 //   - ptxas_test.go assembles the PTX of every kernel with ptxas, for each
 //     architecture the installed ptxas knows;

@@ -19,7 +19,7 @@ import (
 // Every kernel the tests run (checkedKernels) is compiled to PTX and
 // assembled by ptxas for sm_70, sm_80 and sm_90 (those the installed ptxas
 // knows), so PTX that the driver would reject is caught on machines
-// without a GPU (SPEC §8). ptxas comes from .ci/install-ptxas.sh; without
+// without a GPU (docs/semantics.md#testing). ptxas comes from .ci/install-ptxas.sh; without
 // it the test skips with a notice, never passes silently.
 
 func TestPtxasSuiteKernels(t *testing.T) {

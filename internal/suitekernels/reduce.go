@@ -11,7 +11,7 @@ var ReduceOps = []string{"Add", "Min", "Max"}
 // reduceTypes are the element types of ReduceSource's red_* kernels.
 var reduceTypes = []string{"int32", "int64", "uint32", "uint64", "float32", "float64"}
 
-// ReduceSource is the Go source of the reduction tests (SPEC §3):
+// ReduceSource is the Go source of the reduction tests (docs/semantics.md#reductions):
 // red_<Op>_<type>(x, r []T): r[0] op= every x[i], plus kernels with two
 // reductions, reductions in stream-parallel groups, and row sums over a 2-D
 // range.
