@@ -104,7 +104,7 @@ type heldArray struct {
 	what   string
 }
 
-// ownedArray is an array allocated by NewNdarrayOn inside a capture.
+// ownedArray is an array allocated by [NewNdarrayOn] inside a capture.
 type ownedArray struct {
 	c     *ndCore
 	shape []int
@@ -153,7 +153,7 @@ func (cp *capture) refuse(call, why string) error {
 }
 
 // refuseErr is refuse for what the backend refused (err, matching
-// ErrUnsupported) in the capture; other errors pass through.
+// [ErrUnsupported]) in the capture; other errors pass through.
 func (cp *capture) refuseErr(call string, err error) error {
 	if cp == nil || err == nil || !errors.Is(err, ErrUnsupported) {
 		return err
@@ -520,7 +520,7 @@ func (cp *capture) end(call string, ferr error) (backend.Graph, graphParts, erro
 	return bg, parts, nil
 }
 
-// abort ends a capture at Program.Close; the caller holds the Program
+// abort ends a capture at [Program.Close]; the caller holds the Program
 // exclusively.
 func (cp *capture) abort() error {
 	cp.mu.Lock()
@@ -594,7 +594,7 @@ func (p *Program) refuseIfCapturing(call string) error {
 	return errors.Join(errs...)
 }
 
-// abortCaptures ends every capture in progress (Program.Close).
+// abortCaptures ends every capture in progress ([Program.Close]).
 func (p *Program) abortCaptures() error {
 	p.mu.Lock()
 	caps := slices.Collect(maps.Keys(p.captures))

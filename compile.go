@@ -196,7 +196,7 @@ func parseCached(filename string, src []byte) ([]*lower.Plan, error) {
 
 // Kernel returns a new handle to the kernel of that name. Handles share
 // the compiled kernel; closing one leaves the others working. After
-// Module.Close or Program.Close it returns ErrClosed.
+// [Module.Close] or [Program.Close] it returns [ErrClosed].
 func (m *Module) Kernel(name string) (*Kernel, error) {
 	if m == nil {
 		return nil, fmt.Errorf("%w: nil Module", ErrInvalidArgument)
@@ -220,7 +220,7 @@ func (m *Module) Kernels() []string {
 }
 
 // Close releases the module's compiled kernels: every handle from Kernel
-// then returns ErrClosed. It is idempotent.
+// then returns [ErrClosed]. It is idempotent.
 func (m *Module) Close() error {
 	if m == nil || !m.closed.CompareAndSwap(false, true) {
 		return nil

@@ -118,7 +118,7 @@ func hostOf[T Elem](a *Ndarray[T], h *HostArray[T], what string) error {
 
 // CopyFromHostOn enqueues on s a copy of h into the array (the same number
 // of elements, in row-major order) and returns. h must not be written until
-// the copy is done: HostArray.Data waits for it.
+// the copy is done: [HostArray.Data] waits for it.
 func (a *Ndarray[T]) CopyFromHostOn(s *Stream, h *HostArray[T]) error {
 	const what = "CopyFromHostOn"
 	if err := a.use(); err != nil {
@@ -137,7 +137,7 @@ func (a *Ndarray[T]) CopyFromHostOn(s *Stream, h *HostArray[T]) error {
 }
 
 // CopyToHostOn enqueues on s a copy of the array into h (the same number of
-// elements) and returns. HostArray.Data waits for the copy before it
+// elements) and returns. [HostArray.Data] waits for the copy before it
 // returns the data.
 func (a *Ndarray[T]) CopyToHostOn(s *Stream, h *HostArray[T]) error {
 	const what = "CopyToHostOn"
@@ -167,7 +167,7 @@ func (a *Ndarray[T]) CopyToHostOn(s *Stream, h *HostArray[T]) error {
 // caller orders it after the work that writes src and before the work
 // that reads the array, as for any stream (WaitEvent, WaitStream). Both
 // arrays' use tracking sees the copy: a host read or Close of either
-// waits for it. A source of another backend's Program is ErrForeign.
+// waits for it. A source of another backend's Program is [ErrForeign].
 func (a *Ndarray[T]) CopyFromOn(s *Stream, src *Ndarray[T]) error {
 	const what = "CopyFromOn"
 	if err := a.use(); err != nil {

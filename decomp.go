@@ -24,7 +24,7 @@ package qd
 // (TestDecompScaled): the algorithms square entries and do not rescale, so
 // beyond that squared norms overflow or lose bits in the subnormal range.
 
-// jacobiSweeps is the number of cyclic Jacobi sweeps of SVD3 and SymEig3,
+// jacobiSweeps is the number of cyclic Jacobi sweeps of [SVD3] and [SymEig3],
 // the same for float32 and float64. Jacobi converges quadratically, and
 // with the threshold of jacobiTan a converged sweep changes nothing: on the
 // 10^5 test matrices of every kind (docs/accuracy.md) three sweeps are not
@@ -187,10 +187,10 @@ func SVD3[T Float](m Mat3[T]) (u Mat3[T], s Vec3[T], v Mat3[T]) {
 }
 
 // SVD2 returns the singular value decomposition m = u·diag(s)·vᵀ of a 2x2
-// matrix with the conventions of SVD3: u and v rotations, s[0] ≥ |s[1]|,
+// matrix with the conventions of [SVD3]: u and v rotations, s[0] ≥ |s[1]|,
 // s[0] ≥ 0, s[1] of the sign of det(m). The zero matrix gives u = v = I.
 //
-// Algorithm, closed form: the rotation r of PolarDecompose2 makes rᵀm
+// Algorithm, closed form: the rotation r of [PolarDecompose2] makes rᵀm
 // symmetric; one Jacobi rotation j diagonalizes that; u = r·j, v = j, then
 // the order is fixed by a quarter-turn of both (which swaps the values and
 // keeps the rotations). Accuracy: docs/accuracy.md.
@@ -238,7 +238,7 @@ func PolarDecompose2[T Float](m Mat2[T]) (r, s Mat2[T]) {
 
 // PolarDecompose3 returns the polar decomposition m = r·s of a 3x3 matrix,
 // r = u·vᵀ a rotation (det +1) and s = v·diag(σ)·vᵀ symmetric (exactly: it
-// is assembled symmetrically), from SVD3 and with its sign convention: s is
+// is assembled symmetrically), from [SVD3] and with its sign convention: s is
 // positive semi-definite when det(m) ≥ 0 and has one negative eigenvalue
 // when det(m) < 0. The zero matrix gives r = I, s = 0.
 func PolarDecompose3[T Float](m Mat3[T]) (r, s Mat3[T]) {

@@ -30,7 +30,7 @@ type DeviceInfo struct {
 	Driver string
 	// Peers are the ordinals of the other devices of the backend whose
 	// memory this device reaches directly (peer access over NVLink or
-	// PCIe): copies between their arrays (Ndarray.CopyFromOn) move
+	// PCIe): copies between their arrays ([Ndarray.CopyFromOn]) move
 	// device to device. Copies with other devices of the backend work too,
 	// staged through host memory by the driver.
 	Peers []int

@@ -33,7 +33,7 @@ var (
 )
 
 // unavailableError says why an explicitly chosen backend cannot run: not
-// built in, no driver, no device. It matches ErrUnsupported and the
+// built in, no driver, no device. It matches [ErrUnsupported] and the
 // backend's own cause.
 type unavailableError struct {
 	arch Arch
@@ -48,7 +48,7 @@ func (e *unavailableError) Unwrap() []error { return []error{ErrUnsupported, e.e
 
 // ArgumentError describes a bad kernel argument: which kernel, which
 // parameter, what was expected and what was given. It matches
-// ErrInvalidArgument with errors.Is, and also ErrClosed or ErrForeign when
+// [ErrInvalidArgument] with errors.Is, and also [ErrClosed] or [ErrForeign] when
 // the argument was a closed or foreign Ndarray.
 type ArgumentError struct {
 	Kernel string // kernel name
@@ -65,18 +65,18 @@ func (e *ArgumentError) Error() string {
 	return fmt.Sprintf("qd: kernel %s: parameter %d (%s): %s", e.Kernel, e.Index+1, e.Param, e.Msg)
 }
 
-// Is makes every ArgumentError match ErrInvalidArgument.
+// Is makes every ArgumentError match [ErrInvalidArgument].
 func (e *ArgumentError) Is(target error) bool { return target == ErrInvalidArgument }
 
-// Unwrap gives the underlying cause (ErrClosed, ErrForeign), if any.
+// Unwrap gives the underlying cause ([ErrClosed], [ErrForeign]), if any.
 func (e *ArgumentError) Unwrap() error { return e.Err }
 
 func closedErr(what string) error { return fmt.Errorf("qd: %w: %s", ErrClosed, what) }
 
 // ErrCapturing is matched by the errors of calls a graph capture cannot
 // hold: a call that makes the host wait for a stream that is capturing
-// (Stream.Synchronize, SynchronizeContext or Query, Program.Synchronize, a host read of an
-// array the capture uses, Event.Synchronize or Query of an event recorded
+// ([Stream.Synchronize], SynchronizeContext or Query, [Program.Synchronize], a host read of an
+// array the capture uses, [Event.Synchronize] or Query of an event recorded
 // in it), a launch with a Go slice argument on a capturing stream, a wait
 // across the capture's boundary, a stream-ordered allocation a device
 // cannot make inside a graph, a wait or copy across Programs that involves

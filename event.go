@@ -13,7 +13,7 @@ import (
 
 // Event marks a point in a stream. Record captures the work enqueued on a
 // stream so far; the event is reached when that work is done. Streams wait
-// for events without blocking the host (Stream.WaitEvent); the host waits
+// for events without blocking the host ([Stream.WaitEvent]); the host waits
 // with Synchronize. Every method is safe for concurrent use.
 type Event struct {
 	c *eventCore
@@ -45,7 +45,7 @@ func (c *eventCore) hold() bool {
 	return true
 }
 
-// NewEvent makes an event; WithTiming makes it usable with Elapsed.
+// NewEvent makes an event; [WithTiming] makes it usable with [Elapsed].
 func (p *Program) NewEvent(opts ...EventOption) (*Event, error) {
 	var cfg eventConfig
 	for _, o := range opts {
@@ -97,7 +97,7 @@ func (c *eventCore) isClosed() bool { return c.closed.Load() }
 // being captured: streams that wait for it join the capture, and the host
 // cannot wait for it (Synchronize and Query fail). Replays of the graph do
 // not record it: to know when a replay is done, record an event after
-// Graph.LaunchOn.
+// [Graph.LaunchOn].
 func (e *Event) Record(s *Stream) error {
 	if err := e.use(); err != nil {
 		return err
@@ -140,7 +140,7 @@ func (e *Event) hostWaitable(call string) error {
 
 // Synchronize blocks until the event's last recorded point is reached (at
 // once for an event never recorded). An event last recorded inside a
-// capture cannot be waited for: the error matches ErrCapturing.
+// capture cannot be waited for: the error matches [ErrCapturing].
 func (e *Event) Synchronize() error {
 	if err := e.use(); err != nil {
 		return err
@@ -154,7 +154,7 @@ func (e *Event) Synchronize() error {
 
 // SynchronizeContext is Synchronize that gives up when ctx is done,
 // returning ctx's error. A nil ctx is an error matching
-// ErrInvalidArgument.
+// [ErrInvalidArgument].
 func (e *Event) SynchronizeContext(ctx context.Context) error {
 	const call = "Event.SynchronizeContext"
 	if ctx == nil {
@@ -179,7 +179,7 @@ func (e *Event) SynchronizeContext(ctx context.Context) error {
 
 // Query reports whether the event's last recorded point is reached. An
 // event last recorded inside a capture cannot be queried: the error
-// matches ErrCapturing.
+// matches [ErrCapturing].
 func (e *Event) Query() (bool, error) {
 	if err := e.use(); err != nil {
 		return false, err
@@ -218,7 +218,7 @@ func (c *eventCore) release() error {
 	return c.b.Close()
 }
 
-// Elapsed is the time between two reached timing events (WithTiming) of
+// Elapsed is the time between two reached timing events ([WithTiming]) of
 // one Program, measured on the device.
 func Elapsed(start, end *Event) (time.Duration, error) {
 	if err := start.use(); err != nil {

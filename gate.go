@@ -118,7 +118,7 @@ func (sc *streamCore) waitHeld(cs *capture, m *capMark, call string, e backend.E
 }
 
 // join makes s wait for the work enqueued so far on o, a stream of s's
-// Program (Stream.WaitStream): o's point, then s's wait for it.
+// Program ([Stream.WaitStream]): o's point, then s's wait for it.
 func (p *Program) join(s, o *streamCore, call string) error {
 	e, m, err := o.pointOn()
 	if err != nil {

@@ -11,7 +11,7 @@ import (
 	"github.com/quadrants-go/qd/internal/trace"
 )
 
-// Graph is work captured from streams (Stream.Capture), replayed with one
+// Graph is work captured from streams ([Stream.Capture]), replayed with one
 // call: LaunchOn enqueues all of it on a stream at the host cost of about
 // one launch, and on a GPU its kernels start back to back without the
 // host in between. Every method is safe for concurrent use.
@@ -21,7 +21,7 @@ import (
 // groups fork and join inside the graph, on streams the graph has),
 // event records and waits between the capture's streams, asynchronous
 // copies (CopyFromHostOn, CopyToHostOn, CopyFromOn), fills (FillOn), and
-// allocations and frees in stream order (NewNdarrayOn and Close). Each is
+// allocations and frees in stream order ([NewNdarrayOn] and Close). Each is
 // recorded with its arguments as they were: the same arrays, scalar values
 // and sizes at every replay. Update changes them.
 //
@@ -29,7 +29,7 @@ import (
 // replay counts as a use of each of them: a host read or Close of such an
 // array waits for the replays enqueued before it. Closing an array a graph
 // uses is allowed; the graph's later LaunchOn then fails with an error
-// matching ErrClosed that names the array, rather than touch freed memory.
+// matching [ErrClosed] that names the array, rather than touch freed memory.
 type Graph struct {
 	c *graphCore
 }
@@ -63,19 +63,19 @@ type graphCore struct {
 // themselves: their groups become parallel branches of the graph.
 //
 // While s captures, what would make the host wait for it is refused with
-// an error that names the call and the capture and matches ErrCapturing:
-// Synchronize, SynchronizeContext or Query of a capturing stream, Program.Synchronize, a host
+// an error that names the call and the capture and matches [ErrCapturing]:
+// Synchronize, SynchronizeContext or Query of a capturing stream, [Program.Synchronize], a host
 // read or write of an array the capture's work uses (CopyToHost, ToSlice,
-// CopyFromHost, HostArray.Data), Synchronize or Query of an event
+// CopyFromHost, [HostArray.Data]), Synchronize or Query of an event
 // recorded in the capture, a launch with a Go slice argument on a
 // capturing stream, a wait by a capturing stream for work outside the
-// capture, NewNdarrayOn on a device that cannot allocate inside a graph,
+// capture, [NewNdarrayOn] on a device that cannot allocate inside a graph,
 // and a wait or copy that involves another Program (graphs do not span
 // Programs yet; docs/multigpu.md).
 // The capture then fails: Capture returns that error (joined with fn's),
 // the streams leave capture mode, and the Program stays usable. A panic in
 // fn ends the capture the same way and goes on. Calls without a stream
-// (NewNdarray, NewHostArray, Compile, NewStream, NewEvent) run at once, as
+// ([NewNdarray], [NewHostArray], Compile, NewStream, NewEvent) run at once, as
 // outside a capture, and are not captured.
 //
 // An array made by NewNdarrayOn on a capturing stream is memory of the
@@ -102,7 +102,7 @@ type graphCore struct {
 // On a GPU the driver's stream capture records the work (CUDA in relaxed
 // mode, the only mode in which goroutines, which move between threads, may
 // end a capture on another thread than the one that began it), and a
-// kernel built WithDebug cannot be captured: its index checks report
+// kernel built [WithDebug] cannot be captured: its index checks report
 // through the host at Synchronize, which a replay never reaches. Captures
 // on different streams may run at once in different goroutines; work
 // another goroutine enqueues on a capturing stream is captured too.
@@ -289,7 +289,7 @@ func (c *graphCore) update(bg backend.Graph, parts graphParts) error {
 }
 
 // Close releases the graph after the replays enqueued so far. It is
-// idempotent; LaunchOn and Update of a closed graph return ErrClosed.
+// idempotent; LaunchOn and Update of a closed graph return [ErrClosed].
 func (g *Graph) Close() error {
 	if g == nil || g.c == nil {
 		return nil
@@ -314,7 +314,7 @@ func (c *graphCore) close() error {
 	return err
 }
 
-// release is Program.Close's path: all work is already done.
+// release is [Program.Close]'s path: all work is already done.
 func (c *graphCore) release() error {
 	if !c.closed.CompareAndSwap(false, true) {
 		return nil

@@ -13,7 +13,7 @@ import (
 
 // HostArray is a row-major array of 1 to 3 dimensions in host memory the
 // device copies from and to asynchronously: page-locked on a GPU (so that
-// Ndarray.CopyFromHostOn and CopyToHostOn return at once and the copy
+// [Ndarray.CopyFromHostOn] and CopyToHostOn return at once and the copy
 // overlaps other work), plain memory on the CPU backend. Every method is
 // safe for concurrent use.
 type HostArray[T Elem] struct {
@@ -160,7 +160,7 @@ func rowsOf(shape [3]int, dims, lo, hi int, what string) (off int, out [3]int, n
 
 // Close frees the memory once the copies enqueued so far that use it (on
 // any stream, through any view) are done. Closing a view frees nothing.
-// Close is idempotent; other methods of a closed array return ErrClosed.
+// Close is idempotent; other methods of a closed array return [ErrClosed].
 func (h *HostArray[T]) Close() error {
 	if h == nil || h.c == nil {
 		return nil
@@ -182,7 +182,7 @@ func (c *hostCore) close() error {
 	return errors.Join(err, st.hb.Close())
 }
 
-// release is Program.Close's path: all work is already done.
+// release is [Program.Close]'s path: all work is already done.
 func (c *hostCore) release() error {
 	if !c.closed.CompareAndSwap(false, true) || c.view {
 		return nil

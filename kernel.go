@@ -61,8 +61,8 @@ func (p *Program) newKernel(plan *lower.Plan) (*kernelCore, error) {
 	return c, nil
 }
 
-// Close closes this handle: its launches then return ErrClosed. Other
-// handles to the same kernel (each Module.Kernel call returns a new one)
+// Close closes this handle: its launches then return [ErrClosed]. Other
+// handles to the same kernel (each [Module.Kernel] call returns a new one)
 // keep working. The compiled code stays in the Program's module cache until
 // the Program closes, so compiling the same kernel again is a cache hit and
 // no launch in flight can see its code unloaded. Close is idempotent.

@@ -27,7 +27,7 @@ import (
 // blocks simply run one after the other.
 func StreamParallel(body func()) { body() }
 
-// LoopOption tunes the parallel loop that follows a LoopConfig call.
+// LoopOption tunes the parallel loop that follows a [LoopConfig] call.
 type LoopOption struct {
 	blockDim int
 }
@@ -62,7 +62,7 @@ func NDRange(n, m int) iter.Seq2[int, int] {
 	}
 }
 
-// Index3 is a point of a 3-dimensional NDRange3: Go's range-over-func yields at
+// Index3 is a point of a 3-dimensional [NDRange3]: Go's range-over-func yields at
 // most two values, so the three indices travel together.
 type Index3 struct {
 	I, J, K int
@@ -95,8 +95,8 @@ type AtomicElem interface {
 	int | int32 | int64 | uint | uint32 | uint64 | float32 | float64
 }
 
-// AtomicInt is the set of integer element types AtomicAnd, AtomicOr and
-// AtomicXor accept.
+// AtomicInt is the set of integer element types [AtomicAnd], [AtomicOr] and
+// [AtomicXor] accept.
 type AtomicInt interface {
 	int | int32 | int64 | uint | uint32 | uint64
 }

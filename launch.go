@@ -69,7 +69,7 @@ var onDefault = new(Stream)
 // Errors in arguments are *ArgumentError values naming the kernel and the
 // parameter. Errors raised while the kernel runs (an index out of range on
 // the CPU) are reported once, whichever stream-parallel group raised them:
-// by the next Synchronize of s, by Program.Synchronize, or by this call when it
+// by the next Synchronize of s, by [Program.Synchronize], or by this call when it
 // waits for slices. Streams that wait for s (WaitStream, WaitEvent) are
 // ordered after the failed work but do not report its error.
 func (k *Kernel) LaunchOn(s *Stream, args ...any) error {
@@ -94,7 +94,7 @@ func (k *Kernel) LaunchOn(s *Stream, args ...any) error {
 // the process stops it. Give kernels that may run long a bound: a maximum
 // iteration count, or a flag array that their loops read with an atomic
 // (qd.AtomicAdd(&stop[0], 0)) and that a one-line kernel launched on
-// another stream sets. Stream.SynchronizeContext stops waiting for such work.
+// another stream sets. [Stream.SynchronizeContext] stops waiting for such work.
 func (k *Kernel) LaunchContext(ctx context.Context, s *Stream, args ...any) error {
 	c, err := k.core()
 	if err != nil {
@@ -287,7 +287,7 @@ func (kc *kernelCore) captured(cp *capture, args []any) {
 
 // enqueueCall enqueues a bound call on s (of capture cp, or nil), traced
 // when a trace is on. In a capture its tasks' spans are captured where the
-// backend can (each replay then traces them, Graph.LaunchOn), their launch
+// backend can (each replay then traces them, [Graph.LaunchOn]), their launch
 // numbered within the capture.
 func (kc *kernelCore) enqueueCall(cl *call, s *streamCore, cp *capture) error {
 	// The only cost of tracing when it is off: one atomic load.

@@ -73,12 +73,12 @@ type storage struct {
 	owner  *Program // the Program whose device holds the memory
 	buf    backend.Buffer
 	closed atomic.Bool // the parent array was closed: so is every view
-	// home is the stream that allocated pooled memory (NewNdarrayOn), nil
-	// for NewNdarray's: pooled memory is freed in home's order, after every
+	// home is the stream that allocated pooled memory ([NewNdarrayOn]), nil
+	// for [NewNdarray]'s: pooled memory is freed in home's order, after every
 	// stream that used it.
 	home *streamCore
 	zero zeroFill // NewNdarrayOn's fill, enqueued by the first use (zerofill.go)
-	// cap is the capture that allocated the memory (NewNdarrayOn on a
+	// cap is the capture that allocated the memory ([NewNdarrayOn] on a
 	// capturing stream): memory of its graph, usable only by the
 	// capture's streams and freed in it.
 	cap *capture
@@ -243,10 +243,10 @@ func (a *Ndarray[T]) ToSlice() ([]T, error) {
 }
 
 // Close frees the array once the enqueued work that uses it is done: an
-// array from NewNdarray after waiting for that work, one from
-// NewNdarrayOn in stream order without blocking the host. Closing an
+// array from [NewNdarray] after waiting for that work, one from
+// [NewNdarrayOn] in stream order without blocking the host. Closing an
 // array closes its Rows views too; closing a view frees nothing. Close is
-// idempotent; other methods of a closed array return ErrClosed.
+// idempotent; other methods of a closed array return [ErrClosed].
 func (a *Ndarray[T]) Close() error {
 	if a == nil || a.c == nil {
 		return nil
@@ -295,7 +295,7 @@ func (c *ndCore) track() *tracker { return &c.st.tracker }
 
 func (c *ndCore) owner() *capture { return c.st.cap }
 
-// release is Program.Close's path: the Program's own work is already
+// release is [Program.Close]'s path: the Program's own work is already
 // done. Streams of other Programs may have used the memory (copies
 // between Programs), or be enqueueing with it: it waits for both.
 func (c *ndCore) release() error {
@@ -361,14 +361,14 @@ func (p *Program) hostTransfer(c *ndCore, call string, overwrite bool, enqueue f
 // streams must be ordered after s to use it). Its Close frees the memory
 // in stream order, after every stream that used it, without blocking the
 // host; freed memory is kept for reuse on the same stream, so allocating
-// and freeing in a loop costs no driver call. On the CPU it is NewNdarray.
+// and freeing in a loop costs no driver call. On the CPU it is [NewNdarray].
 //
 // The array reads as zeros until written. On a GPU the zero fill is
 // enqueued by the array's first use, on that use's stream, and left out
 // when that use writes every element (CopyFromHostOn, CopyFromOn or FillOn
 // of the whole array) or the array is closed unused: a fill costs the host
 // more than the allocation. In a graph capture the array is memory of the
-// graph, zeroed on s by every replay (Stream.Capture).
+// graph, zeroed on s by every replay ([Stream.Capture]).
 func NewNdarrayOn[T Elem](s *Stream, shape ...int) (*Ndarray[T], error) {
 	if err := s.use(); err != nil {
 		return nil, err

@@ -20,7 +20,7 @@ type object interface{ isClosed() bool }
 
 // useObject takes p's lifetime lock for an operation on o, one of p's
 // objects, named what in errors; call exit on p when done. A closed p or
-// o gives ErrClosed.
+// o gives [ErrClosed].
 func (p *Program) useObject(o object, what string) error {
 	if err := p.enter(); err != nil {
 		return err
@@ -33,7 +33,7 @@ func (p *Program) useObject(o object, what string) error {
 }
 
 // checkObject checks o, an object of owner named what, for use with p's
-// objects: ErrForeign when owner is another Program, ErrClosed when o is
+// objects: [ErrForeign] when owner is another Program, [ErrClosed] when o is
 // closed. The caller holds p's lifetime lock.
 func (p *Program) checkObject(owner *Program, o object, what string) error {
 	if owner != p {
@@ -50,7 +50,7 @@ type closable interface{ close() error }
 
 // closeObject is the Close of an object, and the cleanup of one that became
 // unreachable without Close: it closes the object after its work, unless
-// Program.Close already released everything.
+// [Program.Close] already released everything.
 func (p *Program) closeObject(c closable) error {
 	p.life.RLock()
 	defer p.life.RUnlock()

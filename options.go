@@ -19,12 +19,12 @@ func WithArch(a Arch) InitOption { return func(c *initConfig) { c.arch = a } }
 // order `qd devices` lists them (CUDA_VISIBLE_DEVICES and
 // HIP_VISIBLE_DEVICES renumber them, as for every program). The CPU
 // backend has one device, 0. An ordinal the backend does not have is an
-// error matching ErrInvalidArgument that says how many devices it has;
+// error matching [ErrInvalidArgument] that says how many devices it has;
 // with Auto, the first backend that has device n is taken.
 //
 // One Program drives one device; a program that uses several GPUs opens a
 // Program per device. Streams of those Programs can wait for each other's
-// events (Stream.WaitEvent, Stream.WaitStream) and Ndarray.CopyFromOn
+// events ([Stream.WaitEvent], [Stream.WaitStream]) and [Ndarray.CopyFromOn]
 // copies between their arrays (docs/multigpu.md).
 func WithDevice(n int) InitOption { return func(c *initConfig) { c.device = n } }
 
@@ -43,14 +43,14 @@ func WithFastMath() InitOption { return func(c *initConfig) { c.fastMath = true 
 // a store or an atomic is skipped), and the first one of a launch is
 // reported as an error naming the kernel, the array, the index, the extent
 // and the source position, by the next Synchronize of the stream the
-// kernel was launched on (or Program.Synchronize), like any error raised while a
+// kernel was launched on (or [Program.Synchronize]), like any error raised while a
 // kernel runs. Checked kernels are slower: each access compares its
 // indices and the vector and unrolled loops are off (docs/performance.md
 // has the cost). Without it (the default) a GPU kernel indexing out of
 // range reads or writes whatever lies there, or faults.
 func WithDebug() InitOption { return func(c *initConfig) { c.debug = true } }
 
-// StreamOption configures Program.NewStream.
+// StreamOption configures [Program.NewStream].
 type StreamOption func(*streamConfig)
 
 type streamConfig struct {
@@ -65,11 +65,11 @@ func WithPriority(p int) StreamOption {
 	return func(c *streamConfig) { c.priority, c.hasPriority = p, true }
 }
 
-// EventOption configures Program.NewEvent.
+// EventOption configures [Program.NewEvent].
 type EventOption func(*eventConfig)
 
 type eventConfig struct{ timing bool }
 
-// WithTiming makes an event usable with Elapsed. Timing is off by default
+// WithTiming makes an event usable with [Elapsed]. Timing is off by default
 // because it makes recording slower on GPUs.
 func WithTiming() EventOption { return func(c *eventConfig) { c.timing = true } }

@@ -94,7 +94,7 @@ func (sc *streamCore) hostWaitFor(t *tracker, call string) error {
 	return e.Synchronize()
 }
 
-// refuseAcross refuses, with ErrCapturing, operation what on s that
+// refuseAcross refuses, with [ErrCapturing], operation what on s that
 // involves another Program, when s is capturing (cs, read under s's gate)
 // or other (the capture the other side is a point of, if any) is: graphs do
 // not span Programs yet (docs/multigpu.md). A capture in progress fails
@@ -112,7 +112,7 @@ func refuseAcross(s *streamCore, cs, other *capture, what string) error {
 	return other.refuse(what, s.describe()+", a stream of another Program, would join the capture, and graphs do not span Programs yet")
 }
 
-// waitPeerEvent is Stream.WaitEvent with an event of another Program; the
+// waitPeerEvent is [Stream.WaitEvent] with an event of another Program; the
 // caller holds s's Program. The event's mutex orders the wait with the
 // event's Records, as for an event of s's own Program.
 func (sc *streamCore) waitPeerEvent(e *eventCore) error {
@@ -136,7 +136,7 @@ func (sc *streamCore) waitPeerEvent(e *eventCore) error {
 	return sc.waitEventOf(e.b, e.p)
 }
 
-// waitPeerStream is Stream.WaitStream with a stream of another Program;
+// waitPeerStream is [Stream.WaitStream] with a stream of another Program;
 // the caller holds s's Program: o's point, under o's gate, then s's wait
 // for it under its own (gate.go).
 func (sc *streamCore) waitPeerStream(o *streamCore) error {

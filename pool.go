@@ -15,7 +15,7 @@ import (
 // transfers. Streams go back while their work may still be in flight:
 // stream order serialises any later use, and every launch makes a borrowed
 // stream wait for its fork event first. Pooled streams are registered with
-// the Program like any other, and Program.Close destroys them.
+// the Program like any other, and [Program.Close] destroys them.
 //
 // The event pool recycles untimed events for fork/join and host waits. An
 // event goes back as soon as the wait on it is enqueued: a wait keeps the

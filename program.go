@@ -49,12 +49,12 @@ type Program struct {
 	retired sync.WaitGroup
 }
 
-// Init starts a Program on the chosen backend (WithArch; Auto by default).
+// Init starts a Program on the chosen backend ([WithArch]; Auto by default).
 // Auto takes CUDA when a device is present, then AMDGPU (when HIP's runtime
 // and an AMD GPU are present; the AMD path is compiled and checked, never
 // yet run on an AMD GPU), then the CPU, which always works. An explicit GPU
 // arch without a usable driver or device is an error matching
-// ErrUnsupported that says why.
+// [ErrUnsupported] that says why.
 func Init(opts ...InitOption) (*Program, error) {
 	cfg := initConfig{arch: Auto}
 	for _, o := range opts {
@@ -199,7 +199,7 @@ func (p *Program) Arch() Arch {
 }
 
 // Device describes the Program's device: its backend, ordinal, name and
-// properties, as Devices lists it. Its String method gives one line for
+// properties, as [Devices] lists it. Its String method gives one line for
 // messages. A nil Program has the zero DeviceInfo.
 func (p *Program) Device() DeviceInfo {
 	if p == nil {
@@ -208,7 +208,7 @@ func (p *Program) Device() DeviceInfo {
 	return infoOf(p.arch, p.dev.Info())
 }
 
-// DefaultStream is the Program's own stream, used by Kernel.Launch. It is
+// DefaultStream is the Program's own stream, used by [Kernel.Launch]. It is
 // non-blocking like every qd stream: work on other streams is not ordered
 // with it unless events say so.
 func (p *Program) DefaultStream() *Stream {
@@ -219,7 +219,7 @@ func (p *Program) DefaultStream() *Stream {
 }
 
 // enter takes the Program's lifetime lock for one operation; exit releases
-// it. An operation on a closed Program gets ErrClosed.
+// it. An operation on a closed Program gets [ErrClosed].
 func (p *Program) enter() error {
 	if p == nil {
 		return fmt.Errorf("%w: nil Program", ErrInvalidArgument)
@@ -236,7 +236,7 @@ func (p *Program) exit() { p.life.RUnlock() }
 
 // Synchronize waits for all work of the Program on all its streams, and returns
 // the errors that work reported. While a stream captures a graph, Sync
-// fails with an error matching ErrCapturing, and so does the capture.
+// fails with an error matching [ErrCapturing], and so does the capture.
 func (p *Program) Synchronize() error {
 	if err := p.enter(); err != nil {
 		return err
@@ -251,7 +251,7 @@ func (p *Program) Synchronize() error {
 // SynchronizeContext is Synchronize that gives up when ctx is done,
 // returning ctx's error; the work goes on, and errors it reports after
 // the call gave up are kept for the next Synchronize of their streams. A
-// nil ctx is an error matching ErrInvalidArgument.
+// nil ctx is an error matching [ErrInvalidArgument].
 func (p *Program) SynchronizeContext(ctx context.Context) error {
 	const call = "Program.SynchronizeContext"
 	if ctx == nil {
@@ -315,7 +315,7 @@ func (p *Program) syncAllBut(skip error) error {
 // Close ends the Program's work, then releases every stream, event, array,
 // kernel and graph of the Program and the device. Close is idempotent;
 // afterwards every method of the Program and of its objects returns
-// ErrClosed. A graph capture in progress in another goroutine is ended
+// [ErrClosed]. A graph capture in progress in another goroutine is ended
 // (its Capture returns an error matching ErrClosed).
 //
 // On the CPU, Close first stops the work still queued or running, as a

@@ -9,7 +9,7 @@ package qd
 //
 // Accuracy: Mul, Conj, Rotate and Mat3 use only separately rounded + - *
 // (bit-identical between the native run and the GPU); Norm and Normalized add
-// one Sqrt (correctly rounded everywhere). QuatFromAxisAngle calls qd.Sin and
+// one [Sqrt] (correctly rounded everywhere). [QuatFromAxisAngle] calls qd.Sin and
 // qd.Cos, which on a GPU are within the ulp bounds of docs/accuracy.md but not
 // bit-identical to Go's math.
 type Quat[T Float] [4]T

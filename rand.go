@@ -56,7 +56,7 @@ func philox4x32x10(c [4]uint32, k [2]uint32) [4]uint32 {
 
 // Rand is a Philox-4x32-10 random number generator, small enough to live in
 // registers: 48 bytes. The stream of 32-bit words it produces is fixed by
-// (seed, stream): word i (counting from 0 at NewRand) is word i%4 of
+// (seed, stream): word i (counting from 0 at [NewRand]) is word i%4 of
 // the Philox-4x32-10 block with
 //
 //	counter = (uint32(i/4), uint32(i/4 >> 32), uint32(stream), uint32(stream >> 32))

@@ -76,7 +76,7 @@ func (kc *kernelCore) relaunch(mm *launchMemo, sig *argSig, s *streamCore, args 
 		}
 	}
 	// As bind and zeroArrays: pin, so that a Close waits for the enqueue,
-	// and order the launch after the array's zero fill (NewNdarrayOn's,
+	// and order the launch after the array's zero fill ([NewNdarrayOn]'s,
 	// which a launch on its own stream finds in progress). Failing either,
 	// the general path redoes it and reports the error.
 	for j, sa := range sig.arrays {

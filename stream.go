@@ -126,7 +126,7 @@ func (sc *streamCore) isClosed() bool { return sc.closed.Load() }
 
 // Synchronize blocks until all work enqueued on s so far is done, and
 // returns the first error that work reported since the last call. While s
-// captures a graph it fails with an error matching ErrCapturing.
+// captures a graph it fails with an error matching [ErrCapturing].
 func (s *Stream) Synchronize() error {
 	if err := s.use(); err != nil {
 		return err
@@ -149,7 +149,7 @@ const capturedWork = "the stream is capturing: its work runs only when the graph
 // SynchronizeContext is Synchronize that gives up when ctx is done,
 // returning ctx's error (errors.Is(err, context.DeadlineExceeded), say).
 // The work goes on, and its errors are left for the next Synchronize of
-// s. A nil ctx is an error matching ErrInvalidArgument.
+// s. A nil ctx is an error matching [ErrInvalidArgument].
 func (s *Stream) SynchronizeContext(ctx context.Context) error {
 	const call = "Stream.SynchronizeContext"
 	if ctx == nil {
@@ -230,7 +230,7 @@ func untilDone(ctx context.Context, p *Program, wait func() error) error {
 }
 
 // Query reports whether all work enqueued on s is done, without blocking.
-// While s captures a graph it fails with an error matching ErrCapturing.
+// While s captures a graph it fails with an error matching [ErrCapturing].
 func (s *Stream) Query() (bool, error) {
 	if err := s.use(); err != nil {
 		return false, err
@@ -252,13 +252,13 @@ func (s *Stream) Query() (bool, error) {
 // recorded is already reached. e may belong to another Program of the same
 // backend, on another device or the same one: the wait then orders s after
 // that Program's work (a GPU waits on the device, across GPUs; docs/
-// multigpu.md). An event of another backend's Program is ErrForeign.
+// multigpu.md). An event of another backend's Program is [ErrForeign].
 //
 // Inside a capture, waiting for an event recorded on a capturing stream
 // makes s join the capture (its later work is captured too, until it is
 // joined back); a capturing stream may wait only for events recorded in
 // its own capture. Graphs do not span Programs yet: a wait that would join
-// streams of two Programs in one capture fails with ErrCapturing.
+// streams of two Programs in one capture fails with [ErrCapturing].
 func (s *Stream) WaitEvent(e *Event) error {
 	if err := s.use(); err != nil {
 		return err
@@ -312,7 +312,7 @@ func (s *Stream) Handle() uintptr {
 
 // Close waits for the work enqueued on s, then destroys it (a wrapped
 // foreign stream is only forgotten). Close is idempotent; other methods of a
-// closed stream return ErrClosed. The default stream belongs to the Program:
+// closed stream return [ErrClosed]. The default stream belongs to the Program:
 // closing it is an error.
 func (s *Stream) Close() error {
 	if s == nil || s.c == nil {
@@ -350,7 +350,7 @@ func (p *Program) closeStream(c *streamCore) error {
 	return err
 }
 
-// release is Program.Close's path: the Program is already synchronized.
+// release is [Program.Close]'s path: the Program is already synchronized.
 // Operations of other Programs may hold the stream (an event recorded on
 // it, a zero fill); it waits for them.
 func (sc *streamCore) release() error {

@@ -203,7 +203,7 @@ func (tr *tracer) tracesCaptures() bool {
 // timed enqueues work on s between a start and an end mark, so span (its
 // stream filled in here) gets the work's device times. On a capturing
 // stream the marks and the span go into the capture instead: each replay
-// times them (Graph.LaunchOn).
+// times them ([Graph.LaunchOn]).
 func (tr *tracer) timed(s *streamCore, span trace.Span, work func() error) error {
 	l := tr.lane(s)
 	span.Stream, span.StreamID = l.name, l.id

@@ -104,7 +104,7 @@ func (t *tracker) waitUses() error { return t.waitUsesBut(nil, "") }
 func (t *tracker) waitUsesFor(call string) error { return t.waitUsesBut(nil, call) }
 
 // waitUsesBut is waitUsesFor for the streams of Programs other than skip
-// (nil: all): at Program.Close, whose own streams are already
+// (nil: all): at [Program.Close], whose own streams are already
 // synchronized.
 func (t *tracker) waitUsesBut(skip *Program, call string) error {
 	seen := t.snapshot()
@@ -129,7 +129,7 @@ func (t *tracker) waitUsesBut(skip *Program, call string) error {
 	return errors.Join(errs...)
 }
 
-// syncStream waits for all work enqueued on s (Program.Synchronize); for a
+// syncStream waits for all work enqueued on s ([Program.Synchronize]); for a
 // capturing stream, its work from before the capture.
 func (p *Program) syncStream(s *streamCore) error {
 	s.gate.RLock()
