@@ -1,6 +1,7 @@
 package ir_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -26,6 +27,40 @@ func chainKernel(n int) *Kernel {
 		arm(0)
 	})
 	return b.Kernel()
+}
+
+// An else holding only an if prints as else if, on the level of the first
+// if.
+func TestPrintElseIf(t *testing.T) {
+	want := `kernel chain(y [1]i32) {
+  parallel for i := range len(y, 0) {
+    var v i32 = y[i]
+    if v == 0 {
+      y[i] = 0
+    } else if v == 1 {
+      y[i] = 1
+    } else {
+      y[i] = -1
+    }
+  }
+}
+`
+	if got := Print(chainKernel(2)); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+// A long chain prints in size linear in its length: nested, each case was
+// indented once more, and 10,000 cases printed 400 MB.
+func TestPrintLongChainIsLinear(t *testing.T) {
+	const n = 2000
+	out := Print(chainKernel(n))
+	if perCase := len(out) / n; perCase > 60 {
+		t.Errorf("%d bytes a case for %d cases, want at most 60 (about 40: \"} else if v == c {\", the store)", perCase, n)
+	}
+	if !strings.Contains(out, "\n    } else if v == 1999 {\n") {
+		t.Error("the last case is not on the first if's level")
+	}
 }
 
 // Verify takes time linear in the depth of nested blocks: a use of a
