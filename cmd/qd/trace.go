@@ -13,15 +13,24 @@ import (
 	"github.com/quadrants-go/qd/internal/trace"
 )
 
-const traceUsage = `usage: qd trace [-o out.svg] [-width N] [-title TEXT] FILE.json
+const traceUsage = `usage: qd trace [-o out.svg] [-width N] [-title TEXT] [-max-mib N] [-max-events N] FILE.json
 
 Render a trace that qd recorded (Chrome trace-event JSON, the file Perfetto
 opens; gzip-compressed too) as an SVG timeline with one lane per stream.
 The SVG goes to FILE with its extension replaced by .svg unless -o says
-otherwise; -o - writes it to standard output.
+otherwise; -o - writes it to standard output. A file of more JSON (once
+decompressed) or more events than the limits is refused; the defaults
+hold what qd records at most, three times over.
 
 flags:
 `
+
+// maxTraceMiB and maxTraceEvents bound -max-mib (a TiB) and -max-events
+// (a billion), so that the limits stay far from overflow.
+const (
+	maxTraceMiB    = 1 << 20
+	maxTraceEvents = 1 << 30
+)
 
 // traceCmd is the trace verb: it reads a trace file, checks it and writes
 // its SVG timeline. Usage errors exit 2; a file that cannot be read,
@@ -31,6 +40,8 @@ func traceCmd(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("o", "", "output `file`; - for standard output (default: FILE with extension .svg)")
 	width := fs.Int("width", trace.DefaultSVGWidth, "image width in pixels")
 	title := fs.String("title", "", "image title (default: \"qd trace\" and the device)")
+	maxMiB := fs.Int64("max-mib", trace.DefaultMaxBytes>>20, "read at most `N` MiB of JSON, counted after decompression")
+	maxEvents := fs.Int("max-events", trace.DefaultMaxEvents, "read at most `N` events")
 	printUsage := func(w io.Writer) {
 		fmt.Fprint(w, traceUsage)
 		fs.SetOutput(w)
@@ -80,6 +91,10 @@ func traceCmd(args []string, stdout, stderr io.Writer) int {
 		return usageError(fmt.Sprintf("one FILE at a time, got %d: %s", len(files), strings.Join(files, " ")))
 	case *width < trace.MinSVGWidth || *width > trace.MaxSVGWidth:
 		return usageError(fmt.Sprintf("-width %d is outside [%d, %d]", *width, trace.MinSVGWidth, trace.MaxSVGWidth))
+	case *maxMiB < 1 || *maxMiB > maxTraceMiB:
+		return usageError(fmt.Sprintf("-max-mib %d is outside [1, %d]", *maxMiB, maxTraceMiB))
+	case *maxEvents < 1 || *maxEvents > maxTraceEvents:
+		return usageError(fmt.Sprintf("-max-events %d is outside [1, %d]", *maxEvents, maxTraceEvents))
 	}
 	in := files[0]
 	dst := *out
@@ -96,10 +111,18 @@ func traceCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "qd trace: %v\n", err)
 		return 1
 	}
-	t, err := trace.ReadChrome(f)
+	t, err := trace.ReadChromeLimits(f, trace.Limits{MaxBytes: *maxMiB << 20, MaxEvents: *maxEvents})
 	f.Close()
 	if err != nil {
-		fmt.Fprintf(stderr, "qd trace: %s: %v\n", in, strings.TrimPrefix(err.Error(), "trace: "))
+		msg := strings.TrimPrefix(err.Error(), "trace: ")
+		if le, ok := errors.AsType[*trace.LimitError](err); ok {
+			flag := "-max-events"
+			if le.Bytes {
+				flag = "-max-mib"
+			}
+			msg += "; " + flag + " raises it"
+		}
+		fmt.Fprintf(stderr, "qd trace: %s: %s\n", in, msg)
 		return 1
 	}
 	// Render in memory first, so a failure never leaves half an SVG.
