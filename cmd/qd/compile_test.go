@@ -115,6 +115,8 @@ func TestCompileErrors(t *testing.T) {
 	os.WriteFile(bad, []byte("package k\n\n//qd:kernel\nfunc k(x []int32) {\n\tgo func() {}()\n}\n"), 0o644)
 	none := filepath.Join(dir, "none.go")
 	os.WriteFile(none, []byte("package k\n\nfunc f() {}\n"), 0o644)
+	huge := filepath.Join(dir, "huge.go")
+	os.WriteFile(huge, make([]byte, 16<<20+1), 0o644)
 	for _, c := range []struct {
 		args []string
 		code int
@@ -125,7 +127,15 @@ func TestCompileErrors(t *testing.T) {
 		{[]string{"compile", filepath.Join(dir, "missing.go")}, 1, "no such file"},
 		{[]string{"compile"}, 2, "want exactly one Go source file"},
 		{[]string{"compile", "-arch", "metal", bad}, 2, `-arch "metal"`},
-		{[]string{"compile", "-sm", "50", none}, 1, ""},
+		{[]string{"compile", "-sm", "50", none}, 2, "-sm 50: want the compute capability ×10 of a GPU qd writes PTX for: 60, 61, 62, 70,"},
+		{[]string{"compile", "-sm", "-5", bad}, 2, "-sm -5: want"},
+		{[]string{"compile", "-sm", "9999999999", bad}, 2, "-sm 9999999999: want"},
+		{[]string{"compile", "-sm", "85", bad}, 2, "-sm 85: want"},
+		{[]string{"compile", "-sm", "1e3", bad}, 2, `invalid value "1e3" for flag -sm`},
+		{[]string{"compile", "-arch", "cpu", "-sm", "80", bad}, 2, "-sm is for -arch cuda only"},
+		{[]string{"compile", "-gfx", "gfx942", bad}, 2, "-gfx is for -arch amdgpu only"},
+		{[]string{"compile", "-arch", "amdgpu", "-gfx", "gfx9999999", bad}, 2, `-gfx "gfx9999999": want an AMD processor`},
+		{[]string{"compile", huge}, 1, "huge.go: more than 16 MiB; a kernel source is far smaller"},
 		{[]string{"compile", "-arch", "amdgpu", "-gfx", "gfx803", bad}, 2, `-gfx "gfx803": want an AMD processor`},
 		{[]string{"compile", "-arch", "amdgpu", "-gfx", "sm_90", bad}, 2, `-gfx "sm_90"`},
 		{[]string{"compile", "-arch", "amdgpu", "-fast-math", bad}, 2, "-fast-math is for -arch cuda only"},
