@@ -86,14 +86,19 @@ func TestStreamPoolReuse(t *testing.T) {
 }
 
 // TestStreamParallelGroupsOverlap: G groups of one kernel, each spinning
-// until all G have raised their flags.
+// until all G have raised their flags. Each G closes what it made: left to
+// the collector, an array's free (which waits for the whole device) could
+// come between the next G's groups and keep them apart (meetAll).
 func TestStreamParallelGroupsOverlap(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
 		for _, G := range []int{2, 4, 8} {
 			t.Run(fmt.Sprint(G), func(t *testing.T) {
 				k := must[*Kernel](t)(buildKernel(p, suitekernels.RendezvousGroups(G)))
+				defer k.Close()
 				flags := must[*Ndarray[int32]](t)(NewNdarray[int32](p, G))
+				defer flags.Close()
 				seen := must[*Ndarray[int32]](t)(NewNdarray[int32](p, G))
+				defer seen.Close()
 				check(t, k.Launch(flags, seen, spinBound(p)))
 				check(t, p.Sync())
 				allEqual(t, "seen", must[[]int32](t)(seen.ToSlice()), int32(G))
