@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -20,7 +19,7 @@ opens; gzip-compressed too) as an SVG timeline with one lane per stream.
 The SVG goes to FILE with its extension replaced by .svg unless -o says
 otherwise; -o - writes it to standard output. A file of more JSON (once
 decompressed) or more events than the limits is refused; the defaults
-hold what qd records at most, three times over.
+hold the largest trace qd records, with room to spare.
 
 flags:
 `
@@ -125,20 +124,15 @@ func traceCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "qd trace: %s: %s\n", in, msg)
 		return 1
 	}
-	// Render in memory first, so a failure never leaves half an SVG.
-	var svg bytes.Buffer
-	if err := trace.RenderSVG(&svg, t, trace.SVGOptions{Width: *width, Title: *title}); err != nil {
-		fmt.Fprintf(stderr, "qd trace: %v\n", err)
-		return 1
-	}
+	opts := trace.SVGOptions{Width: *width, Title: *title}
 	if dst == "-" {
-		if _, err := stdout.Write(svg.Bytes()); err != nil {
+		if err := trace.RenderSVG(stdout, t, opts); err != nil {
 			fmt.Fprintf(stderr, "qd trace: writing the SVG: %v\n", err)
 			return 1
 		}
 		return 0
 	}
-	if err := os.WriteFile(dst, svg.Bytes(), 0o666); err != nil {
+	if err := writeSVG(dst, t, opts); err != nil {
 		fmt.Fprintf(stderr, "qd trace: %v\n", err)
 		return 1
 	}
@@ -148,4 +142,29 @@ func traceCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "qd trace: wrote %s: %d lanes, %d spans\n", dst, len(t.Lanes), spans)
 	return 0
+}
+
+// writeSVG renders t into a file beside dst and renames it to dst once
+// whole, so that a failure never leaves half an SVG or spoils an older
+// one. The SVG is written as it is rendered: held in memory, it took
+// several times the trace (about 250 bytes a span), and a trace may have
+// millions of spans.
+func writeSVG(dst string, t *trace.Trace, opts trace.SVGOptions) error {
+	tmp := fmt.Sprintf("%s.%d.tmp", dst, os.Getpid())
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", dst, errors.Unwrap(err)) // the cause, not the temporary's name
+	}
+	err = trace.RenderSVG(f, t, opts)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, dst)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("writing %s: %w", dst, err)
+	}
+	return nil
 }

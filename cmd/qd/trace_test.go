@@ -94,6 +94,14 @@ func TestTraceVerb(t *testing.T) {
 	if _, err := os.Stat(custom); err != nil {
 		t.Fatal(err)
 	}
+	// The SVG is written beside its name and renamed: nothing else stays.
+	if tmps, _ := filepath.Glob(filepath.Join(dir, "*.tmp")); len(tmps) > 0 {
+		t.Errorf("left behind: %v", tmps)
+	}
+	code, _, errs = runTrace("-o", filepath.Join(dir, "nowhere", "x.svg"), in)
+	if code != 1 || !strings.Contains(errs, "writing "+filepath.Join(dir, "nowhere", "x.svg")+": no such file or directory") {
+		t.Errorf("-o into a missing folder: exit %d: %s", code, errs)
+	}
 }
 
 func TestTraceVerbErrors(t *testing.T) {
