@@ -3,9 +3,7 @@ package csrc
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -192,25 +190,11 @@ func TestIfChainOnHost(t *testing.T) {
 	fmt.Fprintf(&src, "\tchain_t0(%s);\n", strings.Join(args, ", "))
 	fmt.Fprintf(&src, "\tfor (int i = 0; i < %d; i++) printf(\"%%d\\n\", y[i]);\n\treturn 0;\n}\n", len(x))
 
-	dir := t.TempDir()
-	file, exe := filepath.Join(dir, "chain.cc"), filepath.Join(dir, "chain")
-	if err := os.WriteFile(file, []byte(src.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.Command(cxx, "-std=c++17", "-O1", "-o", exe, file).CombinedOutput(); err != nil {
-		t.Fatalf("%v\n%s\n%s", err, out, Numbered(src.String()))
-	}
 	var stdin bytes.Buffer
 	for _, v := range x {
 		fmt.Fprintln(&stdin, v)
 	}
-	cmd := exec.Command(exe)
-	cmd.Stdin = &stdin
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := strings.Fields(string(out))
+	got := runOnHost(t, cxx, "chain.cc", src.String(), &stdin, "-std=c++17", "-O1")
 	if len(got) != len(x) {
 		t.Fatalf("the program printed %d results for %d elements", len(got), len(x))
 	}
