@@ -104,5 +104,8 @@
 // call a graph capture cannot hold). Bad kernel arguments are
 // *ArgumentError values naming the kernel and the parameter. Every object
 // has an idempotent Close; objects dropped without Close are released by a
-// cleanup once unreachable.
+// cleanup once unreachable, at a time the garbage collector chooses. On a
+// GPU such a release of an array from NewNdarray waits for the whole device
+// (cuMemFree does), so kernels launched around it run one after the other:
+// close arrays when kernels must overlap.
 package qd

@@ -27,8 +27,10 @@ var (
 	// ErrDeviceLost is matched by every error of a GPU Program whose
 	// device context a fault (an illegal address, a trap) has made
 	// unusable: every later call fails with it promptly, and Close returns.
-	// The vendors offer no recovery within the process: a program that must
-	// survive a faulting kernel runs its GPU work in a child process.
+	// The vendors offer no recovery within the process, so Init on that
+	// device fails with it too, saying the device was lost earlier: a
+	// program that must survive a faulting kernel runs its GPU work in a
+	// child process.
 	ErrDeviceLost = backend.ErrDeviceLost
 )
 
@@ -45,6 +47,34 @@ func (e *unavailableError) Error() string {
 }
 
 func (e *unavailableError) Unwrap() []error { return []error{ErrUnsupported, e.err} }
+
+// lostDeviceError is Init's error for a device that a fault lost earlier
+// in the process. The vendors keep a faulted context lost until the
+// process ends (CUDA's primary context, HIP's device), so the new
+// Program's first driver call reports that old fault, whichever call it
+// is. It matches ErrDeviceLost and the driver's report.
+type lostDeviceError struct {
+	arch    Arch
+	ordinal int
+	err     error
+}
+
+func (e *lostDeviceError) Error() string {
+	return fmt.Sprintf("qd: %s device %d was lost to a fault earlier in this process (a kernel faulted), and the driver keeps it lost "+
+		"until the process ends: a new process is needed to use it (%v)", e.arch, e.ordinal, e.err)
+}
+
+func (e *lostDeviceError) Unwrap() []error { return []error{ErrDeviceLost, e.err} }
+
+// lostAtInit is err, or the lostDeviceError for it when it says that the
+// device is lost: a Program being made has run nothing, so the fault that
+// lost the device was earlier.
+func lostAtInit(arch Arch, ordinal int, err error) error {
+	if err != nil && errors.Is(err, ErrDeviceLost) {
+		return &lostDeviceError{arch, ordinal, err}
+	}
+	return err
+}
 
 // ArgumentError describes a bad kernel argument: which kernel, which
 // parameter, what was expected and what was given. It matches

@@ -66,7 +66,8 @@ func Init(opts ...InitOption) (*Program, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newProgram(dev, arch, cfg)
+	p, err := newProgram(dev, arch, cfg)
+	return p, lostAtInit(arch, cfg.device, err)
 }
 
 // newProgram makes the Program of an open device; on failure it closes
@@ -126,6 +127,12 @@ func openDevice(arch Arch, ordinal int) (backend.Device, Arch, error) {
 			if err == nil {
 				return dev, archOf(b.Arch), nil
 			}
+			if errors.Is(err, ErrDeviceLost) {
+				// Not a backend without a device: the GPU the
+				// program would get is lost, and falling back to
+				// the CPU would hide that.
+				return nil, 0, lostAtInit(archOf(b.Arch), ordinal, err)
+			}
 			errs = append(errs, err)
 		}
 		if len(short) > 0 {
@@ -144,7 +151,10 @@ func openDevice(arch Arch, ordinal int) (backend.Device, Arch, error) {
 		return nil, 0, fmt.Errorf("%w: WithDevice(%d): the %s backend has %s", ErrInvalidArgument, ordinal, arch, has)
 	}
 	dev, err := b.Open(ordinal)
-	if err != nil {
+	switch {
+	case errors.Is(err, ErrDeviceLost):
+		return nil, 0, lostAtInit(arch, ordinal, err)
+	case err != nil:
 		return nil, 0, &unavailableError{arch, err}
 	}
 	return dev, arch, nil

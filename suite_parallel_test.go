@@ -86,14 +86,19 @@ func TestStreamPoolReuse(t *testing.T) {
 }
 
 // TestStreamParallelGroupsOverlap: G groups of one kernel, each spinning
-// until all G have raised their flags.
+// until all G have raised their flags. Each G closes what it made: left to
+// the collector, an array's free (which waits for the whole device) could
+// come between the next G's groups and keep them apart (meetAll).
 func TestStreamParallelGroupsOverlap(t *testing.T) {
 	forEachTwin(t, func(t *testing.T, p *Program, kernel func(twin) *Kernel) {
 		for _, G := range meetGroups {
 			t.Run(fmt.Sprint(G), func(t *testing.T) {
 				k := kernel(meetTwin(G))
+				defer k.Close()
 				flags := newNdarray[int32](t, p, G)
+				defer flags.Close()
 				seen := newNdarray[int32](t, p, G)
+				defer seen.Close()
 				check(t, k.Launch(flags, seen, spinBound(p)))
 				check(t, p.Synchronize())
 				allEqual(t, "seen", toSlice(t, seen), int32(G))

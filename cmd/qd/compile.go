@@ -2,10 +2,13 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/quadrants-go/qd/internal/codegen/csrc"
@@ -19,9 +22,9 @@ import (
 const compileUsage = `usage: qd compile [-arch cuda|amdgpu|cpu] [-sm 90] [-gfx gfx90a] [-fast-math] [-o DIR] FILE.go
 
 Write what qd generates for each //qd:kernel function of FILE.go: PTX for
-cuda (the device's compute capability is -sm), the HIP C source that
-hiprtc compiles for amdgpu (the processor is -gfx), the lowered IR for
-cpu; no GPU is needed. Each kernel's text starts with its tasks: entry
+cuda (for compute capability -sm, one that qd knows), the HIP C source
+that hiprtc compiles for amdgpu (the processor is -gfx), the lowered IR
+for cpu; no GPU is needed. Each kernel's text starts with its tasks: entry
 names, parallel or serial, block size, how the grid is sized and the
 parameters each entry takes. With -o, kernel K goes to DIR/K.ptx (K.hip,
 K.ir); without it, everything goes to standard output. Compile errors are
@@ -47,8 +50,19 @@ func compileCmd(args []string, stdout, stderr io.Writer) int {
 	if *arch != "cuda" && *arch != "amdgpu" && *arch != "cpu" {
 		return usageError(fs, compileUsage, stderr, fmt.Sprintf("qd compile: -arch %q: want cuda, amdgpu or cpu", *arch))
 	}
-	if *fast && *arch != "cuda" {
-		return usageError(fs, compileUsage, stderr, "qd compile: -fast-math is for -arch cuda only")
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	for _, c := range []struct{ flag, arch string }{{"fast-math", "cuda"}, {"sm", "cuda"}, {"gfx", "amdgpu"}} {
+		if set[c.flag] && *arch != c.arch {
+			return usageError(fs, compileUsage, stderr, fmt.Sprintf("qd compile: -%s is for -arch %s only", c.flag, c.arch))
+		}
+	}
+	if *arch == "cuda" && !slices.Contains(ptx.SMs(), *sm) {
+		// The table's compute capabilities only: ptx.TargetFor takes
+		// others as a device reports them, but a number typed here
+		// is a typo more often than a GPU qd has not heard of.
+		return usageError(fs, compileUsage, stderr, fmt.Sprintf("qd compile: -sm %d: want the compute capability ×10 of a GPU qd writes PTX for: %s",
+			*sm, joinInts(ptx.SMs())))
 	}
 	var amd csrc.Target
 	if *arch == "amdgpu" {
@@ -58,7 +72,7 @@ func compileCmd(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	file := fs.Arg(0)
-	src, err := os.ReadFile(file)
+	src, err := readSource(file)
 	if err != nil {
 		fmt.Fprintf(stderr, "qd compile: %v\n", err)
 		return 1
@@ -109,6 +123,38 @@ func compileCmd(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// joinInts writes 60, 61, 62.
+func joinInts(ns []int) string {
+	s := make([]string, len(ns))
+	for i, n := range ns {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, ", ")
+}
+
+// maxSource bounds the Go source qd compile reads: hundreds of times a
+// large kernel file, and far from what the front end could hold in memory
+// (/dev/zero was read until the process ran out).
+const maxSource = 16 << 20
+
+// readSource reads the Go file name, refusing one of more than maxSource
+// bytes.
+func readSource(name string) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	src, err := io.ReadAll(io.LimitReader(f, maxSource+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(src) > maxSource {
+		return nil, fmt.Errorf("%s: more than %d MiB; a kernel source is far smaller", name, maxSource>>20)
+	}
+	return src, nil
 }
 
 // targets are what the GPU code generators write for.

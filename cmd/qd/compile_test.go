@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -114,6 +115,8 @@ func TestCompileErrors(t *testing.T) {
 	os.WriteFile(bad, []byte("package k\n\n//qd:kernel\nfunc k(x []int32) {\n\tgo func() {}()\n}\n"), 0o644)
 	none := filepath.Join(dir, "none.go")
 	os.WriteFile(none, []byte("package k\n\nfunc f() {}\n"), 0o644)
+	huge := filepath.Join(dir, "huge.go")
+	os.WriteFile(huge, make([]byte, 16<<20+1), 0o644)
 	for _, c := range []struct {
 		args []string
 		code int
@@ -124,7 +127,15 @@ func TestCompileErrors(t *testing.T) {
 		{[]string{"compile", filepath.Join(dir, "missing.go")}, 1, "no such file"},
 		{[]string{"compile"}, 2, "want exactly one Go source file"},
 		{[]string{"compile", "-arch", "metal", bad}, 2, `-arch "metal"`},
-		{[]string{"compile", "-sm", "50", none}, 1, ""},
+		{[]string{"compile", "-sm", "50", none}, 2, "-sm 50: want the compute capability ×10 of a GPU qd writes PTX for: 60, 61, 62, 70,"},
+		{[]string{"compile", "-sm", "-5", bad}, 2, "-sm -5: want"},
+		{[]string{"compile", "-sm", "9999999999", bad}, 2, "-sm 9999999999: want"},
+		{[]string{"compile", "-sm", "85", bad}, 2, "-sm 85: want"},
+		{[]string{"compile", "-sm", "1e3", bad}, 2, `invalid value "1e3" for flag -sm`},
+		{[]string{"compile", "-arch", "cpu", "-sm", "80", bad}, 2, "-sm is for -arch cuda only"},
+		{[]string{"compile", "-gfx", "gfx942", bad}, 2, "-gfx is for -arch amdgpu only"},
+		{[]string{"compile", "-arch", "amdgpu", "-gfx", "gfx9999999", bad}, 2, `-gfx "gfx9999999": want an AMD processor`},
+		{[]string{"compile", huge}, 1, "huge.go: more than 16 MiB; a kernel source is far smaller"},
 		{[]string{"compile", "-arch", "amdgpu", "-gfx", "gfx803", bad}, 2, `-gfx "gfx803": want an AMD processor`},
 		{[]string{"compile", "-arch", "amdgpu", "-gfx", "sm_90", bad}, 2, `-gfx "sm_90"`},
 		{[]string{"compile", "-arch", "amdgpu", "-fast-math", bad}, 2, "-fast-math is for -arch cuda only"},
@@ -134,6 +145,41 @@ func TestCompileErrors(t *testing.T) {
 		code := run(c.args, &out, &errs)
 		if code != c.code || !strings.Contains(errs.String(), c.want) {
 			t.Errorf("%v: exit %d, stderr %q; want %d and %q", c.args, code, errs.String(), c.code, c.want)
+		}
+	}
+}
+
+// A kernel whose switch has 2,000 cases compiles to output of size linear
+// in the cases for every -arch: the HIP C source and the IR are no larger
+// than the PTX. Nested once more each case, they were quadratic: 10,000
+// cases gave 250 MB of C and 400 MB of IR against 2.3 MB of PTX.
+func TestCompileLongSwitch(t *testing.T) {
+	const n = 2000
+	var src strings.Builder
+	src.WriteString("package k\n\n//qd:kernel\nfunc sw(x []int32) {\n\tfor i := range len(x) {\n\t\tswitch x[i] {\n")
+	for c := range n {
+		fmt.Fprintf(&src, "\t\tcase %d:\n\t\t\tx[i] = %d\n", c, 7*c+1)
+	}
+	src.WriteString("\t\tdefault:\n\t\t\tx[i] = -1\n\t\t}\n\t}\n}\n")
+	file := filepath.Join(t.TempDir(), "sw.go")
+	if err := os.WriteFile(file, []byte(src.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	size := map[string]int{}
+	for _, arch := range []string{"cuda", "amdgpu", "cpu"} {
+		var out, errs strings.Builder
+		if code := run([]string{"compile", "-arch", arch, file}, &out, &errs); code != 0 {
+			t.Fatalf("-arch %s: exit %d: %s", arch, code, errs.String())
+		}
+		size[arch] = out.Len()
+	}
+	// About 210 bytes of PTX a case (a compare, a branch, a store).
+	if perCase := size["cuda"] / n; perCase > 400 {
+		t.Errorf("%d bytes of PTX a case, want at most 400", perCase)
+	}
+	for _, arch := range []string{"amdgpu", "cpu"} {
+		if size[arch] > size["cuda"] {
+			t.Errorf("-arch %s wrote %d bytes, more than the %d of PTX", arch, size[arch], size["cuda"])
 		}
 	}
 }

@@ -2,8 +2,10 @@ package main
 
 import (
 	_ "embed"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"strings"
@@ -61,6 +63,7 @@ type demoConfig struct {
 	streams  int           // streams of section 1
 	budget   time.Duration // about how long each section's slowest qd run takes
 	trace    string        // file to write a trace to, or ""
+	traceOut *traceOut     // that file, opened before the run
 	tty      bool          // progress as one updating line instead of plain lines
 }
 
@@ -88,6 +91,8 @@ func demo(args []string, stdout, stderr io.Writer) int {
 		return bad(fmt.Sprintf("unexpected argument %q", fs.Arg(0)))
 	case !ok:
 		return bad(fmt.Sprintf("-arch %q: want auto, cpu, cuda or amdgpu", *archName))
+	case *device < 0:
+		return bad(fmt.Sprintf("-device %d: device ordinals start at 0", *device))
 	case *sims < 1 || *sims > 1024:
 		return bad(fmt.Sprintf("-sims %d is outside [1, 1024]", *sims))
 	case *size != 0 && (*size < 3 || *size > 16384):
@@ -95,7 +100,7 @@ func demo(args []string, stdout, stderr io.Writer) int {
 	case *steps < 1 || *steps > 100_000:
 		return bad(fmt.Sprintf("-steps %d is outside [1, 100000]", *steps))
 	case *walkers < 0 || *walkers > 1<<24:
-		return bad(fmt.Sprintf("-walkers %d is outside [1, %d]", *walkers, 1<<24))
+		return bad(fmt.Sprintf("-walkers %d is outside [1, %d] (0: from the device)", *walkers, 1<<24))
 	case *elements != 0 && (*elements < chunks || *elements > 1<<30):
 		return bad(fmt.Sprintf("-elements %d is outside [%d, %d]", *elements, chunks, 1<<30))
 	case *streams < 1 || *streams > 64:
@@ -105,11 +110,73 @@ func demo(args []string, stdout, stderr io.Writer) int {
 	}
 	cfg := demoConfig{arch: arch, device: *device, sims: *sims, size: *size, steps: *steps, walkers: *walkers,
 		elements: *elements, streams: *streams, budget: *budget, trace: *trace, tty: isTerminal(stdout)}
+	if cfg.trace != "" {
+		// Open the trace's file before the demo runs, so that a path that
+		// cannot be written fails now rather than after the whole run.
+		out, err := openTraceOut(cfg.trace)
+		if err != nil {
+			fmt.Fprintln(stderr, "qd demo: -trace:", err)
+			return 1
+		}
+		cfg.traceOut = out
+	}
 	if err := runDemo(cfg, stdout); err != nil {
+		cfg.traceOut.discard()
 		fmt.Fprintln(stderr, "qd demo:", err)
 		return 1
 	}
 	return 0
+}
+
+// traceOut is the file a trace will be written to, opened before the run.
+type traceOut struct {
+	f       *os.File
+	created bool // the file did not exist: a failed run removes it
+}
+
+// openTraceOut opens name for writing without truncating it, creating it
+// if need be: a file that was there stays as it was until the trace
+// replaces it.
+func openTraceOut(name string) (*traceOut, error) {
+	_, err := os.Stat(name)
+	created := errors.Is(err, fs.ErrNotExist)
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE, 0o666)
+	if err != nil {
+		return nil, err
+	}
+	return &traceOut{f: f, created: created}, nil
+}
+
+// write replaces the file's contents with what p recorded; once it
+// succeeds, discard leaves the file alone.
+func (t *traceOut) write(p *qd.Program) error {
+	err := t.f.Truncate(0)
+	if err == nil {
+		err = p.StopTrace(t.f)
+	}
+	if err == nil {
+		err = t.f.Close()
+	}
+	if err != nil {
+		t.discard()
+		return err
+	}
+	t.f = nil
+	return nil
+}
+
+// discard closes the file, removing it if the run created it, so that a
+// failed run leaves no empty or partial trace behind. A nil t does
+// nothing.
+func (t *traceOut) discard() {
+	if t == nil || t.f == nil {
+		return
+	}
+	t.f.Close()
+	if t.created {
+		os.Remove(t.f.Name())
+	}
+	t.f = nil
 }
 
 // sizeFor fills in the sizes cfg leaves at zero from the device: 64
@@ -182,7 +249,7 @@ func runDemo(cfg demoConfig, w io.Writer) (err error) {
 			return err
 		}
 	}
-	if cfg.trace != "" {
+	if cfg.traceOut != nil {
 		if err := p.StartTrace(); err != nil {
 			return err
 		}
@@ -208,8 +275,8 @@ func runDemo(cfg demoConfig, w io.Writer) (err error) {
 		match = fmt.Sprintf("within %.2g (largest difference)", d.maxErr)
 	}
 	fmt.Fprintf(w, "\nall %d qd runs match the plain-Go reference %s\n", d.runs, match)
-	if cfg.trace != "" {
-		if err := saveTrace(p, cfg.trace); err != nil {
+	if cfg.traceOut != nil {
+		if err := cfg.traceOut.write(p); err != nil {
 			return err
 		}
 		fmt.Fprintf(w, "trace written to %s (the timings above include tracing); render it with: qd trace %s\n", cfg.trace, cfg.trace)
@@ -228,18 +295,6 @@ func describe(in qd.DeviceInfo) string {
 		return fmt.Sprintf("%s (CPU, %s)", name, plural(in.Cores, "core"))
 	}
 	return fmt.Sprintf("%s (%s, %.1f GiB)", name, plural(in.Cores, "multiprocessor"), float64(in.MemoryBytes)/(1<<30))
-}
-
-func saveTrace(p *qd.Program, name string) error {
-	f, err := os.Create(name)
-	if err != nil {
-		return err
-	}
-	if err := p.StopTrace(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }
 
 // section is one part of the demo's report.

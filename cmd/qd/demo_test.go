@@ -117,6 +117,44 @@ func TestDemoTrace(t *testing.T) {
 	}
 }
 
+// A run that fails after -trace's file was opened leaves no file behind
+// if it made it, and leaves one that was there as it was.
+func TestDemoTraceOnFailure(t *testing.T) {
+	arch := ""
+	for _, c := range []struct {
+		arch qd.Arch
+		flag string
+	}{{qd.AMDGPU, "amdgpu"}, {qd.CUDA, "cuda"}} {
+		usable := false
+		for _, in := range qd.Devices() {
+			usable = usable || (in.Arch == c.arch && in.Err == nil)
+		}
+		if !usable {
+			arch = c.flag
+			break
+		}
+	}
+	if arch == "" {
+		t.Skip("every GPU backend is usable here: no run fails after opening the trace's file")
+	}
+	dir := t.TempDir()
+	fresh, old := filepath.Join(dir, "fresh.json"), filepath.Join(dir, "old.json")
+	if err := os.WriteFile(old, []byte("an earlier trace"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{fresh, old} {
+		if code, _, errs := runDemoVerb(append([]string{"-arch", arch, "-trace", path}, tiny...)...); code != 1 {
+			t.Fatalf("-arch %s: exit %d, want 1: %s", arch, code, errs)
+		}
+	}
+	if _, err := os.Stat(fresh); err == nil {
+		t.Error("the failed run left the trace file it made")
+	}
+	if b, err := os.ReadFile(old); err != nil || string(b) != "an earlier trace" {
+		t.Errorf("the failed run changed the file that was there: %q, %v", b, err)
+	}
+}
+
 // TestDemoUnavailableArch: a backend that cannot run is exit 1 with the
 // reason, not a usage error.
 func TestDemoUnavailableArch(t *testing.T) {
@@ -160,6 +198,9 @@ func TestDemoUsage(t *testing.T) {
 		{"negative time", []string{"-time", "-1s"}, 2, "", "-time -1s is outside"},
 		{"extra argument", []string{"now"}, 2, "", `unexpected argument "now"`},
 		{"no such device", []string{"-arch", "cpu", "-device", "3"}, 1, "", "WithDevice(3): the cpu backend has 1 device (0)"},
+		{"negative device", []string{"-device", "-1"}, 2, "", "-device -1: device ordinals start at 0"},
+		{"too many walkers", []string{"-walkers", "20000000"}, 2, "", "-walkers 20000000 is outside [1, 16777216] (0: from the device)"},
+		{"trace to nowhere", []string{"-arch", "cpu", "-trace", "/nonexistent-dir/t.json"}, 1, "", "qd demo: -trace: open /nonexistent-dir/t.json: no such file or directory"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, out, errs := runDemoVerb(c.args...)
@@ -168,6 +209,9 @@ func TestDemoUsage(t *testing.T) {
 			}
 			if c.code == 2 && !strings.Contains(errs, "usage: qd demo") {
 				t.Errorf("usage error without the usage: %s", errs)
+			}
+			if c.code != 0 && out != "" {
+				t.Errorf("a run that fails at its flags ran first:\n%s", out)
 			}
 		})
 	}

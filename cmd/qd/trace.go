@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -13,15 +12,24 @@ import (
 	"github.com/quadrants-go/qd/internal/trace"
 )
 
-const traceUsage = `usage: qd trace [-o out.svg] [-width N] [-title TEXT] FILE.json
+const traceUsage = `usage: qd trace [-o out.svg] [-width N] [-title TEXT] [-max-mib N] [-max-events N] FILE.json
 
 Render a trace that qd recorded (Chrome trace-event JSON, the file Perfetto
 opens; gzip-compressed too) as an SVG timeline with one lane per stream.
 The SVG goes to FILE with its extension replaced by .svg unless -o says
-otherwise; -o - writes it to standard output.
+otherwise; -o - writes it to standard output. A file of more JSON (once
+decompressed) or more events than the limits is refused; the defaults
+hold the largest trace qd records, with room to spare.
 
 flags:
 `
+
+// maxTraceMiB and maxTraceEvents bound -max-mib (a TiB) and -max-events
+// (a billion), so that the limits stay far from overflow.
+const (
+	maxTraceMiB    = 1 << 20
+	maxTraceEvents = 1 << 30
+)
 
 // traceCmd is the trace verb: it reads a trace file, checks it and writes
 // its SVG timeline. Usage errors exit 2; a file that cannot be read,
@@ -31,6 +39,8 @@ func traceCmd(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("o", "", "output `file`; - for standard output (default: FILE with extension .svg)")
 	width := fs.Int("width", trace.DefaultSVGWidth, "image width in pixels")
 	title := fs.String("title", "", "image title (default: \"qd trace\" and the device)")
+	maxMiB := fs.Int64("max-mib", trace.DefaultMaxBytes>>20, "read at most `N` MiB of JSON, counted after decompression")
+	maxEvents := fs.Int("max-events", trace.DefaultMaxEvents, "read at most `N` events")
 	printUsage := func(w io.Writer) {
 		fmt.Fprint(w, traceUsage)
 		fs.SetOutput(w)
@@ -80,6 +90,10 @@ func traceCmd(args []string, stdout, stderr io.Writer) int {
 		return usageError(fmt.Sprintf("one FILE at a time, got %d: %s", len(files), strings.Join(files, " ")))
 	case *width < trace.MinSVGWidth || *width > trace.MaxSVGWidth:
 		return usageError(fmt.Sprintf("-width %d is outside [%d, %d]", *width, trace.MinSVGWidth, trace.MaxSVGWidth))
+	case *maxMiB < 1 || *maxMiB > maxTraceMiB:
+		return usageError(fmt.Sprintf("-max-mib %d is outside [1, %d]", *maxMiB, maxTraceMiB))
+	case *maxEvents < 1 || *maxEvents > maxTraceEvents:
+		return usageError(fmt.Sprintf("-max-events %d is outside [1, %d]", *maxEvents, maxTraceEvents))
 	}
 	in := files[0]
 	dst := *out
@@ -96,26 +110,29 @@ func traceCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "qd trace: %v\n", err)
 		return 1
 	}
-	t, err := trace.ReadChrome(f)
+	t, err := trace.ReadChromeLimits(f, trace.Limits{MaxBytes: *maxMiB << 20, MaxEvents: *maxEvents})
 	f.Close()
 	if err != nil {
-		fmt.Fprintf(stderr, "qd trace: %s: %v\n", in, strings.TrimPrefix(err.Error(), "trace: "))
+		msg := strings.TrimPrefix(err.Error(), "trace: ")
+		if le, ok := errors.AsType[*trace.LimitError](err); ok {
+			flag := "-max-events"
+			if le.Bytes {
+				flag = "-max-mib"
+			}
+			msg += "; " + flag + " raises it"
+		}
+		fmt.Fprintf(stderr, "qd trace: %s: %s\n", in, msg)
 		return 1
 	}
-	// Render in memory first, so a failure never leaves half an SVG.
-	var svg bytes.Buffer
-	if err := trace.RenderSVG(&svg, t, trace.SVGOptions{Width: *width, Title: *title}); err != nil {
-		fmt.Fprintf(stderr, "qd trace: %v\n", err)
-		return 1
-	}
+	opts := trace.SVGOptions{Width: *width, Title: *title}
 	if dst == "-" {
-		if _, err := stdout.Write(svg.Bytes()); err != nil {
+		if err := trace.RenderSVG(stdout, t, opts); err != nil {
 			fmt.Fprintf(stderr, "qd trace: writing the SVG: %v\n", err)
 			return 1
 		}
 		return 0
 	}
-	if err := os.WriteFile(dst, svg.Bytes(), 0o666); err != nil {
+	if err := writeSVG(dst, t, opts); err != nil {
 		fmt.Fprintf(stderr, "qd trace: %v\n", err)
 		return 1
 	}
@@ -125,4 +142,29 @@ func traceCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "qd trace: wrote %s: %d lanes, %d spans\n", dst, len(t.Lanes), spans)
 	return 0
+}
+
+// writeSVG renders t into a file beside dst and renames it to dst once
+// whole, so that a failure never leaves half an SVG or spoils an older
+// one. The SVG is written as it is rendered: held in memory, it took
+// several times the trace (about 250 bytes a span), and a trace may have
+// millions of spans.
+func writeSVG(dst string, t *trace.Trace, opts trace.SVGOptions) error {
+	tmp := fmt.Sprintf("%s.%d.tmp", dst, os.Getpid())
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", dst, errors.Unwrap(err)) // the cause, not the temporary's name
+	}
+	err = trace.RenderSVG(f, t, opts)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, dst)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("writing %s: %w", dst, err)
+	}
+	return nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/xml"
 	"errors"
 	"io"
@@ -93,6 +94,14 @@ func TestTraceVerb(t *testing.T) {
 	if _, err := os.Stat(custom); err != nil {
 		t.Fatal(err)
 	}
+	// The SVG is written beside its name and renamed: nothing else stays.
+	if tmps, _ := filepath.Glob(filepath.Join(dir, "*.tmp")); len(tmps) > 0 {
+		t.Errorf("left behind: %v", tmps)
+	}
+	code, _, errs = runTrace("-o", filepath.Join(dir, "nowhere", "x.svg"), in)
+	if code != 1 || !strings.Contains(errs, "writing "+filepath.Join(dir, "nowhere", "x.svg")+": no such file or directory") {
+		t.Errorf("-o into a missing folder: exit %d: %s", code, errs)
+	}
 }
 
 func TestTraceVerbErrors(t *testing.T) {
@@ -104,6 +113,17 @@ func TestTraceVerbErrors(t *testing.T) {
 	os.WriteFile(invalid, []byte(`{"traceEvents":[{"ph":"X","name":"k","pid":1,"tid":1,"ts":1,"dur":-1}]}`), 0o666)
 	svgIn := filepath.Join(dir, "t.svg")
 	os.WriteFile(svgIn, []byte("{}"), 0o666)
+	// A gzip bomb: 4 MiB of JSON from 4 kB.
+	bomb := filepath.Join(dir, "bomb.json.gz")
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	zw.Write([]byte("["))
+	zw.Write(bytes.Repeat([]byte(" "), 4<<20))
+	zw.Write([]byte("]"))
+	zw.Close()
+	os.WriteFile(bomb, z.Bytes(), 0o666)
+	zeros := filepath.Join(dir, "zeros.json")
+	os.WriteFile(zeros, make([]byte, 1<<20), 0o666)
 
 	for _, c := range []struct {
 		name   string
@@ -122,6 +142,13 @@ func TestTraceVerbErrors(t *testing.T) {
 		{"missing file", []string{filepath.Join(dir, "nope.json")}, 1, "", "no such file"},
 		{"bad JSON", []string{bad}, 1, "", "bad.json: invalid JSON at line 2, column 12"},
 		{"invalid trace", []string{invalid}, 1, "", "dur -1 is negative"},
+		{"too large", []string{"-max-mib", "1", bomb}, 1, "", "bomb.json.gz: more than 1 MiB of JSON (once decompressed), the limit; -max-mib raises it"},
+		{"large enough", []string{"-max-mib", "5", "-o", "-", bomb}, 0, "<svg", ""},
+		{"too many events", []string{"-max-events", "3", in}, 1, "", "run.json: more than 3 events, the limit; -max-events raises it"},
+		{"not JSON", []string{zeros}, 1, "", `zeros.json: want a JSON object or array at the top level, found '\x00'`},
+		{"bad -max-mib", []string{"-max-mib", "0", in}, 2, "", "-max-mib 0 is outside [1, 1048576]"},
+		{"huge -max-mib", []string{"-max-mib", "99999999999999", in}, 2, "", "-max-mib 99999999999999 is outside"},
+		{"bad -max-events", []string{"-max-events", "-1", in}, 2, "", "-max-events -1 is outside [1, 1073741824]"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, out, errs := runTrace(c.args...)
@@ -133,5 +160,17 @@ func TestTraceVerbErrors(t *testing.T) {
 	// A failed run writes no SVG.
 	if _, err := os.Stat(filepath.Join(dir, "invalid.svg")); err == nil {
 		t.Fatal("invalid trace left an SVG")
+	}
+}
+
+// /dev/zero is refused at its first bytes: it used to be read until the
+// process ran out of memory.
+func TestTraceDevZero(t *testing.T) {
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip(err)
+	}
+	code, _, errs := runTrace("-o", filepath.Join(t.TempDir(), "z.svg"), "/dev/zero")
+	if code != 1 || !strings.Contains(errs, "/dev/zero: want a JSON object or array at the top level") {
+		t.Fatalf("exit %d: %s", code, errs)
 	}
 }

@@ -328,7 +328,7 @@ func diffCases() []diffCase {
 			for i := range x {
 				x[i] = int32(r.IntN(4000) - 2000)
 			}
-			return []any{x, floats[float64](r, n), zeros[int32](n, 5)}
+			return []any{x, floats[float64](r, n), zeros[int32](n, 7)}
 		}},
 		{kernel: "loops", fn: loops, gen: func(r *rand.Rand, n int) []any {
 			x := make([]int32, n)

@@ -258,8 +258,9 @@ func qdMath32(x, y, out [][]float32) {
 }
 
 // branches: if/else chains, switch with a tag (several values per case,
-// fallthrough, break, default in the middle), switch without a tag, switch
-// with an init statement.
+// fallthrough, break, default in the middle, fallen into and falling
+// through), switch without a tag, switch with an init statement, a helper
+// whose switch returns from its clauses.
 //
 //qd:kernel
 func branches(x []int32, f []float64, out [][]int32) {
@@ -314,6 +315,40 @@ func branches(x []int32, f []float64, out [][]int32) {
 		if c := v > 50; c {
 			out[i][4] = 1
 		}
+		r = 0
+		switch v % 7 {
+		case 1:
+			r += 1
+			fallthrough
+		default: // fallen into, and falling through, in the middle
+			r += 10
+			fallthrough
+		case 2, 3:
+			r += 100
+		case 4:
+			r += 1000
+			fallthrough
+		case 5:
+			r += 10000
+		}
+		out[i][5] = r
+		out[i][6] = classify(v)
+	}
+}
+
+// classify is a helper that ends in a switch whose clauses return or fall
+// through.
+func classify(v int32) int32 {
+	switch {
+	case v < -1000:
+		return -2
+	case v < 0:
+		v = -v
+		fallthrough
+	case v < 10:
+		return v * 3
+	default:
+		return v / 2
 	}
 }
 

@@ -31,7 +31,7 @@ func TestConstructs(t *testing.T) {
 		{"block dim", "//qd:kernel\nfunc k(x []float32) {\n\tqd.LoopConfig(qd.BlockDim(64))\n\tfor i := range len(x) {\n\t\tx[i] = 0\n\t}\n}\n",
 			[]string{"parallel(block_dim=64) for i := range len(x, 0) {"}, nil},
 		{"switch break leaves the switch", "//qd:kernel\nfunc k(x []int) {\n\tfor i := range len(x) {\n\t\tswitch x[i] {\n\t\tcase 1:\n\t\t\tbreak\n\t\tcase 2:\n\t\t\tx[i] = 3\n\t\t}\n\t}\n}\n",
-			[]string{"L1:", "for {", "var tmp i64 = x[i]", "if tmp == 1 {", "break L1", "if tmp == 2 {"}, nil},
+			[]string{"L1:", "for {", "var tmp i64 = x[i]", "if tmp == 1 {", "break L1", "} else if tmp == 2 {"}, nil},
 		{"fallthrough", "//qd:kernel\nfunc k(x []int) {\n\tfor i := range len(x) {\n\t\tswitch {\n\t\tcase i > 1:\n\t\t\tx[i] = 1\n\t\t\tfallthrough\n\t\tdefault:\n\t\t\tx[i] += 2\n\t\t}\n\t}\n}\n",
 			[]string{"if i > 1 {", "x[i] = 1", "x[i] = x[i] + 2"}, []string{"for {"}},
 		{"swap", "//qd:kernel\nfunc k(x []int) {\n\tfor i := range len(x) {\n\t\ta, b := i, 2*i\n\t\ta, b = b, a\n\t\tx[i] = a - b\n\t}\n}\n",

@@ -13,8 +13,8 @@ import (
 // call each other several times each grow exponentially once inlined.
 const maxInlines = 5000
 
-// maxStmts bounds the statements translated for one kernel: fallthrough and
-// inlining duplicate code, and nesting them grows it exponentially.
+// maxStmts bounds the statements translated for one kernel: inlining
+// duplicates code, and nesting it grows it exponentially.
 const maxStmts = 200000
 
 // binding is what a Go variable stands for in the IR.

@@ -137,7 +137,7 @@ func (b *builder) stmt(s ast.Stmt, tail bool) {
 	b.nstmts++
 	if b.nstmts > maxStmts {
 		if b.nstmts == maxStmts+1 {
-			b.errorf(s.Pos(), "kernel is too large once helpers are inlined and fallthrough cases copied (more than %d statements)", maxStmts)
+			b.errorf(s.Pos(), "kernel is too large once helpers are inlined (more than %d statements)", maxStmts)
 		}
 		return
 	}
@@ -340,7 +340,8 @@ func (b *builder) cond(e ast.Expr) ir.Expr {
 }
 
 // switchStmt translates an expression switch to an if/else chain, inside a
-// one-trip loop when a break leaves the switch.
+// one-trip loop when a break leaves the switch. A switch with fallthrough
+// takes fallthroughSwitch's form instead.
 func (b *builder) switchStmt(s *ast.SwitchStmt, label *types.Label, tail bool) {
 	if s.Init != nil {
 		b.stmt(s.Init, false)
@@ -353,22 +354,30 @@ func (b *builder) switchStmt(s *ast.SwitchStmt, label *types.Label, tail bool) {
 		}
 	}
 	var clauses []*ast.CaseClause
-	var def *ast.CaseClause
+	def := -1
+	falls := false
 	for _, c := range s.Body.List {
 		cc, ok := c.(*ast.CaseClause)
 		if !ok {
 			continue
 		}
-		clauses = append(clauses, cc)
 		if cc.List == nil {
-			def = cc
+			def = len(clauses)
 		}
+		falls = falls || fallsThrough(cc)
+		clauses = append(clauses, cc)
 	}
 	wrap := &ir.For{Pos: b.fc.pos(s.Pos())}
 	t := &target{label: label, brk: wrap}
 	b.fr.targets = append(b.fr.targets, t)
 	var body []ir.Stmt
-	b.nested(&body, func() { b.caseChain(clauses, 0, def, tag, tail) })
+	b.nested(&body, func() {
+		if falls {
+			b.fallthroughSwitch(clauses, def, tag, tail)
+			return
+		}
+		b.caseChain(clauses, 0, def, tag, func(i int) { b.stmtList(clauses[i].Body, tail) })
+	})
 	b.fr.targets = b.fr.targets[:len(b.fr.targets)-1]
 	if !t.used {
 		*b.block = append(*b.block, body...)
@@ -378,15 +387,16 @@ func (b *builder) switchStmt(s *ast.SwitchStmt, label *types.Label, tail bool) {
 	b.emit(wrap)
 }
 
-// caseChain emits the if/else chain for the non-default clauses from index
-// i on, ending in the default clause.
-func (b *builder) caseChain(clauses []*ast.CaseClause, i int, def *ast.CaseClause, tag ir.Expr, tail bool) {
-	for i < len(clauses) && clauses[i] == def {
+// caseChain emits the if/else chain that tests the non-default clauses from
+// index i on, in order, and ends in the default clause (index def, or -1
+// for none); arm(j) emits what runs when clause j is chosen.
+func (b *builder) caseChain(clauses []*ast.CaseClause, i, def int, tag ir.Expr, arm func(j int)) {
+	if i == def {
 		i++
 	}
 	if i == len(clauses) {
-		if def != nil {
-			b.stmtList(b.clauseBody(clauses, def), tail)
+		if def >= 0 {
+			arm(def)
 		}
 		return
 	}
@@ -407,27 +417,54 @@ func (b *builder) caseChain(clauses []*ast.CaseClause, i int, def *ast.CaseClaus
 	}
 	node := &ir.If{Pos: b.fc.pos(c.Pos()), Cond: cond}
 	b.emit(node)
-	b.into(&node.Then, func() { b.stmtList(b.clauseBody(clauses, c), tail) })
+	b.into(&node.Then, func() { arm(i) })
 	var els []ir.Stmt
-	b.into(&els, func() { b.caseChain(clauses, i+1, def, tag, tail) })
+	b.into(&els, func() { b.caseChain(clauses, i+1, def, tag, arm) })
 	node.Else = els
 }
 
-// clauseBody returns the statements a clause runs: its own, and those of the
-// clauses it falls through to.
-func (b *builder) clauseBody(clauses []*ast.CaseClause, c *ast.CaseClause) []ast.Stmt {
-	body := c.Body
-	if n := len(body); n > 0 {
-		if br, ok := body[n-1].(*ast.BranchStmt); ok && br.Tok == token.FALLTHROUGH {
-			for i, x := range clauses {
-				if x == c && i+1 < len(clauses) {
-					return append(append([]ast.Stmt(nil), body[:n-1]...), b.clauseBody(clauses, clauses[i+1])...)
-				}
-			}
-			return body[:n-1]
+// fallthroughSwitch translates a switch in which some clause falls
+// through. The if/else chain only records which clause was chosen, in a
+// local; then each clause's statements run, in source order, when the
+// chosen clause is that clause or one that falls through to it: clause j
+// of a run of clauses s..j, each falling through to the next, runs when
+// s ≤ chosen ≤ j. Each clause is translated once. Copying the clauses a
+// case falls into, into its arm, made n clauses that each fall through
+// n²/2 statements: the statement limit stopped 700 of them.
+func (b *builder) fallthroughSwitch(clauses []*ast.CaseClause, def int, tag ir.Expr, tail bool) {
+	chosen := b.decl("clause", ir.I32c(-1))
+	b.caseChain(clauses, 0, def, tag, func(j int) {
+		b.emit(&ir.Assign{Pos: b.pos, Var: chosen, Value: ir.I32c(int32(j))})
+	})
+	runStart := 0
+	for j, c := range clauses {
+		is := func(op ir.BinOp, k int) ir.Expr { return ir.NewBinary(op, ir.Ref(chosen), ir.I32c(int32(k))) }
+		cond := is(ir.Eq, j)
+		if runStart < j {
+			cond = ir.NewBinary(ir.LAnd, is(ir.Ge, runStart), is(ir.Le, j))
 		}
+		node := &ir.If{Pos: b.fc.pos(c.Pos()), Cond: cond}
+		b.emit(node)
+		body := c.Body
+		if fallsThrough(c) {
+			body = body[:len(body)-1]
+		} else {
+			runStart = j + 1
+		}
+		// Clause j's statements are at the tail when the switch is: the
+		// tests of the clauses after it are false once it does not fall
+		// through.
+		b.into(&node.Then, func() { b.stmtList(body, tail) })
 	}
-	return body
+}
+
+// fallsThrough reports whether clause c ends in fallthrough.
+func fallsThrough(c *ast.CaseClause) bool {
+	if len(c.Body) == 0 {
+		return false
+	}
+	br, ok := c.Body[len(c.Body)-1].(*ast.BranchStmt)
+	return ok && br.Tok == token.FALLTHROUGH
 }
 
 // findTarget returns the statement a break (loop false) or continue (loop

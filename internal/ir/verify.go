@@ -42,6 +42,7 @@ func Verify(k *Kernel) error {
 		allDecl: map[*Var]Pos{},
 		ids:     map[int]*Var{},
 		pvars:   map[*Var]bool{},
+		visible: map[*Var]bool{},
 	}
 	v.run()
 	switch len(v.errs) {
@@ -62,7 +63,16 @@ type verifier struct {
 	allDecl map[*Var]Pos // every declared local of the kernel, for messages
 	ids     map[int]*Var
 	pvars   map[*Var]bool // ParallelFor variables
-	scope   *scope
+
+	// visible holds the locals in scope at this point of the walk;
+	// inScope lists them, innermost block's last, and marks holds
+	// len(inScope) at the start of each open block, so that leaving a
+	// block forgets its locals. A use is one map lookup whatever the
+	// nesting: walking a chain of scopes made a switch's if/else chain
+	// of n cases (n nested blocks) cost O(n²).
+	visible map[*Var]bool
+	inScope []*Var
+	marks   []int
 
 	// loops is the stack of enclosing For statements; loops[base:] are those
 	// of the current parallel loop body or task, which Break and Continue
@@ -73,11 +83,6 @@ type verifier struct {
 	// For, for the message of a Break that tries to leave a parallel loop.
 	inParallel bool
 	pos        Pos // the statement being checked, for expression errors
-}
-
-type scope struct {
-	parent *scope
-	vars   map[*Var]bool
 }
 
 func (v *verifier) errorf(pos Pos, format string, args ...any) {
@@ -143,8 +148,17 @@ func (v *verifier) run() {
 	v.block(k.Body)
 }
 
-func (v *verifier) push() { v.scope = &scope{parent: v.scope, vars: map[*Var]bool{}} }
-func (v *verifier) pop()  { v.scope = v.scope.parent }
+// push opens a block; pop closes it, forgetting the locals it declared.
+func (v *verifier) push() { v.marks = append(v.marks, len(v.inScope)) }
+
+func (v *verifier) pop() {
+	m := v.marks[len(v.marks)-1]
+	v.marks = v.marks[:len(v.marks)-1]
+	for _, x := range v.inScope[m:] {
+		delete(v.visible, x)
+	}
+	v.inScope = v.inScope[:m]
+}
 
 func (v *verifier) block(list []Stmt) {
 	v.push()
@@ -178,7 +192,8 @@ func (v *verifier) declare(x *Var, pos Pos) {
 		v.ids[x.ID] = x
 	}
 	v.decl[x] = pos
-	v.scope.vars[x] = true
+	v.visible[x] = true
+	v.inScope = append(v.inScope, x)
 }
 
 // use checks that x is visible here and returns its type (Invalid when not).
@@ -187,10 +202,8 @@ func (v *verifier) use(x *Var) Type {
 		v.errorf(v.pos, "reference to a nil variable")
 		return Invalid
 	}
-	for s := v.scope; s != nil; s = s.parent {
-		if s.vars[x] {
-			return x.Type
-		}
+	if v.visible[x] {
+		return x.Type
 	}
 	if _, ok := v.decl[x]; ok {
 		v.errorf(v.pos, "variable %s is used outside the block that declares it (at %s); declare it in a block enclosing this use", varName(x), posText(v.decl[x]))

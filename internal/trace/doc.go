@@ -21,7 +21,9 @@
 //
 // ReadChrome parses such files back into a Trace (also the JSON Array
 // Format, a gzip-compressed file, and B/E duration pairs that other tools
-// write), Validate checks the format's rules that this package relies on,
+// write), within Limits on the JSON and the events it takes in, so that a
+// gzip bomb or an endless input fails instead of exhausting memory;
+// Validate checks the format's rules that this package relies on,
 // and RenderSVG draws a Trace as an SVG timeline with one lane per stream;
 // the qd command's trace verb is a thin wrapper around the last two.
 package trace

@@ -3,11 +3,9 @@ package trace
 import (
 	"bytes"
 	"cmp"
-	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"math"
 	"slices"
@@ -76,42 +74,11 @@ var ErrEmpty = errors.New("trace: empty input")
 // s is g, p or t; args is an object; M *_name events carry a string
 // args.name and *_sort_index an integer args.sort_index; C args are
 // numbers. Times must lie within ±2^61 ns. ts need not increase. It
-// returns nil, a *FormatError, or an error locating bad JSON.
+// returns nil, a *FormatError, or an error locating bad JSON. It bounds
+// neither the size nor the events: data is already in memory.
 func Validate(data []byte) error {
-	_, err := parse(data)
+	_, err := parse(data, math.MaxInt)
 	return err
-}
-
-// ReadChrome reads a trace-event file (either JSON format, optionally
-// gzip-compressed) into a Trace, checking it as Validate does. X events
-// become spans, i and I events instants, and B/E pairs on one thread
-// spans; args task, group, launch and kind fill those fields (kind
-// defaults to the category). Lanes come in the order of thread_sort_index
-// within each process, then by tid; spans in time order.
-func ReadChrome(r io.Reader) (*Trace, error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("trace: reading: %w", err)
-	}
-	if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b {
-		zr, err := gzip.NewReader(bytes.NewReader(data))
-		if err != nil {
-			return nil, gzipErr(err)
-		}
-		if data, err = io.ReadAll(zr); err != nil {
-			return nil, gzipErr(err)
-		}
-	}
-	return parse(data)
-}
-
-// gzipErr says that a file that starts as gzip does could not be
-// decompressed, naming gzip once (its own errors already say "gzip: ").
-func gzipErr(err error) error {
-	if strings.HasPrefix(err.Error(), "gzip: ") {
-		return fmt.Errorf("trace: %w", err)
-	}
-	return fmt.Errorf("trace: gzip: %w", err)
 }
 
 // jsonError turns an encoding/json error into one that says where in the
@@ -158,60 +125,151 @@ func kindOf(raw json.RawMessage) string {
 	return "a number"
 }
 
-// parse decodes and checks data and builds the Trace.
-func parse(data []byte) (*Trace, error) {
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+// parse decodes and checks data, at most maxEvents events of it, and
+// builds the Trace. The events are decoded one at a time, so that only
+// the spans they make stay in memory beside data.
+func parse(data []byte, maxEvents int) (*Trace, error) {
+	data = bytes.TrimPrefix(data, []byte(bom))
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 {
 		return nil, ErrEmpty
 	}
-	p := &parser{lanes: make(map[[2]int64]*laneInfo), procs: make(map[int64]string)}
-	var events []json.RawMessage
+	p := &parser{maxEvents: maxEvents}
+	p.reset()
+	var err error
 	switch trimmed[0] {
 	case '[':
-		if err := json.Unmarshal(data, &events); err != nil {
+		events := data
+		if err := checkJSON(data); err != nil {
 			// The Array Format lets a writer that died leave the array
 			// open; close it and try again before giving up.
-			fixed := append(bytes.TrimSuffix(trimmed, []byte(",")), ']')
-			if json.Unmarshal(fixed, &events) != nil {
+			fixed := append(slices.Clip(bytes.TrimSuffix(trimmed, []byte(","))), ']')
+			if checkJSON(fixed) != nil {
 				return nil, jsonError(data, err)
 			}
+			events = fixed
 		}
+		dec := json.NewDecoder(bytes.NewReader(events))
+		err = p.events(dec)
 	case '{':
-		var top map[string]json.RawMessage
-		if err := json.Unmarshal(data, &top); err != nil {
+		if err := checkJSON(data); err != nil {
 			return nil, jsonError(data, err)
 		}
-		raw, ok := top["traceEvents"]
-		switch {
-		case !ok:
-			p.problem(-1, "missing traceEvents")
-		case len(raw) == 0 || raw[0] != '[':
-			p.problem(-1, "traceEvents: want an array, found "+kindOf(raw))
-		default:
-			if err := json.Unmarshal(raw, &events); err != nil {
-				return nil, jsonError(data, err)
-			}
-		}
-		if raw, ok := top["displayTimeUnit"]; ok {
-			var u string
-			if json.Unmarshal(raw, &u) != nil || (u != "ms" && u != "ns") {
-				p.problem(-1, fmt.Sprintf("displayTimeUnit: want \"ms\" or \"ns\", found %s", raw))
-			}
-		}
-		if raw, ok := top["otherData"]; ok && !isNull(raw) {
-			p.otherData(raw)
-		}
+		err = p.object(data)
 	default:
-		return nil, fmt.Errorf("trace: want a JSON object or array at the top level, found %q", trimmed[0])
+		return nil, topLevelErr(trimmed[0])
 	}
-	for i, raw := range events {
-		p.event(i, raw)
+	if err != nil {
+		return nil, err
 	}
-	if len(p.probs) > 0 {
-		return nil, &FormatError{Problems: p.probs, More: p.more}
+	probs, more := p.problems()
+	if len(probs) > 0 {
+		return nil, &FormatError{Problems: probs, More: more}
 	}
 	return p.trace(), nil
+}
+
+// checkJSON checks data's syntax and says where it breaks, without
+// keeping anything of it.
+func checkJSON(data []byte) error { return json.Unmarshal(data, new(skipJSON)) }
+
+// skipJSON keeps nothing of the value it is unmarshalled from: Unmarshal
+// checks the whole input's syntax first and reports where it fails, which
+// json.Valid does not.
+type skipJSON struct{}
+
+func (*skipJSON) UnmarshalJSON([]byte) error { return nil }
+
+// object reads the JSON Object Format, whose syntax is already checked:
+// traceEvents is decoded event by event, the other members whole. Their
+// problems are listed first, traceEvents's, displayTimeUnit's, then
+// otherData's, whatever the order of the members; of a member given
+// twice, the last counts, as json.Unmarshal into a map has it.
+func (p *parser) object(data []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if _, err := dec.Token(); err != nil { // {
+		return jsonError(data, err)
+	}
+	var events string // the problem with traceEvents, if any
+	var unit, other json.RawMessage
+	found := false
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return jsonError(data, err)
+		}
+		key, _ := tok.(string)
+		if key == "traceEvents" {
+			found, events = true, ""
+			p.reset()
+			if valueStart(data, dec.InputOffset()) == '[' {
+				if err := p.events(dec); err != nil {
+					return err
+				}
+				continue
+			}
+		}
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return jsonError(data, err)
+		}
+		switch key {
+		case "traceEvents":
+			events = "traceEvents: want an array, found " + kindOf(raw)
+		case "displayTimeUnit":
+			unit = raw
+		case "otherData":
+			other = raw
+		}
+	}
+	switch {
+	case !found:
+		p.top = append(p.top, Problem{Event: -1, Msg: "missing traceEvents"})
+	case events != "":
+		p.top = append(p.top, Problem{Event: -1, Msg: events})
+	}
+	if unit != nil {
+		var u string
+		if json.Unmarshal(unit, &u) != nil || (u != "ms" && u != "ns") {
+			p.top = append(p.top, Problem{Event: -1, Msg: fmt.Sprintf("displayTimeUnit: want \"ms\" or \"ns\", found %s", unit)})
+		}
+	}
+	if other != nil && !isNull(other) {
+		p.otherData(other)
+	}
+	return nil
+}
+
+// valueStart is the first byte of the member value after the key that
+// ends at data[off:]: past white space and the colon.
+func valueStart(data []byte, off int64) byte {
+	rest := bytes.TrimLeft(data[off:], " \t\r\n:")
+	if len(rest) == 0 {
+		return 0
+	}
+	return rest[0]
+}
+
+// events reads an array of events from dec, which stands before it, one
+// event at a time, and fails once there are more than p.maxEvents.
+func (p *parser) events(dec *json.Decoder) error {
+	if _, err := dec.Token(); err != nil { // [
+		return fmt.Errorf("trace: invalid JSON: %w", err)
+	}
+	for i := 0; dec.More(); i++ {
+		if i == p.maxEvents {
+			return &LimitError{Limit: int64(p.maxEvents)}
+		}
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return fmt.Errorf("trace: invalid JSON: %w", err)
+		}
+		p.event(i, raw)
+	}
+	if _, err := dec.Token(); err != nil { // ]
+		return fmt.Errorf("trace: invalid JSON: %w", err)
+	}
+	return nil
 }
 
 // laneInfo gathers one (pid, tid) track while parsing.
@@ -224,19 +282,42 @@ type laneInfo struct {
 }
 
 type parser struct {
-	probs []Problem
-	more  int
-	lanes map[[2]int64]*laneInfo
-	procs map[int64]string
-	meta  map[string]string
+	maxEvents int
+	top       []Problem // the file's top level's problems, a few at most
+	probs     []Problem // the events' first maxProblems problems
+	more      int       // and how many more
+	lanes     map[[2]int64]*laneInfo
+	procs     map[int64]string
+	meta      map[string]string
+}
+
+// reset forgets the events read, for a traceEvents given again.
+func (p *parser) reset() {
+	p.probs, p.more = nil, 0
+	p.lanes = make(map[[2]int64]*laneInfo)
+	p.procs = make(map[int64]string)
 }
 
 func (p *parser) problem(ev int, msg string) {
+	if ev < 0 {
+		p.top = append(p.top, Problem{Event: ev, Msg: msg})
+		return
+	}
 	if len(p.probs) < maxProblems {
 		p.probs = append(p.probs, Problem{Event: ev, Msg: msg})
 	} else {
 		p.more++
 	}
+}
+
+// problems lists the first maxProblems problems, the top level's first,
+// and counts the rest.
+func (p *parser) problems() ([]Problem, int) {
+	all := append(slices.Clip(p.top), p.probs...)
+	if len(all) <= maxProblems {
+		return all, p.more
+	}
+	return all[:maxProblems], p.more + len(all) - maxProblems
 }
 
 func isNull(raw json.RawMessage) bool { return string(raw) == "null" }

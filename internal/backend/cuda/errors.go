@@ -32,6 +32,7 @@ const (
 	errLaunchTimeout            = 702
 	errPeerAccessAlreadyEnabled = 704
 	errPeerAccessNotEnabled     = 705
+	errAssert                   = 710
 	errTooManyPeers             = 711
 	errHardwareStack            = 714
 	errIllegalInstr             = 715
@@ -71,6 +72,7 @@ var errorNames = map[int32]string{
 	errLaunchTimeout:            "CUDA_ERROR_LAUNCH_TIMEOUT",
 	errPeerAccessAlreadyEnabled: "CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED",
 	errPeerAccessNotEnabled:     "CUDA_ERROR_PEER_ACCESS_NOT_ENABLED",
+	errAssert:                   "CUDA_ERROR_ASSERT",
 	errTooManyPeers:             "CUDA_ERROR_TOO_MANY_PEERS",
 	errHardwareStack:            "CUDA_ERROR_HARDWARE_STACK_ERROR",
 	errIllegalInstr:             "CUDA_ERROR_ILLEGAL_INSTRUCTION",
@@ -85,13 +87,17 @@ var errorNames = map[int32]string{
 
 // classify says what a CUresult means to the runtime. The fatal codes are
 // those the driver documents as "the process must be terminated and
-// relaunched": every later call on the context returns the same error.
+// relaunched" (for CUDA_ERROR_ASSERT: "the context cannot be used
+// anymore"): every later call on the context returns the same error, and
+// so does a Program opened after, which qd.Init reports as a device lost
+// earlier. HIP's table (package hip) classifies its codes of the same
+// numbers alike.
 func classify(code int32) gpu.Class {
 	switch code {
 	case errOutOfMemory:
 		return gpu.OutOfMemory
 	case errIllegalAddress, errLaunchTimeout, errHardwareStack, errIllegalInstr,
-		errMisalignedAddr, errInvalidAddrSpace, errInvalidPC, errLaunchFailed:
+		errMisalignedAddr, errInvalidAddrSpace, errInvalidPC, errLaunchFailed, errAssert:
 		return gpu.Fatal
 	case errInvalidImage, errNoBinaryForGPU, errInvalidPTX, errJITNotFound,
 		errUnsupportedPTX, errJITDisabled:

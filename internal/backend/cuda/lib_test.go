@@ -223,6 +223,8 @@ func TestClassify(t *testing.T) {
 		errInvalidPTX: gpu.InvalidCode, errUnsupportedPTX: gpu.InvalidCode, errJITNotFound: gpu.InvalidCode,
 		errInvalidHandle: gpu.Failed, errIllegalAddress: gpu.Fatal, errLaunchFailed: gpu.Fatal,
 		errMisalignedAddr: gpu.Fatal, errOutOfResources: gpu.Failed, // a bad launch configuration is not sticky
+		errAssert: gpu.Fatal, errLaunchTimeout: gpu.Fatal, errHardwareStack: gpu.Fatal, errIllegalInstr: gpu.Fatal,
+		errInvalidAddrSpace: gpu.Fatal, errInvalidPC: gpu.Fatal,
 		errNotReady: gpu.Failed, errNotSupported: gpu.NotSupported, errNotPermitted: gpu.Failed,
 	} {
 		if got := classify(code); got != want {

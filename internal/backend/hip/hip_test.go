@@ -272,6 +272,20 @@ func TestErrorTable(t *testing.T) {
 	}
 }
 
+// The codes after which HIP, as CUDA, keeps the device lost for the rest
+// of the process (an illegal address, a timeout, a device-side assert, a
+// failed launch: CUDA's sticky codes of the same numbers) are Fatal, so an
+// error of one, reported by the first call of a new Program's device too,
+// matches ErrDeviceLost and qd.Init says the device was lost earlier.
+func TestStickyCodesLoseTheDevice(t *testing.T) {
+	for _, code := range []int32{700, 702, 710, 719} {
+		err := gpu.NewDriverError(&driver{}, "hipDeviceGetStreamPriorityRange", code)
+		if err.Class != gpu.Fatal || !errors.Is(err, backend.ErrDeviceLost) {
+			t.Errorf("%s (%d): class %v, want Fatal, matching ErrDeviceLost", err.Name, code, err.Class)
+		}
+	}
+}
+
 func TestVersionString(t *testing.T) {
 	for v, want := range map[int]string{50221153: "5.2.21153", 60342134: "6.3.42134", 0: "0.0.0"} {
 		if got := versionString(v); got != want {

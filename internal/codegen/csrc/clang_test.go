@@ -169,3 +169,21 @@ func TestClangCUDANoContraction(t *testing.T) {
 		}
 	}
 }
+
+// A switch of more cases than clang nests braces (256) compiles, for AMD
+// and as CUDA: the if/else chain it becomes is written flat.
+func TestClangLongIfChain(t *testing.T) {
+	clang, err := amdtools.FindClang()
+	if err != nil {
+		amdtools.Unavailable(t, "clang", err)
+	}
+	dir := t.TempDir()
+	src, _, _ := chainSource(t, 300, "gfx90a")
+	if _, err := clang.CompileAMD(dir, "chain", "gfx90a", src, ClangOptions()); err != nil {
+		t.Error(err)
+	}
+	src, _, _ = chainSource(t, 300, "sm_80")
+	if _, err := clang.CompileCUDA(dir, "chain", 80, src, ClangOptions()); err != nil {
+		t.Error(err)
+	}
+}

@@ -78,7 +78,9 @@ func TestTargetFor(t *testing.T) {
 			t.Errorf("TargetFor(%q) = %+v, %v", c.arch, tg, err)
 		}
 	}
-	for _, bad := range []string{"", "gfx803", "gfx", "sm_50", "sm_x", "x86"} {
+	for _, bad := range []string{"", "gfx803", "gfx", "sm_50", "sm_x", "x86",
+		"gfx9999999", "gfx90", "gfx090a", "gfx90A", "gfx-90a", "gfx90a:", "gfx90a:xnack", "gfx90a:+", "gfx90a:Xnack+",
+		"sm_9999999999", "sm_1000", "sm_090", "sm_+90", "sm_90:x+"} {
 		if tg, err := TargetFor(bad); err == nil {
 			t.Errorf("TargetFor(%q) = %+v, want an error", bad, tg)
 		}

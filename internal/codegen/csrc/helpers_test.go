@@ -3,9 +3,11 @@ package csrc
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -157,14 +159,6 @@ func TestGoSemanticsHelpersOnHost(t *testing.T) {
 		fmt.Fprintf(&src, "\t\tcase %d: r = %s; break;\n", i, c.c)
 	}
 	src.WriteString("\t\t}\n\t\tprintf(\"%llx\\n\", r);\n\t}\n\treturn 0;\n}\n")
-	dir := t.TempDir()
-	file, exe := dir+string(os.PathSeparator)+"helpers.c", dir+string(os.PathSeparator)+"helpers"
-	if err := os.WriteFile(file, []byte(src.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.Command(cc, "-O2", "-fno-strict-aliasing", "-ffp-contract=off", "-o", exe, file, "-lm").CombinedOutput(); err != nil {
-		t.Fatalf("%v\n%s\n%s", err, out, Numbered(src.String()))
-	}
 	inputs := helperInputs()
 	var stdin bytes.Buffer
 	for i := range helperCases {
@@ -172,13 +166,7 @@ func TestGoSemanticsHelpersOnHost(t *testing.T) {
 			fmt.Fprintf(&stdin, "%d %x %x\n", i, in[0], in[1])
 		}
 	}
-	cmd := exec.Command(exe)
-	cmd.Stdin = &stdin
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Fields(string(out))
+	lines := runOnHost(t, cc, "helpers.c", src.String(), &stdin, "-O2", "-fno-strict-aliasing", "-ffp-contract=off", "-lm")
 	if len(lines) != len(helperCases)*len(inputs) {
 		t.Fatalf("the C program printed %d results for %d calls", len(lines), len(helperCases)*len(inputs))
 	}
@@ -195,6 +183,28 @@ func TestGoSemanticsHelpersOnHost(t *testing.T) {
 		}
 	}
 	t.Logf("%d helpers × %d inputs agree with Go", len(helperCases), len(inputs))
+}
+
+// runOnHost compiles the C or C++ program src, as file, with the host
+// compiler cc and flags, runs it on stdin and returns what it printed,
+// split at white space.
+func runOnHost(t *testing.T, cc, file, src string, stdin io.Reader, flags ...string) []string {
+	t.Helper()
+	dir := t.TempDir()
+	path, exe := filepath.Join(dir, file), filepath.Join(dir, "prog")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(cc, append([]string{"-o", exe, path}, flags...)...).CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s\n%s", err, out, Numbered(src))
+	}
+	cmd := exec.Command(exe)
+	cmd.Stdin = stdin
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Fields(string(out))
 }
 
 // bothNaN: NaN payloads are not part of Go's semantics.

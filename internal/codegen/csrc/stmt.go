@@ -92,16 +92,73 @@ func (f *fn) target(l *ir.For, what string) loop {
 }
 
 func (f *fn) ifStmt(s *ir.If) {
-	if s.Cond == nil || s.Cond.Type() != ir.Bool {
-		f.fail("if condition is not a bool")
+	if soleIf(s.Else) != nil {
+		f.ifChain(s)
+		return
 	}
-	f.line("if (%s) {", f.expr(s.Cond))
+	f.line("if (%s) {", f.cond(s))
 	f.block(s.Then)
 	if len(s.Else) > 0 {
 		f.line("} else {")
 		f.block(s.Else)
 	}
 	f.line("}")
+}
+
+// ifChain writes an if whose else is another if, and so on (what a switch
+// becomes), on one level: each branch ends by jumping past the chain, and
+// the next condition's statements follow at the same depth.
+//
+//	if (c1) {
+//		A
+//		goto end;
+//	}
+//	(statements computing c2)
+//	if (c2) {
+//		B
+//		goto end;
+//	}
+//	D
+//	end:;
+//
+// This runs exactly what if (c1) {A} else { if (c2) {B} else {D} } runs,
+// with the same control flow graph. Nested, a chain of n cases was
+// indented and braced n deep: quadratic in size (10,000 cases made 250 MB
+// of C), and past 256 cases clang refuses it ("bracket nesting level
+// exceeded"). "else if" cannot keep it flat, since each condition takes
+// statements of its own before the if.
+func (f *fn) ifChain(s *ir.If) {
+	end := f.newLabel()
+	for s != nil {
+		f.pos = s.Pos
+		f.line("if (%s) {", f.cond(s))
+		f.block(s.Then)
+		f.line("\tgoto %s;", end)
+		f.line("}")
+		next := soleIf(s.Else)
+		if next == nil {
+			f.stmts(s.Else)
+		}
+		s = next
+	}
+	f.label(end)
+}
+
+// soleIf returns the if that is all of else, or nil.
+func soleIf(els []ir.Stmt) *ir.If {
+	if len(els) != 1 {
+		return nil
+	}
+	s, _ := els[0].(*ir.If)
+	return s
+}
+
+// cond evaluates s's condition.
+func (f *fn) cond(s *ir.If) string {
+	if s.Cond == nil || s.Cond.Type() != ir.Bool {
+		f.fail("if condition is not a bool")
+	}
+	return f.expr(s.Cond)
 }
 
 func (f *fn) block(ss []ir.Stmt) {

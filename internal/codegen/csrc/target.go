@@ -47,26 +47,53 @@ type Target struct {
 // "gfx942", "gfx1100", with or without ":feature±" suffixes, as HIP's
 // gcnArchName gives it) or of an NVIDIA one ("sm_90").
 func TargetFor(arch string) (Target, error) {
-	proc, _, _ := strings.Cut(arch, ":")
+	proc, features, hasFeatures := strings.Cut(arch, ":")
 	switch {
 	case strings.HasPrefix(proc, "sm_"):
-		if n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(proc, "sm_"), "a")); err != nil || n < 60 {
+		digits := strings.TrimSuffix(strings.TrimPrefix(proc, "sm_"), "a")
+		if n, err := strconv.Atoi(digits); err != nil || n < 60 || n > 999 || strconv.Itoa(n) != digits || hasFeatures {
 			return Target{}, fmt.Errorf("csrc: unknown NVIDIA target %q (want sm_60 or later)", arch)
 		}
 		return Target{Vendor: CUDA, Arch: proc, WaveSize: 32}, nil
-	case strings.HasPrefix(proc, "gfx") && len(proc) >= 6:
-		gen := proc[3 : len(proc)-2] // gfx90a → "9", gfx1100 → "11"
-		n, err := strconv.Atoi(gen)
-		if err != nil || n < 9 {
+	case strings.HasPrefix(proc, "gfx"):
+		major, ok := amdMajor(proc)
+		if !ok || (hasFeatures && !validFeatures(features)) {
+			return Target{}, fmt.Errorf("csrc: %q is not an AMD processor name (gfx90a, gfx1100, with :feature+ or :feature- suffixes)", arch)
+		}
+		if major < 9 {
 			return Target{}, fmt.Errorf("csrc: unsupported AMD target %q (want gfx9 or later: CDNA or RDNA)", arch)
 		}
 		wave := 32
-		if n == 9 {
+		if major == 9 {
 			wave = 64
 		}
 		return Target{Vendor: AMD, Arch: arch, WaveSize: wave}, nil
 	}
 	return Target{}, fmt.Errorf("csrc: unknown target %q (want gfxNNN or sm_NN)", arch)
+}
+
+// amdMajor reads an AMD processor name, "gfx" then the major version (one
+// or two decimal digits), the minor and the stepping (a hexadecimal digit
+// each): gfx90a is 9, gfx1100 11.
+func amdMajor(proc string) (int, bool) {
+	rest := strings.TrimPrefix(proc, "gfx")
+	if len(rest) < 3 || len(rest) > 4 || strings.Trim(rest[len(rest)-2:], "0123456789abcdef") != "" {
+		return 0, false
+	}
+	major, err := strconv.Atoi(rest[:len(rest)-2])
+	return major, err == nil && major > 0 && rest[0] != '0'
+}
+
+// validFeatures reports whether features is a colon-separated list of
+// target features, each a name then + or - ("sramecc+:xnack-").
+func validFeatures(features string) bool {
+	for f := range strings.SplitSeq(features, ":") {
+		name, on := f[:max(len(f)-1, 0)], f[max(len(f)-1, 0):]
+		if name == "" || (on != "+" && on != "-") || strings.Trim(name, "abcdefghijklmnopqrstuvwxyz0123456789_") != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // Processor is Arch without target features: "gfx90a".

@@ -2,6 +2,8 @@ package ptx
 
 import (
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/quadrants-go/qd/internal/ir"
@@ -28,6 +30,10 @@ func TestTargetFor(t *testing.T) {
 		{50, 13000, ""},     // below sm_60
 		{90, 8000, ""},      // driver too old
 		{140, 13010, "9.1"}, // unknown future GPU: the newest ISA the driver has
+		{999, 13010, "9.1"},
+		{-5, 13010, ""},         // not a compute capability: "0.-5" it said
+		{1000, 13010, ""},       // a three-digit major version
+		{9999999999, 13010, ""}, // was written as .target sm_9999999999
 	} {
 		got, err := TargetFor(c.sm, c.driver)
 		if c.want == "" {
@@ -39,6 +45,23 @@ func TestTargetFor(t *testing.T) {
 		if err != nil || got != (Target{SM: c.sm, Version: c.want}) {
 			t.Errorf("TargetFor(%d, %d) = %+v, %v; want version %s", c.sm, c.driver, got, err, c.want)
 		}
+	}
+}
+
+// TargetFor's messages read as compute capabilities, or say that the
+// number is none.
+func TestTargetForMessages(t *testing.T) {
+	for sm, want := range map[int]string{
+		-5:   "ptx: -5 is not a compute capability ×10 (sm_90 is 90)",
+		5000: "ptx: 5000 is not a compute capability ×10",
+		52:   "ptx: compute capability 5.2 is older than 6.0, the oldest qd supports",
+	} {
+		if _, err := TargetFor(sm, 13010); err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("TargetFor(%d): %v, want %q", sm, err, want)
+		}
+	}
+	if sms := SMs(); len(sms) == 0 || sms[0] != minSM || !slices.IsSorted(sms) {
+		t.Errorf("SMs() = %v, want the table's, sorted from sm_%d", sms, minSM)
 	}
 }
 

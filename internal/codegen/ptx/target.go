@@ -2,6 +2,8 @@ package ptx
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -82,12 +84,25 @@ func minISAForSM(sm, maxISA int) int {
 	return best
 }
 
+// maxSM bounds the compute capabilities TargetFor takes: a major version
+// of two digits at most. Past the table, a newer GPU's target is taken on
+// trust (minISAForSM), but not a number no GPU can report.
+const maxSM = 999
+
+// SMs are the compute capabilities (×10, oldest first) whose .target the
+// generator knows the PTX ISA of. TargetFor also takes others, between
+// them and up to maxSM, as a device reports them.
+func SMs() []int { return slices.Sorted(maps.Keys(targetISA)) }
+
 // TargetFor picks .target sm_XY equal to the device's compute capability sm
 // and the lowest .version that knows that target and every instruction qd
 // emits. driverVersion is cuDriverGetVersion's value (13000 for CUDA 13.0).
 // It fails when the driver cannot take any PTX for that SM.
 func TargetFor(sm, driverVersion int) (Target, error) {
-	if sm < minSM {
+	switch {
+	case sm < 0 || sm > maxSM:
+		return Target{}, fmt.Errorf("ptx: %d is not a compute capability ×10 (sm_90 is 90)", sm)
+	case sm < minSM:
 		return Target{}, fmt.Errorf("ptx: compute capability %d.%d is older than %d.%d, the oldest qd supports", sm/10, sm%10, minSM/10, minSM%10)
 	}
 	maxISA := driverISA(driverVersion)

@@ -67,7 +67,27 @@ func nvrtcKernels() []*ir.Kernel {
 	y := b2.Array("y", ir.I64, 1)
 	s := b2.Decl("s", ir.Ld(y, ir.I64c(0)))
 	b2.Parallel(ir.LenOf(y, 0), func(i *ir.Var) { b2.Store(y, ir.Op(ir.Add, ir.Ref(s), ir.Ref(i)), ir.Ref(i)) })
-	return []*ir.Kernel{b.Kernel(), b2.Kernel()}
+	return []*ir.Kernel{b.Kernel(), b2.Kernel(), longChain(300)}
+}
+
+// longChain is the if/else chain of a switch of n cases on x[i], longer
+// than compilers nest braces (256): the C writer keeps it flat.
+func longChain(n int) *ir.Kernel {
+	b := ir.NewBuilder("nvrtc_chain")
+	x := b.Array("x", ir.I32, 1)
+	b.Parallel(ir.LenOf(x, 0), func(i *ir.Var) {
+		v := b.Decl("v", ir.Ld(x, ir.Ref(i)))
+		var arm func(c int)
+		arm = func(c int) {
+			if c == n {
+				b.Store(x, ir.I32c(-1), ir.Ref(i))
+				return
+			}
+			b.If(ir.Op(ir.Eq, ir.Ref(v), ir.I32c(int32(c))), func() { b.Store(x, ir.I32c(int32(7*c+1)), ir.Ref(i)) }, func() { arm(c + 1) })
+		}
+		arm(0)
+	})
+	return b.Kernel()
 }
 
 // Where an NVRTC library exists (a CUDA toolkit, or the GPU machine), the

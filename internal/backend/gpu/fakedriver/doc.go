@@ -40,7 +40,9 @@
 // poisons its context as a real fault would: every later call but
 // MakeCurrent returns it,
 // until the last device on the context closes, which resets the context
-// (everything on it is released) as gpu.Driver.CloseDevice describes.
+// (everything on it is released) as gpu.Driver.CloseDevice describes;
+// SetSticky keeps it poisoned instead, for every device opened after, as
+// CUDA keeps a lost primary context until the process ends.
 //
 // Each New and Wrap makes one callback per Calls function; a process can
 // make only about 2000, for good. Make one driver per test binary and

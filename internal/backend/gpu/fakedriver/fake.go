@@ -31,6 +31,7 @@ type Driver struct {
 	ctx        uintptr // the device's context (Props.CurrentArg); 0 while no device is open
 	users      int     // open devices
 	poisoned   int32   // the fatal code every call returns; 0 if none
+	sticky     bool    // a poisoned context outlives its devices (SetSticky)
 	last       uintptr // the last handle given out
 	clock      int64   // ticks once per call: when events are recorded
 	streams    map[uintptr]bool
@@ -162,7 +163,7 @@ func (d *Driver) OpenDevice(ordinal int) (*gpu.Props, error) {
 // CloseDevice ends one use of the context. When the last user of a
 // context that a fault poisoned (or that the runtime says is lost) closes,
 // the context is reset: everything on it is released and the next
-// OpenDevice gets a working one.
+// OpenDevice gets a working one. A sticky fake keeps it poisoned.
 func (d *Driver) CloseDevice(p *gpu.Props, lost bool) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -170,10 +171,25 @@ func (d *Driver) CloseDevice(p *gpu.Props, lost bool) error {
 		return fmt.Errorf("fake: CloseDevice of a device that is not open (context %#x)", p.CurrentArg)
 	}
 	d.users--
-	if d.users == 0 && (lost || d.poisoned != 0) {
+	if d.users == 0 && (lost || d.poisoned != 0) && !d.sticky {
 		d.resetLocked()
 	}
 	return nil
+}
+
+// SetSticky makes a poisoned context outlive its last device, as CUDA's
+// primary context does (cuda's CloseDevice does not reset it): every
+// device opened later gets it, and every call on it but MakeCurrent fails
+// with the fault's code, so that a test sees what a new Program sees after
+// a fault on a real GPU. Turning it off resets a poisoned context that no
+// device holds.
+func (d *Driver) SetSticky(sticky bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.sticky = sticky
+	if !sticky && d.users == 0 && d.poisoned != 0 {
+		d.resetLocked()
+	}
 }
 
 // resetLocked destroys the context and everything on it.

@@ -275,6 +275,37 @@ func TestFatalPoisonsUntilReset(t *testing.T) {
 	}
 }
 
+// A sticky fake keeps a poisoned context after its last device closes:
+// a device opened after fails at its first call, as on CUDA after a fault,
+// until SetSticky(false) resets it.
+func TestStickyPoison(t *testing.T) {
+	f, _ := drivers(t)
+	f.SetSticky(true)
+	defer f.SetSticky(false)
+	d := open(t, f)
+	s, _ := d.NewStream(0)
+	f.Inject(Fault{Call: "StreamSynchronize", N: 1, Code: CodeIllegalAddress})
+	if err := s.Synchronize(); !errors.Is(err, backend.ErrDeviceLost) {
+		t.Fatalf("Synchronize: %v", err)
+	}
+	d.Close()
+	for range 2 {
+		d = open(t, f)
+		if _, err := d.NewStream(0); !errors.Is(err, backend.ErrDeviceLost) || !strings.Contains(err.Error(), "ILLEGAL_ADDRESS") {
+			t.Errorf("NewStream on a device opened after the fault: %v", err)
+		}
+		d.Close()
+	}
+	f.SetSticky(false)
+	d = open(t, f)
+	defer d.Close()
+	s, err := d.NewStream(0)
+	if err != nil {
+		t.Fatalf("NewStream after SetSticky(false): %v", err)
+	}
+	s.Close()
+}
+
 // Calls the runtime should never make fail and are recorded.
 func TestMisuses(t *testing.T) {
 	f, _ := drivers(t)
