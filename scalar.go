@@ -3,6 +3,7 @@ package qd
 import (
 	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/quadrants-go/qd/internal/ir"
 )
@@ -17,10 +18,17 @@ import (
 // float64, which is what an untyped constant becomes, is converted to the
 // parameter's type as Go converts an untyped constant, so it must fit: 2
 // and 0.5 work for a float32 parameter, 1<<40 does not fit an int32, and
-// 2.5 would be truncated for an int. (qd cannot tell an untyped constant
-// from an int or float64 variable, so such variables are converted the same
-// way.) Kernels built with the IR builder have no Go types; there a 64-bit
-// integer parameter takes int or int64, and uint or uint64.
+// 2.5 would be truncated for an int. qd cannot tell an untyped constant
+// from an int or a float64 variable, so it judges by the value. An int
+// variable that fits converts like the constant it could have been. For a
+// float32 parameter a float64 converts only when it is what a constant of
+// float32's precision would be: exactly a float32, or written in at most 9
+// significant digits (0.1, 9.81, 1e-4). A float64 computed at run time
+// (1.0/3, a float64 variable of the program) is refused, as Go refuses a
+// float64 variable for a float32 parameter; so is a constant with more
+// digits than a float32 holds (math.Pi): write float32(math.Pi). Kernels
+// built with the IR builder have no Go types; there a 64-bit integer
+// parameter takes int or int64, and uint or uint64.
 
 // scalarRule is quoted by every error about a scalar argument.
 const scalarRule = "a scalar argument has the parameter's type, or is an untyped constant such as 2 or 0.5, " +
@@ -163,6 +171,9 @@ func constFloat(p *ir.Param, x float64) (bits uint64, msg string, ok bool) {
 		if math.IsInf(float64(f), 0) && !math.IsInf(x, 0) {
 			return fail("overflows")
 		}
+		if !float32Constant(x) {
+			return 0, fmt.Sprintf("got float64 %v for a float32 parameter: a float64 value is not a float32, as in a Go call; pass float32(x) (an untyped constant converts, but one with more digits than a float32 holds, such as math.Pi, needs float32(...) too)", x), false
+		}
 		return uint64(math.Float32bits(f)), "", true
 	case ir.I32:
 		lo, hi = math.MinInt32, math.MaxInt32+1
@@ -185,4 +196,24 @@ func constFloat(p *ir.Param, x float64) (bits uint64, msg string, ok bool) {
 		return uint64(x), "", true // beyond int64: convert directly
 	}
 	return uint64(int64(x)), "", true
+}
+
+// float32Constant reports whether x, a float64 argument for a float32
+// parameter, is what an untyped constant of float32's precision becomes:
+// exactly a float32, or a number of at most 9 significant decimal digits
+// (float32's decimal precision: every float32 prints in 9).
+func float32Constant(x float64) bool {
+	if float64(float32(x)) == x || math.IsInf(x, 0) || math.IsNaN(x) {
+		return true
+	}
+	digits := 0
+	for _, c := range strconv.FormatFloat(x, 'e', -1, 64) {
+		if c == 'e' {
+			break
+		}
+		if c >= '0' && c <= '9' {
+			digits++
+		}
+	}
+	return digits <= 9
 }

@@ -2,6 +2,7 @@ package qd
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"testing"
 )
@@ -54,6 +55,9 @@ func TestScalarArgumentRule(t *testing.T) {
 			{"2 for uint", 7, 2, ""},
 			{"int32 for float32", 1, int32(2), "want float32, got int32"},
 			{"float64 var for float32 overflows", 1, 1e300, "overflows float32"},
+			{"1e-4 for float32", 1, 1e-4, ""},
+			{"float64 1/3 for float32", 1, 1.0 / 3, "a float64 value is not a float32"},
+			{"math.Pi for float32", 1, math.Pi, "needs float32(...)"},
 			{"int32 for int", 3, int32(2), "want int, got int32"},
 			{"int64 for int", 3, int64(2), "want int, got int64"},
 			{"int for int64", 5, 2, ""},
