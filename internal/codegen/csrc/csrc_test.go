@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/quadrants-go/qd/internal/codegen/ptx/ptxmath"
+	"github.com/quadrants-go/qd/internal/codegen/devmath"
 	"github.com/quadrants-go/qd/internal/ir"
 	"github.com/quadrants-go/qd/internal/kabi"
 	"github.com/quadrants-go/qd/internal/lower"
@@ -85,11 +85,11 @@ func TestTargetFor(t *testing.T) {
 	}
 }
 
-// Every primitive ptxmath's C calls is defined by every vendor's prelude.
+// Every primitive devmath's C calls is defined by every vendor's prelude.
 func TestPreludesDefineMathPrimitives(t *testing.T) {
 	for _, arch := range []string{"gfx90a", "gfx1100", "sm_80"} {
 		p := prelude(mustTarget(t, arch))
-		for _, name := range ptxmath.CPrimitives {
+		for _, name := range devmath.CPrimitives {
 			if !strings.Contains(p, " "+name+"(") {
 				t.Errorf("%s prelude lacks %s", arch, name)
 			}

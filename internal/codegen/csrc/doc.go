@@ -81,10 +81,10 @@
 // # Math
 //
 // The exact functions (sqrt, abs, floor, ceil, trunc, round) are prelude
-// primitives. The transcendental ones are package ptxmath's instruction
-// lists rendered as C (ptxmath.CFunc): the same operations as the PTX path,
+// primitives. The transcendental ones are package devmath's instruction
+// lists rendered as C (devmath.CFunc): the same operations as the PTX path,
 // one C statement per instruction, so they compute the same bits given
-// exact primitives (checked on the host against ptxmath's interpreter).
+// exact primitives (checked on the host against devmath's interpreter).
 // On AMD the primitives are clang's builtins; their exactness (sqrt
 // correctly rounded) is LLVM's AMDGPU lowering's, not checked on hardware
 // here (docs/amd.md).

@@ -5,7 +5,7 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/quadrants-go/qd/internal/codegen/ptx/ptxmath"
+	"github.com/quadrants-go/qd/internal/codegen/devmath"
 	"github.com/quadrants-go/qd/internal/ir"
 )
 
@@ -255,7 +255,7 @@ func (f *fn) convert(to, from ir.Type, x string) string {
 }
 
 // call writes a math intrinsic: the exact ones through the prelude, the
-// transcendental ones through ptxmath's C rendering of the PTX path's
+// transcendental ones through devmath's C rendering of the PTX path's
 // functions, defined once per unit.
 func (f *fn) call(e *ir.Call) string {
 	var t ir.Type
@@ -279,7 +279,7 @@ func (f *fn) call(e *ir.Call) string {
 	case ir.Sqrt, ir.Abs, ir.Floor, ir.Ceil, ir.Trunc, ir.Round:
 		return f.tmp(t, "qd_%v_%v(%s)", e.Fn, t, args)
 	}
-	name, def, err := ptxmath.CFunc(e.Fn, t) // cached in ptxmath
+	name, def, err := devmath.CFunc(e.Fn, t) // cached in devmath
 	if err != nil {
 		f.fail("%v", err)
 	}

@@ -21,7 +21,7 @@ import (
 //     or more, saturating float-to-integer conversion with NaN → 0, NaN-
 //     aware min and max with -0 < +0, math.Round, float atomic min and max
 //     as compare-and-swap loops.
-//   - the primitives ptxmath's C functions call (ptxmath.CPrimitives),
+//   - the primitives devmath's C functions call (devmath.CPrimitives),
 //     which the vendor parts define.
 
 // cTypes are the C types of the IR's scalar types in registers.

@@ -61,7 +61,7 @@
 // loops.
 //
 // The transcendental functions (exp, sin, pow, ...) are .func subroutines
-// from package ptxmath, emitted once per module before the entries and
+// from package devmath, emitted once per module before the entries and
 // called with call (call.uni in serial tasks).
 //
 // # Target

@@ -27,7 +27,7 @@ type Options struct {
 	// output alone; the zero values are what every driver gets.
 
 	// mathFunc supplies the subroutines of the transcendental intrinsics
-	// (nil: ptxmath.Func); tests substitute stubs, which keep the PTX short.
+	// (nil: devmath.Func); tests substitute stubs, which keep the PTX short.
 	mathFunc func(fn ir.Intrinsic, t ir.Type) (name, def string, err error)
 	// noVector turns the vector loops off, to look at the unrolled loop.
 	noVector bool
