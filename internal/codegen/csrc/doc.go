@@ -8,9 +8,9 @@
 // defines the types, the thread and block indices, the exact floating
 // primitives, bit casts and atomics for the target's vendor, and the helpers
 // that give C Go's semantics. The source is C++17 in a C style (hiprtc and
-// NVRTC compile C++); Options and ClangOptions give the compiler options
-// its meaning depends on (no fma contraction, IEEE division and sqrt, no
-// type-based alias analysis).
+// NVRTC compile C++); CompilerOptions and ClangOptions give the compiler
+// options its meaning depends on (no fma contraction, IEEE division and
+// sqrt, no type-based alias analysis). Options choose what Generate writes.
 //
 // # Entries
 //

@@ -175,7 +175,7 @@ func (f *fn) binary(e *ir.Binary) string {
 		switch op {
 		case ir.Add, ir.Sub, ir.Mul, ir.Div:
 			// IEEE, correctly rounded, never contracted: the compilers run
-			// with contraction off and IEEE division (see Flags).
+			// with contraction off and IEEE division (see CompilerOptions).
 			return f.tmp(t, "%s %s %s", x, map[ir.BinOp]string{ir.Add: "+", ir.Sub: "-", ir.Mul: "*", ir.Div: "/"}[op], y)
 		case ir.Min, ir.Max:
 			return f.tmp(t, "qd_%s_%v(%s, %s)", map[ir.BinOp]string{ir.Min: "min", ir.Max: "max"}[op], t, x, y)
