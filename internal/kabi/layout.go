@@ -163,18 +163,16 @@ func slotsOf(plan *lower.Plan, t *lower.Task, opts Options) []Slot {
 			if n.Array != nil && n.Dim >= 0 && n.Dim < n.Array.Dims {
 				u.dims[[2]int{n.Array.Index, n.Dim}] = true
 			}
-		case *ir.Load:
-			indexed(n.Array)
-		case *ir.Store:
-			indexed(n.Array)
-		case *ir.Atomic:
-			indexed(n.Array)
 		case *ir.VarRef:
 			local(n.Var)
 		case *ir.Decl:
 			local(n.Var)
 		case *ir.Assign:
 			local(n.Var)
+		default:
+			if acc, ok := ir.AccessOf(n); ok {
+				indexed(acc.Array)
+			}
 		}
 		return true
 	})

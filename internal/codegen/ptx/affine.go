@@ -79,19 +79,12 @@ func (f *fnWriter) planAffine(l *ir.ParallelFor) *affinePlan {
 		return true
 	})
 	found := false
-	ir.Inspect(l.Body, func(n ir.Node) bool {
-		var a *ir.Param
-		var index []ir.Expr
-		switch n := n.(type) {
-		case *ir.Load:
-			a, index = n.Array, n.Index
-		case *ir.Store:
-			a, index = n.Array, n.Index
-		default:
-			return true
+	ir.Accesses(l.Body, func(acc ir.Access) bool {
+		if acc.Kind == ir.AccessUpdate {
+			return true // atomics keep the plain address
 		}
-		if key, consts, ok := p.access(a, index); ok {
-			f.affineOffset(p, a, key, consts)
+		if key, consts, ok := p.access(acc.Array, acc.Index); ok {
+			f.affineOffset(p, acc.Array, key, consts)
 			found = true
 		}
 		return true

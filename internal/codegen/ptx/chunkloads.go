@@ -54,16 +54,14 @@ func (f *fnWriter) hoistableLoads(l *ir.ParallelFor, aff *affinePlan) []*ir.Load
 	var visit func(e ir.Expr)
 	visit = func(e ir.Expr) {
 		ir.InspectExpr(e, func(n ir.Node) bool {
-			switch n := n.(type) {
-			case *ir.Load:
-				if _, _, ok := aff.access(n.Array, n.Index); ok {
-					loads = append(loads, n)
+			if acc, _ := ir.AccessOf(n); acc.Kind == ir.AccessRead {
+				if _, _, ok := aff.access(acc.Array, acc.Index); ok {
+					loads = append(loads, acc.Node.(*ir.Load))
 				}
-			case *ir.Binary:
-				if n.Op.IsLogical() { // Y runs only on some trips
-					visit(n.X)
-					return false
-				}
+			}
+			if b, ok := n.(*ir.Binary); ok && b.Op.IsLogical() { // Y runs only on some trips
+				visit(b.X)
+				return false
 			}
 			return true
 		})

@@ -211,16 +211,10 @@ func (f *fnWriter) planSerial(s *ir.For, v *ir.Var) *serialPlan {
 		return true
 	})
 	vr := f.varReg(v)
-	ir.Inspect(s.Body, func(n ir.Node) bool {
-		var a *ir.Param
-		var index []ir.Expr
-		switch n := n.(type) {
-		case *ir.Load:
-			a, index = n.Array, n.Index
-		case *ir.Store:
-			a, index = n.Array, n.Index
-		default:
-			return true
+	ir.Accesses(s.Body, func(acc ir.Access) bool {
+		a, index := acc.Array, acc.Index
+		if acc.Kind == ir.AccessUpdate {
+			return true // atomics keep the plain address
 		}
 		if _, done := sp.bases[a.Index]; done || !a.IsArray() || a.Dims != 1 || len(index) != 1 {
 			return true

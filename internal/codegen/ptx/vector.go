@@ -66,20 +66,19 @@ func (f *fnWriter) vectorize(l *ir.ParallelFor) *vectorPlan {
 		arrays[a] = true
 	}
 	visit := func(n ir.Node) bool {
-		switch n := n.(type) {
-		case *ir.Load:
-			atI(n.Array, n.Index)
-			read[n.Array] = true
-			if stored[n.Array] {
+		if as, isAssign := n.(*ir.Assign); isAssign && as.Var == iv {
+			ok = false // the index would no longer be the element's
+		}
+		switch acc, _ := ir.AccessOf(n); acc.Kind {
+		case ir.AccessRead:
+			atI(acc.Array, acc.Index)
+			read[acc.Array] = true
+			if stored[acc.Array] {
 				ok = false // read after the store: the preloaded value would be stale
 			}
-		case *ir.Store:
-			if stored[n.Array] {
+		case ir.AccessWrite:
+			if stored[acc.Array] {
 				ok = false // one vector store per array
-			}
-		case *ir.Assign:
-			if n.Var == iv {
-				ok = false // the index would no longer be the element's
 			}
 		}
 		return ok
