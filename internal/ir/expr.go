@@ -189,6 +189,20 @@ func (f Intrinsic) Arity() int {
 	return 0
 }
 
+// Exact reports whether f is computed exactly, one correctly rounded
+// operation (Sqrt) or none at all (Abs, Floor, Ceil, Trunc, Round): what
+// every code generator writes inline and the host can evaluate as the
+// device does. The others are transcendental: the generators call
+// package codegen/devmath's routines for them, whose last bit may differ
+// from Go's.
+func (f Intrinsic) Exact() bool {
+	switch f {
+	case Sqrt, Abs, Floor, Ceil, Trunc, Round:
+		return true
+	}
+	return false
+}
+
 // Intrinsics lists every intrinsic, in declaration order.
 func Intrinsics() []Intrinsic {
 	out := make([]Intrinsic, 0, numIntrinsics-1)

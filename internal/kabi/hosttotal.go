@@ -121,9 +121,7 @@ func hostEvaluable(e ir.Expr) bool {
 		case *ir.ParamRef:
 			ok = ok && !n.Param.IsArray()
 		case *ir.Call:
-			switch n.Fn {
-			case ir.Sqrt, ir.Abs, ir.Floor, ir.Ceil, ir.Trunc, ir.Round:
-			default:
+			if !n.Fn.Exact() {
 				ok = false // transcendental: the device's result may differ in the last bit
 			}
 		default:

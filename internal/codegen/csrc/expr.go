@@ -275,8 +275,7 @@ func (f *fn) call(e *ir.Call) string {
 	if args == "" {
 		f.fail("%v without arguments", e.Fn)
 	}
-	switch e.Fn {
-	case ir.Sqrt, ir.Abs, ir.Floor, ir.Ceil, ir.Trunc, ir.Round:
+	if e.Fn.Exact() {
 		return f.tmp(t, "qd_%v_%v(%s)", e.Fn, t, args)
 	}
 	name, def, err := devmath.CFunc(e.Fn, t) // cached in devmath

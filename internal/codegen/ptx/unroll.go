@@ -77,9 +77,7 @@ func (f *fnWriter) unrollable(l *ir.ParallelFor) bool {
 			case *ir.Atomic:
 				ok = false
 			case *ir.Call:
-				switch n.Fn {
-				case ir.Sqrt, ir.Abs, ir.Floor, ir.Ceil, ir.Trunc, ir.Round:
-				default:
+				if !n.Fn.Exact() {
 					ok = false
 				}
 			}
