@@ -64,7 +64,9 @@ type BinOp uint8
 // type (Go semantics: a count of at least the width gives 0, or -1 for Shr of
 // a negative signed value). Comparisons give Bool. LAnd and LOr take Bools and
 // evaluate Y only when needed (Go's && and ||). Min and Max are Go's builtins
-// (for floats: NaN if either is NaN; Min(-0, +0) is -0).
+// (for floats: NaN if either is NaN; Min(-0, +0) is -0). Package
+// codegen/gosem tabulates these rules, and what each backend does where Go
+// panics (a zero divisor, a negative shift count).
 const (
 	Add BinOp = iota + 1
 	Sub
@@ -118,7 +120,8 @@ func NewBinary(op BinOp, x, y Expr) *Binary {
 
 // Convert converts X to type To with Go's conversion rules (float to integer
 // truncates toward zero; out-of-range results are implementation-defined as
-// in Go). Converting to or from Bool is not allowed.
+// in Go: the GPUs saturate and give 0 for NaN, gosem.FloatToInt).
+// Converting to or from Bool is not allowed.
 type Convert struct {
 	To Type
 	X  Expr
