@@ -42,7 +42,9 @@
 // operands before their operation, because C leaves the order of operand
 // evaluation unspecified and Go does not (it shows once an operand is an
 // atomic); && and || run their right side only when Go would. Where C's
-// meaning differs from Go's the source calls a prelude helper:
+// meaning differs from Go's the source calls a prelude helper, one per
+// rule of package codegen/gosem, whose table the tests run on the host
+// (gosem_test.go):
 //
 //   - integer + - * wrap (computed on unsigned types: signed overflow is
 //     undefined in C); / and % truncate, MinInt / -1 is MinInt with

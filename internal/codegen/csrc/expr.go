@@ -151,7 +151,8 @@ func (f *fn) binary(e *ir.Binary) string {
 			f.fail("shift of %v by %v", t, e.Y.Type())
 		}
 		// Go's count is unsigned: a negative signed count (which panics
-		// in Go) counts as huge.
+		// in Go) counts as huge (gosem.ShiftNegative; the helpers do
+		// gosem.ShiftWide).
 		// C's conversion of a negative int to qd_u64 sign-extends.
 		count := "(qd_u64)" + y
 		name := map[ir.BinOp]string{ir.Shl: "shl", ir.Shr: "shr"}[op]
@@ -178,6 +179,7 @@ func (f *fn) binary(e *ir.Binary) string {
 			// with contraction off and IEEE division (see CompilerOptions).
 			return f.tmp(t, "%s %s %s", x, map[ir.BinOp]string{ir.Add: "+", ir.Sub: "-", ir.Mul: "*", ir.Div: "/"}[op], y)
 		case ir.Min, ir.Max:
+			// gosem.MinMaxFloat, in the helpers.
 			return f.tmp(t, "qd_%s_%v(%s, %s)", map[ir.BinOp]string{ir.Min: "min", ir.Max: "max"}[op], t, x, y)
 		}
 	case t.IsInteger():
@@ -189,7 +191,8 @@ func (f *fn) binary(e *ir.Binary) string {
 
 // intOp writes Go's integer arithmetic: + - * wrap (computed unsigned, as
 // C's signed overflow is undefined), / and % truncate with Go's MinInt / -1
-// (helpers, which also keep a division by zero away from C).
+// (helpers, gosem.Division, which also keep a division by zero away from
+// C: gosem.DivZero).
 func (f *fn) intOp(op ir.BinOp, t ir.Type, x, y string) string {
 	ct, ut := cType(t), unsignedOf(t)
 	switch op {
@@ -244,8 +247,8 @@ func (f *fn) convert(to, from ir.Type, x string) string {
 	case !to.IsNumeric() || !from.IsNumeric():
 		f.fail("cannot convert %v to %v: conversions are between numeric types", from, to)
 	case to.IsInteger() && from.IsFloat():
-		// Truncation; out of range saturates and NaN gives 0 (a helper:
-		// C leaves both undefined).
+		// Truncation; out of range saturates and NaN gives 0 (a helper,
+		// gosem.FloatToInt: C leaves both undefined).
 		return f.tmp(to, "qd_cvt_%v_%v(%s)", to, from, x)
 	}
 	// The rest is C's conversion: integers widen by the source's
