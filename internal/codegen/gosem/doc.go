@@ -19,8 +19,10 @@
 // Every backend runs the whole table in its tests through Verify: the
 // CPU's closure compiler (package codegen/cpu) executes each case's
 // kernels; the C generator's source (package codegen/csrc) is compiled and
-// run on the host. A new rule or case is therefore tested on every backend
-// at once, and a new generator (SPIR-V) starts from the same list.
+// run on the host; the PTX (package codegen/ptx) is assembled by ptxas and
+// executed by a model of the PTX ISA's documented semantics. A new rule or
+// case is therefore tested on every backend at once, and a new generator
+// (SPIR-V) starts from the same list.
 //
 // The package sits beside the generators because it binds them, and
 // depends on package ir only. It holds the data, the native reference,
