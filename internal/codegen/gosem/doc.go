@@ -20,13 +20,15 @@
 // CPU's closure compiler (package codegen/cpu) executes each case's
 // kernels; the C generator's source (package codegen/csrc) is compiled and
 // run on the host; the PTX (package codegen/ptx) is assembled by ptxas and
-// executed by a model of the PTX ISA's documented semantics. A new rule or
-// case is therefore tested on every backend at once, and a new generator
-// (SPIR-V) starts from the same list.
+// executed by a model of the PTX ISA's documented semantics; and kabi's
+// host evaluator, which sizes grids with the GPU's semantics, evaluates
+// each case's expression. A new rule or case is therefore tested on every
+// backend at once, and a new generator (SPIR-V) starts from the same list.
 //
 // The package sits beside the generators because it binds them, and
-// depends on package ir only. It holds the data, the native reference,
-// and Saturate, FloatToInt's required result as a function; the
-// generators import it in their tests only, and their code names in
-// comments the rules it implements.
+// depends on package ir only, so that kabi, below them, can be checked
+// against it too. It holds the data, the native reference, and Saturate,
+// FloatToInt's required result as a function, with which kabi's host
+// evaluator converts; the generators import it in their tests only, and
+// their code names in comments the rules it implements.
 package gosem
