@@ -6,8 +6,9 @@
 // the plan (lower.Plan's temporaries, lower.Task's reductions), the same
 // for every target; what a generator does with them (unroll factors,
 // vector widths, size limits, register budgets) is its own and stays in
-// its package. Package codegen/ptx asks them today; csrc and a SPIR-V
-// generator ask the same functions rather than derive the rules again.
+// its package. Package codegen/ptx asks them today; csrc, and a SPIR-V
+// generator, can ask the same functions instead of deriving the rules
+// again.
 //
 // The functions are queries, computed when asked, so a backend that does
 // not ask (the CPU's closure compiler) pays nothing for them; they read
