@@ -185,7 +185,7 @@ func generateKernel(k *ir.Kernel, arch string, t targets, opts ptx.Options) (tex
 		b.WriteString(ir.Print(k))
 		return b.String(), ".ir", nil
 	case "amdgpu":
-		code, layout, err := csrc.Generate(plan, t.amd, csrc.GenOptions{})
+		code, layout, err := csrc.Generate(plan, t.amd, csrc.Options{})
 		if err != nil {
 			return "", "", err
 		}

@@ -25,14 +25,14 @@ import (
 //   - CPU: the backend promises Go's math exactly (float32 functions as
 //     float32(math.F(float64(x)))), so every result must be bit-identical
 //     to Go's (NaN only as a class: Go does not define NaN payloads).
-//   - CUDA: the ptxmath subroutines promise ≤ 2 ulp (f64) and ≤ 1 ulp (f32;
+//   - CUDA: the devmath subroutines promise ≤ 2 ulp (f64) and ≤ 1 ulp (f32;
 //     in fact 0.5 + 2^-28) of the exact value. Go's math is not a usable
 //     yardstick there: it is itself thousands of ulps off in places (Acos
 //     and Log2 near 1, Pow with large |y|, Sin of large arguments below
 //     Payne–Hanek's threshold, Log of subnormals on amd64, Exp above
 //     709.09 on amd64 overflowing, Sinh/Cosh overflowing before 710.48,
 //     Atan2's sign when y/x underflows), so the reference is the exact
-//     value, computed with math/big (internal/mathref, which the ptxmath
+//     value, computed with math/big (internal/mathref, which the devmath
 //     model tests measure against too), rounded to the result type.
 //     Sqrt, division, Floor, Ceil, Trunc, Round, Abs and Mod are exact or
 //     correctly rounded: 0 ulp, i.e. bit-identical to Go.
@@ -54,7 +54,7 @@ import (
 // (t.Logf), which is how the GPU run produces docs/accuracy.md's column.
 
 // accF64Bound and accF32Bound are the CUDA bounds against the exact value,
-// those the ptxmath package asserts for its model of the very same PTX.
+// those the devmath package asserts for its model of the very same PTX.
 const (
 	accF64Bound = 2.0
 	accF32Bound = 1.0
@@ -401,7 +401,7 @@ func TestAccuracyReference(t *testing.T) {
 
 // goKnownOff reports the inputs where Go's float64 math is known to be more
 // than 2 ulp from the exact value (measured against these references and
-// the ptxmath model's).
+// the devmath model's).
 func accGoKnownOff(fn ir.Intrinsic, x, y float64) bool {
 	switch fn {
 	case ir.Log, ir.Log10:

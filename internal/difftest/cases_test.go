@@ -184,14 +184,14 @@ func atomicFloatCase[T float32 | float64](kernel string, fn func(v []T, acc, old
 // mathFn describes one column of the math kernels: the inputs drawn for it
 // and the ulps a GPU result may be from Go's math on float64 and float32.
 //
-// The GPU runs qd's own PTX math library (internal/codegen/ptx/ptxmath),
+// The GPU runs qd's own device math library (internal/codegen/devmath),
 // within 1.75 ulp of the exact result on float64 and within 0.5 ulp + 2^-28
 // on float32 (it rounds a float64 result once). Go's math is about 1 ulp
 // from exact on the ranges below, and far more in known corners that the
 // ranges avoid: Log2 just above 1 (it adds log2 of the mantissa to the
 // exponent and cancels), Acos near ±1 (π/2 − Asin), Pow with large |y|
 // (repeated squaring), Sin/Cos/Tan of large arguments and near their zeros,
-// Log of subnormals. Running these very ranges through ptxmath's
+// Log of subnormals. Running these very ranges through devmath's
 // instruction-level model of the PTX (200,000 samples a function) gave these
 // largest distances from Go's float64 results: 1 ulp for exp2, log, log2,
 // cos, atan, atan2; 2 for exp, log10, sin, tan, asin, acos, cosh, tanh,

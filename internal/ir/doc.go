@@ -12,7 +12,9 @@
 // both sealed with unexported marker methods as go/ast does. Every local is a
 // *Var, unique by pointer, so passes never resolve names.
 //
-// The package also holds the verifier (Verify), the printer (Print) and the
-// structural hash used as the compile cache key (Hash). Builder helps tests
-// and tools write kernels by hand.
+// The package also holds the walkers (Inspect, and Accesses for the array
+// accesses of a body, which every pass that looks at accesses shares), the
+// verifier (Verify), the printer (Print) and the structural hash used as
+// the compile cache key (Hash). Builder helps tests and tools write kernels
+// by hand.
 package ir

@@ -64,7 +64,9 @@ type BinOp uint8
 // type (Go semantics: a count of at least the width gives 0, or -1 for Shr of
 // a negative signed value). Comparisons give Bool. LAnd and LOr take Bools and
 // evaluate Y only when needed (Go's && and ||). Min and Max are Go's builtins
-// (for floats: NaN if either is NaN; Min(-0, +0) is -0).
+// (for floats: NaN if either is NaN; Min(-0, +0) is -0). Package
+// codegen/gosem tabulates these rules, and what each backend does where Go
+// panics (a zero divisor, a negative shift count).
 const (
 	Add BinOp = iota + 1
 	Sub
@@ -118,7 +120,8 @@ func NewBinary(op BinOp, x, y Expr) *Binary {
 
 // Convert converts X to type To with Go's conversion rules (float to integer
 // truncates toward zero; out-of-range results are implementation-defined as
-// in Go). Converting to or from Bool is not allowed.
+// in Go: the GPUs saturate and give 0 for NaN, gosem.FloatToInt).
+// Converting to or from Bool is not allowed.
 type Convert struct {
 	To Type
 	X  Expr
@@ -187,6 +190,20 @@ func (f Intrinsic) Arity() int {
 		return 1
 	}
 	return 0
+}
+
+// Exact reports whether f is computed exactly, one correctly rounded
+// operation (Sqrt) or none at all (Abs, Floor, Ceil, Trunc, Round): what
+// every code generator writes inline and the host can evaluate as the
+// device does. The others are transcendental: the generators call
+// package codegen/devmath's routines for them, whose last bit may differ
+// from Go's.
+func (f Intrinsic) Exact() bool {
+	switch f {
+	case Sqrt, Abs, Floor, Ceil, Trunc, Round:
+		return true
+	}
+	return false
 }
 
 // Intrinsics lists every intrinsic, in declaration order.

@@ -34,3 +34,12 @@ func TestBinaryTypeCached(t *testing.T) {
 		t.Fatalf("literal Binary: Type = %v, want i32", got)
 	}
 }
+
+func TestIntrinsicExact(t *testing.T) {
+	exact := map[Intrinsic]bool{Sqrt: true, Abs: true, Floor: true, Ceil: true, Trunc: true, Round: true}
+	for _, f := range Intrinsics() {
+		if f.Exact() != exact[f] {
+			t.Errorf("%v.Exact() = %v, want %v", f, f.Exact(), exact[f])
+		}
+	}
+}

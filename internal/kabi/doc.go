@@ -7,7 +7,12 @@
 // iterations. A code generator (package codegen/ptx, codegen/csrc) writes an
 // entry whose parameter list is exactly Task.Slots, in that order; the
 // launcher (package backend/gpu) fills one value per slot for every launch.
-// Neither discovers the layout on its own, so the two cannot disagree.
+// Neither discovers the layout on its own, so the two cannot disagree. What
+// only the writing of code finds out goes through this package too: each
+// index check a generator writes is registered with Module.AddSite, which
+// numbers it for the launcher's report, and whether entries wait for their
+// predecessors is a layout option (Options.AwaitsPredecessors) that the
+// generator follows.
 //
 // # Slots
 //

@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/quadrants-go/qd/internal/codegen/gosem"
 	"github.com/quadrants-go/qd/internal/ir"
 )
 
@@ -12,10 +13,12 @@ import (
 // local, an array element, an atomic, a transcendental function).
 //
 // The host evaluates the extents with the semantics every GPU code
-// generator implements, so the count it gives is the count the kernel loops
-// over: Go's wrapping integer arithmetic, IEEE float arithmetic, and
-// float-to-integer conversions that truncate and saturate (NaN gives 0). Where the device's result is unspecified
-// (integer division by zero) or a parameter is missing, it returns
+// generator implements, the rules of package codegen/gosem (its tests run
+// the rules' table here too), so the count it gives is the count the
+// kernel loops over: Go's wrapping integer arithmetic, IEEE float
+// arithmetic, and float-to-integer conversions that truncate and saturate
+// (NaN gives 0). Where the device's result is unspecified (integer
+// division by zero, gosem.DivZero) or a parameter is missing, it returns
 // math.MaxInt64: the grid is then as large as the launcher allows and the
 // kernel bounds itself. Totals beyond 2^63-1 saturate there too.
 func HostTotal(extents []ir.Expr) TotalFunc {
@@ -121,9 +124,7 @@ func hostEvaluable(e ir.Expr) bool {
 		case *ir.ParamRef:
 			ok = ok && !n.Param.IsArray()
 		case *ir.Call:
-			switch n.Fn {
-			case ir.Sqrt, ir.Abs, ir.Floor, ir.Ceil, ir.Trunc, ir.Round:
-			default:
+			if !n.Fn.Exact() {
 				ok = false // transcendental: the device's result may differ in the last bit
 			}
 		default:
@@ -254,11 +255,11 @@ func (h *hostEval) binary(op ir.BinOp, t ir.Type, x uint64, yt ir.Type, y uint64
 		return norm(t, x*y)
 	case ir.Div, ir.Rem:
 		if y == 0 {
-			h.unknown = true // unspecified on the device
+			h.unknown = true // gosem.DivZero: unspecified on the device
 			return 0
 		}
 		if signed {
-			if sy == -1 { // Go: MinInt / -1 == MinInt, remainder 0
+			if sy == -1 { // gosem.Division: MinInt / -1 == MinInt, remainder 0
 				if op == ir.Div {
 					return norm(t, -x)
 				}
@@ -282,7 +283,10 @@ func (h *hostEval) binary(op ir.BinOp, t ir.Type, x uint64, yt ir.Type, y uint64
 	case ir.AndNot:
 		return x &^ y
 	case ir.Shl, ir.Shr:
-		n := y // the count, unsigned: a negative signed count is huge
+		// gosem.ShiftWide and ShiftNegative: the count, unsigned (a
+		// negative signed count is huge), at or past the width gives 0 or
+		// the sign.
+		n := y
 		if yt.IsSigned() && int64(y) < 0 {
 			n = math.MaxUint64
 		}
@@ -366,8 +370,8 @@ func floatBinary(op ir.BinOp, x, y float64, f32 bool) uint64 {
 }
 
 // hostConvert converts like the device: integers extend or truncate,
-// float to integer truncates and saturates (NaN → 0), to float rounds to
-// nearest.
+// float to integer truncates and saturates (NaN → 0: gosem.FloatToInt's
+// GPU result, gosem.Saturate), to float rounds to nearest.
 func hostConvert(to, from ir.Type, x uint64) uint64 {
 	var f float64
 	switch {
@@ -395,35 +399,8 @@ func hostConvert(to, from ir.Type, x uint64) uint64 {
 	case ir.F64:
 		return math.Float64bits(f)
 	}
-	f = math.Trunc(f)
-	if f != f {
-		return 0
-	}
-	var lo, hi float64
-	switch to {
-	case ir.I32:
-		lo, hi = math.MinInt32, math.MaxInt32
-	case ir.U32:
-		lo, hi = 0, math.MaxUint32
-	case ir.I64:
-		if f >= 1<<63 {
-			return math.MaxInt64
-		}
-		if f <= -(1 << 63) {
-			return 1 << 63
-		}
-		return uint64(int64(f))
-	case ir.U64:
-		if f >= 1<<64 {
-			return math.MaxUint64
-		}
-		if f <= 0 {
-			return 0
-		}
-		return uint64(f)
-	}
-	f = max(lo, min(hi, f))
-	return norm(to, uint64(int64(f)))
+	bits, _ := gosem.Saturate(to, f)
+	return bits
 }
 
 func (h *hostEval) call(e *ir.Call) uint64 {

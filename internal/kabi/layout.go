@@ -48,30 +48,18 @@ type Module struct {
 	// launcher before the first task: [site+1, index, extent, dimension] of
 	// the first index out of range, site indexing Sites.
 	Bounds bool
-	// Sites are the array accesses the entries check, filled in by the
-	// code generator as it writes them.
+	// Sites are the array accesses the entries check, in the order the
+	// code generator writes them; it registers each with AddSite.
 	Sites []Site
 	// AwaitsPredecessors: every entry, before it touches memory, waits
 	// until the grids launched before it on its stream have completed and
 	// their writes are visible. A launcher may then start such an entry
 	// before its predecessor ends (a programmatic dependent launch), which
-	// hides the launch latency between dependent kernels. Set by the code
-	// generator.
+	// hides the launch latency between dependent kernels. It is
+	// Options.AwaitsPredecessors, and the code generator writes the wait
+	// when it is set.
 	AwaitsPredecessors bool
 }
-
-// Site is one checked array access.
-type Site struct {
-	Array string // the array parameter's name
-	Pos   ir.Pos // the statement's position
-	// U64 has bit d set when the index in dimension d is a uint64: a
-	// recorded index is then shown unsigned, else as a signed number.
-	U64 uint32
-}
-
-// DebugWords is the size, in 8-byte words, of the violation record of a
-// module with Bounds.
-const DebugWords = 4
 
 // Options change the layout.
 type Options struct {
@@ -79,6 +67,11 @@ type Options struct {
 	// array a task indexes passes all its extents, and every task that
 	// indexes one takes the temporaries, where it records a violation.
 	Bounds bool
+	// AwaitsPredecessors makes every entry wait for its predecessors
+	// (Module.AwaitsPredecessors). The caller sets it only for a target
+	// that has the wait (package ptx: sm_90 and later); a generator whose
+	// target lacks it refuses the layout.
+	AwaitsPredecessors bool
 }
 
 // Layout computes the module layout of plan. The slots of each task are
@@ -93,7 +86,8 @@ func LayoutWith(plan *lower.Plan, opts Options) (*Module, error) {
 		return nil, fmt.Errorf("kabi: nil plan")
 	}
 	k := plan.Kernel
-	m := &Module{Name: Identifier(k.Name), NumParams: len(k.Params), NumTemps: len(plan.Temps), Bounds: opts.Bounds}
+	m := &Module{Name: Identifier(k.Name), NumParams: len(k.Params), NumTemps: len(plan.Temps), Bounds: opts.Bounds,
+		AwaitsPredecessors: opts.AwaitsPredecessors}
 	for _, t := range plan.Tasks {
 		task := Task{
 			Index:    t.Index,
@@ -169,18 +163,16 @@ func slotsOf(plan *lower.Plan, t *lower.Task, opts Options) []Slot {
 			if n.Array != nil && n.Dim >= 0 && n.Dim < n.Array.Dims {
 				u.dims[[2]int{n.Array.Index, n.Dim}] = true
 			}
-		case *ir.Load:
-			indexed(n.Array)
-		case *ir.Store:
-			indexed(n.Array)
-		case *ir.Atomic:
-			indexed(n.Array)
 		case *ir.VarRef:
 			local(n.Var)
 		case *ir.Decl:
 			local(n.Var)
 		case *ir.Assign:
 			local(n.Var)
+		default:
+			if acc, ok := ir.AccessOf(n); ok {
+				indexed(acc.Array)
+			}
 		}
 		return true
 	})

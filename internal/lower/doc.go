@@ -27,4 +27,9 @@
 // groups only at the top level, never nested, and either every top-level
 // statement is a group or none is. Errors are *ir.Error values with the
 // position of the offending statement and a message that says what to do.
+//
+// What a code generator may do with a task's loops (unroll them, move
+// elements in wide runs, address them by affine bases, issue loads early)
+// is decided by package lower/analysis, from the plan, for every
+// generator alike.
 package lower

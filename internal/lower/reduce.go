@@ -149,21 +149,14 @@ func findReductions(pf *ir.ParallelFor) []*Reduction {
 	}
 	// An array the body also reads, stores or updates otherwise keeps its
 	// per-iteration atomics: the body could observe partial results.
-	reduced := map[*ir.Atomic]bool{}
+	reduced := map[ir.Node]bool{}
 	for _, r := range found {
 		reduced[r.Atomic] = true
 	}
 	other := map[*ir.Param]bool{}
-	ir.Inspect(pf.Body, func(n ir.Node) bool {
-		switch n := n.(type) {
-		case *ir.Load:
-			other[n.Array] = true
-		case *ir.Store:
-			other[n.Array] = true
-		case *ir.Atomic:
-			if !reduced[n] {
-				other[n.Array] = true
-			}
+	ir.Accesses(pf.Body, func(acc ir.Access) bool {
+		if !reduced[acc.Node] {
+			other[acc.Array] = true
 		}
 		return true
 	})

@@ -1,6 +1,6 @@
 // Package mathref computes the exact values of the math functions that
 // kernels support, with math/big, for the accuracy tests: the end-to-end
-// test (internal/codegencheck, accuracy_test.go) and the ptxmath model
+// test (internal/codegencheck, accuracy_test.go) and the devmath model
 // tests measure results against it.
 //
 // Go's math is no yardstick for a ≤ 2 ulp promise: it is itself thousands

@@ -83,7 +83,7 @@ func (l *library) compilerID() string {
 // source, the target, the options and the compiler, or else by hiprtc in a
 // child process, whose result is then cached.
 func (l *library) compile(src, name, target string) ([]byte, error) {
-	opts := append([]string{"--gpu-architecture=" + target}, csrc.Options(csrc.AMD)...)
+	opts := append([]string{"--gpu-architecture=" + target}, csrc.CompilerOptions(csrc.AMD)...)
 	key := cacheKey(l.compilerID(), opts, src)
 	if co := cacheGet(key); co != nil {
 		return co, nil

@@ -70,8 +70,8 @@
 // # Floating point
 //
 // hiprtc compiles with contraction off and IEEE division and sqrt
-// (csrc.Options), so results match the CPU and PTX paths bit for bit where
-// those are exact — to the extent that LLVM's AMDGPU lowering of sqrt and
-// division is correctly rounded, which LLVM documents since version 17
-// (ROCm 6) and which was not checked on hardware here.
+// (csrc.CompilerOptions), so results match the CPU and PTX paths bit for
+// bit where those are exact — to the extent that LLVM's AMDGPU lowering of
+// sqrt and division is correctly rounded, which LLVM documents since
+// version 17 (ROCm 6) and which was not checked on hardware here.
 package hip

@@ -191,7 +191,7 @@ func (d *driver) Build(plan *lower.Plan, p *gpu.Props, opts backend.CompileOptio
 	if t.WaveSize != p.WarpSize {
 		return nil, fmt.Errorf("amdgpu: %s runs wavefronts of %d, qd's target table says %d", p.Target, p.WarpSize, t.WaveSize)
 	}
-	src, layout, err := csrc.Generate(plan, t, csrc.GenOptions{Debug: opts.Debug})
+	src, layout, err := csrc.Generate(plan, t, csrc.Options{Debug: opts.Debug})
 	if err != nil {
 		return nil, err
 	}

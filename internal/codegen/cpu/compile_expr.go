@@ -215,8 +215,9 @@ func binaryInt[T integer](c *compiler, op ir.BinOp, x, y *ev[T]) value {
 	return nil
 }
 
-// divRem is integer / and %. A zero divisor is a kernel error, but only
-// on an active lane, so the vector form walks the mask; a uniform divisor
+// divRem is integer / and % (gosem.Division). A zero divisor is a kernel
+// error (gosem.DivZero: the CPU's outcome is Go's run-time panic, as an
+// error, where the GPUs give a value), but only on an active lane, so the vector form walks the mask; a uniform divisor
 // is checked once and the loop needs no mask at all (Go's MinInt / -1
 // wraps instead of trapping, so garbage lanes are harmless).
 func divRem[T integer](c *compiler, rem bool, x, y *ev[T]) value {
@@ -315,8 +316,9 @@ func divPow2[T integer](d, a []T, k uint, rem bool) {
 
 // shift is << and >>. The count may have any integer type; it becomes a
 // uint64 first, where a negative signed count is a kernel error on an
-// active lane. Go's shifts already give 0 (or -1 for >> of a negative
-// value) for counts of at least the width.
+// active lane (gosem.ShiftNegative: an error here, a huge count on the
+// GPUs). Go's shifts already give 0 (or -1 for >> of a negative value) for
+// counts of at least the width (gosem.ShiftWide).
 func (c *compiler) shift(e *ir.Binary, x value) value {
 	cnt := c.shiftCount(c.expr(e.Y))
 	switch x := x.(type) {
@@ -581,7 +583,10 @@ func selectOp[T scalar](c *compiler, cond *ev[bool], x, y *ev[T]) value {
 	})
 }
 
-// convert is a numeric conversion with Go's rules.
+// convert is a numeric conversion with Go's rules. A float converted to an
+// integer out of range, or NaN, gives what Go gives on this machine
+// (gosem.FloatToInt's CPU outcome, HostGo: on amd64 the "integer
+// indefinite" pattern, not the GPUs' saturation).
 func (c *compiler) convert(e *ir.Convert) value {
 	x := c.expr(e.X)
 	if x.typ() == e.To {

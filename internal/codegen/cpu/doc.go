@@ -72,6 +72,9 @@
 // Runtime errors (index out of range, integer division by zero, negative
 // shift counts) are recorded in the frame and returned by Task.Run as
 // *ir.Error values positioned at the statement; nothing panics out of Run.
+// Where Go panics the GPUs give a value instead: package codegen/gosem
+// tabulates those rules, backend by backend, and the tests run its table
+// here as on every generator (gosem_test.go).
 // Frames (lane registers and mask storage) are pooled per task, so Run does
 // not allocate in steady state.
 package cpu

@@ -79,8 +79,9 @@ func numKern[T number](op ir.BinOp) (kern[T, T], bool) {
 			ss: func(a, b T) T { return a * b },
 		}, true
 	case ir.Min:
-		// Go's min: NaN if either operand is NaN, min(-0, +0) = -0; it is
-		// commutative, so one vector∘scalar loop serves both orders.
+		// Go's min: NaN if either operand is NaN, min(-0, +0) = -0
+		// (gosem.MinMaxFloat); it is commutative, so one vector∘scalar
+		// loop serves both orders.
 		vs := func(d, a []T, s T) {
 			a = a[:len(d)]
 			for i := range d {

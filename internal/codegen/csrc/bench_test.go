@@ -18,7 +18,7 @@ func BenchmarkGenerate(b *testing.B) {
 		tg := mustTarget(b, "gfx90a")
 		b.Run(k.name, func(b *testing.B) {
 			for b.Loop() {
-				if _, _, err := Generate(k.plan, tg, GenOptions{}); err != nil {
+				if _, _, err := Generate(k.plan, tg, Options{}); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -41,14 +41,7 @@ func (f *fn) checked(a *ir.Param, index []ir.Expr) (elem, ok string) {
 	if !a.IsArray() || len(index) != a.Dims {
 		f.fail("array %s (%d dims) indexed with %d indices", a.Name, a.Dims, len(index))
 	}
-	site := len(f.layout.Sites)
-	st := kabi.Site{Array: a.Name, Pos: f.pos}
-	for d, e := range index {
-		if e.Type() == ir.U64 && d < 32 {
-			st.U64 |= 1 << d
-		}
-	}
-	f.layout.Sites = append(f.layout.Sites, st)
+	site := f.layout.AddSite(a, index, f.pos)
 	f.u.funcs["qd_bounds"] = boundsFunc
 
 	idx := make([]string, len(index))

@@ -36,7 +36,7 @@ func TestBoundsChecks(t *testing.T) {
 		t.Fatal(err)
 	}
 	amd, cuda := mustTarget(t, "gfx90a"), mustTarget(t, "sm_80")
-	src, layout, err := Generate(plan, amd, GenOptions{Debug: true})
+	src, layout, err := Generate(plan, amd, Options{Debug: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestBoundsChecks(t *testing.T) {
 			t.Errorf("no %q in the source:\n%s", want, Numbered(src))
 		}
 	}
-	plain, _, err := Generate(plan, amd, GenOptions{})
+	plain, _, err := Generate(plan, amd, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func TestBoundsChecks(t *testing.T) {
 	if err != nil {
 		t.Skip(err)
 	}
-	csrc, _, err := Generate(plan, cuda, GenOptions{Debug: true})
+	csrc, _, err := Generate(plan, cuda, Options{Debug: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -93,7 +93,7 @@ func TestClangChecksWaveSize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, _, err := Generate(plan, tg, GenOptions{})
+	src, _, err := Generate(plan, tg, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +156,7 @@ func TestClangCUDANoContraction(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		src, _, err := Generate(plan, mustTarget(t, "sm_80"), GenOptions{})
+		src, _, err := Generate(plan, mustTarget(t, "sm_80"), Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/quadrants-go/qd/internal/codegen/ptx/ptxmath"
+	"github.com/quadrants-go/qd/internal/codegen/devmath"
 	"github.com/quadrants-go/qd/internal/ir"
 	"github.com/quadrants-go/qd/internal/kabi"
 	"github.com/quadrants-go/qd/internal/lower"
@@ -29,7 +29,7 @@ func generate(t testing.TB, k *ir.Kernel, tg Target) (string, *kabi.Module) {
 	if err != nil {
 		t.Fatalf("lower %s: %v", k.Name, err)
 	}
-	src, layout, err := Generate(plan, tg, GenOptions{})
+	src, layout, err := Generate(plan, tg, Options{})
 	if err != nil {
 		t.Fatalf("csrc %s for %s: %v", k.Name, tg.Arch, err)
 	}
@@ -87,11 +87,11 @@ func TestTargetFor(t *testing.T) {
 	}
 }
 
-// Every primitive ptxmath's C calls is defined by every vendor's prelude.
+// Every primitive devmath's C calls is defined by every vendor's prelude.
 func TestPreludesDefineMathPrimitives(t *testing.T) {
 	for _, arch := range []string{"gfx90a", "gfx1100", "sm_80"} {
 		p := prelude(mustTarget(t, arch))
-		for _, name := range ptxmath.CPrimitives {
+		for _, name := range devmath.CPrimitives {
 			if !strings.Contains(p, " "+name+"(") {
 				t.Errorf("%s prelude lacks %s", arch, name)
 			}
@@ -243,7 +243,7 @@ func TestErrors(t *testing.T) {
 	// Break the plan after lowering: a store of the wrong type, and a
 	// layout without the slots the entry needs.
 	plan.Tasks[0].Loop.Body[0].(*ir.Store).Value = ir.I32c(1)
-	if _, _, err := Generate(plan, tg, GenOptions{}); err == nil || !strings.Contains(err.Error(), "store to x") {
+	if _, _, err := Generate(plan, tg, Options{}); err == nil || !strings.Contains(err.Error(), "store to x") {
 		t.Errorf("store of a wrong type: %v", err)
 	}
 	plan = mk(func(b *ir.Builder, x *ir.Param, i *ir.Var) { b.Store(x, ir.F32c(1), ir.Ref(i)) })
@@ -253,7 +253,7 @@ func TestErrors(t *testing.T) {
 	if _, err := Compile(plan, layout, tg); err == nil || !errors.As(err, &ie) || !strings.Contains(err.Error(), "missing from the layout") {
 		t.Errorf("layout without slots: %v", err)
 	}
-	if _, _, err := Generate(nil, tg, GenOptions{}); err == nil {
+	if _, _, err := Generate(nil, tg, Options{}); err == nil {
 		t.Error("nil plan accepted")
 	}
 }

@@ -8,9 +8,9 @@
 // defines the types, the thread and block indices, the exact floating
 // primitives, bit casts and atomics for the target's vendor, and the helpers
 // that give C Go's semantics. The source is C++17 in a C style (hiprtc and
-// NVRTC compile C++); Options and ClangOptions give the compiler options
-// its meaning depends on (no fma contraction, IEEE division and sqrt, no
-// type-based alias analysis).
+// NVRTC compile C++); CompilerOptions and ClangOptions give the compiler
+// options its meaning depends on (no fma contraction, IEEE division and
+// sqrt, no type-based alias analysis). Options choose what Generate writes.
 //
 // # Entries
 //
@@ -42,7 +42,9 @@
 // operands before their operation, because C leaves the order of operand
 // evaluation unspecified and Go does not (it shows once an operand is an
 // atomic); && and || run their right side only when Go would. Where C's
-// meaning differs from Go's the source calls a prelude helper:
+// meaning differs from Go's the source calls a prelude helper, one per
+// rule of package codegen/gosem, whose table the tests run on the host
+// (gosem_test.go):
 //
 //   - integer + - * wrap (computed on unsigned types: signed overflow is
 //     undefined in C); / and % truncate, MinInt / -1 is MinInt with
@@ -81,10 +83,10 @@
 // # Math
 //
 // The exact functions (sqrt, abs, floor, ceil, trunc, round) are prelude
-// primitives. The transcendental ones are package ptxmath's instruction
-// lists rendered as C (ptxmath.CFunc): the same operations as the PTX path,
+// primitives. The transcendental ones are package devmath's instruction
+// lists rendered as C (devmath.CFunc): the same operations as the PTX path,
 // one C statement per instruction, so they compute the same bits given
-// exact primitives (checked on the host against ptxmath's interpreter).
+// exact primitives (checked on the host against devmath's interpreter).
 // On AMD the primitives are clang's builtins; their exactness (sqrt
 // correctly rounded) is LLVM's AMDGPU lowering's, not checked on hardware
 // here (docs/amd.md).

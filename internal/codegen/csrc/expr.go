@@ -5,7 +5,7 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/quadrants-go/qd/internal/codegen/ptx/ptxmath"
+	"github.com/quadrants-go/qd/internal/codegen/devmath"
 	"github.com/quadrants-go/qd/internal/ir"
 )
 
@@ -151,7 +151,8 @@ func (f *fn) binary(e *ir.Binary) string {
 			f.fail("shift of %v by %v", t, e.Y.Type())
 		}
 		// Go's count is unsigned: a negative signed count (which panics
-		// in Go) counts as huge.
+		// in Go) counts as huge (gosem.ShiftNegative; the helpers do
+		// gosem.ShiftWide).
 		// C's conversion of a negative int to qd_u64 sign-extends.
 		count := "(qd_u64)" + y
 		name := map[ir.BinOp]string{ir.Shl: "shl", ir.Shr: "shr"}[op]
@@ -175,9 +176,10 @@ func (f *fn) binary(e *ir.Binary) string {
 		switch op {
 		case ir.Add, ir.Sub, ir.Mul, ir.Div:
 			// IEEE, correctly rounded, never contracted: the compilers run
-			// with contraction off and IEEE division (see Flags).
+			// with contraction off and IEEE division (see CompilerOptions).
 			return f.tmp(t, "%s %s %s", x, map[ir.BinOp]string{ir.Add: "+", ir.Sub: "-", ir.Mul: "*", ir.Div: "/"}[op], y)
 		case ir.Min, ir.Max:
+			// gosem.MinMaxFloat, in the helpers.
 			return f.tmp(t, "qd_%s_%v(%s, %s)", map[ir.BinOp]string{ir.Min: "min", ir.Max: "max"}[op], t, x, y)
 		}
 	case t.IsInteger():
@@ -189,7 +191,8 @@ func (f *fn) binary(e *ir.Binary) string {
 
 // intOp writes Go's integer arithmetic: + - * wrap (computed unsigned, as
 // C's signed overflow is undefined), / and % truncate with Go's MinInt / -1
-// (helpers, which also keep a division by zero away from C).
+// (helpers, gosem.Division, which also keep a division by zero away from
+// C: gosem.DivZero).
 func (f *fn) intOp(op ir.BinOp, t ir.Type, x, y string) string {
 	ct, ut := cType(t), unsignedOf(t)
 	switch op {
@@ -244,8 +247,8 @@ func (f *fn) convert(to, from ir.Type, x string) string {
 	case !to.IsNumeric() || !from.IsNumeric():
 		f.fail("cannot convert %v to %v: conversions are between numeric types", from, to)
 	case to.IsInteger() && from.IsFloat():
-		// Truncation; out of range saturates and NaN gives 0 (a helper:
-		// C leaves both undefined).
+		// Truncation; out of range saturates and NaN gives 0 (a helper,
+		// gosem.FloatToInt: C leaves both undefined).
 		return f.tmp(to, "qd_cvt_%v_%v(%s)", to, from, x)
 	}
 	// The rest is C's conversion: integers widen by the source's
@@ -255,7 +258,7 @@ func (f *fn) convert(to, from ir.Type, x string) string {
 }
 
 // call writes a math intrinsic: the exact ones through the prelude, the
-// transcendental ones through ptxmath's C rendering of the PTX path's
+// transcendental ones through devmath's C rendering of the PTX path's
 // functions, defined once per unit.
 func (f *fn) call(e *ir.Call) string {
 	var t ir.Type
@@ -275,11 +278,10 @@ func (f *fn) call(e *ir.Call) string {
 	if args == "" {
 		f.fail("%v without arguments", e.Fn)
 	}
-	switch e.Fn {
-	case ir.Sqrt, ir.Abs, ir.Floor, ir.Ceil, ir.Trunc, ir.Round:
+	if e.Fn.Exact() {
 		return f.tmp(t, "qd_%v_%v(%s)", e.Fn, t, args)
 	}
-	name, def, err := ptxmath.CFunc(e.Fn, t) // cached in ptxmath
+	name, def, err := devmath.CFunc(e.Fn, t) // cached in devmath
 	if err != nil {
 		f.fail("%v", err)
 	}

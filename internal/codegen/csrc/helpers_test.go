@@ -11,14 +11,18 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/quadrants-go/qd/internal/codegen/gosem"
+	"github.com/quadrants-go/qd/internal/ir"
 )
 
 // The prelude's Go-semantics helpers (commonHelpers) are compiled for the
-// host with host stand-ins for the vendor primitives and run on edge and
-// random values; every result must be what Go computes (for float-to-int
-// conversions, which Go leaves implementation-defined out of range: what
-// PTX's cvt.rzi gives, saturation and NaN → 0; for division by zero,
-// which Go panics on: all ones and the dividend).
+// host with host stand-ins for the vendor primitives and run on a grid of
+// edge values, every pair of them; every result must be what Go computes,
+// or what the rules of package codegen/gosem require where Go panics or
+// leaves it open (float-to-int conversion out of range: saturation and
+// NaN → 0; division by zero: all ones and the dividend). The rules' own
+// table runs through whole kernels in gosem_test.go.
 
 const hostVendor = `typedef int qd_i32;
 typedef unsigned int qd_u32;
@@ -74,16 +78,16 @@ var helperCases = []struct {
 	{"shr_i64", "(qd_u64)qd_shr_i64((qd_i64)a, b)", func(a, b uint64) uint64 { return uint64(int64(a) >> b) }},
 	{"shr_u32", "qd_shr_u32((qd_u32)a, b)", func(a, b uint64) uint64 { return uint64(uint32(a) >> b) }},
 	{"cvt_i32_f32", "(qd_u32)qd_cvt_i32_f32(qd_f32_from((qd_u32)a))", func(a, _ uint64) uint64 {
-		return uint64(uint32(int32(satInt(float64(math.Float32frombits(uint32(a))), math.MinInt32, math.MaxInt32))))
+		return uint64(uint32(saturate(ir.I32, float64(math.Float32frombits(uint32(a))))))
 	}},
 	{"cvt_u32_f64", "qd_cvt_u32_f64(qd_f64_from(a))", func(a, _ uint64) uint64 {
-		return uint64(uint32(satUint(math.Float64frombits(a), math.MaxUint32)))
+		return saturate(ir.U32, math.Float64frombits(a))
 	}},
 	{"cvt_i64_f64", "(qd_u64)qd_cvt_i64_f64(qd_f64_from(a))", func(a, _ uint64) uint64 {
-		return uint64(satInt(math.Float64frombits(a), math.MinInt64, math.MaxInt64))
+		return saturate(ir.I64, math.Float64frombits(a))
 	}},
 	{"cvt_u64_f32", "qd_cvt_u64_f32(qd_f32_from((qd_u32)a))", func(a, _ uint64) uint64 {
-		return satUint(float64(math.Float32frombits(uint32(a))), math.MaxUint64)
+		return saturate(ir.U64, float64(math.Float32frombits(uint32(a))))
 	}},
 	{"min_f64", "qd_bits_f64(qd_min_f64(qd_f64_from(a), qd_f64_from(b)))", func(a, b uint64) uint64 {
 		return math.Float64bits(min(math.Float64frombits(a), math.Float64frombits(b)))
@@ -103,27 +107,10 @@ var helperCases = []struct {
 	}},
 }
 
-// satInt truncates x toward zero into [lo, hi], NaN giving 0 (PTX cvt.rzi).
-func satInt(x float64, lo, hi int64) int64 {
-	switch {
-	case x != x:
-		return 0
-	case x <= float64(lo):
-		return lo
-	case x >= float64(hi):
-		return hi
-	}
-	return int64(x)
-}
-
-func satUint(x float64, hi uint64) uint64 {
-	switch {
-	case x != x || x <= 0:
-		return 0
-	case x >= float64(hi):
-		return hi
-	}
-	return uint64(x)
+// saturate is gosem.FloatToInt's GPU result (PTX cvt.rzi's).
+func saturate(t ir.Type, x float64) uint64 {
+	bits, _ := gosem.Saturate(t, x)
+	return bits
 }
 
 func helperInputs() [][2]uint64 {

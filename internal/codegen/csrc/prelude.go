@@ -16,12 +16,13 @@ import (
 //     __hip_atomic_* builtins; CUDA to inline PTX, which NVRTC and clang
 //     both accept, so the very same text is checked offline by clang and
 //     ptxas.
-//   - the common part (commonHelpers): Go's semantics where C's differ —
-//     integer division by zero and MinInt / -1, shift counts of the width
-//     or more, saturating float-to-integer conversion with NaN → 0, NaN-
-//     aware min and max with -0 < +0, math.Round, float atomic min and max
-//     as compare-and-swap loops.
-//   - the primitives ptxmath's C functions call (ptxmath.CPrimitives),
+//   - the common part (commonHelpers): Go's semantics where C's differ,
+//     the rules of package codegen/gosem — integer division by zero and
+//     MinInt / -1, shift counts of the width or more, saturating
+//     float-to-integer conversion with NaN → 0, NaN-aware min and max with
+//     -0 < +0 — and math.Round, float atomic min and max as
+//     compare-and-swap loops.
+//   - the primitives devmath's C functions call (devmath.CPrimitives),
 //     which the vendor parts define.
 
 // cTypes are the C types of the IR's scalar types in registers.
@@ -276,14 +277,15 @@ func commonHelpers() string {
 	var sb strings.Builder
 	sb.WriteString("// Go's semantics where C's differ (C leaves these cases undefined).\n")
 	for _, it := range intTypes {
-		// Division: x / 0 gives all ones and x % 0 gives x (Go panics; the
-		// GPU has no trap, and C must not see a division by zero); MinInt /
-		// -1 is MinInt with remainder 0, as in Go.
+		// Division: x / 0 gives all ones and x % 0 gives x (gosem.DivZero:
+		// Go panics; the GPU has no trap, and C must not see a division by
+		// zero); MinInt / -1 is MinInt with remainder 0, as in Go
+		// (gosem.Division).
 		if it.signed {
 			fmt.Fprintf(&sb, "QD_DEV %[1]s qd_div_%[2]s(%[1]s x, %[1]s y) { return y == 0 ? (%[1]s)-1 : y == -1 ? (%[1]s)(0 - (%[3]s)x) : x / y; }\n", it.ct, it.name, it.ut)
 			fmt.Fprintf(&sb, "QD_DEV %[1]s qd_rem_%[2]s(%[1]s x, %[1]s y) { return y == 0 ? x : y == -1 ? 0 : x %% y; }\n", it.ct, it.name)
 			// >> of a signed value shifts in sign bits: a count of the
-			// width or more is width-1.
+			// width or more is width-1 (gosem.ShiftWide).
 			fmt.Fprintf(&sb, "QD_DEV %[1]s qd_shr_%[2]s(%[1]s x, qd_u64 n) { return x >> (n >= %[3]d ? %[3]d : n); }\n", it.ct, it.name, it.bits-1)
 		} else {
 			fmt.Fprintf(&sb, "QD_DEV %[1]s qd_div_%[2]s(%[1]s x, %[1]s y) { return y == 0 ? ~(%[1]s)0 : x / y; }\n", it.ct, it.name)
@@ -292,7 +294,8 @@ func commonHelpers() string {
 		}
 		fmt.Fprintf(&sb, "QD_DEV %[1]s qd_shl_%[2]s(%[1]s x, qd_u64 n) { return n >= %[4]d ? 0 : (%[1]s)((%[3]s)x << n); }\n", it.ct, it.name, it.ut, it.bits)
 		// Float to integer truncates; out of range saturates and NaN gives
-		// 0, as PTX's cvt.rzi does (Go leaves both implementation-defined).
+		// 0, as PTX's cvt.rzi does (gosem.FloatToInt: Go leaves both
+		// implementation-defined).
 		for _, ft := range []struct{ name, ct, suffix string }{{"f32", "float", "f"}, {"f64", "double", ""}} {
 			if it.signed {
 				fmt.Fprintf(&sb, "QD_DEV %[1]s qd_cvt_%[2]s_%[3]s(%[4]s x) { return x >= 0x1p%[5]d%[6]s ? %[7]s : x > -0x1p%[5]d%[6]s ? (%[1]s)x : x == x ? %[8]s : 0; }\n",
@@ -309,7 +312,8 @@ func commonHelpers() string {
 	} {
 		fmt.Fprintf(&sb, "QD_DEV %[1]s qd_abs_%[2]s(%[1]s x) { return qd_%[2]s_from(qd_bits_%[2]s(x) & ~%[3]s); }\n", ft.ct, ft.name, ft.sign)
 		// min and max: NaN if either is NaN (x+y is then NaN); equal
-		// operands combine their bits, so min(-0, +0) = -0, max = +0.
+		// operands combine their bits, so min(-0, +0) = -0, max = +0
+		// (gosem.MinMaxFloat).
 		fmt.Fprintf(&sb, "QD_DEV %[1]s qd_min_%[2]s(%[1]s x, %[1]s y) { return x != x || y != y ? x + y : x == y ? qd_%[2]s_from(qd_bits_%[2]s(x) | qd_bits_%[2]s(y)) : x < y ? x : y; }\n", ft.ct, ft.name)
 		fmt.Fprintf(&sb, "QD_DEV %[1]s qd_max_%[2]s(%[1]s x, %[1]s y) { return x != x || y != y ? x + y : x == y ? qd_%[2]s_from(qd_bits_%[2]s(x) & qd_bits_%[2]s(y)) : x > y ? x : y; }\n", ft.ct, ft.name)
 		// math.Round: t = trunc(x) and x - t are exact, so |x - t| >= 0.5

@@ -125,10 +125,10 @@ var clangOptions = []string{"-std=c++17", "-O3", "-ffp-contract=off", "-fno-stri
 // them.
 var nvrtcOptions = []string{"--std=c++17", "--fmad=false", "--prec-div=true", "--prec-sqrt=true", "--ftz=false"}
 
-// Options are the options to give the runtime compiler of vendor v (hiprtc
-// for AMD, NVRTC for CUDA) besides the target, for the source to mean what
-// the IR means.
-func Options(v Vendor) []string {
+// CompilerOptions are the options to give the runtime compiler of vendor v
+// (hiprtc for AMD, NVRTC for CUDA) besides the target, for the source to
+// mean what the IR means.
+func CompilerOptions(v Vendor) []string {
 	if v == CUDA {
 		return slices.Clone(nvrtcOptions)
 	}

@@ -87,15 +87,15 @@ func Compile(plan *lower.Plan, layout *kabi.Module, t Target) (string, error) {
 	return u.Source(), nil
 }
 
-// GenOptions choose what Generate writes.
-type GenOptions struct {
+// Options choose what Generate writes, as ptx.Options do for PTX.
+type Options struct {
 	// Debug makes every array access check its indices (qd.WithDebug).
 	Debug bool
 }
 
 // Generate lays out plan (kabi.LayoutWith) and writes its C source for t:
 // the whole path from a lowered kernel to source and the launcher's layout.
-func Generate(plan *lower.Plan, t Target, opts GenOptions) (string, *kabi.Module, error) {
+func Generate(plan *lower.Plan, t Target, opts Options) (string, *kabi.Module, error) {
 	if plan == nil || plan.Kernel == nil {
 		return "", nil, fmt.Errorf("csrc: nil plan")
 	}

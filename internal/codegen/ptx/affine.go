@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/quadrants-go/qd/internal/ir"
+	"github.com/quadrants-go/qd/internal/lower/analysis"
 )
 
 // Strength-reduced addresses in multi-dimensional parallel loops.
@@ -20,141 +21,45 @@ import (
 // tuple; each access is then the base plus that register, or plus an
 // immediate when only the last index has a constant.
 //
-// An index qualifies when it is a loop variable of type int64, or a local
-// declared (never assigned) as one plus or minus an integer constant,
-// directly or through other such locals. The arithmetic is the same ring
-// arithmetic modulo 2^64 as the plain address, so the address is the same
-// bit for bit, overflow included. Loads and stores use it; atomics, and
-// every access when indices are checked (WithDebug), keep the plain form.
+// An index qualifies when it is affine (package lower/analysis): a loop
+// variable of type int64, or a local declared (never assigned) as one plus
+// or minus an integer constant, directly or through other such locals. The
+// arithmetic is the same ring arithmetic modulo 2^64 as the plain address,
+// so the address is the same bit for bit, overflow included. Loads and
+// stores use it; atomics, and every access when indices are checked
+// (WithDebug), keep the plain form.
 
-// affineIndex is loop variable number v plus c.
-type affineIndex struct {
-	v int
-	c int64
-}
-
-// affineKey is an array indexed, dimension by dimension, by the loop
-// variables vars (the loop variable number of each index).
-type affineKey struct {
-	array int
-	vars  [3]int
-}
-
-// affinePlan is what a parallel loop's body uses of the scheme.
+// affinePlan is what a parallel loop's body uses of the scheme: the
+// affine forms of its indices (analysis.ParallelAffine) and the registers
+// written for them.
 type affinePlan struct {
-	forms map[*ir.Var]affineIndex // loop variables and the locals derived from them
-	bases map[affineKey]string    // per-trip element bases
+	*analysis.Affine
+	bases map[analysis.Key]string // per-trip element bases
 	offs  map[[4]int64]string     // (array, c0, c1, c2) → invariant byte offset register
-	keys  []affineKey             // bases, in first-use order
-	arrs  map[affineKey]*ir.Param
+	keys  []analysis.Key          // bases, in first-use order
+	arrs  map[analysis.Key]*ir.Param
 }
 
-// planAffine finds the accesses of l's body that the scheme serves and
-// writes their invariant offsets; nil when there are none.
+// planAffine writes the invariant offsets of the accesses of l's body that
+// the scheme serves; nil when there are none.
 func (f *fnWriter) planAffine(l *ir.ParallelFor) *affinePlan {
-	if len(l.Vars) < 2 || f.bounds() {
+	if f.bounds() {
 		return nil
 	}
-	p := &affinePlan{forms: map[*ir.Var]affineIndex{}, bases: map[affineKey]string{},
-		offs: map[[4]int64]string{}, arrs: map[affineKey]*ir.Param{}}
-	for k, v := range l.Vars {
-		if v.Type != ir.I64 {
-			return nil
-		}
-		p.forms[v] = affineIndex{v: k}
-	}
-	assigned := map[*ir.Var]bool{}
-	ir.Inspect(l.Body, func(n ir.Node) bool {
-		if a, ok := n.(*ir.Assign); ok {
-			assigned[a.Var] = true
-		}
-		return true
-	})
-	ir.Inspect(l.Body, func(n ir.Node) bool {
-		if d, ok := n.(*ir.Decl); ok && d.Var.Type == ir.I64 && !assigned[d.Var] {
-			if form, ok := p.form(d.Init); ok {
-				p.forms[d.Var] = form
-			}
-		}
-		return true
-	})
-	found := false
-	ir.Inspect(l.Body, func(n ir.Node) bool {
-		var a *ir.Param
-		var index []ir.Expr
-		switch n := n.(type) {
-		case *ir.Load:
-			a, index = n.Array, n.Index
-		case *ir.Store:
-			a, index = n.Array, n.Index
-		default:
-			return true
-		}
-		if key, consts, ok := p.access(a, index); ok {
-			f.affineOffset(p, a, key, consts)
-			found = true
-		}
-		return true
-	})
-	if !found {
+	aff, accs := analysis.ParallelAffine(l)
+	if aff == nil {
 		return nil
+	}
+	p := &affinePlan{Affine: aff, bases: map[analysis.Key]string{}, offs: map[[4]int64]string{}, arrs: map[analysis.Key]*ir.Param{}}
+	for _, acc := range accs {
+		f.affineOffset(p, acc.Array, acc.Key, acc.Consts)
 	}
 	return p
 }
 
-// form is the affine form of e, if it has one.
-func (p *affinePlan) form(e ir.Expr) (affineIndex, bool) { return affineForm(p.forms, e) }
-
-// affineForm is the affine form of e over the forms of the locals, if it
-// has one: a local with a form, plus or minus integer constants, in int64.
-func affineForm(forms map[*ir.Var]affineIndex, e ir.Expr) (affineIndex, bool) {
-	switch e := e.(type) {
-	case *ir.VarRef:
-		form, ok := forms[e.Var]
-		return form, ok
-	case *ir.Binary:
-		if e.Type() != ir.I64 || (e.Op != ir.Add && e.Op != ir.Sub) {
-			return affineIndex{}, false
-		}
-		x, xok := affineForm(forms, e.X)
-		cy, cyok := e.Y.(*ir.Const)
-		if xok && cyok {
-			if e.Op == ir.Sub {
-				return affineIndex{x.v, x.c - cy.Int()}, true
-			}
-			return affineIndex{x.v, x.c + cy.Int()}, true
-		}
-		cx, cxok := e.X.(*ir.Const)
-		y, yok := affineForm(forms, e.Y)
-		if cxok && yok && e.Op == ir.Add {
-			return affineIndex{y.v, y.c + cx.Int()}, true
-		}
-	}
-	return affineIndex{}, false
-}
-
-// access is the key and constants of a[index...], if every index has an
-// affine form.
-func (p *affinePlan) access(a *ir.Param, index []ir.Expr) (affineKey, [3]int64, bool) {
-	var key affineKey
-	var consts [3]int64
-	if !a.IsArray() || a.Dims < 2 || len(index) != a.Dims {
-		return key, consts, false
-	}
-	key.array = a.Index
-	for d, e := range index {
-		form, ok := p.form(e)
-		if !ok {
-			return key, consts, false
-		}
-		key.vars[d], consts[d] = form.v, form.c
-	}
-	return key, consts, true
-}
-
 // affineOffset writes, once, the byte offset of the constants of an
 // access, and registers its key for a base.
-func (f *fnWriter) affineOffset(p *affinePlan, a *ir.Param, key affineKey, consts [3]int64) {
+func (f *fnWriter) affineOffset(p *affinePlan, a *ir.Param, key analysis.Key, consts [3]int64) {
 	if _, ok := p.arrs[key]; !ok {
 		p.arrs[key] = a
 		p.keys = append(p.keys, key)
@@ -205,12 +110,12 @@ func (f *fnWriter) affineBases(p *affinePlan, vars []string) {
 }
 
 // affineBase writes the element base of key.
-func (f *fnWriter) affineBase(p *affinePlan, key affineKey, vars []string) {
+func (f *fnWriter) affineBase(p *affinePlan, key analysis.Key, vars []string) {
 	a := p.arrs[key]
 	off := f.reg(ir.I64)
-	f.mov(ir.I64, off, vars[key.vars[0]])
+	f.mov(ir.I64, off, vars[key.Vars[0]])
 	for d := 1; d < a.Dims; d++ {
-		f.emit("mad.lo.s64 %s, %s, %s, %s", off, off, f.dim(a, d), vars[key.vars[d]])
+		f.emit("mad.lo.s64 %s, %s, %s, %s", off, off, f.dim(a, d), vars[key.Vars[d]])
 	}
 	base := f.reg(ir.I64)
 	f.emit("mad.lo.s64 %s, %s, %d, %s", base, off, a.Elem.Size(), f.array(a))
@@ -237,7 +142,7 @@ func (f *fnWriter) affineAddress(a *ir.Param, index []ir.Expr) string {
 	if p == nil {
 		return ""
 	}
-	key, consts, ok := p.access(a, index)
+	key, consts, ok := p.Access(a, index)
 	if !ok {
 		return ""
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/quadrants-go/qd/internal/kabi"
 	"github.com/quadrants-go/qd/internal/ptxas"
 )
 
@@ -55,6 +56,40 @@ func TestAwaitsPredecessors(t *testing.T) {
 					t.Errorf("ptxas sm_90: %v", err)
 				}
 			}
+		}
+	}
+}
+
+// Compile follows the layout: entries wait exactly when it says so, and a
+// layout that asks for the wait on a target without it is refused.
+func TestAwaitsFollowsLayout(t *testing.T) {
+	plan := mustLower(t, saxpy())
+	for _, tc := range []struct {
+		tg      Target
+		awaits  bool
+		wantErr bool
+	}{
+		{Target{SM: 90, Version: "7.8"}, true, false},
+		{Target{SM: 90, Version: "7.8"}, false, false},
+		{Target{SM: 80, Version: "7.0"}, false, false},
+		{Target{SM: 80, Version: "7.0"}, true, true},
+	} {
+		layout, err := kabi.LayoutWith(plan, kabi.Options{AwaitsPredecessors: tc.awaits})
+		if err != nil {
+			t.Fatal(err)
+		}
+		text, err := Compile(plan, layout, tc.tg, stubbed(Options{}))
+		if tc.wantErr {
+			if err == nil || !strings.Contains(err.Error(), "predecessors") {
+				t.Errorf("sm_%d, awaits %v: err %v, want a refusal", tc.tg.SM, tc.awaits, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("sm_%d, awaits %v: %v", tc.tg.SM, tc.awaits, err)
+		}
+		if got := strings.Contains(text, "griddepcontrol.wait;"); got != tc.awaits {
+			t.Errorf("sm_%d, awaits %v: griddepcontrol.wait written: %v", tc.tg.SM, tc.awaits, got)
 		}
 	}
 }

@@ -1,9 +1,6 @@
 package ptx
 
-import (
-	"github.com/quadrants-go/qd/internal/ir"
-	"github.com/quadrants-go/qd/internal/kabi"
-)
+import "github.com/quadrants-go/qd/internal/ir"
 
 // Bounds checks (Options.Debug, qd.WithDebug).
 //
@@ -31,14 +28,7 @@ func (f *fnWriter) checked(a *ir.Param, index []ir.Expr) (addr, ok string) {
 	if !a.IsArray() || len(index) != a.Dims {
 		f.fail("array %s (%d dims) indexed with %d indices", a.Name, a.Dims, len(index))
 	}
-	site := len(f.m.layout.Sites)
-	st := kabi.Site{Array: a.Name, Pos: f.pos}
-	for d, e := range index {
-		if e.Type() == ir.U64 && d < 32 {
-			st.U64 |= 1 << d
-		}
-	}
-	f.m.layout.Sites = append(f.m.layout.Sites, st)
+	site := f.m.layout.AddSite(a, index, f.pos)
 	idx := make([]string, len(index))
 	okd := make([]string, len(index))
 	ok = f.reg(ir.Bool)

@@ -4,6 +4,7 @@ import (
 	"maps"
 
 	"github.com/quadrants-go/qd/internal/ir"
+	"github.com/quadrants-go/qd/internal/lower/analysis"
 )
 
 // Loads of a row chunk, issued together.
@@ -31,57 +32,15 @@ import (
 // against 1.11.)
 
 // hoistableLoads lists the loads of l's body that a full chunk issues
-// first, in evaluation order; nil when the body does not qualify.
+// first, in evaluation order (analysis.HoistableLoads), when their values
+// fit the budget; nil when the body does not qualify.
 func (f *fnWriter) hoistableLoads(l *ir.ParallelFor, aff *affinePlan) []*ir.Load {
 	if aff == nil {
 		return nil
 	}
-	straight := true
-	ir.Inspect(l.Body, func(n ir.Node) bool {
-		switch n.(type) {
-		case *ir.Decl, *ir.Assign, *ir.Store:
-		case ir.Stmt:
-			straight = false
-		case *ir.Atomic:
-			straight = false
-		}
-		return straight
-	})
-	if !straight {
+	loads := analysis.HoistableLoads(l.Body, aff.Affine)
+	if loads == nil {
 		return nil
-	}
-	var loads []*ir.Load
-	var visit func(e ir.Expr)
-	visit = func(e ir.Expr) {
-		ir.InspectExpr(e, func(n ir.Node) bool {
-			switch n := n.(type) {
-			case *ir.Load:
-				if _, _, ok := aff.access(n.Array, n.Index); ok {
-					loads = append(loads, n)
-				}
-			case *ir.Binary:
-				if n.Op.IsLogical() { // Y runs only on some trips
-					visit(n.X)
-					return false
-				}
-			}
-			return true
-		})
-	}
-scan:
-	for _, s := range l.Body {
-		switch s := s.(type) {
-		case *ir.Decl:
-			visit(s.Init)
-		case *ir.Assign:
-			visit(s.Value)
-		case *ir.Store:
-			for _, e := range s.Index {
-				visit(e)
-			}
-			visit(s.Value)
-			break scan // what follows the first store stays in place
-		}
 	}
 	if chunkWords(aff, loads) > f.hoistBudget() {
 		return nil // the values would not fit in registers: row by row
@@ -116,9 +75,9 @@ func chunkWords(aff *affinePlan, loads []*ir.Load) int {
 
 // chunkElement is the element ld reads in trip k of a chunk.
 func chunkElement(aff *affinePlan, ld *ir.Load, k int) element {
-	key, consts, _ := aff.access(ld.Array, ld.Index)
+	key, consts, _ := aff.Access(ld.Array, ld.Index)
 	for d := range ld.Array.Dims {
-		if key.vars[d] == 0 {
+		if key.Vars[d] == 0 {
 			consts[d] += int64(k)
 		}
 	}
@@ -129,7 +88,7 @@ func chunkElement(aff *affinePlan, ld *ir.Load, k int) element {
 // loop variable of each index, and each index's constant, with k added
 // where the index is the row variable.
 type element struct {
-	key    affineKey
+	key    analysis.Key
 	consts [3]int64
 }
 
@@ -145,10 +104,10 @@ func (f *fnWriter) chunkTrip(l *ir.ParallelFor, vars []string, i, j string, k in
 // chunkBases writes the affine bases of trip k, given those of trip k-1
 // (nil for trip 0): a base indexed [row][column] by the loop's variables
 // moves by one row, the others are computed afresh.
-func (f *fnWriter) chunkBases(aff *affinePlan, vars []string, prev map[affineKey]string, rowBytes map[affineKey]string) {
+func (f *fnWriter) chunkBases(aff *affinePlan, vars []string, prev map[analysis.Key]string, rowBytes map[analysis.Key]string) {
 	for _, key := range aff.keys {
 		a := aff.arrs[key]
-		if prev == nil || a.Dims != 2 || key.vars[0] != 0 || key.vars[1] != 1 {
+		if prev == nil || a.Dims != 2 || key.Vars[0] != 0 || key.Vars[1] != 1 {
 			f.affineBase(aff, key, vars)
 			continue
 		}
@@ -169,10 +128,10 @@ func (f *fnWriter) chunkBases(aff *affinePlan, vars []string, prev map[affineKey
 func (f *fnWriter) hoistedChunk(l *ir.ParallelFor, vars []string, aff *affinePlan, loads []*ir.Load, i, j, next string) {
 	loaded := map[element]string{}
 	regs := make([]map[*ir.Load]string, chunkRows)
-	bases := make([]map[affineKey]string, chunkRows)
-	rowBytes := map[affineKey]string{}
+	bases := make([]map[analysis.Key]string, chunkRows)
+	rowBytes := map[analysis.Key]string{}
 	f.aff = aff
-	var prev map[affineKey]string
+	var prev map[analysis.Key]string
 	for k := range chunkRows {
 		f.chunkTrip(l, vars, i, j, k)
 		f.chunkBases(aff, vars, prev, rowBytes)

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/quadrants-go/qd/internal/codegen/ptx/ptxmath"
+	"github.com/quadrants-go/qd/internal/codegen/devmath"
 	"github.com/quadrants-go/qd/internal/ir"
 	"github.com/quadrants-go/qd/internal/lower"
 )
@@ -335,21 +335,21 @@ func TestStreamGroups(t *testing.T) {
 	asm(t, m.PTX, `\.entry groups_t2\([^)]*\)\n\.maxntid 64, 1, 1`, `0x8000000000000000`)
 }
 
-// TestPtxmath compiles every transcendental with package ptxmath's real
+// TestDevmath compiles every transcendental with package devmath's real
 // subroutines (the other tests use stubMath) and assembles the result.
-func TestPtxmath(t *testing.T) {
+func TestDevmath(t *testing.T) {
 	for _, ty := range []ir.Type{ir.F32, ir.F64} {
-		b := ir.NewBuilder("ptxmath_" + ty.String())
+		b := ir.NewBuilder("devmath_" + ty.String())
 		x := b.Array("x", ty, 1)
 		var fns []ir.Intrinsic
 		for _, fn := range ir.Intrinsics() {
-			if _, _, err := ptxmath.Func(fn, ty); err != nil {
+			if _, _, err := devmath.Func(fn, ty); err != nil {
 				continue // inline intrinsics, and any not written yet
 			}
 			fns = append(fns, fn)
 		}
 		if len(fns) == 0 {
-			t.Skipf("ptxmath provides no %v functions yet", ty)
+			t.Skipf("devmath provides no %v functions yet", ty)
 		}
 		b.Parallel(ir.LenOf(x, 0), func(i *ir.Var) {
 			xi := ir.Ld(x, ir.Ref(i))
@@ -361,7 +361,7 @@ func TestPtxmath(t *testing.T) {
 				b.Store(x, ir.Fn(fn, args...), ir.Ref(i))
 			}
 		})
-		m := compileKernelWith(t, b.Kernel(), Options{mathFunc: ptxmath.Func})
-		t.Logf("%v: %d ptxmath functions, %d bytes of PTX", ty, len(fns), len(m.PTX))
+		m := compileKernelWith(t, b.Kernel(), Options{mathFunc: devmath.Func})
+		t.Logf("%v: %d devmath functions, %d bytes of PTX", ty, len(fns), len(m.PTX))
 	}
 }

@@ -47,7 +47,9 @@
 // correctly rounded (add/sub/mul/div .rn, sqrt.rn), never contracted into an
 // fma, and never .approx; float compares are ordered except != (setp.neu);
 // min and max propagate NaN and order -0 before +0; && and || branch so the
-// right operand runs only when needed. Where Go panics the GPU cannot:
+// right operand runs only when needed. These are the rules of package
+// codegen/gosem, whose table the tests run through a model of the PTX
+// ISA (gosem_test.go). Where Go panics the GPU cannot:
 //
 //   - integer division by zero gives an unspecified value (PTX leaves it to
 //     the hardware; no trap);
@@ -61,7 +63,7 @@
 // loops.
 //
 // The transcendental functions (exp, sin, pow, ...) are .func subroutines
-// from package ptxmath, emitted once per module before the entries and
+// from package devmath, emitted once per module before the entries and
 // called with call (call.uni in serial tasks).
 //
 // # Target

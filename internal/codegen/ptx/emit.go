@@ -418,7 +418,7 @@ func (f *fnWriter) compile() (text string, err error) {
 		sb.WriteString("\t" + d + "\n")
 	}
 	sb.WriteString("\n")
-	if f.m.target.awaitsPredecessors() {
+	if f.m.layout.AwaitsPredecessors {
 		// Programmatic dependent launch (target.go): wait for the
 		// grids before this one, then let the next one start.
 		sb.WriteString("\tgriddepcontrol.wait;\n\tgriddepcontrol.launch_dependents;\n")

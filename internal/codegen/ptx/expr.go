@@ -180,8 +180,8 @@ func (f *fnWriter) floatOp(op ir.BinOp, t ir.Type, x, y string) string {
 	return r
 }
 
-// floatMinMax is Go's min and max: NaN if either operand is NaN, and
-// min(-0, +0) = -0, max(-0, +0) = +0. PTX min/max return the non-NaN operand,
+// floatMinMax is Go's min and max (gosem.MinMaxFloat): NaN if either
+// operand is NaN, and min(-0, +0) = -0, max(-0, +0) = +0. PTX min/max return the non-NaN operand,
 // and their choice between zeros of opposite sign is not Go's, so both cases
 // are patched: equal operands combine their bits (OR keeps a minus sign, AND
 // drops it), and a NaN operand makes the result x+y, which is NaN.
@@ -236,11 +236,12 @@ func (f *fnWriter) intOp(op ir.BinOp, t ir.Type, x, y string) string {
 	return r
 }
 
-// intDivRem writes truncating division or remainder, as Go's / and %. PTX
-// leaves x/0 unspecified (no trap; the hardware sequence gives all ones for
-// the quotient today), and qd does not check it on the GPU. The signed case
-// MinInt / -1 is made Go's (MinInt, remainder 0) explicitly rather than left
-// to the division routine.
+// intDivRem writes truncating division or remainder, as Go's / and %
+// (gosem.Division). PTX leaves x/0 unspecified (no trap; the hardware
+// sequence gives all ones for the quotient today), and qd does not check
+// it on the GPU: gosem.DivZero's PTX outcome is Unspecified. The signed
+// case MinInt / -1 is made Go's (MinInt, remainder 0) explicitly rather
+// than left to the division routine.
 func (f *fnWriter) intDivRem(op ir.BinOp, t ir.Type, r, x, y string) {
 	ty, bt := opType(t), bitType(t)
 	name := "div"
@@ -262,9 +263,10 @@ func (f *fnWriter) intDivRem(op ir.BinOp, t ir.Type, r, x, y string) {
 	f.emit("selp.%s %s, %s, %s, %s", bt, r, fix, r, m1)
 }
 
-// shift writes Go's << and >>: the count is unsigned (a negative signed
-// count, which panics in Go, counts as huge), a count of at least the width
-// gives 0, or all sign bits for >> of a negative signed value. PTX shl/shr
+// shift writes Go's << and >> (gosem.ShiftWide, gosem.ShiftNegative): the
+// count is unsigned (a negative signed count, which panics in Go, counts as
+// huge), a count of at least the width gives 0, or all sign bits for >> of
+// a negative signed value. PTX shl/shr
 // clamp a .u32 count to the width, which is exactly that, so only a 64-bit
 // count needs narrowing: it is clamped to 64 first so the truncation cannot
 // wrap a huge count to a small one.
@@ -315,7 +317,7 @@ func (f *fnWriter) convert(to, from ir.Type, x string) string {
 		f.emit("cvt.rn.%s.%s %s, %s", opType(to), opType(from), r, x)
 	case to.IsInteger() && from.IsFloat():
 		// Truncation toward zero. Out-of-range values saturate and NaN
-		// gives 0 (Go leaves both implementation-defined).
+		// gives 0 (gosem.FloatToInt: Go leaves both implementation-defined).
 		f.emit("cvt.rzi.%s.%s %s, %s", opType(to), opType(from), r, x)
 	case to == ir.F64:
 		f.emit("cvt.f64.f32 %s, %s", r, x) // exact

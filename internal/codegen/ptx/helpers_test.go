@@ -16,7 +16,7 @@ import (
 // architecture.
 var testTarget = Target{SM: 70, Version: "6.0"}
 
-// stubMath stands in for package ptxmath's subroutines (Options.mathFunc):
+// stubMath stands in for package devmath's subroutines (Options.mathFunc):
 // a valid .func of the documented shape (it returns its first argument), so
 // modules that call transcendentals assemble, and stay short to read.
 func stubMath(fn ir.Intrinsic, t ir.Type) (string, string, error) {
@@ -32,7 +32,7 @@ func stubMath(fn ir.Intrinsic, t ir.Type) (string, string, error) {
 
 // stubbed returns o with stubMath for the transcendentals unless o names
 // other subroutines: the tests compile with the stubs, except those of
-// ptxmath's real ones (TestPtxmath), which keep the rest short.
+// devmath's real ones (TestDevmath), which keep the rest short.
 func stubbed(o Options) Options {
 	if o.mathFunc == nil {
 		o.mathFunc = stubMath

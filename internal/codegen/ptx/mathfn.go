@@ -3,23 +3,23 @@ package ptx
 import (
 	"strings"
 
-	"github.com/quadrants-go/qd/internal/codegen/ptx/ptxmath"
+	"github.com/quadrants-go/qd/internal/codegen/devmath"
 	"github.com/quadrants-go/qd/internal/ir"
 )
 
 // mathFunc supplies the PTX subroutine of a transcendental intrinsic: its
 // name and the full text of a ".func (.reg .fNN %ret) NAME(.reg .fNN %a[, .reg .fNN %b])"
-// definition with no other dependencies: ptxmath's, unless a test
+// definition with no other dependencies: devmath's, unless a test
 // substitutes a stub (Options.mathFunc).
 func (m *modWriter) mathFunc(fn ir.Intrinsic, t ir.Type) (name, def string, err error) {
 	if m.opts.mathFunc != nil {
 		return m.opts.mathFunc(fn, t)
 	}
-	return ptxmath.Func(fn, t)
+	return devmath.Func(fn, t)
 }
 
 // call writes a math intrinsic. The ones PTX computes exactly are inline;
-// the transcendental ones call ptxmath subroutines, which never use an
+// the transcendental ones call devmath subroutines, which never use an
 // .approx instruction. Under fast math some float32 ones are the hardware's
 // approximations instead (fastCall).
 func (f *fnWriter) call(e *ir.Call) string {

@@ -27,7 +27,7 @@ type Options struct {
 	// output alone; the zero values are what every driver gets.
 
 	// mathFunc supplies the subroutines of the transcendental intrinsics
-	// (nil: ptxmath.Func); tests substitute stubs, which keep the PTX short.
+	// (nil: devmath.Func); tests substitute stubs, which keep the PTX short.
 	mathFunc func(fn ir.Intrinsic, t ir.Type) (name, def string, err error)
 	// noVector turns the vector loops off, to look at the unrolled loop.
 	noVector bool
@@ -38,7 +38,10 @@ type Options struct {
 
 // Compile writes the PTX module of plan for t. layout is kabi.LayoutWith(plan, …):
 // each task becomes the entry layout.Tasks[i] describes, with exactly its
-// parameter slots, so the launcher and the PTX agree by construction.
+// parameter slots, so the launcher and the PTX agree by construction. The
+// entries wait for their predecessors when the layout says so
+// (kabi.Options.AwaitsPredecessors, which Generate sets where t has the
+// wait); Compile refuses such a layout for a target without it.
 func Compile(plan *lower.Plan, layout *kabi.Module, t Target, opts Options) (string, error) {
 	if plan == nil || plan.Kernel == nil || layout == nil {
 		return "", fmt.Errorf("ptx: nil plan or layout")
@@ -49,8 +52,10 @@ func Compile(plan *lower.Plan, layout *kabi.Module, t Target, opts Options) (str
 	if err := t.check(); err != nil {
 		return "", err
 	}
+	if layout.AwaitsPredecessors && !t.awaitsPredecessors() {
+		return "", fmt.Errorf("ptx: the layout of %s has its entries await their predecessors, which sm_%d cannot (sm_90 and later can)", layout.Name, t.SM)
+	}
 	m := &modWriter{plan: plan, opts: opts, layout: layout, target: t, funcs: map[string]string{}}
-	layout.AwaitsPredecessors = t.awaitsPredecessors()
 	var entries []string
 	for i, task := range plan.Tasks {
 		text, err := newFunc(m, task, &layout.Tasks[i]).compile()
@@ -85,7 +90,7 @@ func Generate(plan *lower.Plan, t Target, opts Options) (string, *kabi.Module, e
 	if plan == nil || plan.Kernel == nil {
 		return "", nil, fmt.Errorf("ptx: nil plan")
 	}
-	layout, err := kabi.LayoutWith(plan, kabi.Options{Bounds: opts.Debug})
+	layout, err := kabi.LayoutWith(plan, kabi.Options{Bounds: opts.Debug, AwaitsPredecessors: t.awaitsPredecessors()})
 	if err != nil {
 		return "", nil, err
 	}
@@ -101,7 +106,7 @@ func Generate(plan *lower.Plan, t Target, opts Options) (string, *kabi.Module, e
 type modWriter struct {
 	plan   *lower.Plan
 	opts   Options
-	layout *kabi.Module // the entries' layout; the bounds checks add their sites
+	layout *kabi.Module // the entries' layout; the bounds checks add their sites (AddSite)
 	target Target
 	funcs  map[string]string // name → .func definition
 }

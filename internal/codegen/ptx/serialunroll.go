@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/quadrants-go/qd/internal/ir"
+	"github.com/quadrants-go/qd/internal/lower/analysis"
 )
 
 // Unrolling of counted serial loops.
@@ -13,6 +14,7 @@ import (
 // ptxas schedules instructions within a basic block only, so the loads of
 // one iteration cannot start while the previous one computes. nvcc's front
 // end unrolls such loops by 4; ptxas does not. So a counted loop
+// (analysis.Counted)
 //
 //	for v := a; v < e; v++ { body }
 //
@@ -54,68 +56,14 @@ const unrolledCTAs = 4
 // code grows by the factor).
 const maxSerialUnrollNodes = 160
 
-// countedLoop returns v and e of a loop that may be unrolled.
+// countedLoop returns v and e of a loop that may be unrolled: a counted
+// loop (analysis.Counted) small enough.
 func (f *fnWriter) countedLoop(s *ir.For) (v *ir.Var, e ir.Expr, ok bool) {
-	cond, isBin := s.Cond.(*ir.Binary)
-	if !isBin || cond.Op != ir.Lt {
+	c := analysis.Counted(f.m.plan, s)
+	if c == nil || c.Nodes > maxSerialUnrollNodes {
 		return nil, nil, false
 	}
-	ref, isRef := cond.X.(*ir.VarRef)
-	if !isRef || (ref.Var.Type != ir.I32 && ref.Var.Type != ir.I64) {
-		return nil, nil, false
-	}
-	v, e = ref.Var, cond.Y
-	if _, temp := f.tempSlot(v); temp || len(s.Post) != 1 {
-		return nil, nil, false
-	}
-	inc, isAssign := s.Post[0].(*ir.Assign)
-	if !isAssign || inc.Var != v {
-		return nil, nil, false
-	}
-	add, isAdd := inc.Value.(*ir.Binary)
-	if !isAdd || add.Op != ir.Add {
-		return nil, nil, false
-	}
-	if x, ok := add.X.(*ir.VarRef); !ok || x.Var != v {
-		return nil, nil, false
-	}
-	if one, ok := add.Y.(*ir.Const); !ok || one.Int() != 1 {
-		return nil, nil, false
-	}
-	// What the body sets, and whether it is straight enough.
-	set := map[*ir.Var]bool{}
-	nodes := 0
-	simple := true
-	ir.Inspect(s.Body, func(n ir.Node) bool {
-		nodes++
-		switch n := n.(type) {
-		case *ir.For, *ir.Break, *ir.Continue, *ir.ParallelFor, *ir.StreamParallel:
-			simple = false
-		case *ir.Assign:
-			set[n.Var] = true
-		case *ir.Decl:
-			set[n.Var] = true
-		}
-		return simple
-	})
-	if !simple || nodes > maxSerialUnrollNodes || set[v] {
-		return nil, nil, false
-	}
-	// The bound: constants, scalars, extents and locals the body leaves.
-	invariant := true
-	ir.InspectExpr(e, func(n ir.Node) bool {
-		switch n := n.(type) {
-		case *ir.Const, *ir.ParamRef, *ir.Len, *ir.Binary, *ir.Unary, *ir.Convert:
-		case *ir.VarRef:
-			if n.Var == v || set[n.Var] {
-				invariant = false
-			}
-		default:
-			invariant = false
-		}
-		return invariant
-	})
-	return v, e, invariant
+	return c.Var, c.Bound, true
 }
 
 // unrolledTrips writes the unrolled trips of a counted loop; the ordinary
@@ -182,59 +130,29 @@ func (f *fnWriter) unrolledTrips(s *ir.For, v *ir.Var, e ir.Expr) {
 
 // serialPlan is the trip's bases and the body copy being written.
 type serialPlan struct {
-	forms map[*ir.Var]affineIndex // the counter (variable 0) and locals derived from it
-	bases map[int]string          // array parameter → a + v0·size
-	order []*ir.Param             // the arrays of bases, in the order they were made
+	aff   *analysis.Affine // the counter (variable 0) and locals derived from it
+	bases map[int]string   // array parameter → a + v0·size
+	order []*ir.Param      // the arrays of bases, in the order they were made
 	copy  int64
 }
 
 // planSerial writes the bases of a trip (the first, when they are
-// stepped); nil when no access uses them.
+// stepped); nil when no access uses them (analysis.SerialAffine).
 func (f *fnWriter) planSerial(s *ir.For, v *ir.Var) *serialPlan {
-	if f.bounds() || v.Type != ir.I64 {
+	if f.bounds() {
 		return nil
 	}
-	sp := &serialPlan{forms: map[*ir.Var]affineIndex{v: {}}, bases: map[int]string{}}
-	assigned := map[*ir.Var]bool{}
-	ir.Inspect(s.Body, func(n ir.Node) bool {
-		if a, ok := n.(*ir.Assign); ok {
-			assigned[a.Var] = true
-		}
-		return true
-	})
-	ir.Inspect(s.Body, func(n ir.Node) bool {
-		if d, ok := n.(*ir.Decl); ok && d.Var.Type == ir.I64 && !assigned[d.Var] {
-			if form, ok := affineForm(sp.forms, d.Init); ok {
-				sp.forms[d.Var] = form
-			}
-		}
-		return true
-	})
-	vr := f.varReg(v)
-	ir.Inspect(s.Body, func(n ir.Node) bool {
-		var a *ir.Param
-		var index []ir.Expr
-		switch n := n.(type) {
-		case *ir.Load:
-			a, index = n.Array, n.Index
-		case *ir.Store:
-			a, index = n.Array, n.Index
-		default:
-			return true
-		}
-		if _, done := sp.bases[a.Index]; done || !a.IsArray() || a.Dims != 1 || len(index) != 1 {
-			return true
-		}
-		if _, ok := affineForm(sp.forms, index[0]); ok {
-			base := f.reg(ir.I64)
-			f.emit("mad.lo.s64 %s, %s, %d, %s", base, vr, a.Elem.Size(), f.array(a))
-			sp.bases[a.Index] = base
-			sp.order = append(sp.order, a)
-		}
-		return true
-	})
-	if len(sp.bases) == 0 {
+	aff, arrays := analysis.SerialAffine(s, v)
+	if aff == nil {
 		return nil
+	}
+	sp := &serialPlan{aff: aff, bases: map[int]string{}}
+	vr := f.varReg(v)
+	for _, a := range arrays {
+		base := f.reg(ir.I64)
+		f.emit("mad.lo.s64 %s, %s, %d, %s", base, vr, a.Elem.Size(), f.array(a))
+		sp.bases[a.Index] = base
+		sp.order = append(sp.order, a)
 	}
 	return sp
 }
@@ -250,11 +168,11 @@ func (f *fnWriter) serialAddress(a *ir.Param, index []ir.Expr) string {
 	if !ok {
 		return ""
 	}
-	form, ok := affineForm(sp.forms, index[0])
+	form, ok := sp.aff.Form(index[0])
 	if !ok {
 		return ""
 	}
-	off := (sp.copy + form.c) * int64(a.Elem.Size())
+	off := (sp.copy + form.C) * int64(a.Elem.Size())
 	if off == 0 {
 		return base
 	}

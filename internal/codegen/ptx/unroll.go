@@ -1,6 +1,9 @@
 package ptx
 
-import "github.com/quadrants-go/qd/internal/ir"
+import (
+	"github.com/quadrants-go/qd/internal/ir"
+	"github.com/quadrants-go/qd/internal/lower/analysis"
+)
 
 // Unrolling of the grid-stride loop.
 //
@@ -44,81 +47,23 @@ const maxUnrollNodes = 64
 // to cover the rest.
 const unrollMaxDims = 1
 
-// unrollable reports whether the body of l is simple enough to unroll:
-// straight-line Decl, Assign (to a loop variable or a local the body
-// declared before), Store and reduction statements only, none setting a
-// per-launch temporary, and expressions with no atomic and no
-// transcendental call (those that PTX computes inline are allowed). Other
-// bodies run the one-element loop only.
+// unrollable reports whether the body of l, the task's loop, is unrolled:
+// straight-line (analysis.Unrollable: Decl, Assign to a loop variable or a
+// local the body declared before, Store and reduction statements only,
+// none setting a per-launch temporary, and expressions with no atomic and
+// no transcendental call), of at most maxUnrollNodes, over at most
+// unrollMaxDims dimensions, and indices unchecked. Other bodies run the
+// one-element loop only.
 func (f *fnWriter) unrollable(l *ir.ParallelFor) bool {
 	maxDims := unrollMaxDims
 	if f.m.opts.unrollDims > 0 {
 		maxDims = f.m.opts.unrollDims
 	}
-	if unroll < 2 || len(l.Vars) > maxDims || f.bounds() {
+	if unroll < 2 || len(l.Vars) > maxDims || f.bounds() || l != f.task.Loop {
 		return false
 	}
-	private := map[*ir.Var]bool{}
-	for _, v := range l.Vars {
-		if _, ok := f.tempSlot(v); ok {
-			return false
-		}
-		private[v] = true
-	}
-	nodes := 0
-	simple := func(e ir.Expr) bool {
-		if e == nil {
-			return false
-		}
-		ok := true
-		ir.InspectExpr(e, func(n ir.Node) bool {
-			nodes++
-			switch n := n.(type) {
-			case *ir.Atomic:
-				ok = false
-			case *ir.Call:
-				switch n.Fn {
-				case ir.Sqrt, ir.Abs, ir.Floor, ir.Ceil, ir.Trunc, ir.Round:
-				default:
-					ok = false
-				}
-			}
-			return ok
-		})
-		return ok
-	}
-	for _, s := range l.Body {
-		nodes++
-		switch s := s.(type) {
-		case *ir.Decl:
-			if _, ok := f.tempSlot(s.Var); ok || (s.Init != nil && !simple(s.Init)) {
-				return false
-			}
-			private[s.Var] = true
-		case *ir.Assign:
-			if !private[s.Var] || !simple(s.Value) {
-				return false
-			}
-		case *ir.Store:
-			for _, x := range s.Index {
-				if !simple(x) {
-					return false
-				}
-			}
-			if !simple(s.Value) {
-				return false
-			}
-		case *ir.ExprStmt:
-			// A reduction is a register update, as simple as an assignment.
-			a := f.red[s]
-			if a == nil || !simple(a.r.Atomic.Value) {
-				return false
-			}
-		default:
-			return false
-		}
-	}
-	return nodes <= maxUnrollNodes
+	nodes, ok := analysis.Unrollable(f.m.plan, f.task)
+	return ok && nodes <= maxUnrollNodes
 }
 
 // gridIndex holds the registers of the grid-stride loop that parallelLoop

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/quadrants-go/qd/internal/ir"
+	"github.com/quadrants-go/qd/internal/lower/analysis"
 )
 
 // Vector loads and stores of 1-D elementwise loops.
@@ -11,9 +12,9 @@ import (
 // A thread that moves one 4-byte element per load issues many small
 // transactions; 128-bit loads and stores (ld.global.v4 / st.global.v4, or
 // v2 of 8-byte elements) move four elements each. A 1-D parallel task whose
-// body is simple (unrollable) and touches every array only at [i], i being
-// the loop variable, with one element size among them, first runs a vector
-// loop: thread k handles elements w·k .. w·k+w-1 (w = 16 bytes / element
+// body is simple (unrollable) and elementwise (analysis.Elementwise: it
+// touches every array only at [i], i being the loop variable, with one
+// element size among them) first runs a vector loop: thread k handles elements w·k .. w·k+w-1 (w = 16 bytes / element
 // size) with one vector load per array read and one vector store per array
 // written, the body written w times for the w elements. The ordinary loops
 // then handle what is left (fewer than w elements past the last whole
@@ -38,63 +39,17 @@ type vectorPlan struct {
 	pend   map[*ir.Param][]string // values stored, per array (one store each)
 }
 
-// vectorize decides whether l gets a vector loop, and its width.
+// vectorize decides whether l gets a vector loop, and its width: when its
+// body is unrolled and elementwise (analysis.Elementwise).
 func (f *fnWriter) vectorize(l *ir.ParallelFor) *vectorPlan {
 	if f.m.opts.noVector || len(l.Vars) != 1 || !f.unrollable(l) || f.bounds() {
 		return nil
 	}
-	read := map[*ir.Param]bool{}
-	iv := l.Vars[0]
-	size := 0
-	ok := true
-	stored := map[*ir.Param]bool{}
-	arrays := map[*ir.Param]bool{}
-	atI := func(a *ir.Param, index []ir.Expr) {
-		if a.Dims != 1 || len(index) != 1 || a.Elem == ir.Bool {
-			ok = false
-			return
-		}
-		if r, isRef := index[0].(*ir.VarRef); !isRef || r.Var != iv {
-			ok = false
-			return
-		}
-		if size == 0 {
-			size = a.Elem.Size()
-		} else if size != a.Elem.Size() {
-			ok = false
-		}
-		arrays[a] = true
-	}
-	visit := func(n ir.Node) bool {
-		switch n := n.(type) {
-		case *ir.Load:
-			atI(n.Array, n.Index)
-			read[n.Array] = true
-			if stored[n.Array] {
-				ok = false // read after the store: the preloaded value would be stale
-			}
-		case *ir.Store:
-			if stored[n.Array] {
-				ok = false // one vector store per array
-			}
-		case *ir.Assign:
-			if n.Var == iv {
-				ok = false // the index would no longer be the element's
-			}
-		}
-		return ok
-	}
-	for _, s := range l.Body {
-		ir.Inspect([]ir.Stmt{s}, visit)
-		if st, isStore := s.(*ir.Store); isStore {
-			atI(st.Array, st.Index)
-			stored[st.Array] = true
-		}
-	}
-	if !ok || size == 0 || len(arrays) == 0 {
+	el := analysis.Elementwise(l)
+	if el == nil {
 		return nil
 	}
-	return &vectorPlan{width: 16 / size, arrays: arrays, read: read}
+	return &vectorPlan{width: 16 / el.Size, arrays: el.Arrays, read: el.Read}
 }
 
 // vecUnroll is how many vectors a thread handles per trip of the main

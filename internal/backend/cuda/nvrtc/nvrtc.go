@@ -135,11 +135,11 @@ func CompilePTX(plan *lower.Plan, sm int, debug bool) ([]byte, *kabi.Module, err
 	if err != nil {
 		return nil, nil, err
 	}
-	src, layout, err := csrc.Generate(plan, t, csrc.GenOptions{Debug: debug})
+	src, layout, err := csrc.Generate(plan, t, csrc.Options{Debug: debug})
 	if err != nil {
 		return nil, nil, err
 	}
-	opts := append([]string{fmt.Sprintf("--gpu-architecture=compute_%d", arch)}, csrc.Options(csrc.CUDA)...)
+	opts := append([]string{fmt.Sprintf("--gpu-architecture=compute_%d", arch)}, csrc.CompilerOptions(csrc.CUDA)...)
 	ptx, _, err := n.Run(src, layout.Name+".cu", opts)
 	if err != nil {
 		return nil, nil, fmt.Errorf("cuda: NVRTC %s (%s) on the C source of kernel %s, options %s: %w\n--- source ---\n%s",

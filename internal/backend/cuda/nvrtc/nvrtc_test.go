@@ -41,7 +41,7 @@ func TestNVRTCArch(t *testing.T) {
 }
 
 // nvrtcKernels use what the C source does beyond plain C: the
-// transcendental functions (ptxmath's C), float and integer atomics,
+// transcendental functions (devmath's C), float and integer atomics,
 // Go's division, shifts and conversions, a serial task with temporaries.
 func nvrtcKernels() []*ir.Kernel {
 	b := ir.NewBuilder("nvrtc_math")

@@ -1,4 +1,4 @@
-package ptxmath
+package devmath
 
 import (
 	"fmt"
@@ -87,7 +87,7 @@ func memoized(k memoKey, render func(*prog) (string, error)) (name, def string, 
 func build(fn ir.Intrinsic, t ir.Type) (*prog, error) {
 	bd, ok := bodies[fn]
 	if !ok {
-		return nil, fmt.Errorf("ptxmath: %v has no subroutine (the code generator emits it inline)", fn)
+		return nil, fmt.Errorf("devmath: %v has no subroutine (the code generator emits it inline)", fn)
 	}
 	var fk kind
 	switch t {
@@ -96,7 +96,7 @@ func build(fn ir.Intrinsic, t ir.Type) (*prog, error) {
 	case ir.F64:
 		fk = kF64
 	default:
-		return nil, fmt.Errorf("ptxmath: %v over %v: only f32 and f64", fn, t)
+		return nil, fmt.Errorf("devmath: %v over %v: only f32 and f64", fn, t)
 	}
 	b := &builder{}
 	n := fn.Arity()

@@ -1,4 +1,4 @@
-package ptxmath
+package devmath
 
 import (
 	"fmt"
@@ -15,14 +15,14 @@ import (
 )
 
 // Accuracy of the model (= the PTX, instruction for instruction) over random
-// inputs. Each range draws QD_PTXMATH_SAMPLES inputs (default 20000; the
+// inputs. Each range draws QD_DEVMATH_SAMPLES inputs (default 20000; the
 // first tenth, at most 2000 by default, also against the math/big
 // reference). Errors are in ulps of the result type:
 //
 //	go:    against Go's math (f32: float32 of the float64 result)
 //	exact: against the exact value (f32: its float32 rounding)
 //
-// Set QD_PTXMATH_TABLE=path to write the markdown table.
+// Set QD_DEVMATH_TABLE=path to write the markdown table.
 
 type gen func(r *rand.Rand) float64
 
@@ -157,7 +157,7 @@ func asRanges() [][2]rng1 {
 }
 
 func samples() int {
-	if s := os.Getenv("QD_PTXMATH_SAMPLES"); s != "" {
+	if s := os.Getenv("QD_DEVMATH_SAMPLES"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err == nil {
 			return n
@@ -192,7 +192,7 @@ func measure(sp fspec, t ir.Type, n int) result {
 		ranges = sp.r32
 	}
 	nExact := n / 10
-	if nExact > 2000 && os.Getenv("QD_PTXMATH_SAMPLES") == "" {
+	if nExact > 2000 && os.Getenv("QD_DEVMATH_SAMPLES") == "" {
 		nExact = 2000
 	}
 	r := rand.New(rand.NewPCG(uint64(sp.fn), uint64(t)))
@@ -273,7 +273,7 @@ func TestAccuracy(t *testing.T) {
 		}
 	}
 	t.Log("\n" + sb.String())
-	if p := os.Getenv("QD_PTXMATH_TABLE"); p != "" {
+	if p := os.Getenv("QD_DEVMATH_TABLE"); p != "" {
 		if err := os.WriteFile(p, []byte(sb.String()), 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package ptxmath
+package devmath
 
 import (
 	"fmt"
@@ -174,19 +174,19 @@ func (p *prog) cExpr(in ins) (string, error) {
 	case strings.HasPrefix(in.mn, "setp."):
 		parts := strings.Split(in.mn, ".")
 		if len(parts) != 3 || len(ops) != 2 {
-			return "", fmt.Errorf("ptxmath: C rendering of %q", in.mn)
+			return "", fmt.Errorf("devmath: C rendering of %q", in.mn)
 		}
 		cmp, ty := parts[1], parts[2]
 		if ty == "f64" {
 			f, ok := cFloatCompare[cmp]
 			if !ok {
-				return "", fmt.Errorf("ptxmath: C rendering of %q", in.mn)
+				return "", fmt.Errorf("devmath: C rendering of %q", in.mn)
 			}
 			return fmt.Sprintf(f, ops...), nil
 		}
 		op, ok := cIntCompare[cmp]
 		if !ok {
-			return "", fmt.Errorf("ptxmath: C rendering of %q", in.mn)
+			return "", fmt.Errorf("devmath: C rendering of %q", in.mn)
 		}
 		switch ty {
 		case "s64":
@@ -196,7 +196,7 @@ func (p *prog) cExpr(in ins) (string, error) {
 		case "u64", "u32":
 			return fmt.Sprintf("%s %s %s", ops[0], op, ops[1]), nil
 		}
-		return "", fmt.Errorf("ptxmath: C rendering of %q", in.mn)
+		return "", fmt.Errorf("devmath: C rendering of %q", in.mn)
 	case strings.HasPrefix(in.mn, "selp."):
 		return fmt.Sprintf("%s ? %s : %s", ops[2], ops[0], ops[1]), nil
 	case strings.HasPrefix(in.mn, "mov."):
@@ -210,11 +210,11 @@ func (p *prog) cExpr(in ins) (string, error) {
 		case from == kB64 && to == kF64:
 			return fmt.Sprintf("qd_f64_from(%s)", ops[0]), nil
 		}
-		return "", fmt.Errorf("ptxmath: C rendering of %q from kind %d to %d", in.mn, from, to)
+		return "", fmt.Errorf("devmath: C rendering of %q from kind %d to %d", in.mn, from, to)
 	}
 	f, ok := cTemplates[in.mn]
 	if !ok {
-		return "", fmt.Errorf("ptxmath: no C rendering of %q", in.mn)
+		return "", fmt.Errorf("devmath: no C rendering of %q", in.mn)
 	}
 	return fmt.Sprintf(f, ops...), nil
 }

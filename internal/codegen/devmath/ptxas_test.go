@@ -1,4 +1,4 @@
-package ptxmath
+package devmath
 
 import (
 	"fmt"
@@ -50,7 +50,7 @@ func TestPtxas(t *testing.T) {
 		if sm < 80 {
 			continue // the functions use .version 7.8 features of sm_80 and later
 		}
-		if err := tool.Assemble(dir, "ptxmath", sm, allModule(fmt.Sprintf("sm_%d", sm))); err != nil {
+		if err := tool.Assemble(dir, "devmath", sm, allModule(fmt.Sprintf("sm_%d", sm))); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -1,10 +1,14 @@
-// Package ptxmath is the math library of the PTX code generator: it returns
-// self-contained PTX device functions (.func) for the transcendental
-// intrinsics of package ir, with the meaning of Go's math functions of the
-// same name, special cases included.
+// Package devmath is the device math library of qd's GPU code generators:
+// the transcendental intrinsics of package ir (exp, log, sin, pow, ...),
+// with the meaning of Go's math functions of the same name, special cases
+// included, each described once as a list of PTX-like instructions and
+// rendered for every generator that needs it: as PTX device functions for
+// package codegen/ptx (Func) and as C functions for package codegen/csrc
+// (CFunc, c.go). A further generator (SPIR-V for Vulkan) adds a renderer of
+// the same lists, not a second library. It depends on package ir only.
 //
-// API: Func(fn, t) returns the name (Name(fn, t), e.g. "__qd_sin_f64") and
-// the text of
+// PTX API: Func(fn, t) returns the name (Name(fn, t), e.g. "__qd_sin_f64")
+// and the text of
 //
 //	.func (.reg .f64 %ret) __qd_sin_f64(.reg .f64 %a)
 //
@@ -19,12 +23,15 @@
 //
 // Every function is built once, as a list of PTX instructions, by the Go
 // code in exp.go, log.go, trig.go, atan.go and mod.go (the builder of
-// dsl.go). render prints the list as PTX; the tests run the very same list
-// through an interpreter (interp_test.go) that performs one IEEE operation
-// per instruction (math.FMA for fma.rn, PTX's rules for cvt, shifts,
-// setp's ordered/unordered compares). The measured accuracy is therefore
-// the accuracy of the PTX. All floating add/sub/mul carry .rn, which
-// forbids ptxas from contracting them into fmas behind our back.
+// dsl.go). render prints the list as PTX, and c.go as C, one statement per
+// instruction; the tests run the very same list through an interpreter
+// (interp_test.go) that performs one IEEE operation per instruction
+// (math.FMA for fma.rn, PTX's rules for cvt, shifts, setp's
+// ordered/unordered compares), and check the C rendering against the
+// interpreter bit for bit on the host (c_test.go). The measured accuracy is
+// therefore the accuracy of the PTX and of the C. All floating add/sub/mul
+// carry .rn, which forbids ptxas from contracting them into fmas behind
+// our back.
 //
 // # Algorithms (details and error bounds next to each)
 //
@@ -66,8 +73,8 @@
 //
 // go test runs, on the model: random inputs per range against Go's math and
 // against a math/big reference (TestAccuracy, table in the log;
-// QD_PTXMATH_SAMPLES=n for more samples, QD_PTXMATH_TABLE=file to write the
+// QD_DEVMATH_SAMPLES=n for more samples, QD_DEVMATH_TABLE=file to write the
 // markdown table), edge cases against Go's special values (TestEdgeCases),
 // and, if ptxas is found ($QD_PTXAS, PATH, ~/.cache/qd-ptxas/usr/bin), the
 // assembly of every function for sm_80 and sm_90 (TestPtxas).
-package ptxmath
+package devmath

@@ -1,4 +1,4 @@
-package ptxmath
+package devmath
 
 import (
 	"encoding/binary"
@@ -13,14 +13,14 @@ import (
 	"github.com/quadrants-go/qd/internal/ir"
 )
 
-// TestGPUDump (QD_PTXMATH_DUMP=dir) writes, for a run on a real GPU, a PTX
+// TestGPUDump (QD_DEVMATH_DUMP=dir) writes, for a run on a real GPU, a PTX
 // module with one element-wise kernel per function, and per function the
 // inputs and the model's outputs; gpu_check.py (written alongside) runs the
 // kernels through the CUDA driver and compares bit for bit (NaNs as a class).
 func TestGPUDump(t *testing.T) {
-	dir := os.Getenv("QD_PTXMATH_DUMP")
+	dir := os.Getenv("QD_DEVMATH_DUMP")
 	if dir == "" {
-		t.Skip("set QD_PTXMATH_DUMP=dir to write GPU check data")
+		t.Skip("set QD_DEVMATH_DUMP=dir to write GPU check data")
 	}
 	const n = 1 << 16
 	if err := os.MkdirAll(dir, 0o755); err != nil {

@@ -1,4 +1,4 @@
-package ptxmath
+package devmath
 
 import "math"
 
