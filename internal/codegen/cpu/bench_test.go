@@ -6,7 +6,7 @@ import (
 	"github.com/quadrants-go/qd/internal/ir"
 )
 
-// The SPEC bar: a closure-compiled parallel loop within 4x of the same loop
+// The bar (docs/semantics.md#performance-bars): a closure-compiled parallel loop within 4x of the same loop
 // in plain Go, single goroutine, same n. Each benchmark reports ns/element.
 
 const benchN = 1 << 20

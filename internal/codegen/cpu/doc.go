@@ -65,7 +65,7 @@
 // so they run as scalar closures, a few closure calls per statement.
 //
 // An atomic add, min or max whose result is unused, at an address the
-// same for every lane of a batch, is a reduction (SPEC §3): the batch's
+// same for every lane of a batch, is a reduction (docs/semantics.md#reductions): the batch's
 // values combine in lane order and one atomic per batch writes the total
 // (reduce.go).
 //

@@ -6,7 +6,7 @@ import (
 	"github.com/quadrants-go/qd/internal/ir"
 )
 
-// Reductions (SPEC §3). qd.AtomicAdd, Min or Max whose old value is unused
+// Reductions (docs/semantics.md#reductions). qd.AtomicAdd, Min or Max whose old value is unused
 // and whose address is the same for every lane of a batch (it does not vary
 // with the innermost parallel index) is a reduction: the active lanes'
 // values combine in lane order, and the batch's total goes to memory with
@@ -42,7 +42,7 @@ func (c *compiler) reducible(e *ir.Atomic) bool {
 // is held back in the frame while the next batches reduce into the same
 // element, and goes to memory when the element changes or the run ends
 // (code.flush): one atomic per run and element, not per batch, so that
-// two cores do not pass the element's cache line back and forth (SPEC §3:
+// two cores do not pass the element's cache line back and forth (docs/semantics.md#reductions:
 // one atomic per worker on the CPU). Elsewhere each batch's total goes to
 // memory at its statement.
 func reduction[T number](c *compiler, e *ir.Atomic, a *access, vv func(*frame) []T, fn atomicFn[T], r int) value {

@@ -7,7 +7,7 @@ import (
 	"github.com/quadrants-go/qd/internal/lower"
 )
 
-// BenchmarkGenerate times writing the source of a small kernel (SPEC §7:
+// BenchmarkGenerate times writing the source of a small kernel (docs/semantics.md#performance-bars:
 // a 20-line kernel to source in ≤ 5 ms) and of the corpus's float64
 // kernel, which calls every math function.
 func BenchmarkGenerate(b *testing.B) {

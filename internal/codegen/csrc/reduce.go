@@ -7,7 +7,7 @@ import (
 	"github.com/quadrants-go/qd/internal/lower"
 )
 
-// Reductions (SPEC §3): an atomic add, min or max of a parallel task whose
+// Reductions (docs/semantics.md#reductions): an atomic add, min or max of a parallel task whose
 // old value is unused and whose address is the same for every iteration
 // (lower.Reduction, scope Whole) is combined before it reaches memory: each
 // thread folds its iterations into a local accumulator that starts at the
