@@ -221,10 +221,19 @@ type Call struct {
 	Args []Expr
 }
 
-// Load reads Array[Index[0]]...[Index[Dims-1]]. Indices have integer types.
+// Load reads Array[Index[0]]...[Index[Dims-1]], or leaf Leaf of that
+// element when Array holds records. Indices have integer types.
 type Load struct {
 	Array *Param
 	Index []Expr
+	Leaf  int
+}
+
+// Bitcast reinterprets the bits of X as type To, of the same size (a
+// float32 as a uint32: math.Float32bits, and back).
+type Bitcast struct {
+	X  Expr
+	To Type
 }
 
 // AtomicOp is an atomic read-modify-write operation.
@@ -260,6 +269,7 @@ type Atomic struct {
 	Op      AtomicOp
 	Array   *Param
 	Index   []Expr
+	Leaf    int // the element's leaf, when Array holds records
 	Value   Expr
 	Compare Expr // AtomicCAS only
 }
@@ -293,9 +303,11 @@ func (e *Call) Type() Type {
 	}
 	return e.Args[0].Type()
 }
-func (e *Load) Type() Type   { return e.Array.Elem }
-func (e *Atomic) Type() Type { return e.Array.Elem }
+func (e *Load) Type() Type    { return e.Array.LeafType(e.Leaf) }
+func (e *Atomic) Type() Type  { return e.Array.LeafType(e.Leaf) }
+func (e *Bitcast) Type() Type { return e.To }
 
+func (*Bitcast) exprNode()  {}
 func (*Const) exprNode()    {}
 func (*ParamRef) exprNode() {}
 func (*VarRef) exprNode()   {}

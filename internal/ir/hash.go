@@ -18,7 +18,7 @@ func (h Hash) Short() string { return hex.EncodeToString(h[:6]) }
 
 // hashVersion starts every encoding; bump it when the encoding changes so that
 // stale cache entries miss.
-const hashVersion = "qd-ir-hash-1"
+const hashVersion = "qd-ir-hash-2"
 
 // Node tags of the canonical encoding. Values are part of the encoding: append
 // new ones, never renumber.
@@ -49,6 +49,8 @@ const (
 	tagLoad
 	tagAtomic
 	tagUnknown
+	tagBitcast
+	tagRecord
 )
 
 // HashKernel returns the structural hash of k: equal for kernels with the same
@@ -85,6 +87,18 @@ func HashKernel(k *Kernel) Hash {
 		e.uint(uint64(p.Elem))
 		e.int(int64(p.Dims))
 		e.int(int64(p.Index))
+		if r := p.Rec; r != nil {
+			e.tag(tagRecord)
+			e.str(r.Name)
+			e.int(int64(r.Size))
+			e.int(int64(r.Align))
+			e.uint(uint64(len(r.Leaves)))
+			for _, l := range r.Leaves {
+				e.str(l.Path)
+				e.typ(l.Type)
+				e.int(int64(l.Offset))
+			}
+		}
 	}
 	e.stmts(k.Body)
 	return sha256.Sum256(e.buf)
@@ -174,6 +188,7 @@ func (e *hashEncoder) stmt(s Stmt) {
 		e.tag(tagStore)
 		e.param(s.Array)
 		e.exprs(s.Index)
+		e.int(int64(s.Leaf))
 		e.expr(s.Value)
 	case *ExprStmt:
 		e.tag(tagExprStmt)
@@ -257,11 +272,17 @@ func (e *hashEncoder) expr(x Expr) {
 		e.tag(tagLoad)
 		e.param(x.Array)
 		e.exprs(x.Index)
+		e.int(int64(x.Leaf))
+	case *Bitcast:
+		e.tag(tagBitcast)
+		e.typ(x.To)
+		e.expr(x.X)
 	case *Atomic:
 		e.tag(tagAtomic)
 		e.uint(uint64(x.Op))
 		e.param(x.Array)
 		e.exprs(x.Index)
+		e.int(int64(x.Leaf))
 		e.expr(x.Value)
 		e.expr(x.Compare)
 	default:

@@ -108,7 +108,18 @@ func (p *printer) kernel(k *Kernel) {
 		if prm.Dims > 0 {
 			fmt.Fprintf(&p.b, "[%d]", prm.Dims)
 		}
-		p.b.WriteString(prm.Elem.String())
+		if r := prm.Rec; r != nil {
+			fmt.Fprintf(&p.b, "record %s{", r.Name)
+			for i, l := range r.Leaves {
+				if i > 0 {
+					p.b.WriteString(" ")
+				}
+				fmt.Fprintf(&p.b, "%s %s @%d", l.Path, l.Type, l.Offset)
+			}
+			fmt.Fprintf(&p.b, "; %d bytes}", r.Size)
+		} else {
+			p.b.WriteString(prm.Elem.String())
+		}
 	}
 	p.b.WriteString(") ")
 	p.block(k.Body)
@@ -272,7 +283,7 @@ func (p *printer) simple(list []Stmt) string {
 		case *Assign:
 			parts[i] = p.v(s.Var) + " = " + p.expr(s.Value)
 		case *Store:
-			parts[i] = p.access(s.Array, s.Index) + " = " + p.expr(s.Value)
+			parts[i] = p.access(s.Array, s.Index, s.Leaf) + " = " + p.expr(s.Value)
 		case *ExprStmt:
 			parts[i] = p.expr(s.X)
 		case *Break:
@@ -293,7 +304,7 @@ func (p *printer) target(f *For) string {
 	return " " + p.labels[f]
 }
 
-func (p *printer) access(a *Param, index []Expr) string {
+func (p *printer) access(a *Param, index []Expr, leaf int) string {
 	var b strings.Builder
 	if a == nil {
 		b.WriteString("<nil>")
@@ -302,6 +313,9 @@ func (p *printer) access(a *Param, index []Expr) string {
 	}
 	for _, x := range index {
 		b.WriteString("[" + p.expr(x) + "]")
+	}
+	if a != nil && a.Rec != nil && leaf >= 0 && leaf < len(a.Rec.Leaves) {
+		b.WriteString(a.Rec.Leaves[leaf].Path)
 	}
 	return b.String()
 }
@@ -334,7 +348,7 @@ func (p *printer) exprPrec(e Expr, prec, parent int) string {
 	case *VarRef:
 		return p.v(e.Var)
 	case *Len:
-		return fmt.Sprintf("len(%s, %d)", p.access(e.Array, nil), e.Dim)
+		return fmt.Sprintf("len(%s, %d)", p.access(e.Array, nil, -1), e.Dim)
 	case *Unary:
 		x := p.exprPrec(e.X, 6, 6)
 		if strings.HasPrefix(x, "-") || strings.HasPrefix(x, "+") {
@@ -362,9 +376,11 @@ func (p *printer) exprPrec(e Expr, prec, parent int) string {
 	case *Call:
 		return e.Fn.String() + "(" + p.exprList(e.Args) + ")"
 	case *Load:
-		return p.access(e.Array, e.Index)
+		return p.access(e.Array, e.Index, e.Leaf)
+	case *Bitcast:
+		return "bits_" + e.To.String() + "(" + p.expr(e.X) + ")"
 	case *Atomic:
-		args := "&" + p.access(e.Array, e.Index)
+		args := "&" + p.access(e.Array, e.Index, e.Leaf)
 		if e.Compare != nil {
 			args += ", " + p.expr(e.Compare)
 		}

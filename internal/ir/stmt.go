@@ -22,11 +22,13 @@ type Assign struct {
 	Value Expr
 }
 
-// Store writes Value to Array[Index...].
+// Store writes Value to Array[Index...], or to leaf Leaf of that element
+// when Array holds records.
 type Store struct {
 	Pos   Pos
 	Array *Param
 	Index []Expr
+	Leaf  int
 	Value Expr
 }
 

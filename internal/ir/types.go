@@ -16,9 +16,18 @@ const (
 	U64
 	F32
 	F64
+	// The 8- and 16-bit integers (appended, so the types above keep their
+	// numbers). Arithmetic is done in 32 bits and converted back, as the
+	// front end writes it: generators only load, store, convert and hold
+	// them.
+	I8
+	I16
+	U8
+	U16
 )
 
-var typeNames = [...]string{Invalid: "invalid", Bool: "bool", I32: "i32", I64: "i64", U32: "u32", U64: "u64", F32: "f32", F64: "f64"}
+var typeNames = [...]string{Invalid: "invalid", Bool: "bool", I32: "i32", I64: "i64", U32: "u32", U64: "u64", F32: "f32", F64: "f64",
+	I8: "i8", I16: "i16", U8: "u8", U16: "u16"}
 
 func (t Type) String() string {
 	if int(t) < len(typeNames) {
@@ -28,13 +37,19 @@ func (t Type) String() string {
 }
 
 // Valid reports whether t is one of the scalar types.
-func (t Type) Valid() bool { return t >= Bool && t <= F64 }
+func (t Type) Valid() bool { return t >= Bool && t <= U16 }
+
+// IsSmall reports whether t is an 8- or 16-bit integer type, which holds
+// values but is computed with in 32 bits.
+func (t Type) IsSmall() bool { return t >= I8 && t <= U16 }
 
 // Size is the size of a value of t in bytes, as stored in an array.
 func (t Type) Size() int {
 	switch t {
-	case Bool:
+	case Bool, I8, U8:
 		return 1
+	case I16, U16:
+		return 2
 	case I32, U32, F32:
 		return 4
 	case I64, U64, F64:
@@ -52,13 +67,13 @@ func (t Type) Bits() int {
 }
 
 // IsInteger reports whether t is a signed or unsigned integer type.
-func (t Type) IsInteger() bool { return t >= I32 && t <= U64 }
+func (t Type) IsInteger() bool { return t >= I32 && t <= U64 || t.IsSmall() }
 
 // IsSigned reports whether t is a signed integer type.
-func (t Type) IsSigned() bool { return t == I32 || t == I64 }
+func (t Type) IsSigned() bool { return t == I32 || t == I64 || t == I8 || t == I16 }
 
 // IsUnsigned reports whether t is an unsigned integer type.
-func (t Type) IsUnsigned() bool { return t == U32 || t == U64 }
+func (t Type) IsUnsigned() bool { return t == U32 || t == U64 || t == U8 || t == U16 }
 
 // IsFloat reports whether t is F32 or F64.
 func (t Type) IsFloat() bool { return t == F32 || t == F64 }

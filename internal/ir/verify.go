@@ -123,11 +123,14 @@ func (v *verifier) run() {
 		if p.Index != i {
 			v.errorf(p.Pos, "parameter %q has Index %d but is parameter %d; Index must be its position in Params", p.Name, p.Index, i)
 		}
-		if !p.Elem.Valid() {
+		switch {
+		case p.Rec != nil:
+			v.record(p)
+		case !p.Elem.Valid():
 			v.errorf(p.Pos, "parameter %q has invalid type %s", p.Name, p.Elem)
 		}
-		if p.Dims < 0 || p.Dims > 3 {
-			v.errorf(p.Pos, "parameter %q has %d dimensions; arrays have 1 to 3 (0 for a scalar)", p.Name, p.Dims)
+		if p.Dims < 0 || p.Dims > MaxDims {
+			v.errorf(p.Pos, "parameter %q has %d dimensions; arrays have 1 to %d (0 for a scalar)", p.Name, p.Dims, MaxDims)
 		}
 	}
 	Inspect(k.Body, func(n Node) bool {
@@ -240,7 +243,7 @@ func (v *verifier) stmt(s Stmt) {
 			v.errorf(s.Pos, "cannot assign a %s value to variable %s of type %s; convert the value", t, varName(s.Var), vt)
 		}
 	case *Store:
-		elem := v.access(s.Array, s.Index, "store to")
+		elem := v.access(s.Array, s.Index, s.Leaf, "store to")
 		t := v.operand(s.Value, "stored value")
 		if elem != Invalid && t != Invalid && t != elem {
 			v.errorf(s.Pos, "cannot store a %s value into %s, whose elements are %s; convert the value", t, paramName(s.Array), elem)
@@ -395,12 +398,12 @@ func (v *verifier) param(p *Param) bool {
 		v.errorf(v.pos, "parameter %q is not a parameter of this kernel", p.Name)
 		return false
 	}
-	return p.Elem.Valid()
+	return p.Rec != nil || p.Elem.Valid()
 }
 
 // access checks an array access (Load, Store or Atomic) and returns the
 // element type, or Invalid.
-func (v *verifier) access(a *Param, index []Expr, what string) Type {
+func (v *verifier) access(a *Param, index []Expr, leaf int, what string) Type {
 	ok := v.param(a)
 	if a == nil {
 		return Invalid
@@ -421,7 +424,46 @@ func (v *verifier) access(a *Param, index []Expr, what string) Type {
 	if !ok {
 		return Invalid
 	}
-	return a.Elem
+	t := a.LeafType(leaf)
+	if t == Invalid {
+		v.errorf(v.pos, "%s %q at leaf %d; its elements have %d", what, a.Name, leaf, max(len(a.recLeaves()), 1))
+	}
+	return t
+}
+
+// record checks the layout of p, an array of records: every leaf a valid
+// type at an aligned offset inside the element, and no two overlapping.
+func (v *verifier) record(p *Param) {
+	r := p.Rec
+	if p.Elem != Invalid {
+		v.errorf(p.Pos, "parameter %q has a record layout and element type %s; a record array has no element type", p.Name, p.Elem)
+	}
+	if p.Dims == 0 {
+		v.errorf(p.Pos, "scalar parameter %q has a record layout; only arrays hold records", p.Name)
+	}
+	if len(r.Leaves) == 0 || r.Size <= 0 || r.Align <= 0 || r.Size%r.Align != 0 {
+		v.errorf(p.Pos, "parameter %q: record %s has %d leaves, size %d and alignment %d", p.Name, r.Name, len(r.Leaves), r.Size, r.Align)
+		return
+	}
+	end := 0
+	for _, l := range r.Leaves {
+		sz := l.Type.Size()
+		switch {
+		case !l.Type.Valid():
+			v.errorf(p.Pos, "parameter %q: leaf %s of %s has invalid type %s", p.Name, l.Path, r.Name, l.Type)
+		case l.Offset < end || l.Offset%sz != 0 || l.Offset+sz > r.Size:
+			v.errorf(p.Pos, "parameter %q: leaf %s of %s at offset %d (%d bytes) overlaps, is misaligned or lies outside the %d-byte element", p.Name, l.Path, r.Name, l.Offset, sz, r.Size)
+		}
+		end = l.Offset + sz
+	}
+}
+
+// recLeaves is p's record's leaves, or nil.
+func (p *Param) recLeaves() []Leaf {
+	if p.Rec == nil {
+		return nil
+	}
+	return p.Rec.Leaves
 }
 
 // expr checks e and returns its type, or Invalid when e is ill-typed; Invalid
@@ -487,7 +529,17 @@ func (v *verifier) expr(e Expr) Type {
 	case *Call:
 		return v.call(e)
 	case *Load:
-		return v.access(e.Array, e.Index, "load from")
+		return v.access(e.Array, e.Index, e.Leaf, "load from")
+	case *Bitcast:
+		t := v.operand(e.X, "bit cast operand")
+		if t == Invalid {
+			return Invalid
+		}
+		if !e.To.IsNumeric() || !t.IsNumeric() || e.To.Size() != t.Size() || e.To.IsSmall() {
+			v.errorf(v.pos, "bit cast of %s to %s: both must be numeric types of 4 or 8 bytes", t, e.To)
+			return Invalid
+		}
+		return e.To
 	case *Atomic:
 		return v.atomic(e)
 	}
@@ -520,6 +572,10 @@ func (v *verifier) unary(e *Unary) Type {
 	if t == Invalid {
 		return Invalid
 	}
+	if t.IsSmall() {
+		v.errorf(v.pos, "%s on %s: 8- and 16-bit values are computed with in 32 bits; convert the operand", e.Op, t)
+		return Invalid
+	}
 	var ok bool
 	switch e.Op {
 	case Neg:
@@ -547,6 +603,10 @@ func (v *verifier) binary(e *Binary) Type {
 		result = Bool
 	}
 	if x == Invalid || y == Invalid {
+		return result
+	}
+	if x.IsSmall() || y.IsSmall() {
+		v.errorf(v.pos, "%s on %s and %s: 8- and 16-bit values are computed with in 32 bits; convert the operands", e.Op, x, y)
 		return result
 	}
 	var ok bool
@@ -612,7 +672,7 @@ func (v *verifier) call(e *Call) Type {
 }
 
 func (v *verifier) atomic(e *Atomic) Type {
-	elem := v.access(e.Array, e.Index, "atomic "+e.Op.String()+" on")
+	elem := v.access(e.Array, e.Index, e.Leaf, "atomic "+e.Op.String()+" on")
 	val := v.operand(e.Value, "atomic value")
 	var cmp Type
 	if e.Compare != nil {
@@ -628,6 +688,9 @@ func (v *verifier) atomic(e *Atomic) Type {
 	switch {
 	case elem == Bool:
 		v.errorf(v.pos, "atomic %s on %q: atomics on bool arrays are not supported; use an i32 or u32 array", e.Op, e.Array.Name)
+		return Invalid
+	case elem.IsSmall():
+		v.errorf(v.pos, "atomic %s on %q: atomics on %s elements are not supported; use 32- or 64-bit elements", e.Op, e.Array.Name, elem)
 		return Invalid
 	case (e.Op == AtomicAnd || e.Op == AtomicOr || e.Op == AtomicXor) && !elem.IsInteger():
 		v.errorf(v.pos, "atomic %s on %q needs integer elements, not %s", e.Op, e.Array.Name, elem)

@@ -38,6 +38,15 @@ func exprAt(x func(e *env) Expr) func(e *env) {
 
 func i0() Expr { return I64c(0) }
 
+// recStore adds a record array r {A f32; B i32} and, at line 5, a store of
+// v to leaf of r[0].
+func recStore(e *env, leaf int, v Expr) {
+	r := e.b.Array("r", Invalid, 1)
+	r.Rec = &Record{Name: "P", Size: 8, Align: 4, Leaves: []Leaf{{".A", F32, 0}, {".B", I32, 4}}}
+	k := e.b.Kernel()
+	k.Body = append(k.Body, &Store{Pos: at(5), Array: r, Index: []Expr{I64c(0)}, Leaf: leaf, Value: v})
+}
+
 func TestVerify(t *testing.T) {
 	cases := []verifyCase{
 		// Kernel and parameters.
@@ -49,7 +58,24 @@ func TestVerify(t *testing.T) {
 		{"blank params", func(e *env) { e.b.Scalar("_", I32); e.b.Scalar("_", I32) }, "", 0},
 		{"param name", func(e *env) { e.b.At(at(1)).Scalar("a-b", I32) }, `parameter name "a-b" is not a valid identifier`, 1},
 		{"param type", func(e *env) { e.b.At(at(1)).Scalar("z", Invalid) }, `parameter "z" has invalid type`, 1},
-		{"param dims", func(e *env) { e.b.At(at(1)).Array("z", I32, 4) }, "has 4 dimensions; arrays have 1 to 3", 1},
+		{"param dims", func(e *env) { e.b.At(at(1)).Array("z", I32, 5) }, "has 5 dimensions; arrays have 1 to 4", 1},
+		{"record with elem", func(e *env) {
+			z := e.b.At(at(1)).Array("z", I32, 1)
+			z.Rec = &Record{Name: "P", Size: 8, Align: 4, Leaves: []Leaf{{".A", F32, 0}, {".B", I32, 4}}}
+		}, "has a record layout and element type i32", 1},
+		{"record overlap", func(e *env) {
+			z := e.b.At(at(1)).Array("z", Invalid, 1)
+			z.Rec = &Record{Name: "P", Size: 8, Align: 4, Leaves: []Leaf{{".A", F64, 0}, {".B", I32, 4}}}
+		}, "leaf .B of P at offset 4 (4 bytes) overlaps", 1},
+		{"record misaligned", func(e *env) {
+			z := e.b.At(at(1)).Array("z", Invalid, 1)
+			z.Rec = &Record{Name: "P", Size: 8, Align: 4, Leaves: []Leaf{{".A", I16, 0}, {".B", I32, 2}}}
+		}, "leaf .B of P at offset 2 (4 bytes) overlaps, is misaligned", 1},
+		{"leaf out of range", func(e *env) { recStore(e, 2, F32c(1)) }, `store to "r" at leaf 2; its elements have 2`, 5},
+		{"leaf type", func(e *env) { recStore(e, 1, F32c(1)) }, "cannot store a f32 value into", 5},
+		{"leaf store", func(e *env) { recStore(e, 1, I32c(1)) }, "", 0},
+		{"small arithmetic", exprAt(func(e *env) Expr { return Op(Add, Conv(I8, P(e.n)), Conv(I8, P(e.n))) }), "8- and 16-bit values are computed with in 32 bits", 5},
+		{"bitcast size", exprAt(func(e *env) Expr { return &Bitcast{X: P(e.s), To: U64} }), "bit cast of f32 to u64", 5},
 		{"param index", func(e *env) { e.b.At(at(1)).Scalar("z", I32).Index = 0 }, `parameter "z" has Index 0 but is parameter 6`, 1},
 		{"nil param", func(e *env) { e.b.Kernel().Params = append(e.b.Kernel().Params, nil) }, "parameter 6 is nil", 0},
 

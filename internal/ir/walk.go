@@ -67,6 +67,8 @@ func inspectExpr(e Expr, f func(Node) bool) {
 		inspectExpr(e.Y, f)
 	case *Convert:
 		inspectExpr(e.X, f)
+	case *Bitcast:
+		inspectExpr(e.X, f)
 	case *Select:
 		inspectExpr(e.Cond, f)
 		inspectExpr(e.X, f)
