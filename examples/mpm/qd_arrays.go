@@ -36,3 +36,7 @@ func (d *deviceState) args() (ps, grid any) { return d.ps, d.grid }
 
 // read copies the particles into dst once every write enqueued before has run.
 func (d *deviceState) read(dst []Particle) error { return d.ps.CopyToHost(dst) }
+
+// reset copies start into the particles again; the grid needs nothing, as
+// every substep clears it first.
+func (d *deviceState) reset(start []Particle) error { return d.ps.CopyFromHost(start) }

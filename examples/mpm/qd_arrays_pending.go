@@ -25,3 +25,5 @@ func newDeviceState(*qd.Program, []Particle) (*deviceState, error) { return nil,
 func (*deviceState) args() (ps, grid any) { return nil, nil }
 
 func (*deviceState) read([]Particle) error { return errNoStructArrays }
+
+func (*deviceState) reset([]Particle) error { return errNoStructArrays }
