@@ -55,6 +55,7 @@ func main() {
 	}
 }
 
+// parseFlags parses and checks the command line.
 func parseFlags(args []string, stderr io.Writer) (config, error) {
 	var cfg config
 	fs := flag.NewFlagSet("mpm", flag.ContinueOnError)
@@ -97,6 +98,7 @@ func (cfg config) framesOn(arch qd.Arch) int {
 	return gpuFrames
 }
 
+// describe says what is simulated.
 func (cfg config) describe(frames int) string {
 	return fmt.Sprintf("%d particles, %d×%d grid, %d frames of %d substeps (dt %g s)",
 		cfg.n, nGrid, nGrid, frames, cfg.substeps, dt)
@@ -169,6 +171,8 @@ type animation struct {
 	frames []*image.Paletted
 }
 
+// newAnimation returns an animation of frames+1 pictures, or one that draws
+// nothing when cfg asks for no picture.
 func newAnimation(cfg config, frames int) *animation {
 	a := &animation{cfg: cfg}
 	if cfg.gif != "" || cfg.png != "" {
@@ -178,12 +182,14 @@ func newAnimation(cfg config, frames int) *animation {
 	return a
 }
 
+// add draws ps as the next frame.
 func (a *animation) add(ps []Particle) {
 	if a.r != nil {
 		a.frames = append(a.frames, a.r.frame(ps))
 	}
 }
 
+// write writes the GIF and the PNG that cfg asks for.
 func (a *animation) write(w io.Writer) error {
 	if a.cfg.gif != "" {
 		// Two hundredths of a second a frame: 50 frames a second for 0.01 s

@@ -45,12 +45,13 @@ func runQD(w io.Writer, cfg config, start []Particle) error {
 		return err
 	}
 	// frame enqueues one frame: substeps × (clear, scatter, update, gather).
+	substep := []struct {
+		k    *qd.Kernel
+		args []any
+	}{{k["clearGrid"], []any{grid}}, {k["p2g"], []any{ps, grid}}, {k["gridUpdate"], []any{grid}}, {k["g2p"], []any{ps, grid}}}
 	frame := func() error {
 		for range cfg.substeps {
-			for _, l := range []struct {
-				k    *qd.Kernel
-				args []any
-			}{{k["clearGrid"], []any{grid}}, {k["p2g"], []any{ps, grid}}, {k["gridUpdate"], []any{grid}}, {k["g2p"], []any{ps, grid}}} {
+			for _, l := range substep {
 				if err := l.k.LaunchOn(s, l.args...); err != nil {
 					return err
 				}
@@ -149,6 +150,7 @@ func runQD(w io.Writer, cfg config, start []Particle) error {
 	return an.write(w)
 }
 
+// sum returns the total of ds.
 func sum(ds []time.Duration) time.Duration {
 	var t time.Duration
 	for _, d := range ds {

@@ -26,6 +26,7 @@ type renderer struct {
 // levels is the number of colours of the palette after the background.
 const levels = 63
 
+// newRenderer returns a renderer of size×size pictures of n particles.
 func newRenderer(size, n int) *renderer {
 	bg := color.RGBA{0x11, 0x2f, 0x41, 0xff} // the 88-line version's colours
 	fluid := color.RGBA{0x06, 0x85, 0x87, 0xff}
@@ -44,6 +45,7 @@ func newRenderer(size, n int) *renderer {
 		density: make([]float32, size*size)}
 }
 
+// lerp mixes a and b: t = 0 is a, 1 is b.
 func lerp(a, b color.RGBA, t float64) color.RGBA {
 	mix := func(x, y uint8) uint8 { return uint8(float64(x) + t*(float64(y)-float64(x)) + 0.5) }
 	return color.RGBA{mix(a.R, b.R), mix(a.G, b.G), mix(a.B, b.B), 0xff}
@@ -89,8 +91,8 @@ func (r *renderer) blur() {
 	if len(r.tmp) != len(r.density) {
 		r.tmp = make([]float32, len(r.density))
 	}
-	// tent(src, dst, stride, count) blurs lines of src along one axis: the
-	// line starting at offset o runs o, o+stride, ..., count points.
+	// tent blurs src into dst along one axis with [1 2 1]/4: line l starts
+	// at l·across and its points are along apart.
 	tent := func(src, dst []float32, along, across int) {
 		for l := range n {
 			o := l * across
@@ -127,6 +129,8 @@ func writePNG(path string, img image.Image) error {
 	return writeFile(path, func(f *bufio.Writer) error { return png.Encode(f, img) })
 }
 
+// writeFile creates path and writes it through a buffer, reporting the
+// first error of writing, flushing or closing.
 func writeFile(path string, write func(*bufio.Writer) error) error {
 	f, err := os.Create(path)
 	if err != nil {
