@@ -20,10 +20,11 @@ import (
 // and their mean velocity is exactly what gravity gives (APIC transfers
 // conserve momentum, and the grid adds -g·dt to every node's velocity).
 func TestNativePhysics(t *testing.T) {
-	ps, grid := initialParticles(8192), newGrid()
+	n, substeps := sizes(8192, 100)
+	ps, grid := initialParticles(n), newGrid()
 	mass := float64(len(ps)) * pMass
 	prevY := meanY(ps)
-	for s := 1; s <= 100; s++ {
+	for s := 1; s <= substeps; s++ {
 		clearGrid(grid)
 		p2g(ps, grid)
 		// Mass: each particle's weights sum to 1 up to rounding, so the
@@ -63,6 +64,16 @@ func TestNativePhysics(t *testing.T) {
 	}
 }
 
+// sizes returns n particles and the given substeps, or a quarter of the
+// particles and half the substeps with -short (which the race detector's
+// run in CI uses: it makes these serial loops about ten times slower).
+func sizes(n, substeps int) (int, int) {
+	if testing.Short() {
+		return n / 4, substeps / 2
+	}
+	return n, substeps
+}
+
 func meanY(ps []Particle) float64 {
 	var y float64
 	for _, p := range ps {
@@ -99,7 +110,8 @@ func inGrid(x qd.Vec2[float32]) bool {
 // sums its contributions in another order, the first frame must stay within
 // them, and by a wide margin.
 func TestReorderWithinBounds(t *testing.T) {
-	const n, substeps = 8192, 50
+	n, _ := sizes(8192, 0)
+	const substeps = 50 // the check's frame
 	start := initialParticles(n)
 	want, _ := reference(start, substeps)
 	rev := slices.Clone(start)
