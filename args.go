@@ -111,7 +111,7 @@ func (kc *kernelCore) bind(cl *call, args []any) error {
 				e := kc.argErr(i, "the Ndarray is closed")
 				e.Err = ErrClosed
 				return e
-			case core.elem != prm.Elem || core.dims != prm.Dims:
+			case !core.lay.matches(prm) || core.dims != prm.Dims:
 				core.unpin()
 				return kc.argErr(i, "want %s, got a %d-dim *Ndarray[%s]", paramTypeName(prm), core.dims, nd.elemName())
 			}

@@ -2,6 +2,7 @@ package qd
 
 import (
 	"fmt"
+	"slices"
 	"unsafe"
 
 	"github.com/quadrants-go/qd/internal/backend"
@@ -110,10 +111,24 @@ func hostOf[T Elem](a *Ndarray[T], h *HostArray[T], what string) error {
 		return fmt.Errorf("%w: %s: the HostArray", ErrForeign, what)
 	case h.c.isClosed():
 		return fmt.Errorf("qd: %s: %w", what, closedErr("HostArray"))
-	case h.c.n != a.c.n:
-		return fmt.Errorf("%w: %s: a HostArray of %d elements for an Ndarray of %d", ErrInvalidArgument, what, h.c.n, a.c.n)
+	case !sameShape(h.c.shape[:h.c.dims], a.c.shape[:a.c.dims]):
+		return fmt.Errorf("%w: %s: a HostArray of shape %v for an Ndarray of shape %v: copies need equal shapes, leading dimensions of 1 aside (Reshape one of them)", ErrInvalidArgument, what, h.Shape(), a.Shape())
 	}
 	return nil
+}
+
+// sameShape reports whether two arrays of shapes a and b may be copied
+// into each other: equal shapes once leading dimensions of 1 are left out
+// (a Rows view of one row, shape [1 n], and a 1-D array of n elements), so
+// that elements keep their places; a 4×4 and a 2×8 array do not.
+func sameShape(a, b []int) bool {
+	for len(a) > 1 && a[0] == 1 {
+		a = a[1:]
+	}
+	for len(b) > 1 && b[0] == 1 {
+		b = b[1:]
+	}
+	return slices.Equal(a, b)
 }
 
 // CopyFromHostOn enqueues on s a copy of h into the array (the same number
@@ -132,7 +147,7 @@ func (a *Ndarray[T]) CopyFromHostOn(s *Stream, h *HostArray[T]) error {
 		if a.c.n == 0 {
 			return nil
 		}
-		return a.c.buf.CopyFromHost(bs, h.c.ptr, a.c.n*a.c.elem.Size())
+		return a.c.buf.CopyFromHost(bs, h.c.ptr, a.c.n*a.c.lay.size)
 	}, zeroUse{a.c.st, !a.c.view})
 }
 
@@ -152,7 +167,7 @@ func (a *Ndarray[T]) CopyToHostOn(s *Stream, h *HostArray[T]) error {
 		if a.c.n == 0 {
 			return nil
 		}
-		return a.c.buf.CopyToHost(bs, h.c.ptr, a.c.n*a.c.elem.Size())
+		return a.c.buf.CopyToHost(bs, h.c.ptr, a.c.n*a.c.lay.size)
 	}, zeroUse{st: a.c.st})
 }
 
@@ -179,8 +194,8 @@ func (a *Ndarray[T]) CopyFromOn(s *Stream, src *Ndarray[T]) error {
 		return fmt.Errorf("%w: %s: nil source", ErrInvalidArgument, what)
 	case src.c.isClosed():
 		return fmt.Errorf("qd: %s: %w", what, closedErr("source Ndarray"))
-	case src.c.n != a.c.n:
-		return fmt.Errorf("%w: %s: a source of %d elements for an Ndarray of %d", ErrInvalidArgument, what, src.c.n, a.c.n)
+	case !sameShape(src.c.shape[:src.c.dims], a.c.shape[:a.c.dims]):
+		return fmt.Errorf("%w: %s: a source of shape %v for an Ndarray of shape %v: copies need equal shapes, leading dimensions of 1 aside (Reshape one of them)", ErrInvalidArgument, what, src.Shape(), a.Shape())
 	case src.c.p != a.c.p:
 		return copyBetween(s, what, a.c, src.c)
 	}
@@ -188,14 +203,15 @@ func (a *Ndarray[T]) CopyFromOn(s *Stream, src *Ndarray[T]) error {
 		if a.c.n == 0 {
 			return nil
 		}
-		return a.c.buf.CopyFrom(bs, src.c.buf, a.c.n*a.c.elem.Size())
+		return a.c.buf.CopyFrom(bs, src.c.buf, a.c.n*a.c.lay.size)
 	}, zeroUse{st: src.c.st}, zeroUse{a.c.st, !a.c.view})
 }
 
 // FillOn enqueues on s a fill of every element with v and returns. It is a
 // kernel launch, ordered and tracked as launches are: one of the Program's
-// own fill kernels, one per element size, which writes v's bits over the
-// array's memory. They are loaded when the Program starts, so that a first
+// own fill kernels, one per element size (1, 4 or 8 bytes: scalars, and
+// small structs and arrays such as qd.Vec2[float32]), which writes v's bits
+// over the array's memory. They are loaded when the Program starts, so that a first
 // FillOn does not wait for a module to load, which a GPU driver may do
 // only once the device's running work is done.
 func (a *Ndarray[T]) FillOn(s *Stream, v T) error {
@@ -206,10 +222,10 @@ func (a *Ndarray[T]) FillOn(s *Stream, v T) error {
 	a.c.p.exit()
 	k, words, bits := c.p.fills.of(c)
 	if k == nil {
-		return fmt.Errorf("qd: FillOn: no fill kernel for %d-byte elements: %w", c.elem.Size(), ErrUnsupported)
+		return fmt.Errorf("qd: FillOn: no fill kernel for %d-byte elements: %w", c.lay.size, ErrUnsupported)
 	}
 	var val any
-	switch w := elemBits(v); words.elem.Size() {
+	switch w := elemBits(v); words.lay.size {
 	case 1:
 		val = w != 0
 	case 4:
@@ -259,16 +275,19 @@ func (f *fillKernels) load(p *Program) error {
 // array: c's memory seen as a 1-D array of the kernel's element type,
 // sharing c's storage (so its tracking and its zero fill).
 func (f *fillKernels) of(c *ndCore) (*kernelCore, *ndCore, any) {
-	k := f.k[c.elem.Size()]
+	k := f.k[c.lay.size]
 	if k == nil {
 		return nil, nil, nil
 	}
-	w := &ndCore{p: c.p, st: c.st, buf: c.buf, elem: k.plan.Kernel.Params[0].Elem, shape: [3]int{c.n, 1, 1}, dims: 1, n: c.n, view: c.view}
-	switch w.elem.Size() {
+	w := &ndCore{p: c.p, st: c.st, buf: c.buf, shape: [3]int{c.n, 1, 1}, dims: 1, n: c.n, view: c.view}
+	switch c.lay.size {
 	case 1:
+		w.lay = layoutOf[bool]()
 		return k, w, &Ndarray[bool]{c: w}
 	case 4:
+		w.lay = layoutOf[uint32]()
 		return k, w, &Ndarray[uint32]{c: w}
 	}
+	w.lay = layoutOf[uint64]()
 	return k, w, &Ndarray[uint64]{c: w}
 }

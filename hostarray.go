@@ -8,7 +8,6 @@ import (
 	"unsafe"
 
 	"github.com/quadrants-go/qd/internal/backend"
-	"github.com/quadrants-go/qd/internal/ir"
 )
 
 // HostArray is a row-major array of 1 to 3 dimensions in host memory the
@@ -29,7 +28,7 @@ type hostCore struct {
 	p      *Program
 	st     *hostStorage
 	ptr    unsafe.Pointer // first element of this array (a view's offset applied)
-	elem   ir.Type
+	lay    *elemLayout
 	shape  [3]int
 	dims   int
 	n      int
@@ -60,11 +59,11 @@ func NewHostArray[T Elem](p *Program, shape ...int) (*HostArray[T], error) {
 		return nil, err
 	}
 	defer p.exit()
-	hb, err := p.dev.AllocHost(max(nc.n*nc.elem.Size(), 1))
+	hb, err := p.dev.AllocHost(max(nc.n*nc.lay.size, 1))
 	if err != nil {
 		return nil, fmt.Errorf("qd: NewHostArray%v: %w", shape, err)
 	}
-	c := &hostCore{p: p, st: &hostStorage{hb: hb}, ptr: hb.Pointer(), elem: nc.elem, shape: nc.shape, dims: nc.dims, n: nc.n}
+	c := &hostCore{p: p, st: &hostStorage{hb: hb}, ptr: hb.Pointer(), lay: nc.lay, shape: nc.shape, dims: nc.dims, n: nc.n}
 	p.mu.Lock()
 	p.hosts[c] = struct{}{}
 	p.mu.Unlock()
@@ -138,7 +137,27 @@ func (h *HostArray[T]) Rows(lo, hi int) (*HostArray[T], error) {
 	if err != nil {
 		return nil, err
 	}
-	v := &hostCore{p: c.p, st: c.st, ptr: unsafe.Add(c.ptr, off*c.elem.Size()), elem: c.elem, shape: shape, dims: c.dims, n: n, view: true}
+	v := &hostCore{p: c.p, st: c.st, ptr: unsafe.Add(c.ptr, off*c.lay.size), lay: c.lay, shape: shape, dims: c.dims, n: n, view: true}
+	parent := h
+	if h.parent != nil {
+		parent = h.parent
+	}
+	return &HostArray[T]{c: v, parent: parent}, nil
+}
+
+// Reshape is a view of the array with another shape of the same number of
+// elements, sharing its memory and use tracking (see Ndarray.Reshape).
+func (h *HostArray[T]) Reshape(shape ...int) (*HostArray[T], error) {
+	if err := h.use(); err != nil {
+		return nil, err
+	}
+	defer h.c.p.exit()
+	c := h.c
+	sh, dims, err := reshaped(c.n, shape, "HostArray")
+	if err != nil {
+		return nil, err
+	}
+	v := &hostCore{p: c.p, st: c.st, ptr: c.ptr, lay: c.lay, shape: sh, dims: dims, n: c.n, view: true}
 	parent := h
 	if h.parent != nil {
 		parent = h.parent

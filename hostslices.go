@@ -3,6 +3,7 @@ package qd
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"unsafe"
 
 	"github.com/quadrants-go/qd/internal/backend"
@@ -99,6 +100,9 @@ type hostCopy struct {
 // bindSlice takes a Go slice argument of an array parameter. It returns a
 // message (not an error) on mismatch, for the caller to wrap.
 func bindSlice(p *ir.Param, v any, spans *[]span) (hostCopy, [3]int, string) {
+	if p.Rec != nil || p.Elem.IsSmall() || p.Dims > 3 {
+		return sliceReflect(p, v, spans)
+	}
 	switch p.Elem {
 	case ir.Bool:
 		return sliceOf[bool](p, v, spans)
@@ -212,4 +216,96 @@ func packed[T any](flat []T, size int, unpack func()) hostCopy {
 		h.packed = unsafe.Pointer(&flat[0])
 	}
 	return h
+}
+
+// sliceReflect is sliceOf for element types the typed paths do not list
+// (records, 8- and 16-bit integers, defined types) and for every rank: the
+// slice's element type must have p's layout. A 1-D slice is the kernel's
+// memory as it is; deeper ones are packed into one slice of the element
+// type and unpacked after.
+func sliceReflect(p *ir.Param, v any, spans *[]span) (hostCopy, [3]int, string) {
+	want := "want " + paramTypeName(p) + ", got " + describe(v)
+	rv := reflect.ValueOf(v)
+	et := rv.Type()
+	for range p.Dims {
+		if et.Kind() != reflect.Slice {
+			return hostCopy{}, [3]int{}, want
+		}
+		et = et.Elem()
+	}
+	if l := layoutFor(et); l.err != nil || !l.matches(p) {
+		return hostCopy{}, [3]int{}, want
+	}
+	// The shape, checked rectangular along the way.
+	shape := make([]int, p.Dims)
+	var rows []reflect.Value // the innermost slices, in row-major order
+	var walk func(x reflect.Value, d int, at []int) string
+	walk = func(x reflect.Value, d int, at []int) string {
+		if d == 0 || shape[d] == -1 {
+			shape[d] = x.Len()
+		}
+		if x.Len() != shape[d] {
+			return fmt.Sprintf("the slice is not rectangular: %v has %d elements, the first of its kind %d", at, x.Len(), shape[d])
+		}
+		if d == p.Dims-1 {
+			rows = append(rows, x)
+			return ""
+		}
+		for i := range x.Len() {
+			if msg := walk(x.Index(i), d+1, append(at, i)); msg != "" {
+				return msg
+			}
+		}
+		return ""
+	}
+	for d := 1; d < p.Dims; d++ {
+		shape[d] = -1
+	}
+	if msg := walk(rv, 0, nil); msg != "" {
+		return hostCopy{}, [3]int{}, msg
+	}
+	for d := range shape {
+		shape[d] = max(shape[d], 0)
+	}
+	size := int(et.Size())
+	for i, r := range rows {
+		if r.Len() > 0 {
+			lo := r.Pointer()
+			row := [2]int{-1, -1}
+			if p.Dims > 1 {
+				row = [2]int{i, -1}
+			}
+			*spans = append(*spans, span{lo: lo, hi: lo + uintptr(r.Len()*size), param: p.Index, row: row})
+		}
+	}
+	var out [3]int
+	copy(out[:], shape)
+	for d := len(shape); d < 3; d++ {
+		out[d] = 1
+	}
+	if p.Dims == 1 {
+		h := hostCopy{bytes: rv.Len() * size, keep: v}
+		if rv.Len() > 0 {
+			h.packed = unsafe.Pointer(rv.Pointer())
+		}
+		return h, out, ""
+	}
+	n := 1
+	for _, d := range shape {
+		n *= d
+	}
+	flat := reflect.MakeSlice(reflect.SliceOf(et), 0, n)
+	for _, r := range rows {
+		flat = reflect.AppendSlice(flat, r)
+	}
+	h := hostCopy{bytes: n * size, keep: flat.Interface(), unpack: func() {
+		i := 0
+		for _, r := range rows {
+			i += reflect.Copy(r, flat.Slice(i, n))
+		}
+	}}
+	if n > 0 {
+		h.packed = unsafe.Pointer(flat.Pointer())
+	}
+	return h, out, ""
 }

@@ -9,36 +9,13 @@ import (
 	"unsafe"
 
 	"github.com/quadrants-go/qd/internal/backend"
-	"github.com/quadrants-go/qd/internal/ir"
 )
 
-// Elem is the set of element types of an Ndarray (and of kernel arrays).
-// int and uint are 64-bit.
-type Elem interface {
-	bool | int | int32 | int64 | uint | uint32 | uint64 | float32 | float64
-}
-
-// elemType maps a Go element type to its IR type.
-func elemType[T Elem]() ir.Type {
-	var zero T
-	switch any(zero).(type) {
-	case bool:
-		return ir.Bool
-	case int32:
-		return ir.I32
-	case int, int64:
-		return ir.I64
-	case uint32:
-		return ir.U32
-	case uint, uint64:
-		return ir.U64
-	case float32:
-		return ir.F32
-	case float64:
-		return ir.F64
-	}
-	panic("unreachable: Elem covers every case")
-}
+// Elem is the constraint on element types: any Go type built from scalars
+// by fixed arrays and structs (see layout.go's rules, checked when an array
+// is made): float32, qd.Vec3[float32], a struct of these. int and uint are
+// 64-bit.
+type Elem = any
 
 // Ndarray is a row-major array of 1 to 3 dimensions in device memory (host
 // memory on the CPU backend). Host access (CopyFromHost, CopyToHost,
@@ -59,8 +36,8 @@ type ndCore struct {
 	p      *Program
 	st     *storage       // the memory and its use tracking, shared with views
 	buf    backend.Buffer // this array's memory: st.buf, or a view of it
-	elem   ir.Type
-	shape  [3]int // unused dimensions are 1
+	lay    *elemLayout    // the element type's
+	shape  [3]int         // unused dimensions are 1
 	dims   int
 	n      int  // elements
 	view   bool // a Rows view: its Close frees nothing
@@ -99,7 +76,7 @@ func NewNdarray[T Elem](p *Program, shape ...int) (*Ndarray[T], error) {
 	}
 	defer p.exit()
 	// An empty array still gets a valid (1-byte) address to pass to kernels.
-	buf, err := p.dev.Alloc(max(c.n*c.elem.Size(), 1))
+	buf, err := p.dev.Alloc(max(c.n*c.lay.size, 1))
 	if err != nil {
 		return nil, fmt.Errorf("qd: NewNdarray%v: %w", shape, err)
 	}
@@ -117,13 +94,16 @@ func newCore[T Elem](p *Program, what string, shape []int) (*ndCore, error) {
 	if len(shape) < 1 || len(shape) > 3 {
 		return nil, fmt.Errorf("%w: %s: %d dimensions; want 1 to 3", ErrInvalidArgument, what, len(shape))
 	}
-	et := elemType[T]()
-	c := &ndCore{p: p, elem: et, dims: len(shape), shape: [3]int{1, 1, 1}, n: 1}
+	lay := layoutOf[T]()
+	if lay.err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrInvalidArgument, what, lay.err)
+	}
+	c := &ndCore{p: p, lay: lay, dims: len(shape), shape: [3]int{1, 1, 1}, n: 1}
 	for i, d := range shape {
 		if d < 0 {
 			return nil, fmt.Errorf("%w: %s: dimension %d is %d", ErrInvalidArgument, what, i, d)
 		}
-		if d > 0 && c.n > math.MaxInt/et.Size()/d {
+		if d > 0 && c.n > math.MaxInt/lay.size/d {
 			return nil, fmt.Errorf("%w: %s: shape %v is too large", ErrInvalidArgument, what, shape)
 		}
 		c.shape[i] = d
@@ -152,7 +132,7 @@ func (c *ndCore) zero() error {
 	if z, ok := c.buf.(backend.Zeroer); ok {
 		return c.p.hostTransfer(c, "NewNdarray", true, z.Zero)
 	}
-	zeros := make([]byte, c.n*c.elem.Size())
+	zeros := make([]byte, c.n*c.lay.size)
 	return c.p.hostTransfer(c, "NewNdarray", true, func(s backend.Stream) error {
 		return c.buf.CopyFromHost(s, unsafe.Pointer(&zeros[0]), len(zeros))
 	})
@@ -201,7 +181,7 @@ func (a *Ndarray[T]) CopyFromHost(src []T) error {
 		return nil
 	}
 	return a.c.p.hostTransfer(a.c, "Ndarray.CopyFromHost", !a.c.view, func(s backend.Stream) error {
-		return a.c.buf.CopyFromHost(s, unsafe.Pointer(&src[0]), len(src)*a.c.elem.Size())
+		return a.c.buf.CopyFromHost(s, unsafe.Pointer(&src[0]), len(src)*a.c.lay.size)
 	}, func(p unsafe.Pointer) {
 		copy(unsafe.Slice((*T)(p), a.c.n), src)
 	})
@@ -226,7 +206,7 @@ func (a *Ndarray[T]) copyOut(call string, dst []T) error {
 		return nil
 	}
 	return a.c.p.hostTransfer(a.c, call, false, func(s backend.Stream) error {
-		return a.c.buf.CopyToHost(s, unsafe.Pointer(&dst[0]), len(dst)*a.c.elem.Size())
+		return a.c.buf.CopyToHost(s, unsafe.Pointer(&dst[0]), len(dst)*a.c.lay.size)
 	}, func(p unsafe.Pointer) {
 		copy(dst, unsafe.Slice((*T)(p), a.c.n))
 	})
@@ -384,7 +364,7 @@ func NewNdarrayOn[T Elem](s *Stream, shape ...int) (*Ndarray[T], error) {
 		return nil, closedErr("stream")
 	}
 	defer s.c.exit()
-	bytes := max(c.n*c.elem.Size(), 1)
+	bytes := max(c.n*c.lay.size, 1)
 	buf, err := p.dev.AllocOn(s.c.b, bytes)
 	if err != nil {
 		return nil, failed(cp, cp.refuseErr("NewNdarrayOn", fmt.Errorf("qd: NewNdarrayOn%v: %w", shape, err)))
@@ -533,13 +513,52 @@ func (a *Ndarray[T]) Rows(lo, hi int) (*Ndarray[T], error) {
 	if err != nil {
 		return nil, err
 	}
-	size := c.elem.Size()
+	size := c.lay.size
 	buf, err := c.buf.View(off*size, n*size)
 	if err != nil {
 		return nil, fmt.Errorf("qd: Ndarray.Rows(%d, %d): %w", lo, hi, err)
 	}
-	v := &ndCore{p: c.p, st: c.st, buf: buf, elem: c.elem, shape: shape, dims: c.dims, n: n, view: true}
+	v := &ndCore{p: c.p, st: c.st, buf: buf, lay: c.lay, shape: shape, dims: c.dims, n: n, view: true}
 	return &Ndarray[T]{c: v, parent: a.root()}, nil
+}
+
+// Reshape is a view of the array with another shape of the same number of
+// elements (1 to 3 dimensions, row-major): an Ndarray sharing this one's
+// memory and use tracking, as a Rows view does. Copies need equal shapes,
+// so Reshape is how a 4×4 array meets a 2×8 one. Closing the parent closes
+// its views; closing a view frees nothing.
+func (a *Ndarray[T]) Reshape(shape ...int) (*Ndarray[T], error) {
+	if err := a.use(); err != nil {
+		return nil, err
+	}
+	defer a.c.p.exit()
+	c := a.c
+	sh, dims, err := reshaped(c.n, shape, "Ndarray")
+	if err != nil {
+		return nil, err
+	}
+	v := &ndCore{p: c.p, st: c.st, buf: c.buf, lay: c.lay, shape: sh, dims: dims, n: c.n, view: true}
+	return &Ndarray[T]{c: v, parent: a.root()}, nil
+}
+
+// reshaped checks shape as a new shape for n elements.
+func reshaped(n int, shape []int, what string) ([3]int, int, error) {
+	out := [3]int{1, 1, 1}
+	if len(shape) < 1 || len(shape) > 3 {
+		return out, 0, fmt.Errorf("%w: %s.Reshape: %d dimensions; want 1 to 3", ErrInvalidArgument, what, len(shape))
+	}
+	m := 1
+	for i, d := range shape {
+		if d < 0 || d > 0 && m > n/d+1 {
+			return out, 0, fmt.Errorf("%w: %s.Reshape%v of an array of %d elements", ErrInvalidArgument, what, shape, n)
+		}
+		out[i] = d
+		m *= d
+	}
+	if m != n {
+		return out, 0, fmt.Errorf("%w: %s.Reshape%v has %d elements; the array has %d", ErrInvalidArgument, what, shape, m, n)
+	}
+	return out, len(shape), nil
 }
 
 // root is the array that owns a's memory: a itself, or the parent of a

@@ -187,7 +187,7 @@ func copyBetween(s *Stream, what string, dst, src *ndCore) error {
 		return fmt.Errorf("%w: %s: the stream belongs to neither the array's Program nor the source's", ErrForeign, what)
 	}
 	pd := s.c.p.dev.(backend.Peer) // peerOf: both Programs' devices are of one backend, which has it
-	bytes := dst.n * dst.elem.Size()
+	bytes := dst.n * dst.lay.size
 	return enqueueGated(s.c, what, true, []operand{{core: dst}, {core: src}}, func(bs backend.Stream) error {
 		if bytes == 0 {
 			return nil

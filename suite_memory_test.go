@@ -137,7 +137,7 @@ func TestCopyFromAndFill(t *testing.T) {
 	})
 }
 
-func fillAll[T Elem](t *testing.T, p *Program, s *Stream, v T) {
+func fillAll[T comparable](t *testing.T, p *Program, s *Stream, v T) {
 	t.Helper()
 	for _, shape := range [][]int{{0}, {5}, {3, 4}, {2, 3, 4}} {
 		a := newNdarrayOn[T](t, s, shape...)

@@ -174,7 +174,7 @@ func TestCopyBetweenPrograms(t *testing.T) {
 }
 
 // peerCopies copies arrays of a into arrays of b, on streams of each.
-func peerCopies[T Elem](t *testing.T, a, b *Program) {
+func peerCopies[T comparable](t *testing.T, a, b *Program) {
 	t.Helper()
 	sa := newStream(t, a)
 	sb := newStream(t, b)
@@ -218,7 +218,7 @@ func filled[T Elem](t *testing.T, p *Program, sign int, shape ...int) *Ndarray[T
 }
 
 // checkSeq checks that got[j] is sign*(off+j+1).
-func checkSeq[T Elem](t *testing.T, what string, got []T, sign, off int) {
+func checkSeq[T comparable](t *testing.T, what string, got []T, sign, off int) {
 	t.Helper()
 	for j, v := range got {
 		if want := elemOf[T](sign * (off + j + 1)); v != want {
