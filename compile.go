@@ -43,6 +43,13 @@ func WithFilename(name string) CompileOption { return func(c *compileConfig) { c
 // Compiling the same source again is cheap: the parsed and lowered kernels
 // are cached by the source's hash for the process, and compiled modules by
 // the kernel IR's hash for the Program.
+//
+// On a GPU, Compile loads the compiled code onto the device, and the
+// driver loads a module only once the kernels running on the device are
+// done: a Compile beside a long kernel returns after it (measured on an
+// H200, docs/cuda.md). Compile before starting long work. A kernel's first
+// launch loads nothing (Compile loads every function), so launches never
+// wait for it.
 func Compile[S ~string | ~[]byte](p *Program, src S, opts ...CompileOption) (*Module, error) {
 	cfg := compileConfig{filename: "kernels.go"}
 	for _, o := range opts {
