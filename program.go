@@ -54,7 +54,9 @@ type Program struct {
 // and an AMD GPU are present; the AMD path is compiled and checked, never
 // yet run on an AMD GPU), then the CPU, which always works. An explicit GPU
 // arch without a usable driver or device is an error matching
-// [ErrUnsupported] that says why.
+// [ErrUnsupported] that says why. Init loads qd's own kernels (the fills of
+// Ndarray.FillOn), so on a GPU it waits, as [Compile] does, for kernels
+// another Program runs on the same device.
 func Init(opts ...InitOption) (*Program, error) {
 	cfg := initConfig{arch: Auto}
 	for _, o := range opts {
