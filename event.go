@@ -174,7 +174,17 @@ func (e *Event) SynchronizeContext(ctx context.Context) error {
 	if done, err := e.Query(); err != nil || done {
 		return err
 	}
-	return untilDone(ctx, e.c.p, e.Synchronize)
+	// The goroutine holds the Program already (untilDone): it waits on the
+	// backend's event itself, since another enter would deadlock behind a
+	// Close that waits to take the Program; and it holds the event, so that
+	// the event's Close waits for it rather than destroy what it waits on.
+	return untilDone(ctx, e.c.p, func() error {
+		if !e.c.hold() {
+			return closedErr("event")
+		}
+		defer e.c.inflight.leave()
+		return e.c.b.Synchronize()
+	})
 }
 
 // Query reports whether the event's last recorded point is reached. An

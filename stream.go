@@ -209,7 +209,9 @@ func (sc *streamCore) syncIfIdle(call string) (bool, error) {
 	return done, err
 }
 
-// untilDone runs wait, a host wait that takes no stream's errors, on a
+// untilDone runs wait, a host wait that takes no stream's errors and does
+// not take p's lifetime lock itself (a second shared hold would deadlock
+// behind a Close waiting for the lock), on a
 // goroutine that holds p, and returns wait's error, or ctx's error once
 // ctx is done first (wait then ends on its own, when the work does).
 func untilDone(ctx context.Context, p *Program, wait func() error) error {
