@@ -51,6 +51,21 @@ func (sc *streamCore) enter() (cp *capture, ok bool) {
 
 func (sc *streamCore) exit() { sc.gate.RUnlock() }
 
+// enterAlone is enter for an operation that enqueues several pieces of work
+// that must follow each other with nothing between them (the tasks of one
+// launch): it holds the gate exclusively, so no other operation enqueues on
+// sc meanwhile. exitAlone ends the hold.
+func (sc *streamCore) enterAlone() (cp *capture, ok bool) {
+	sc.gate.Lock()
+	if sc.closed.Load() {
+		sc.gate.Unlock()
+		return nil, false
+	}
+	return sc.cap.Load(), true
+}
+
+func (sc *streamCore) exitAlone() { sc.gate.Unlock() }
+
 // pointOn records a pooled event of o's Program on o, marking the work
 // enqueued on o so far, under o's gate. The caller gives the event back
 // with o.p.putEvent(e, m.capture()) once its wait is enqueued.

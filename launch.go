@@ -138,13 +138,22 @@ func (k *Kernel) launch(ctx context.Context, s *Stream, args []any) error {
 		return closedErr(kc.call)
 	}
 	// Hold the stream for the launch: its capture state stays as read here
-	// until the last enqueue, and its Close waits for the launch.
+	// until the last enqueue, and its Close waits for the launch. A launch
+	// of several tasks holds it alone, so that no other goroutine's work
+	// lands between its tasks.
 	sc := s.c
-	cp, ok := sc.enter()
+	var cp *capture
+	var ok bool
+	if alone := len(kc.plan.Tasks) > 1; alone {
+		cp, ok = sc.enterAlone()
+		defer sc.leaveLaunch(ok, true)
+	} else {
+		cp, ok = sc.enter()
+		defer sc.leaveLaunch(ok, false)
+	}
 	if !ok {
 		return closedErr("stream")
 	}
-	defer sc.exit()
 
 	// Route 1: the memo.
 	var mm *launchMemo // the kernel's memo, taken by this launch
@@ -254,6 +263,18 @@ func (k *Kernel) launch(ctx context.Context, s *Stream, args []any) error {
 	cl.b.Ctx = nil
 	kc.calls.Put(cl)
 	return err
+}
+
+// leaveLaunch ends a launch's hold of sc (taken alone or shared), if it
+// took one.
+func (sc *streamCore) leaveLaunch(held, alone bool) {
+	switch {
+	case !held:
+	case alone:
+		sc.exitAlone()
+	default:
+		sc.exit()
+	}
 }
 
 // checkCapture refuses what a launch on a stream of capture cp (nil: a

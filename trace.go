@@ -147,7 +147,7 @@ func (p *Program) StopTrace(w io.Writer) error {
 	tr := p.tracer.Swap(nil)
 	if tr == nil {
 		p.exit()
-		return errors.New("qd: StopTrace: no trace in progress")
+		return fmt.Errorf("qd: %w: StopTrace: no trace in progress", ErrInvalidArgument)
 	}
 	tr.drain()
 	err := p.syncAll()

@@ -133,6 +133,12 @@ func (t *tracker) waitUsesBut(skip *Program, call string) error {
 // capturing stream, its work from before the capture.
 func (p *Program) syncStream(s *streamCore) error {
 	s.gate.RLock()
+	if s.closed.Load() {
+		// Closed since the caller listed it: its Close waits for its work.
+		s.gate.RUnlock()
+		<-s.gone
+		return nil
+	}
 	defer s.gate.RUnlock()
 	if c := s.cap.Load(); c != nil {
 		return syncPre(c, s)
