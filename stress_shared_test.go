@@ -37,7 +37,9 @@ import (
 //   - capMu: a capture on S holds it exclusively, the calls whose race with
 //     it is left off hold it shared;
 //   - pcapMu: private captures hold it shared, an early Program.Close
-//     exclusively (defect 102), and trMu, which opTrace holds, too (5);
+//     exclusively (defect 102);
+//   - trMu: opTrace holds it exclusively, and an early Program.Close too
+//     (5); a launch on S shared, to know whether it is traced (103);
 //   - victimMu: private operations (which may use a victim stream) hold it
 //     shared, the Close of a victim exclusively (106);
 //   - streamMu: Program.Synchronize and StopTrace hold it exclusively, every
@@ -46,7 +48,7 @@ import (
 //     exclusively (4);
 //   - sMu: a launch on S holds it exclusively, not shared (108).
 //
-// The order is victimMu, capMu, pcapMu, trMu, streamMu, closeMu, sMu.
+// The order is victimMu, trMu, capMu, pcapMu, streamMu, closeMu, sMu.
 
 const sharedLen = 64
 
@@ -64,7 +66,7 @@ type stressShared struct {
 	hConst   *HostArray[int32] // fours, never written after setup
 	event    *Event            // recorded on S
 
-	trMu    sync.Mutex // serializes opTrace, so that it knows whether a trace is on
+	trMu    sync.RWMutex // opTrace holds it, so that it knows whether a trace is on
 	tracing bool
 }
 
@@ -163,17 +165,17 @@ func (w *stressWorker) race(mu *sync.RWMutex, excl bool, ds []int, call func()) 
 
 // Which known defects each race exposes.
 var (
-	raceLaunchCapture    = []int{1, 2, 103} // a launch on S racing a capture on S
-	raceCopyCapture      = []int{1}         // a copy on S racing a capture on S
-	raceReplayCapture    = []int{8}         // Graph.LaunchOn(S) racing a capture on S
-	raceSyncCapture      = []int{8}         // S.Synchronize, S.Query racing a capture on S
-	raceEventCapture     = []int{104}       // an event recorded on S, waited for, racing a capture on S
-	raceFreeCapture      = []int{3}         // a free in the order of S racing a capture on S
-	raceReadClose        = []int{4}         // a host copy racing Close of the array
-	raceSyncClose        = []int{105}       // Program.Synchronize, StopTrace racing Stream.Close
-	raceCloseCapture     = []int{102}       // an early Program.Close racing captures
-	raceVictimClose      = []int{106}       // calls on a stream racing its Close
-	raceLaunchInterleave = []int{108}       // work on S enqueued between the tasks of a launch on S
+	raceLaunchCapture    = []int{1, 2} // a launch on S racing a capture on S (103 too if traced)
+	raceCopyCapture      = []int{1}    // a copy on S racing a capture on S
+	raceReplayCapture    = []int{8}    // Graph.LaunchOn(S) racing a capture on S
+	raceSyncCapture      = []int{8}    // S.Synchronize, S.Query racing a capture on S
+	raceEventCapture     = []int{104}  // an event recorded on S, waited for, racing a capture on S
+	raceFreeCapture      = []int{3}    // a free in the order of S racing a capture on S
+	raceReadClose        = []int{4}    // a host copy racing Close of the array
+	raceSyncClose        = []int{105}  // Program.Synchronize, StopTrace racing Stream.Close
+	raceCloseCapture     = []int{102}  // an early Program.Close racing captures
+	raceVictimClose      = []int{106}  // calls on a stream racing its Close
+	raceLaunchInterleave = []int{108}  // work on S enqueued between the tasks of a launch on S
 )
 
 // checkShared checks the invariant of what shared memory holds.
@@ -224,7 +226,23 @@ func (w *stressWorker) hostS(do func()) {
 func (w *stressWorker) opSharedLaunch() {
 	x := w.sharedArray()
 	excl := !w.r.enabled(raceLaunchInterleave...)
-	w.onS("inc2(shared) on S", raceLaunchCapture, excl, func() error { return w.r.k.inc2.LaunchOn(w.r.shared.S, x) })
+	w.launchOnS("inc2(shared) on S", excl, func() error { return w.r.k.inc2.LaunchOn(w.r.shared.S, x) })
+}
+
+// launchOnS is onS for a launch. A traced launch racing a capture exposes
+// defect 103 besides 1 and 2: unless 103 is on, the trace is kept from
+// starting or stopping meanwhile (trMu) so that a traced launch stays out
+// of captures.
+func (w *stressWorker) launchOnS(call string, excl bool, do func() error) {
+	ds := raceLaunchCapture
+	if !w.r.enabled(103) {
+		w.r.shared.trMu.RLock()
+		defer w.r.shared.trMu.RUnlock()
+		if w.r.p.Tracing() {
+			ds = append(slices.Clone(ds), 103)
+		}
+	}
+	w.onS(call, ds, excl, do)
 }
 
 func (w *stressWorker) opSharedCopy() {
@@ -324,7 +342,8 @@ func (w *stressWorker) opSharedClose() {
 	})
 	w.expect("shared Ndarray.Close", err)
 	if nx := w.newShared(); nx != nil && !slot.CompareAndSwap(x, nx) {
-		w.expect("Close of a replacement not needed", nx.Close())
+		w.race(&w.r.shared.capMu, false, raceFreeCapture, func() { err = nx.Close() })
+		w.expect("Close of a replacement not needed", err)
 	}
 }
 
@@ -338,7 +357,7 @@ func (w *stressWorker) opSharedAlloc() {
 		return
 	}
 	if w.pick(2) == 0 {
-		w.onS("inc2(temporary) on S", raceLaunchCapture, false, func() error { return w.r.k.inc2.LaunchOn(w.r.shared.S, x) })
+		w.launchOnS("inc2(temporary) on S", false, func() error { return w.r.k.inc2.LaunchOn(w.r.shared.S, x) })
 	}
 	w.race(&w.r.shared.capMu, false, raceFreeCapture, func() { err = x.Close() })
 	w.expect("Close of a NewNdarrayOn(S) array", err)
@@ -482,7 +501,7 @@ func (w *stressWorker) opCloseVictim() {
 	w.expect("Close of a victim stream", err)
 	ns, err := w.r.p.NewStream()
 	if w.expect("NewStream (victim)", err) && !slot.CompareAndSwap(v, ns) {
-		w.expect("Close of a victim not needed", ns.Close())
+		w.expect("Close of a victim not needed", w.closeStream(ns))
 	}
 }
 
@@ -525,12 +544,10 @@ func (w *stressWorker) opTrace() {
 	var buf bytes.Buffer
 	var err error
 	w.race(&w.r.shared.streamMu, true, raceSyncClose, func() { err = w.r.p.StopTrace(&buf) })
-	if w.expect("StopTrace", err, churn...) {
-		if !json.Valid(buf.Bytes()) && w.checking() {
-			w.fail("StopTrace wrote %d bytes of invalid JSON", buf.Len())
-		}
+	sh.tracing = false // even if it failed: the trace is gone
+	if w.expect("StopTrace", err, churn...) && !json.Valid(buf.Bytes()) && w.checking() {
+		w.fail("StopTrace wrote %d bytes of invalid JSON", buf.Len())
 	}
-	sh.tracing = false
 }
 
 // opTraceChurn starts or stops the trace without knowing whether one is

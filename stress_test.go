@@ -419,17 +419,17 @@ func runStressRound(t *testing.T, cfg stressSettings, backend string, seed uint6
 // closeRacing runs an early Program.Close, kept out of captures unless
 // defect 102 is on, and out of StopTrace unless defect 5 is.
 func (r *stressRound) closeRacing(close func()) {
-	if !r.enabled(raceCloseCapture...) {
-		r.shared.capMu.Lock()
-		defer r.shared.capMu.Unlock()
-		r.shared.pcapMu.Lock()
-		defer r.shared.pcapMu.Unlock()
-	}
 	if !r.enabled(5) {
 		// A StopTrace that Close overtakes releases its trace after the
 		// device is closed (defect 5).
 		r.shared.trMu.Lock()
 		defer r.shared.trMu.Unlock()
+	}
+	if !r.enabled(raceCloseCapture...) {
+		r.shared.capMu.Lock()
+		defer r.shared.capMu.Unlock()
+		r.shared.pcapMu.Lock()
+		defer r.shared.pcapMu.Unlock()
 	}
 	close()
 }
