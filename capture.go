@@ -529,13 +529,18 @@ func (cp *capture) abort() error {
 		return nil
 	}
 	cp.ending, cp.ended = true, true
+	// The driver refuses to end a capture whose forks were not joined
+	// back, or that a refused call invalidated: the failure the user's
+	// function would have met at its end. Close discards the capture and
+	// its graph either way, so that failure is no failure of Close.
+	expected := len(cp.unjoinedLocked()) > 0 || cp.refused != nil
 	cp.mu.Unlock()
 	bg, err := cp.bc.EndCapture(cp.origin.b)
 	if bg != nil {
 		bg.Close()
 	}
 	cp.release()
-	if err != nil && !errors.Is(err, backend.ErrDeviceLost) {
+	if err != nil && !expected && !errors.Is(err, backend.ErrDeviceLost) {
 		return err
 	}
 	return nil

@@ -28,6 +28,11 @@ type eventCore struct {
 	mu       sync.Mutex // orders Record with the waits that read mark
 	recorded bool       // Record has succeeded once
 	mark     *capMark   // the capture of the last Record, nil outside one
+	// waits is held shared by host waits through the backend's event
+	// (hostWait), and alone by a Record into a capture: the host must
+	// not wait for an event the driver is recording into a graph, and a
+	// Record outside every capture need not wait for the host.
+	waits sync.RWMutex
 	// inflight counts streams of other Programs enqueueing a wait for the
 	// event (peers.go); its release waits for them.
 	inflight busy
@@ -115,6 +120,10 @@ func (e *Event) Record(s *Stream) error {
 	}
 	defer s.c.exit()
 	m := s.c.mark()
+	if cp != nil {
+		e.c.waits.Lock()
+		defer e.c.waits.Unlock()
+	}
 	if err := e.c.b.Record(s.c.b); err != nil {
 		return failed(cp, err)
 	}
@@ -122,20 +131,22 @@ func (e *Event) Record(s *Stream) error {
 	return nil
 }
 
-// hostWaitable refuses a host wait (call) for an event last recorded in a
-// capture.
-func (e *Event) hostWaitable(call string) error {
+// hostWait begins a host wait (call) through the backend's event, and
+// refuses one for an event last recorded in a capture. The check and the
+// wait are one step: a Record into a capture waits for done.
+func (e *Event) hostWait(call string) (done func(), err error) {
 	e.c.mu.Lock()
-	m := e.c.mark
-	e.c.mu.Unlock()
-	switch {
+	defer e.c.mu.Unlock()
+	switch m := e.c.mark; {
 	case m == nil:
-		return nil
+		e.c.waits.RLock()
+		return e.c.waits.RUnlock, nil
 	case m.c.isEnded():
-		return fmt.Errorf("%w: %s: the event was last recorded inside a capture that has ended (on %s): it marks a point of a graph, not of a stream; record it after Graph.LaunchOn to wait for a replay",
+		return nil, fmt.Errorf("%w: %s: the event was last recorded inside a capture that has ended (on %s): it marks a point of a graph, not of a stream; record it after Graph.LaunchOn to wait for a replay",
 			ErrCapturing, call, m.c.origin.describe())
+	default:
+		return nil, m.c.refuse(call, "the event was recorded inside the capture: the work it marks runs only when the graph is launched")
 	}
-	return m.c.refuse(call, "the event was recorded inside the capture: the work it marks runs only when the graph is launched")
 }
 
 // Synchronize blocks until the event's last recorded point is reached (at
@@ -146,9 +157,11 @@ func (e *Event) Synchronize() error {
 		return err
 	}
 	defer e.c.p.exit()
-	if err := e.hostWaitable("Event.Synchronize"); err != nil {
+	done, err := e.hostWait("Event.Synchronize")
+	if err != nil {
 		return err
 	}
+	defer done()
 	return e.c.b.Synchronize()
 }
 
@@ -166,11 +179,12 @@ func (e *Event) SynchronizeContext(ctx context.Context) error {
 	if err := e.use(); err != nil {
 		return err
 	}
-	err := e.hostWaitable(call)
+	done, err := e.hostWait(call)
 	e.c.p.exit()
 	if err != nil {
 		return err
 	}
+	done()
 	if done, err := e.Query(); err != nil || done {
 		return err
 	}
@@ -183,6 +197,11 @@ func (e *Event) SynchronizeContext(ctx context.Context) error {
 			return closedErr("event")
 		}
 		defer e.c.inflight.leave()
+		done, err := e.hostWait(call)
+		if err != nil {
+			return err
+		}
+		defer done()
 		return e.c.b.Synchronize()
 	})
 }
@@ -195,9 +214,11 @@ func (e *Event) Query() (bool, error) {
 		return false, err
 	}
 	defer e.c.p.exit()
-	if err := e.hostWaitable("Event.Query"); err != nil {
+	done, err := e.hostWait("Event.Query")
+	if err != nil {
 		return false, err
 	}
+	defer done()
 	return e.c.b.Query()
 }
 
@@ -241,11 +262,17 @@ func Elapsed(start, end *Event) (time.Duration, error) {
 	if !start.c.timing || !end.c.timing {
 		return 0, fmt.Errorf("%w: Elapsed needs two events made WithTiming()", ErrInvalidArgument)
 	}
-	if err := start.hostWaitable("Elapsed"); err != nil {
+	done, err := start.hostWait("Elapsed")
+	if err != nil {
 		return 0, err
 	}
-	if err := end.hostWaitable("Elapsed"); err != nil {
-		return 0, err
+	defer done()
+	if start.c != end.c {
+		done, err := end.hostWait("Elapsed")
+		if err != nil {
+			return 0, err
+		}
+		defer done()
 	}
 	return start.c.b.Elapsed(end.c.b)
 }

@@ -3,6 +3,7 @@ package qd
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/quadrants-go/qd/internal/backend"
 )
@@ -167,27 +168,61 @@ type usePoint struct {
 	cp *capture      // e is cp's pre event of s (retained), else pooled
 }
 
-func pointOfUse(u *streamCore) (usePoint, error) {
+// pointOfUse takes u's point. closing reports that u is being closed
+// (or is closed): it has no point, and the caller waits for u.gone,
+// which its Close closes once u's work is done.
+func pointOfUse(u *streamCore) (pt usePoint, closing bool, err error) {
 	if !u.hold() {
-		<-u.gone
-		return usePoint{}, nil
+		return usePoint{}, true, nil
 	}
 	cs, ok := u.enter()
 	if !ok {
 		u.inflight.leave()
-		<-u.gone
-		return usePoint{}, nil
+		return usePoint{}, true, nil
 	}
 	defer u.exit()
 	if cs != nil {
-		return usePoint{s: u, e: cs.retainPre(u), cp: cs}, nil
+		return usePoint{s: u, e: cs.retainPre(u), cp: cs}, false, nil
 	}
 	e, _, err := u.pointHeld(nil)
 	if err != nil {
 		u.inflight.leave()
-		return usePoint{}, err
+		return usePoint{}, false, err
 	}
-	return usePoint{s: u, e: e}, nil
+	return usePoint{s: u, e: e}, false, nil
+}
+
+// pointsOf takes the points of the streams us, each on its own stream
+// (pointOfUse). A stream being closed has none; it is waited for holding
+// no point, since each point holds its stream and so that stream's Close:
+// two array Closes racing the Closes of two streams they both used would
+// otherwise each wait for a stream the other holds.
+func pointsOf(us []*streamCore) ([]usePoint, error) {
+	for {
+		var pts []usePoint
+		var errs []error
+		var gone *streamCore
+		for _, u := range us {
+			pt, closing, err := pointOfUse(u)
+			if closing {
+				gone = u
+				break
+			}
+			if err != nil {
+				errs = append(errs, err)
+			} else if pt.e != nil {
+				pts = append(pts, pt)
+			}
+		}
+		if gone == nil {
+			return pts, errors.Join(errs...)
+		}
+		for _, pt := range pts {
+			pt.release()
+		}
+		<-gone.gone
+		us = slices.DeleteFunc(slices.Clone(us), func(u *streamCore) bool { return u == gone })
+	}
 }
 
 // release gives the point's event back and lets u go.
@@ -216,22 +251,14 @@ func (pt usePoint) waitHost() error {
 // waited for, or unwait).
 func (st *storage) usePoints(skip *streamCore) ([]usePoint, []use, error) {
 	seen := st.snapshot()
-	var pts []usePoint
-	var errs []error
+	var us []*streamCore
 	for _, u := range seen {
-		if u.s == skip {
-			continue
-		}
-		pt, err := pointOfUse(u.s)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		if pt.e != nil {
-			pts = append(pts, pt)
+		if u.s != skip {
+			us = append(us, u.s)
 		}
 	}
-	return pts, seen, errors.Join(errs...)
+	pts, err := pointsOf(us)
+	return pts, seen, err
 }
 
 // freeAfter frees st's memory on sc, after every point of pts, if sc is

@@ -263,8 +263,8 @@ func (c *graphCore) update(bg backend.Graph, parts graphParts) error {
 	}
 	defer p.exit()
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	if c.closed.Load() {
+		c.mu.Unlock()
 		return closedErr("graph")
 	}
 	var uerr error
@@ -272,6 +272,7 @@ func (c *graphCore) update(bg backend.Graph, parts graphParts) error {
 		var ok bool
 		if ok, uerr = c.exec.Update(bg); ok && uerr == nil {
 			c.held, c.name, c.spans = parts.held, parts.name, parts.spans
+			c.mu.Unlock()
 			return nil
 		}
 	}
@@ -280,12 +281,16 @@ func (c *graphCore) update(bg backend.Graph, parts graphParts) error {
 	if err != nil {
 		err = fmt.Errorf("qd: Graph.Update: instantiating the new graph: %w", errors.Join(uerr, err))
 		c.failed = err
+		c.mu.Unlock()
 		return err
 	}
-	// The old exec may still have replays enqueued.
-	errs := []error{c.uses.waitUses(), c.exec.Close()}
+	old := c.exec
 	c.exec, c.held, c.name, c.spans, c.failed = x, parts.held, parts.name, parts.spans, nil
-	return errors.Join(errs...)
+	c.mu.Unlock()
+	// The old exec may still have replays enqueued. They are waited for
+	// without c.mu: the wait takes their streams' gates, which LaunchOn
+	// holds while it waits for c.mu. No LaunchOn uses old from now on.
+	return errors.Join(c.uses.waitUses(), old.Close())
 }
 
 // Close releases the graph after the replays enqueued so far. It is

@@ -301,6 +301,11 @@ func (p *Program) hostTransfer(c *ndCore, call string, overwrite bool, enqueue f
 		return fmt.Errorf("qd: %s: %w", call, closedErr("Ndarray"))
 	}
 	defer c.unpin()
+	if o := c.st.cap; o != nil {
+		// Graph memory exists only while the graph runs.
+		return fmt.Errorf("qd: %w: %s: the Ndarray was made by NewNdarrayOn inside the capture on %s: it is memory of the graph, which only that capture's streams may use",
+			ErrCapturing, call, o.origin.describe())
+	}
 	if err := c.st.waitUsesFor(call); err != nil {
 		return err
 	}
@@ -420,13 +425,19 @@ func (p *Program) freeInOrder(st *storage) error {
 		done, err = home.freeAfter(st, pts)
 	}
 	if !done && err == nil {
-		// home cannot free it: its own work joins the points.
-		var pt usePoint
-		if pt, err = pointOfUse(home); pt.e != nil {
-			pts = append(pts, pt)
+		// home cannot free it: its own work joins the points, taken
+		// again with it (pointsOf).
+		for _, pt := range pts {
+			pt.release()
 		}
-		if d := p.def.c; err == nil && d != home {
-			done, err = d.freeAfter(st, pts)
+		us := []*streamCore{home}
+		for _, u := range seen {
+			if u.s != home {
+				us = append(us, u.s)
+			}
+		}
+		if pts, err = pointsOf(us); err == nil && p.def.c != home {
+			done, err = p.def.c.freeAfter(st, pts)
 		}
 	}
 	var errs []error
@@ -452,6 +463,11 @@ func (p *Program) freeInOrder(st *storage) error {
 func (p *Program) freeInCapture(st *storage) error {
 	c, home := st.cap, st.home
 	seen := st.snapshot()
+	defer st.forget(seen)
+	defer st.zero.release(p)
+	if c.isEnded() {
+		return nil // the memory is the graph's
+	}
 	type point struct {
 		e backend.Event
 		m *capMark
@@ -474,15 +490,13 @@ func (p *Program) freeInCapture(st *storage) error {
 		}
 		pts = append(pts, point{e, m})
 	}
-	defer st.forget(seen)
-	defer st.zero.release(p)
 	cs, ok := home.enter()
 	if !ok {
-		return errors.Join(errs...)
+		return nil // home's Close ended the capture
 	}
 	defer home.exit()
 	if cs != c {
-		return errors.Join(errs...) // the capture has ended
+		return nil // the capture has ended: its points do not matter
 	}
 	if err := errors.Join(errs...); err != nil {
 		return failed(c, err)

@@ -188,6 +188,21 @@ func copyBetween(s *Stream, what string, dst, src *ndCore) error {
 	}
 	pd := s.c.p.dev.(backend.Peer) // peerOf: both Programs' devices are of one backend, which has it
 	bytes := dst.n * dst.lay.size
+	// The fill of the other Program's array, if pending, goes on a stream
+	// of its own Program, before s's gate is taken (zerofill.go).
+	for _, a := range []*ndCore{src, dst} {
+		if a.p == s.c.p || a == dst && !dst.view {
+			continue
+		}
+		if !a.pin() {
+			return fmt.Errorf("qd: %s: %w", what, closedErr("array"))
+		}
+		err := a.st.fillOwn()
+		a.unpin()
+		if err != nil {
+			return fmt.Errorf("qd: %s: %w", what, err)
+		}
+	}
 	return enqueueGated(s.c, what, true, []operand{{core: dst}, {core: src}}, func(bs backend.Stream) error {
 		if bytes == 0 {
 			return nil

@@ -63,8 +63,8 @@ import (
 //	QD_STRESS_ROUNDS=N   N rounds per backend, however long they take
 //	QD_STRESS_OPS=N      operations per worker per round (default 150)
 //	QD_STRESS_WORKERS=N  workers per round (default 4)
-//	QD_STRESS_DEFECTS=…  "all", or a list like "1,3", of the known defects
-//	                     of issue 23 whose operations run (see stressDefects)
+//	QD_STRESS_DEFECTS=…  "all" (the default), "none", or a list like "1,3":
+//	                     the races of fixed defects that run (stressDefects)
 //	QD_STRESS_SKIP=…     operations to leave out: a comma-separated list of
 //	                     parts of their names in the tables of stressOp ("Trace,Capture")
 //	QD_STRESS_ONLY=…     the operations to keep, named the same way
@@ -98,28 +98,28 @@ func TestStress(t *testing.T) {
 }
 
 // stressDefects says which races (stress_shared_test.go: race) and
-// operations (stressOp.defect) that expose a defect run. They stay off so
-// that the test passes on the code of bc1e48b, where each fails it within
-// seconds; turn one on (here, or with QD_STRESS_DEFECTS) to check its fix,
-// and delete its entry once fixed. Keys below 100 are the defects issue 23
+// operations (stressOp.defect) that exposed a defect run. Each failed the
+// test within seconds on the code of bc1e48b; all are fixed and on. Turn
+// one off (QD_STRESS_DEFECTS=none, or a list of those to keep on) to tell
+// a new failure from one of these. Keys below 100 are the defects issue 23
 // lists; from 101 on, those the stress test found besides.
 // stress_repro_test.go has a minimal reproduction of each.
 var stressDefects = map[int]bool{
-	1: false, // a launch or copy racing Capture on its stream: captured by the backend, not held by the graph
-	2: false, // a CPU launch split across a capture's boundary
-	3: false, // Ndarray.Close racing Capture on the array's home stream
-	4: false, // host copies racing Close of the same array
-	5: false, // StartTrace replacing a trace just before Program.Close leaks its timing events
-	8: false, // raw backend errors from Synchronize, Query, StopTrace, LaunchOn during capture churn
+	1: true, // a launch or copy racing Capture on its stream: captured by the backend, not held by the graph
+	2: true, // a CPU launch split across a capture's boundary
+	3: true, // Ndarray.Close racing Capture on the array's home stream
+	4: true, // host copies racing Close of the same array
+	5: true, // StartTrace replacing a trace just before Program.Close leaks its timing events
+	8: true, // raw backend errors from Synchronize, Query, StopTrace, LaunchOn during capture churn
 
-	101: false, // StopTrace without a trace returns an error matching no sentinel
-	102: false, // Program.Close racing a capture returns the backend's raw error
-	103: false, // a traced launch on the fake split across a capture's boundary: raw trace error
-	104: false, // an event recorded on a stream racing a capture on it: raw errors, driver misuse
-	105: false, // Program.Synchronize or StopTrace racing Stream.Close: raw "stream closed"
-	106: false, // Event.Record, WaitStream, Synchronize racing Stream.Close: calls on a destroyed stream
-	107: false, // Event.SynchronizeContext racing Program.Close deadlocks
-	108: false, // work another goroutine enqueues on a stream runs between the tasks of a launch
+	101: true, // StopTrace without a trace returns an error matching no sentinel
+	102: true, // Program.Close racing a capture returns the backend's raw error
+	103: true, // a traced launch on the fake split across a capture's boundary: raw trace error
+	104: true, // an event recorded on a stream racing a capture on it: raw errors, driver misuse
+	105: true, // Program.Synchronize or StopTrace racing Stream.Close: raw "stream closed"
+	106: true, // Event.Record, WaitStream, Synchronize racing Stream.Close: calls on a destroyed stream
+	107: true, // Event.SynchronizeContext racing Program.Close deadlocks
+	108: true, // work another goroutine enqueues on a stream runs between the tasks of a launch
 }
 
 type stressSettings struct {
@@ -190,15 +190,14 @@ func stressConfig(t *testing.T) stressSettings {
 		c.defects[d] = on
 	}
 	switch v := os.Getenv("QD_STRESS_DEFECTS"); v {
-	case "":
-	case "all":
-		for d := range c.defects {
-			c.defects[d] = true
-		}
+	case "", "all":
+	case "none":
+		clear(c.defects)
 	default:
+		clear(c.defects)
 		for f := range strings.SplitSeq(v, ",") {
 			d, err := strconv.Atoi(strings.TrimSpace(f))
-			if _, known := c.defects[d]; err != nil || !known {
+			if _, known := stressDefects[d]; err != nil || !known {
 				t.Fatalf("QD_STRESS_DEFECTS=%q: %q is not a key of stressDefects", v, f)
 			}
 			c.defects[d] = true
@@ -312,7 +311,7 @@ func stressOpenOn(t *testing.T, name string, wrap func(backend.Device) backend.D
 	var fake *fakedriver.Driver
 	if name == "cpu" {
 		b, _ := backend.Lookup("cpu")
-		dev = must[backend.Device](t)(b.Open(0))
+		dev = must(b.Open(0))(t)
 	} else {
 		fakeOnce.Do(func() { fakeDrv, fakeErr = fakedriver.New() })
 		if fakeErr != nil {
@@ -334,7 +333,7 @@ func stressOpenOn(t *testing.T, name string, wrap func(backend.Device) backend.D
 	if wrap != nil {
 		dev = wrap(dev)
 	}
-	p := must[*Program](t)(newProgram(dev, cfg.arch, cfg))
+	p := must(newProgram(dev, cfg.arch, cfg))(t)
 	t.Cleanup(func() { p.Close() }) // a test that stops early; Close is idempotent
 	return p, fake, base
 }
@@ -350,12 +349,12 @@ func runStressRound(t *testing.T, cfg stressSettings, backend string, seed uint6
 	}
 	p, fake, base := stressOpen(t, backend, opts...)
 	r := &stressRound{t: t, cfg: cfg, backend: backend, seed: seed, p: p, fake: fake, runs: fake == nil, closeAt: make(chan struct{})}
-	m := must[*Module](t)(Compile(p, stressSrc))
+	m := must(Compile(p, stressSrc))(t)
 	for _, kk := range []struct {
 		dst  **Kernel
 		name string
 	}{{&r.k.fill, "fill"}, {&r.k.add, "add"}, {&r.k.two, "two"}, {&r.k.inc2, "inc2"}} {
-		*kk.dst = must[*Kernel](t)(m.Kernel(kk.name))
+		*kk.dst = must(m.Kernel(kk.name))(t)
 	}
 	if n := len(r.k.inc2.c.plan.Tasks); n != 2 {
 		t.Fatalf("inc2 has %d tasks; the split check needs 2", n)

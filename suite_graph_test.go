@@ -353,6 +353,29 @@ func TestGraphStreamOrderedMemory(t *testing.T) {
 		wantErr(t, err, ErrCapturing)
 		check(t, o.Synchronize())
 		check(t, s.Synchronize())
+
+		// Graph memory exists only while the graph runs: host copies of it
+		// are refused, and the capture goes on.
+		g = captureGraph(t, s, func() error {
+			tmp, err := NewNdarrayOn[float32](s, n)
+			if err != nil {
+				return err
+			}
+			_, err = tmp.ToSlice()
+			wantErr(t, err, ErrCapturing)
+			wantErr(t, tmp.CopyFromHost(make([]float32, n)), ErrCapturing)
+			wantErr(t, tmp.CopyToHost(make([]float32, n)), ErrCapturing)
+			if err := k.fill.LaunchOn(s, tmp, float32(3)); err != nil {
+				return err
+			}
+			if err := k.copy.LaunchOn(s, tmp, x); err != nil {
+				return err
+			}
+			return tmp.Close()
+		})
+		defer g.Close()
+		check(t, g.LaunchOn(s))
+		wantAll(t, "x", x, 3)
 	})
 }
 
@@ -455,6 +478,37 @@ func TestGraphProgramCloseDuringCapture(t *testing.T) {
 				close(started)
 				<-closed
 				return k.fill.LaunchOn(s, x, float32(2))
+			})
+			res <- err
+		}()
+		<-started
+		check(t, p.Close())
+		close(closed)
+		wantErr(t, <-res, ErrClosed)
+	})
+}
+
+// TestGraphProgramCloseDuringUnjoinedCapture: the driver refuses to end a
+// capture whose fork was not joined back; Close, which discards the
+// capture, succeeds all the same (stress defect 102).
+func TestGraphProgramCloseDuringUnjoinedCapture(t *testing.T) {
+	onCPUAndFake(t, func(t *testing.T, p *Program) {
+		k := newGraphKernels(t, p)
+		x := newNdarray[float32](t, p, 8)
+		s, o := newStream(t, p), newStream(t, p)
+		started, closed := make(chan struct{}), make(chan struct{})
+		res := make(chan error, 1)
+		go func() {
+			_, err := s.Capture(func() error {
+				if err := o.WaitStream(s); err != nil { // o joins the capture
+					return err
+				}
+				if err := k.fill.LaunchOn(o, x, float32(1)); err != nil {
+					return err
+				}
+				close(started)
+				<-closed
+				return nil
 			})
 			res <- err
 		}()

@@ -53,9 +53,9 @@ type zeroFill struct {
 // holds s's gate (streamCore.enter), or s is a stream outside every
 // capture that nothing else uses, and has pinned the array.
 //
-// s may belong to another Program (a copy between Programs): the fill
-// then runs on a stream of the array's own Program, its allocation stream
-// or else its default stream, and s waits for it through an event.
+// s may belong to another Program (a copy between Programs): the caller
+// has then enqueued the fill on a stream of the array's own Program
+// (fillOwn), and s waits for it through an event.
 func (st *storage) zeroed(s *streamCore, overwrite bool) error {
 	z := &st.zero
 	if z.state.Load() == zeroDone {
@@ -72,40 +72,10 @@ func (st *storage) zeroed(s *streamCore, overwrite bool) error {
 		if overwrite {
 			return nil
 		}
-		zr, ok := st.buf.(backend.Zeroer)
-		if !ok {
-			return fmt.Errorf("qd: the %s backend cannot zero memory on a stream: %w", o.arch, ErrUnsupported)
-		}
-		on := s
 		if s.p != o {
-			if on = st.fillStream(); on == nil {
-				return closedErr("the array's Program")
-			}
-			defer on.inflight.leave()
+			return fmt.Errorf("qd: internal error: the zero fill of an array of another Program was not enqueued before its use")
 		}
-		ev, err := o.evpool.Get()
-		if err != nil {
-			return err
-		}
-		if err := zr.Zero(on.b); err != nil {
-			o.evpool.Put(ev)
-			return err
-		}
-		if err := ev.Record(on.b); err != nil {
-			// Unordered for other streams: wait for the fill here.
-			o.evpool.Put(ev)
-			if err := on.b.Synchronize(); err != nil {
-				return err
-			}
-			z.state.Store(zeroDone)
-			return nil
-		}
-		z.on, z.ev = on, ev
-		z.state.Store(zeroFilling)
-		st.noteUse(on)
-		if on != s {
-			return s.waitEventOf(ev, o)
-		}
+		return st.fillOn(s)
 	case zeroFilling:
 		if s == z.on {
 			return nil
@@ -117,6 +87,70 @@ func (st *storage) zeroed(s *streamCore, overwrite bool) error {
 		return s.waitEventOf(z.ev, o)
 	}
 	return nil
+}
+
+// fillOn enqueues the pending fill on on, a stream of the array's
+// Program whose gate the caller holds, outside every capture, with z.mu.
+func (st *storage) fillOn(on *streamCore) error {
+	z, o := &st.zero, st.owner
+	zr, ok := st.buf.(backend.Zeroer)
+	if !ok {
+		return fmt.Errorf("qd: the %s backend cannot zero memory on a stream: %w", o.arch, ErrUnsupported)
+	}
+	ev, err := o.evpool.Get()
+	if err != nil {
+		return err
+	}
+	if err := zr.Zero(on.b); err != nil {
+		o.evpool.Put(ev)
+		return err
+	}
+	if err := ev.Record(on.b); err != nil {
+		// Unordered for other streams: wait for the fill here.
+		o.evpool.Put(ev)
+		if err := on.b.Synchronize(); err != nil {
+			return err
+		}
+		z.state.Store(zeroDone)
+		return nil
+	}
+	z.on, z.ev = on, ev
+	z.state.Store(zeroFilling)
+	st.noteUse(on)
+	return nil
+}
+
+// fillOwn enqueues a pending fill on a stream of the array's own Program
+// before an operation on another Program's stream uses the array
+// (copyBetween), holding that stream's gate and none of the other
+// Program's: the fill is enqueued under the gate of the stream it goes
+// on, as all work is (gate.go), and the operation then waits for it
+// (zeroed). The stream is the allocation stream, or the default stream
+// once that is closed.
+func (st *storage) fillOwn() error {
+	z := &st.zero
+	if z.state.Load() != zeroPending {
+		return nil
+	}
+	on := st.fillStream()
+	if on == nil {
+		return closedErr("the array's Program")
+	}
+	defer on.inflight.leave()
+	cs, ok := on.enter()
+	if !ok {
+		return closedErr("stream")
+	}
+	defer on.exit()
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	if z.state.Load() != zeroPending {
+		return nil
+	}
+	if cs != nil {
+		return st.owner.zeroOutside(st, on, cs)
+	}
+	return st.fillOn(on)
 }
 
 // fillStream holds and returns the stream of the array's own Program that

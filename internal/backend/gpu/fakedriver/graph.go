@@ -52,8 +52,6 @@ type capture struct {
 	mem     *gmem
 	invalid bool // a misuse on one of its streams: EndCapture fails
 	ended   bool
-	last    uintptr    // the node of the last external event record
-	deps    [1]uintptr // StreamGetCaptureInfo's answer
 }
 
 // member is a stream of a capture: how much work it recorded, and how
@@ -61,6 +59,11 @@ type capture struct {
 type member struct {
 	n    int
 	seen map[uintptr]int
+	// The node of the stream's last external event record, and
+	// StreamGetCaptureInfo's answer: per stream, as in CUDA, so that
+	// members traced at once each find their own node.
+	last uintptr
+	deps [1]uintptr
 }
 
 // op is a recorded call.
@@ -165,7 +168,7 @@ func (d *Driver) simCapture(c call, a *args) (int32, bool) {
 		// Only an external record reaches here (sim): a node.
 		if _, r = d.event(c, a[0]); r == 0 {
 			a[2] = d.newHandle() // the node
-			cp.last = a[2]
+			cp.members[s].last = a[2]
 		}
 	default:
 		r = d.transfer(c, a, false)
@@ -418,16 +421,20 @@ func (d *Driver) captureInfo(a *args) int32 {
 		return r
 	}
 	cp := d.caps[a[0]]
-	if cp == nil || cp.last == 0 {
+	var m *member
+	if cp != nil {
+		m = cp.members[a[0]]
+	}
+	if m == nil || m.last == 0 {
 		return d.misuse(c, CodeNotSupported, "the fake answers only on a capturing stream right after an external event record")
 	}
-	cp.deps[0] = cp.last
+	m.deps[0] = m.last
 	*(*uint32)(ptr(a[1])) = 1 // active
 	*(*uint64)(ptr(a[2])) = uint64(cp.origin)
 	*(*uintptr)(ptr(a[3])) = 0
-	*(*uintptr)(ptr(a[4])) = uintptr(unsafe.Pointer(&cp.deps[0]))
+	*(*uintptr)(ptr(a[4])) = uintptr(unsafe.Pointer(&m.deps[0]))
 	*(*uintptr)(ptr(a[5])) = 1
-	cp.last = 0
+	m.last = 0
 	return 0
 }
 
