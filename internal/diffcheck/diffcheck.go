@@ -27,7 +27,14 @@ import (
 	"testing"
 
 	"github.com/quadrants-go/qd"
+	"github.com/quadrants-go/qd/internal/testarchs"
 )
+
+// Archs are the backends a test binary's checks run on: the CPU, and each
+// GPU backend that opens (package testarchs, with its rule: under
+// QD_GPU_RUN=1 a missing CUDA fails). The binary's TestMain is
+// Archs.Main(m).
+var Archs = testarchs.New(func(a qd.Arch) (*qd.Program, error) { return qd.Init(qd.WithArch(a)) }, qd.CPU, qd.CUDA, qd.AMDGPU)
 
 // Tolerance says how far a float element may be from the native result.
 type Tolerance struct {

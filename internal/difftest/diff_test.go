@@ -37,14 +37,9 @@ import (
 	"github.com/quadrants-go/qd"
 	"github.com/quadrants-go/qd/internal/diffcheck"
 	"github.com/quadrants-go/qd/internal/diffgen"
-	"github.com/quadrants-go/qd/internal/testarchs"
 )
 
-// archs runs the tests on the backends of the behaviour suite, with its
-// rule: with QD_GPU_RUN=1 a missing CUDA fails them.
-var archs = testarchs.New(func(a qd.Arch) (*qd.Program, error) { return qd.Init(qd.WithArch(a)) }, qd.CPU, qd.CUDA, qd.AMDGPU)
-
-func TestMain(m *testing.M) { archs.Main(m) }
+func TestMain(m *testing.M) { diffcheck.Archs.Main(m) }
 
 // diffSizes are the lengths each kernel runs at: empty, one element, around
 // the CPU backend's batch of 512 lanes and GPU block sizes, and lengths that
@@ -74,7 +69,7 @@ func TestDiff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, arch := range archs.Archs(t) {
+	for _, arch := range diffcheck.Archs.Archs(t) {
 		t.Run(arch.String(), func(t *testing.T) {
 			p, err := qd.Init(qd.WithArch(arch))
 			if err != nil {

@@ -42,14 +42,9 @@ import (
 	"github.com/quadrants-go/qd/internal/diffcheck"
 	"github.com/quadrants-go/qd/internal/frontend"
 	"github.com/quadrants-go/qd/internal/ir"
-	"github.com/quadrants-go/qd/internal/testarchs"
 )
 
-// archs runs the examples on the backends of the behaviour suite, with its
-// rule: with QD_GPU_RUN=1 a missing CUDA fails them.
-var archs = testarchs.New(func(a qd.Arch) (*qd.Program, error) { return qd.Init(qd.WithArch(a)) }, qd.CPU, qd.CUDA, qd.AMDGPU)
-
-func TestMain(m *testing.M) { archs.Main(m) }
+func TestMain(m *testing.M) { diffcheck.Archs.Main(m) }
 
 // gpuMathULPs is how far, in ulps, a float result of a kernel that calls a
 // transcendental function may be from Go's on a GPU.
@@ -100,7 +95,7 @@ func TestExamples(t *testing.T) {
 	if len(examples) != len(natives) {
 		t.Fatalf("%s has %d examples, %s %d; run go generate ./internal/kerneldocs", Page, len(examples), FileName, len(natives))
 	}
-	for _, arch := range archs.Archs(t) {
+	for _, arch := range diffcheck.Archs.Archs(t) {
 		t.Run(arch.String(), func(t *testing.T) {
 			p, err := qd.Init(qd.WithArch(arch))
 			if err != nil {
