@@ -36,6 +36,27 @@ import (
 // Archs.Main(m).
 var Archs = testarchs.New(func(a qd.Arch) (*qd.Program, error) { return qd.Init(qd.WithArch(a)) }, qd.CPU, qd.CUDA, qd.AMDGPU)
 
+// OnEachArch runs f in a subtest per backend of Archs, named after it,
+// with a Program of that backend and a stream of it.
+func OnEachArch(t *testing.T, f func(t *testing.T, p *qd.Program, s *qd.Stream)) {
+	t.Helper()
+	for _, arch := range Archs.Archs(t) {
+		t.Run(arch.String(), func(t *testing.T) {
+			p, err := qd.Init(qd.WithArch(arch))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			s, err := p.NewStream()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			f(t, p, s)
+		})
+	}
+}
+
 // Tolerance says how far a float element may be from the native result.
 type Tolerance struct {
 	GPUULPs uint64  // on a GPU backend: distance in ulps of the element's type (0: bit for bit)

@@ -69,47 +69,35 @@ func TestDiff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, arch := range diffcheck.Archs.Archs(t) {
-		t.Run(arch.String(), func(t *testing.T) {
-			p, err := qd.Init(qd.WithArch(arch))
-			if err != nil {
-				t.Fatal(err)
+	diffcheck.OnEachArch(t, func(t *testing.T, p *qd.Program, s *qd.Stream) {
+		mod, err := qd.Compile(p, src, qd.WithFilename(FileName))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer mod.Close()
+		// Every kernel of the file has a case: a kernel added without one
+		// would go untested.
+		have := map[string]bool{}
+		for _, c := range cases {
+			have[c.kernel] = true
+		}
+		for _, name := range mod.Kernels() {
+			if !have[name] {
+				t.Errorf("kernel %s has no differential case", name)
 			}
-			defer p.Close()
-			mod, err := qd.Compile(p, src, qd.WithFilename(FileName))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer mod.Close()
-			// Every kernel of the file has a case: a kernel added without one
-			// would go untested.
-			have := map[string]bool{}
-			for _, c := range cases {
-				have[c.kernel] = true
-			}
-			for _, name := range mod.Kernels() {
-				if !have[name] {
-					t.Errorf("kernel %s has no differential case", name)
+		}
+		for _, c := range cases {
+			t.Run(c.kernel, func(t *testing.T) {
+				k, err := mod.Kernel(c.kernel)
+				if err != nil {
+					t.Fatal(err)
 				}
-			}
-			s, err := p.NewStream()
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
-			for _, c := range cases {
-				t.Run(c.kernel, func(t *testing.T) {
-					k, err := mod.Kernel(c.kernel)
-					if err != nil {
-						t.Fatal(err)
-					}
-					for _, n := range diffSizes() {
-						runDiff(t, p, s, k, c, n)
-					}
-				})
-			}
-		})
-	}
+				for _, n := range diffSizes() {
+					runDiff(t, p, s, k, c, n)
+				}
+			})
+		}
+	})
 }
 
 // runDiff runs one case at length n natively and compiled, both ways of

@@ -95,23 +95,11 @@ func TestExamples(t *testing.T) {
 	if len(examples) != len(natives) {
 		t.Fatalf("%s has %d examples, %s %d; run go generate ./internal/kerneldocs", Page, len(examples), FileName, len(natives))
 	}
-	for _, arch := range diffcheck.Archs.Archs(t) {
-		t.Run(arch.String(), func(t *testing.T) {
-			p, err := qd.Init(qd.WithArch(arch))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer p.Close()
-			s, err := p.NewStream()
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
-			for i, b := range examples {
-				t.Run(fmt.Sprintf("line%d", b.Line), func(t *testing.T) { runExample(t, p, s, b, natives[i+1]) })
-			}
-		})
-	}
+	diffcheck.OnEachArch(t, func(t *testing.T, p *qd.Program, s *qd.Stream) {
+		for i, b := range examples {
+			t.Run(fmt.Sprintf("line%d", b.Line), func(t *testing.T) { runExample(t, p, s, b, natives[i+1]) })
+		}
+	})
 }
 
 // runExample compiles one example and checks each of its kernels.
