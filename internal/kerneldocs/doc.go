@@ -16,6 +16,8 @@
 //   - any other ```go block: a snippet (host code, a fragment), which must
 //     parse as Go declarations or statements.
 //
+// Every Go block must be gofmt-formatted, since readers copy them.
+//
 // The native side is generated: Generate writes every example into
 // examples_gen_test.go with its top-level names prefixed (examples reuse
 // names), and a test fails when that file is stale. After editing the
