@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/quadrants-go/qd/internal/difftest"
 	"github.com/quadrants-go/qd/internal/frontend"
 	"github.com/quadrants-go/qd/internal/ir"
+	"github.com/quadrants-go/qd/internal/kerneldocs"
 	"github.com/quadrants-go/qd/internal/lower"
 	"github.com/quadrants-go/qd/internal/suitekernels"
 )
@@ -26,9 +28,9 @@ type source struct {
 
 // checkedKernels are the kernels every check compiles: the behaviour
 // suite's IR-built kernels, qd's own (internal/builtin), every Go source the tests compile (the suite's,
-// the differential tests', the accuracy test's), without repeats (two
-// tests may build the same kernel), renamed apart (two kernels may share a
-// name).
+// the differential tests', the accuracy test's, the examples of
+// docs/kernels.md), without repeats (two tests may build the same kernel),
+// renamed apart (two kernels may share a name).
 func checkedKernels(t *testing.T) []*ir.Kernel {
 	t.Helper()
 	diff, err := difftest.Source()
@@ -39,6 +41,7 @@ func checkedKernels(t *testing.T) []*ir.Kernel {
 		source{"reduce.go", []byte(suitekernels.ReduceSource())},
 		source{difftest.FileName, diff},
 		source{"accuracy.go", []byte(accSource())})
+	sources = append(sources, docSources(t)...)
 	all := suitekernels.All()
 	for _, ft := range builtin.FillTypes {
 		all = append(all, builtin.Fill(ft))
@@ -67,6 +70,28 @@ func checkedKernels(t *testing.T) []*ir.Kernel {
 		kernels = append(kernels, k)
 	}
 	return kernels
+}
+
+// docSources are the examples of docs/kernels.md, each a kernel file whose
+// positions are the page's (kerneldocs.Block.Source).
+func docSources(t *testing.T) []source {
+	t.Helper()
+	md, err := os.ReadFile(filepath.Join("..", "..", kerneldocs.Page))
+	if err != nil {
+		t.Fatal(err)
+	}
+	examples, err := kerneldocs.Examples(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(examples) == 0 {
+		t.Fatalf("%s has no examples", kerneldocs.Page)
+	}
+	out := make([]source, len(examples))
+	for i, text := range examples {
+		out[i] = source{kerneldocs.Page, text}
+	}
+	return out
 }
 
 // rootSources are the Go sources of the root package's tests: every string

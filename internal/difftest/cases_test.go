@@ -175,7 +175,7 @@ func atomicFloatCase[T float32 | float64](kernel string, fn func(v []T, acc, old
 				if bitsOf[T]() == 32 {
 					eps = 0x1p-23
 				}
-				return tolerance{abs: 2 * float64(n*n+1) * eps}
+				return tolerance{Abs: 2 * float64(n*n+1) * eps}
 			}
 			return tolerance{}
 		}}
@@ -289,9 +289,9 @@ func mathCase[T float32 | float64](kernel string, fn func(x, y, out [][]T)) diff
 				return tolerance{}
 			}
 			if bitsOf[T]() == 32 {
-				return tolerance{gpuULPs: mathFns[idx[1]].ulps32}
+				return tolerance{GPUULPs: mathFns[idx[1]].ulps32}
 			}
-			return tolerance{gpuULPs: mathFns[idx[1]].ulps64}
+			return tolerance{GPUULPs: mathFns[idx[1]].ulps64}
 		}}
 }
 
