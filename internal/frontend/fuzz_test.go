@@ -1,6 +1,7 @@
 package frontend
 
 import (
+	"go/types"
 	"os"
 	"path/filepath"
 	"testing"
@@ -9,9 +10,10 @@ import (
 	"github.com/quadrants-go/qd/internal/lower"
 )
 
-// FuzzParse checks that no input makes Parse panic, and that every kernel it
-// accepts verifies and lowers. The seeds are the files of testdata/valid and
-// testdata/invalid.
+// FuzzParse checks that no input makes ParseFile (or the instantiation of a
+// generic kernel) panic, and that every kernel it accepts verifies and
+// lowers. The seeds are the files of testdata/valid and testdata/invalid,
+// and fuzzSeeds.
 func FuzzParse(f *testing.F) {
 	for _, dir := range []string{"testdata/valid", "testdata/invalid"} {
 		files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
@@ -24,9 +26,21 @@ func FuzzParse(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
-		ks, err := Parse("fuzz.go", src)
+		file, err := ParseFile("fuzz.go", src)
 		if err != nil {
 			return
+		}
+		ks := file.Kernels
+		// Generic kernels: every type argument of float32, when that
+		// instantiation is allowed.
+		for _, g := range file.Generics {
+			targs := make([]types.Type, len(g.TypeParams))
+			for i := range targs {
+				targs[i] = types.Typ[types.Float32]
+			}
+			if k, err := g.Instantiate(targs...); err == nil {
+				ks = append(ks, k)
+			}
 		}
 		for _, k := range ks {
 			if err := ir.Verify(k); err != nil {

@@ -142,7 +142,7 @@ func (b *builder) stmt(s ast.Stmt, tail bool) {
 		return
 	}
 	savedPos := b.pos
-	b.pos = b.fc.pos(s.Pos())
+	b.pos = b.at(s.Pos())
 	defer func() { b.pos = savedPos }()
 	switch s := s.(type) {
 	case *ast.ExprStmt:
@@ -219,8 +219,8 @@ func (b *builder) exprStmt(s *ast.ExprStmt) {
 		b.errorf(call.Pos(), "qd.LoopConfig must be a statement at the top level of the kernel (or of a qd.StreamParallel block), immediately before a parallel loop")
 		return
 	}
-	for _, v := range b.call(call) {
-		b.discard(v)
+	for _, v := range b.callVals(call) {
+		b.discardVal(v)
 	}
 }
 
@@ -318,12 +318,26 @@ func (b *builder) ifStmt(s *ast.IfStmt, rest []ast.Stmt, tail bool) {
 	if s.Init != nil {
 		b.stmt(s.Init, false)
 	}
-	node := &ir.If{Pos: b.fc.pos(s.Pos()), Cond: b.cond(s.Cond)}
-	b.emit(node)
+	c := b.cond(s.Cond)
 	then, els := s.Body.List, elseList(s)
 	if rest != nil {
 		then, els = splitIfRest(s, rest)
 	}
+	if k, ok := c.(*ir.Const); ok && k.T == ir.Bool && b.info.Types[s.Cond].Value == nil {
+		// A condition that is constant only once translated (T(1+1e-10)
+		// == 1 for float32, a test of an unrolled loop's variable): only
+		// the branch it takes is translated.
+		var taken []ir.Stmt
+		branch := then
+		if k.Bits == 0 {
+			branch = els
+		}
+		b.nested(&taken, func() { b.stmtList(branch, tail) })
+		*b.block = append(*b.block, taken...)
+		return
+	}
+	node := &ir.If{Pos: b.at(s.Pos()), Cond: c}
+	b.emit(node)
 	b.nested(&node.Then, func() { b.stmtList(then, tail) })
 	if len(els) > 0 {
 		b.nested(&node.Else, func() { b.stmtList(els, tail) })
@@ -367,7 +381,7 @@ func (b *builder) switchStmt(s *ast.SwitchStmt, label *types.Label, tail bool) {
 		falls = falls || fallsThrough(cc)
 		clauses = append(clauses, cc)
 	}
-	wrap := &ir.For{Pos: b.fc.pos(s.Pos())}
+	wrap := &ir.For{Pos: b.at(s.Pos())}
 	t := &target{label: label, brk: wrap}
 	b.fr.targets = append(b.fr.targets, t)
 	var body []ir.Stmt
@@ -415,7 +429,7 @@ func (b *builder) caseChain(clauses []*ast.CaseClause, i, def int, tag ir.Expr, 
 			cond = b.logical(ir.LOr, cond, one)
 		}
 	}
-	node := &ir.If{Pos: b.fc.pos(c.Pos()), Cond: cond}
+	node := &ir.If{Pos: b.at(c.Pos()), Cond: cond}
 	b.emit(node)
 	b.into(&node.Then, func() { arm(i) })
 	var els []ir.Stmt
@@ -443,7 +457,7 @@ func (b *builder) fallthroughSwitch(clauses []*ast.CaseClause, def int, tag ir.E
 		if runStart < j {
 			cond = ir.NewBinary(ir.LAnd, is(ir.Ge, runStart), is(ir.Le, j))
 		}
-		node := &ir.If{Pos: b.fc.pos(c.Pos()), Cond: cond}
+		node := &ir.If{Pos: b.at(c.Pos()), Cond: cond}
 		b.emit(node)
 		body := c.Body
 		if fallsThrough(c) {
@@ -506,7 +520,7 @@ func (b *builder) branchStmt(s *ast.BranchStmt) {
 			b.errorf(s.Pos(), "break cannot leave a parallel loop, whose iterations run concurrently; use continue to skip an iteration, or a serial loop (for i := 0; i < n; i++)")
 			return
 		}
-		t.used = true
+		t.used, t.usedBrk = true, true
 		b.emit(&ir.Break{Pos: b.pos, Loop: t.brk})
 	case token.CONTINUE:
 		t := b.findTarget(s.Label, true)
@@ -515,7 +529,7 @@ func (b *builder) branchStmt(s *ast.BranchStmt) {
 			return
 		}
 		if t.contBrk != nil {
-			t.used = true
+			t.used, t.usedCont = true, true
 			b.emit(&ir.Break{Pos: b.pos, Loop: t.contBrk})
 			return
 		}
@@ -540,16 +554,16 @@ func (b *builder) returnStmt(s *ast.ReturnStmt, tail bool) {
 		}
 		return
 	}
-	var vals []ir.Expr
+	var vals []val
 	if len(s.Results) == 1 && len(b.fr.results) > 1 {
 		if call, ok := ast.Unparen(s.Results[0]).(*ast.CallExpr); ok {
-			vals = b.call(call)
+			vals = b.callVals(call)
 		}
 	} else if len(s.Results) > 0 {
-		vals = b.exprList(s.Results)
+		vals = b.valList(s.Results)
 	}
 	if len(vals) == len(b.fr.results) && len(vals) > 0 {
-		b.assignVars(b.fr.results, vals)
+		b.assignResults(b.fr.results, vals)
 	}
 	if !tail {
 		b.fr.retUsed = true
