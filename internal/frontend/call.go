@@ -45,6 +45,11 @@ func (b *builder) callVals(x *ast.CallExpr) []val {
 	}
 	fn := b.funcOf(fun)
 	if fn == nil {
+		if id, ok := fun.(*ast.Ident); ok {
+			if bd := b.lookup(b.info.Uses[id]); bd != nil && bd.bad {
+				return nil // its declaration's error says it all
+			}
+		}
 		b.errorf(x.Pos(), "calling %s is not supported in kernels: only functions of the kernel's file, qd and math functions can be called", shortExpr(x.Fun))
 		return nil
 	}

@@ -115,7 +115,9 @@ func (g *Generic) Instantiate(targs ...types.Type) (*ir.Kernel, error) {
 			i = ae.Index
 			err = ae.Err
 		}
-		return fail(g.typeParamPos(i), "type argument %s for %s: %v", fc.typeString(targs[min(i, len(targs)-1)]), g.TypeParams[min(i, len(g.TypeParams)-1)], err)
+		// go/types names package qd by its path; kernels name it qd.
+		msg := strings.ReplaceAll(err.Error(), QDPath+".", "qd.")
+		return fail(g.typeParamPos(i), "type argument %s for %s: %s", fc.typeString(targs[min(i, len(targs)-1)]), g.TypeParams[min(i, len(g.TypeParams)-1)], msg)
 	}
 	e := env{}
 	for i := range tps.Len() {

@@ -94,7 +94,8 @@ type builder struct {
 	nerrs   int
 	// fresh are locals holding results that calls handed over and that
 	// nothing names yet: a declaration may adopt them (see tailReturn).
-	fresh map[*ir.Var]bool
+	fresh   map[*ir.Var]bool
+	libErrs map[ir.Pos]bool // calls into the library with an error reported
 	// blockDim is the pending qd.LoopConfig(qd.BlockDim(n)) value and the
 	// position of that call, consumed by the next parallel loop.
 	blockDim    int
@@ -112,6 +113,15 @@ func (b *builder) errorf(p token.Pos, format string, args ...any) {
 		for f := b.fr; f != nil && f.lib; f = f.parent {
 			chain = append(chain, "qd."+f.name)
 		}
+		// One error per call from the kernel's file: what follows inside
+		// the library is the same problem again, or follows from it.
+		if b.libErrs[b.fr.userPos] {
+			return
+		}
+		if b.libErrs == nil {
+			b.libErrs = map[ir.Pos]bool{}
+		}
+		b.libErrs[b.fr.userPos] = true
 		msg := fmt.Sprintf(format, args...)
 		if len(chain) > 0 {
 			msg += fmt.Sprintf(" (in %s at %s", chain[0], b.std.libPos(p))

@@ -127,7 +127,7 @@ func (fc *fileCtx) buildLayout(t types.Type, depth int) (*layout, string) {
 	case *types.Array:
 		el, why := fc.fieldLayout(u.Elem(), depth)
 		if el == nil {
-			return nil, fmt.Sprintf("its elements have type %s%s", fc.typeString(u.Elem()), why)
+			return nil, fmt.Sprintf("elements have type %s%s", fc.typeString(u.Elem()), why)
 		}
 		if u.Len() < 0 || u.Len()*int64(el.size()) > maxValueLeaves {
 			return nil, tooLarge
