@@ -341,8 +341,8 @@ func (b *builder) opAssign(l ast.Expr, tok token.Token, rhs ast.Expr, pos token.
 		if pl, ok = b.buildPlace(*t.pl, idx, t.pos); !ok {
 			return
 		}
-		typ, ok = b.scalarType(t.pl.t, t.pos, "target "+shortExpr(l))
-		if !ok {
+		if typ, ok = basicType(t.pl.t); !ok {
+			b.scalarType(t.pl.t, t.pos, "target "+shortExpr(l))
 			return
 		}
 		for _, a := range pl.alts {

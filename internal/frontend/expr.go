@@ -141,7 +141,7 @@ func (b *builder) indexVal(x *ast.IndexExpr) val {
 	if p, isPtr := at.Underlying().(*types.Pointer); isPtr {
 		at = p.Elem()
 	}
-	al, ok := b.valueLayout(at, x.X.Pos(), "array "+shortExpr(x.X))
+	al, ok := b.layoutOr(at, x.X.Pos(), func() string { return "array " + shortExpr(x.X) })
 	if !ok {
 		return b.badVal(t)
 	}
@@ -179,34 +179,43 @@ func (b *builder) exprList(es []ast.Expr) []ir.Expr {
 
 // valList translates operands of any type evaluated in order.
 func (b *builder) valList(es []ast.Expr) []val {
-	fs := make([]func() val, len(es))
-	for i, e := range es {
-		fs[i] = func() val { return b.value(e) }
-	}
-	return b.evalList(fs)
+	return b.evalN(len(es), func(i int) val { return b.value(es[i]) })
 }
 
-// evalList evaluates operands in order. Go evaluates the calls of an
+// evalList evaluates the operands fs in order (see evalN).
+func (b *builder) evalList(fs []func() val) []val {
+	return b.evalN(len(fs), func(i int) val { return fs[i]() })
+}
+
+// evalN evaluates n operands in order, f(i) the i'th. Go evaluates the calls of an
 // expression left to right; inlined calls emit statements, so an earlier
 // operand's leaf is spilled to a temporary before a later operand's
 // statements run when it holds an atomic (a call in Go) or reads a local
 // those statements assign (a method with a pointer receiver can change the
 // caller's locals: in v.X() + v.Inc() the first call's result is the value
 // before the second).
-func (b *builder) evalList(fs []func() val) []val {
-	vals := make([]val, len(fs))
-	pres := make([][]ir.Stmt, len(fs))
+func (b *builder) evalN(n int, f func(i int) val) []val {
+	vals := make([]val, n)
+	if n == 1 {
+		// One operand: nothing to order.
+		vals[0] = f(0)
+		return vals
+	}
+	pres := make([][]ir.Stmt, n)
 	last := -1
-	for i, f := range fs {
-		b.into(&pres[i], func() { vals[i] = f() })
+	saved := b.block
+	for i := range n {
+		b.block = &pres[i]
+		vals[i] = f(i)
 		if len(pres[i]) > 0 {
 			last = i
 		}
 	}
+	b.block = saved
 	// later holds the locals the statements of the operands after i assign.
 	var spillVar [][]bool
 	if last > 0 {
-		spillVar = make([][]bool, len(fs))
+		spillVar = make([][]bool, n)
 		later := map[*ir.Var]bool{}
 		for i := last; i >= 0; i-- {
 			if len(later) > 0 {
@@ -222,7 +231,7 @@ func (b *builder) evalList(fs []func() val) []val {
 			assignedVars(pres[i], later)
 		}
 	}
-	for i := range fs {
+	for i := range n {
 		*b.block = append(*b.block, pres[i]...)
 		if i >= last {
 			continue

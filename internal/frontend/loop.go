@@ -354,12 +354,12 @@ func (b *builder) localRangeSpace(s *ast.RangeStmt, x ast.Expr, t types.Type) (r
 	if s.Value == nil {
 		return sp, true
 	}
-	al, ok := b.valueLayout(at, x.Pos(), "array "+shortExpr(x))
+	al, ok := b.layoutOr(at, x.Pos(), func() string { return "array " + shortExpr(x) })
 	if !ok {
 		return rangeSpace{}, false
 	}
 	sp.elemT = b.subst(arr.Elem())
-	if sp.elemL, ok = b.valueLayout(sp.elemT, x.Pos(), "element of "+shortExpr(x)); !ok {
+	if sp.elemL, ok = b.layoutOr(sp.elemT, x.Pos(), func() string { return "element of " + shortExpr(x) }); !ok {
 		return rangeSpace{}, false
 	}
 	v := b.operandVal(x, t)

@@ -153,7 +153,7 @@ func (b *builder) receiverPlace(e ast.Expr, t types.Type, path []int) ([]*ir.Var
 		return pl.alts[0].vars, none, true
 	}
 	// A dynamic index: the method works on a copy, written back after.
-	l, ok := b.valueLayout(pl.t, e.Pos(), "receiver "+shortExpr(e))
+	l, ok := b.layoutOr(pl.t, e.Pos(), func() string { return "receiver " + shortExpr(e) })
 	if !ok {
 		return nil, none, false
 	}

@@ -134,7 +134,7 @@ func (b *builder) placePath(e ast.Expr) (placeExpr, bool) {
 		if !ok {
 			return placeExpr{}, false
 		}
-		l, ok := b.valueLayout(base.t, x.X.Pos(), "array "+shortExpr(x.X))
+		l, ok := b.layoutOr(base.t, x.X.Pos(), func() string { return "array " + shortExpr(x.X) })
 		if !ok || !l.array {
 			return placeExpr{}, false
 		}

@@ -33,6 +33,9 @@ type layout struct {
 	length int       // array: number of elements
 	array  bool
 	scalar bool
+	// named caches the leaves' full names for a local's name (p.V[0]),
+	// since many locals of one type share a name.
+	named map[string][]string
 }
 
 func (l *layout) size() int { return len(l.types) }
@@ -233,11 +236,38 @@ func (b *builder) valueLayout(t types.Type, p token.Pos, what string) (*layout, 
 // newLeaves makes fresh locals for the leaves of a value of layout l, named
 // after name, without declaring them.
 func (b *builder) newLeaves(name string, l *layout) []*ir.Var {
+	names := l.leafNames(name)
 	vars := make([]*ir.Var, l.size())
 	for i, t := range l.types {
-		vars[i] = b.newVar(name+l.names[i], t)
+		vars[i] = b.newVar(names[i], t)
 	}
 	return vars
+}
+
+// leafNames are the names of the leaves of a local called name.
+func (l *layout) leafNames(name string) []string {
+	if names, ok := l.named[name]; ok {
+		return names
+	}
+	names := make([]string, len(l.names))
+	for i, n := range l.names {
+		names[i] = name + n
+	}
+	if l.named == nil {
+		l.named = map[string][]string{}
+	}
+	l.named[name] = names
+	return names
+}
+
+// layoutOr returns the layout of t, and reports a refusal at p as what()
+// describes it: messages are built only when needed, since rendering
+// expressions for every index made translation slow.
+func (b *builder) layoutOr(t types.Type, p token.Pos, what func() string) (*layout, bool) {
+	if l, _ := b.fc.layoutOf(t); l != nil {
+		return l, true
+	}
+	return b.valueLayout(t, p, what())
 }
 
 // declLeaves declares fresh locals for a value of layout l set to v (or to
