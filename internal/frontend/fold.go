@@ -14,13 +14,19 @@ import (
 // arithmetic keeps a[i+1] a constant index after unrolling, and folding
 // comparisons lets "if T(1+1e-10) == 1" choose its branch at compile time.
 // Every fold computes what the operation computes at run time, in the
-// operands' IR type (integers wrap, shifts follow Go); integer division by
-// zero and float arithmetic are left to run time.
+// operands' IR type (integers wrap, shifts follow Go; floats round once, to
+// nearest, as the separately rounded IEEE operations of every backend do);
+// integer division by zero is left to run time, where the CPU reports it.
 
-// foldBinary returns e folded when both operands are constants, else e.
+// foldBinary returns e folded when both operands are constants, else e;
+// && and || also fold with one constant operand, as far as Go's evaluation
+// allows (x && false drops x only when x has no effect).
 func foldBinary(e *ir.Binary) ir.Expr {
 	x, ok1 := e.X.(*ir.Const)
 	y, ok2 := e.Y.(*ir.Const)
+	if e.Op.IsLogical() && ok1 != ok2 {
+		return foldLogical(e, x, y)
+	}
 	if !ok1 || !ok2 || !x.T.Valid() || !y.T.Valid() {
 		return e
 	}
@@ -45,8 +51,43 @@ func foldBinary(e *ir.Binary) ir.Expr {
 		if v, ok := foldInt(e.Op, x, y); ok {
 			return &ir.Const{T: x.T, Bits: v}
 		}
+	case x.T.IsFloat() && x.T == y.T:
+		if v, ok := foldFloat(e.Op, x, y); ok {
+			return v
+		}
 	}
 	return e
+}
+
+// foldFloat folds + - * / of two float constants, rounding the result to
+// their type as the operation does.
+func foldFloat(op ir.BinOp, x, y *ir.Const) (ir.Expr, bool) {
+	if x.T == ir.F32 {
+		a, b := float32(x.Float()), float32(y.Float())
+		switch op {
+		case ir.Add:
+			return ir.F32c(a + b), true
+		case ir.Sub:
+			return ir.F32c(a - b), true
+		case ir.Mul:
+			return ir.F32c(a * b), true
+		case ir.Div:
+			return ir.F32c(a / b), true
+		}
+		return nil, false
+	}
+	a, b := x.Float(), y.Float()
+	switch op {
+	case ir.Add:
+		return ir.F64c(a + b), true
+	case ir.Sub:
+		return ir.F64c(a - b), true
+	case ir.Mul:
+		return ir.F64c(a * b), true
+	case ir.Div:
+		return ir.F64c(a / b), true
+	}
+	return nil, false
 }
 
 // compareConst compares two constants of one type.
@@ -212,6 +253,26 @@ func foldUnary(e *ir.Unary) ir.Expr {
 		return ir.F32c(-float32(x.Float()))
 	case e.Op == ir.Neg && x.T == ir.F64:
 		return ir.F64c(-x.Float())
+	}
+	return e
+}
+
+// foldLogical folds && and || with one constant operand (x or y).
+func foldLogical(e *ir.Binary, x, y *ir.Const) ir.Expr {
+	and := e.Op == ir.LAnd
+	if x != nil && x.T == ir.Bool {
+		if (x.Bits != 0) == and {
+			return e.Y // true && y, false || y
+		}
+		return x // false && y, true || y: y is not evaluated
+	}
+	if y != nil && y.T == ir.Bool {
+		if (y.Bits != 0) == and {
+			return e.X // x && true, x || false
+		}
+		if !hasAtomic(e.X) {
+			return y // x && false, x || true
+		}
 	}
 	return e
 }

@@ -426,36 +426,36 @@ func (b *builder) scalarType(t types.Type, p token.Pos, what string) (ir.Type, b
 	case *types.Basic:
 		switch u.Kind() {
 		case types.Int8, types.Int16, types.Uint8, types.Uint16:
-			b.errorf(p, "%s has type %s; 8- and 16-bit integers are not supported in kernels yet: use int32, uint32, int or uint64", what, t)
+			b.errorf(p, "%s has type %s; 8- and 16-bit integers are not supported in kernels yet: use int32, uint32, int or uint64", what, b.fc.typeString(t))
 		case types.String, types.UntypedString:
-			b.errorf(p, "%s has type %s; strings are not supported in kernels", what, t)
+			b.errorf(p, "%s has type %s; strings are not supported in kernels", what, b.fc.typeString(t))
 		case types.Complex64, types.Complex128, types.UntypedComplex:
-			b.errorf(p, "%s has type %s; complex numbers are not supported in kernels: use two float arrays", what, t)
+			b.errorf(p, "%s has type %s; complex numbers are not supported in kernels: use two float arrays", what, b.fc.typeString(t))
 		case types.UntypedNil:
 			b.errorf(p, "nil is not supported in kernels")
 		case types.Invalid:
 			b.errorf(p, "%s has an invalid type", what)
 		default:
-			b.errorf(p, "%s has type %s, which kernels do not support; use bool, int, int32, int64, uint, uint32, uint64, float32 or float64", what, t)
+			b.errorf(p, "%s has type %s, which kernels do not support; use bool, int, int32, int64, uint, uint32, uint64, float32 or float64", what, b.fc.typeString(t))
 		}
 	case *types.Slice:
-		b.errorf(p, "%s has array type %s; arrays are only supported as parameters ([]T, [][]T, [][][]T), not as locals or results", what, t)
+		b.errorf(p, "%s has array type %s; arrays are only supported as parameters ([]T, [][]T, [][][]T), not as locals or results", what, b.fc.typeString(t))
 	case *types.Array:
 		b.errorf(p, "%s has fixed-size array type %s where kernels need a scalar (a bool, an integer or a float)", what, b.fc.typeString(t))
 	case *types.Pointer:
-		b.errorf(p, "%s has pointer type %s; pointers are not supported in kernels (only &x[i] as the first argument of a qd atomic)", what, t)
+		b.errorf(p, "%s has pointer type %s; pointers are not supported in kernels (only &x[i] as the first argument of a qd atomic)", what, b.fc.typeString(t))
 	case *types.Map:
-		b.errorf(p, "%s has map type %s; maps are not supported in kernels", what, t)
+		b.errorf(p, "%s has map type %s; maps are not supported in kernels", what, b.fc.typeString(t))
 	case *types.Chan:
-		b.errorf(p, "%s has channel type %s; channels are not supported in kernels", what, t)
+		b.errorf(p, "%s has channel type %s; channels are not supported in kernels", what, b.fc.typeString(t))
 	case *types.Struct:
 		b.errorf(p, "%s has struct type %s where kernels need a scalar (a bool, an integer or a float)", what, b.fc.typeString(t))
 	case *types.Interface:
-		b.errorf(p, "%s has interface type %s; interfaces are not supported in kernels", what, t)
+		b.errorf(p, "%s has interface type %s; interfaces are not supported in kernels", what, b.fc.typeString(t))
 	case *types.Signature:
-		b.errorf(p, "%s has function type %s; function values are not supported in kernels: call the function directly", what, t)
+		b.errorf(p, "%s has function type %s; function values are not supported in kernels: call the function directly", what, b.fc.typeString(t))
 	default:
-		b.errorf(p, "%s has type %s, which kernels do not support", what, t)
+		b.errorf(p, "%s has type %s, which kernels do not support", what, b.fc.typeString(t))
 	}
 	return ir.Invalid, false
 }

@@ -137,11 +137,12 @@ func (b *builder) receiverPlace(e ast.Expr, t types.Type, path []int) ([]*ir.Var
 		return nil, none, false
 	}
 	if len(path) > 0 {
-		off, n, _, ok := b.fieldPath(t, path)
+		off, n, ft, ok := b.fieldPath(t, path)
 		if !ok {
 			return nil, none, false
 		}
 		pe.steps = append(pe.steps, pathStep{off: off, n: n})
+		pe.t = ft
 	}
 	idx := b.exprList(pe.indices())
 	b.placeIndices(idx)

@@ -255,6 +255,11 @@ func (b *builder) readPlace(pl place, l *layout) val {
 	case len(pl.alts) == 1 && pl.alts[0].cond == nil:
 		return val{t: pl.t, leaves: refs(pl.alts[0].vars)}
 	}
+	for _, a := range pl.alts {
+		if len(a.vars) != l.size() {
+			return b.badVal(pl.t)
+		}
+	}
 	conds := b.shareConds(pl.alts, l.size())
 	leaves := make([]ir.Expr, l.size())
 	for j, lt := range l.types {

@@ -30,9 +30,9 @@ func k(x []float32, idx []int32) {
 		_ = f
 		scale(& /* ERROR "pointer parameters are not supported in kernels; return the new value instead, or make scale a method with a pointer receiver" */ p, 2)
 		( /* ERROR "method expressions with a pointer receiver are not supported in kernels" */ *P).Set(&p, 1)
-		s /* ERROR "variable s has array type kernels.floats" */ := floats /* ERROR "slice literals are not supported in kernels; use a fixed-size array [N]T" */ {1, 2}
+		s /* ERROR "variable s has array type floats" */ := floats /* ERROR "slice literals are not supported in kernels; use a fixed-size array [N]T" */ {1, 2}
 		_ = s
-		q /* ERROR "variable q has pointer type *kernels.P" */ := & /* ERROR "& is only supported as &x[i], the first argument of a qd atomic" */ p
+		q /* ERROR "variable q has pointer type *P" */ := & /* ERROR "& is only supported as &x[i], the first argument of a qd atomic" */ p
 		_ = q
 		type /* ERROR "type declarations are not supported in kernels; declare the type at the top level of the file" */ local struct{}
 	}
