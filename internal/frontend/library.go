@@ -72,13 +72,7 @@ func checkQD(fset *token.FileSet, deps *stdlib) (*types.Package, *types.Info, ma
 		}
 		files = append(files, f)
 	}
-	info := &types.Info{
-		Types:      map[ast.Expr]types.TypeAndValue{},
-		Defs:       map[*ast.Ident]types.Object{},
-		Uses:       map[*ast.Ident]types.Object{},
-		Selections: map[*ast.SelectorExpr]*types.Selection{},
-		Instances:  map[*ast.Ident]types.Instance{},
-	}
+	info := newInfo()
 	conf := types.Config{
 		DisableUnusedImportCheck: true,
 		Importer:                 importerFunc(func(p string) (*types.Package, error) { return deps.imp(p, nil) }),
@@ -99,6 +93,18 @@ func checkQD(fset *token.FileSet, deps *stdlib) (*types.Package, *types.Info, ma
 		}
 	}
 	return pkg, info, decls, nil
+}
+
+// newInfo makes the types.Info the front end reads: types and constant
+// values, definitions and uses, selections and instantiations.
+func newInfo() *types.Info {
+	return &types.Info{
+		Types:      map[ast.Expr]types.TypeAndValue{},
+		Defs:       map[*ast.Ident]types.Object{},
+		Uses:       map[*ast.Ident]types.Object{},
+		Selections: map[*ast.SelectorExpr]*types.Selection{},
+		Instances:  map[*ast.Ident]types.Instance{},
+	}
 }
 
 // stubBody returns a body of just panic(""), at body's braces.

@@ -198,13 +198,7 @@ func (fc *fileCtx) findKernels() []*ast.FuncDecl {
 // declarations they use; errors elsewhere belong to host code that may rely
 // on the rest of its package, which qd does not see.
 func (fc *fileCtx) typeCheck() {
-	fc.info = &types.Info{
-		Types:      map[ast.Expr]types.TypeAndValue{},
-		Defs:       map[*ast.Ident]types.Object{},
-		Uses:       map[*ast.Ident]types.Object{},
-		Selections: map[*ast.SelectorExpr]*types.Selection{},
-		Instances:  map[*ast.Ident]types.Instance{},
-	}
+	fc.info = newInfo()
 	conf := types.Config{
 		Importer: importerFunc(func(p string) (*types.Package, error) { return fc.std.imp(p, fc.fake) }),
 		Error: func(err error) {

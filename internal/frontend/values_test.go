@@ -65,25 +65,12 @@ func TestValueConstructs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var out string
+			var out strings.Builder
 			for _, k := range ks {
 				checkKernel(t, k)
-				out += ir.Print(k)
+				out.WriteString(ir.Print(k))
 			}
-			lines := map[string]bool{}
-			for _, l := range strings.Split(out, "\n") {
-				lines[strings.TrimSpace(l)] = true
-			}
-			for _, w := range tc.want {
-				if !lines[w] {
-					t.Errorf("missing line %q in\n%s", w, out)
-				}
-			}
-			for _, n := range tc.not {
-				if strings.Contains(out, n) {
-					t.Errorf("unexpected %q in\n%s", n, out)
-				}
-			}
+			checkLines(t, out.String(), tc.want, tc.not)
 		})
 	}
 }
