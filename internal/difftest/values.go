@@ -231,6 +231,12 @@ func structs(x []float32, k []int32, out [][]float32) {
 		if zero.X == (qd.Vec3[float32]{}) && zero.Tag[0] == 0 {
 			out[i][7] += 2
 		}
+		switch pr {
+		case pair[float32]{0, x[i]}:
+			out[i][7] += 4
+		case pair[float32]{}:
+			out[i][7] += 8
+		}
 
 		// Range over a local array; a loop with constant bounds.
 		sum := float32(0)

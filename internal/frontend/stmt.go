@@ -360,12 +360,22 @@ func (b *builder) switchStmt(s *ast.SwitchStmt, label *types.Label, tail bool) {
 	if s.Init != nil {
 		b.stmt(s.Init, false)
 	}
-	var tag ir.Expr
-	if s.Tag != nil {
-		tag = b.expr(s.Tag)
+	// match tests one case expression: against the tag, which is read
+	// once, or as a condition when there is no tag.
+	match := b.cond
+	switch {
+	case s.Tag != nil && isAggregate(b.typ(s.Tag)):
+		tv := b.value(s.Tag)
+		if l, _ := b.fc.layoutOf(tv.t); l != nil && !tv.bad() {
+			tv = val{t: tv.t, leaves: refs(b.declLeaves("tag", l, tv, b.pos))}
+		}
+		match = func(e ast.Expr) ir.Expr { return b.valEqual(tv, b.value(e), false, e.Pos()) }
+	case s.Tag != nil:
+		tag := b.expr(s.Tag)
 		if !isSimple(tag) {
 			tag = b.spill(tag)
 		}
+		match = func(e ast.Expr) ir.Expr { return foldBinary(ir.NewBinary(ir.Eq, tag, b.expr(e))) }
 	}
 	var clauses []*ast.CaseClause
 	def := -1
@@ -387,10 +397,10 @@ func (b *builder) switchStmt(s *ast.SwitchStmt, label *types.Label, tail bool) {
 	var body []ir.Stmt
 	b.nested(&body, func() {
 		if falls {
-			b.fallthroughSwitch(clauses, def, tag, tail)
+			b.fallthroughSwitch(clauses, def, match, tail)
 			return
 		}
-		b.caseChain(clauses, 0, def, tag, func(i int) { b.stmtList(clauses[i].Body, tail) })
+		b.caseChain(clauses, 0, def, match, func(i int) { b.stmtList(clauses[i].Body, tail) })
 	})
 	b.fr.targets = b.fr.targets[:len(b.fr.targets)-1]
 	if !t.used {
@@ -404,7 +414,7 @@ func (b *builder) switchStmt(s *ast.SwitchStmt, label *types.Label, tail bool) {
 // caseChain emits the if/else chain that tests the non-default clauses from
 // index i on, in order, and ends in the default clause (index def, or -1
 // for none); arm(j) emits what runs when clause j is chosen.
-func (b *builder) caseChain(clauses []*ast.CaseClause, i, def int, tag ir.Expr, arm func(j int)) {
+func (b *builder) caseChain(clauses []*ast.CaseClause, i, def int, match func(ast.Expr) ir.Expr, arm func(j int)) {
 	if i == def {
 		i++
 	}
@@ -418,10 +428,7 @@ func (b *builder) caseChain(clauses []*ast.CaseClause, i, def int, tag ir.Expr, 
 	var cond ir.Expr
 	for _, e := range c.List {
 		one := func() ir.Expr {
-			if tag == nil {
-				return b.cond(e)
-			}
-			return ir.NewBinary(ir.Eq, tag, b.expr(e))
+			return match(e)
 		}
 		if cond == nil {
 			cond = one()
@@ -433,7 +440,7 @@ func (b *builder) caseChain(clauses []*ast.CaseClause, i, def int, tag ir.Expr, 
 	b.emit(node)
 	b.into(&node.Then, func() { arm(i) })
 	var els []ir.Stmt
-	b.into(&els, func() { b.caseChain(clauses, i+1, def, tag, arm) })
+	b.into(&els, func() { b.caseChain(clauses, i+1, def, match, arm) })
 	node.Else = els
 }
 
@@ -445,9 +452,9 @@ func (b *builder) caseChain(clauses []*ast.CaseClause, i, def int, tag ir.Expr, 
 // s ≤ chosen ≤ j. Each clause is translated once. Copying the clauses a
 // case falls into, into its arm, made n clauses that each fall through
 // n²/2 statements: the statement limit stopped 700 of them.
-func (b *builder) fallthroughSwitch(clauses []*ast.CaseClause, def int, tag ir.Expr, tail bool) {
+func (b *builder) fallthroughSwitch(clauses []*ast.CaseClause, def int, match func(ast.Expr) ir.Expr, tail bool) {
 	chosen := b.decl("clause", ir.I32c(-1))
-	b.caseChain(clauses, 0, def, tag, func(j int) {
+	b.caseChain(clauses, 0, def, match, func(j int) {
 		b.emit(&ir.Assign{Pos: b.pos, Var: chosen, Value: ir.I32c(int32(j))})
 	})
 	runStart := 0
