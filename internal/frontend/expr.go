@@ -159,14 +159,6 @@ func (b *builder) indexVal(x *ast.IndexExpr) val {
 	return b.elementOf(base, idx, t, el, al.length, x.Index.Pos())
 }
 
-// exprIn translates e with the statements it needs going to a separate list.
-func (b *builder) exprIn(e ast.Expr) (ir.Expr, []ir.Stmt) {
-	var pre []ir.Stmt
-	var v ir.Expr
-	b.into(&pre, func() { v = b.expr(e) })
-	return v, pre
-}
-
 // exprList translates scalar operands evaluated in order (see evalList).
 func (b *builder) exprList(es []ast.Expr) []ir.Expr {
 	vals := b.valList(es)
