@@ -25,6 +25,27 @@ func TestKernelAPICopy(t *testing.T) {
 	}
 }
 
+// TestLibraryCopies fails when one of the front end's embedded copies of
+// the value library differs from its file here: the front end type-checks
+// and inlines the copies' bodies, so a stale copy would compile kernels
+// that disagree with the native run. Run go generate ./internal/frontend to
+// refresh them.
+func TestLibraryCopies(t *testing.T) {
+	for _, name := range []string{"vec.go", "mat.go", "quat.go", "decomp.go", "rand.go"} {
+		orig, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cp, err := os.ReadFile("internal/frontend/" + name + ".txt")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(orig, cp) {
+			t.Errorf("internal/frontend/%s.txt differs from %s; run go generate ./internal/frontend", name, name)
+		}
+	}
+}
+
 // hammer runs f from many goroutines at once.
 func hammer(n int, f func()) {
 	var wg sync.WaitGroup

@@ -3,6 +3,9 @@
 //
 //   - ptxas_test.go assembles the PTX of every kernel with ptxas, for each
 //     architecture the installed ptxas knows;
+//   - localmem_test.go checks with ptxas -v that the kernels of vectors,
+//     matrices and decompositions keep their values in registers: no local
+//     memory, no stack frame, no spills;
 //   - amd_test.go compiles the C source of every kernel for AMD GPUs with
 //     clang and through the HIP backend's real hiprtc path, and its CUDA
 //     flavour to PTX;

@@ -60,9 +60,12 @@ func Source() ([]byte, error) {
 // be among hand's), as one source for qd.Compile or the front end. A //line
 // directive keeps the positions of the generated kernels those of gen's own
 // file, so an error names the file, line and column to look at.
-func Join(hand, gen []byte) ([]byte, error) {
+func Join(hand, gen []byte) ([]byte, error) { return JoinFile(hand, FileName, gen) }
+
+// JoinFile is Join for another file of the package, named name.
+func JoinFile(hand []byte, name string, gen []byte) ([]byte, error) {
 	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, FileName, gen, parser.SkipObjectResolution|parser.ParseComments)
+	f, err := parser.ParseFile(fset, name, gen, parser.SkipObjectResolution|parser.ParseComments)
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +92,7 @@ func Join(hand, gen []byte) ([]byte, error) {
 		if len(hand) > 0 && hand[len(hand)-1] != '\n' {
 			b.WriteByte('\n')
 		}
-		fmt.Fprintf(&b, "\n//line %s:%d:1\n", FileName, p.Line)
+		fmt.Fprintf(&b, "\n//line %s:%d:1\n", name, p.Line)
 		b.Write(gen[p.Offset:])
 		break
 	}

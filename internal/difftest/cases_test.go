@@ -296,7 +296,7 @@ func mathCase[T float32 | float64](kernel string, fn func(x, y, out [][]T)) diff
 }
 
 func diffCases() []diffCase {
-	return []diffCase{
+	return append([]diffCase{
 		intCase("arithint", arithint),
 		intCase("arithint32", arithint32),
 		intCase("arithint64", arithint64),
@@ -374,5 +374,5 @@ func diffCases() []diffCase {
 		atomicIntCase("atomicsuint64", atomicsuint64),
 		atomicFloatCase("atomicsfloat32", atomicsfloat32),
 		atomicFloatCase("atomicsfloat64", atomicsfloat64),
-	}
+	}, valueCases()...)
 }

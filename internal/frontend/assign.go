@@ -13,9 +13,10 @@ type lhs struct {
 	pos     token.Pos
 	discard bool         // _
 	def     types.Object // a new variable to declare
-	v       *ir.Var      // an existing local
+	v       *ir.Var      // an existing scalar local
 	array   *ir.Param    // an array element: array[index...]
-	index   []ast.Expr
+	pl      *placeExpr   // a local value or a part of one
+	index   []ast.Expr   // array's indices, or pl's dynamic indices
 	ok      bool
 }
 
@@ -39,23 +40,24 @@ func (b *builder) resolveLHS(e ast.Expr) lhs {
 		switch {
 		case bd != nil && bd.bad:
 		case bd == nil:
-			if v, ok := obj.(*types.Var); ok && v.Parent() == v.Pkg().Scope() {
+			if v, ok := obj.(*types.Var); ok && v.Pkg() != nil && v.Parent() == v.Pkg().Scope() {
 				b.errorf(x.Pos(), "package-level variable %s cannot be used in kernels; pass it as a parameter or declare it const", x.Name)
 			} else {
 				b.errorf(x.Pos(), "cannot assign to %s in a kernel", x.Name)
 			}
 		case bd.v != nil:
 			t.v, t.ok = bd.v, true
+		case bd.agg:
+			t.pl, t.ok = &placeExpr{t: b.typ(x), vars: bd.vars}, true
 		case bd.idx3 != nil:
 			b.errorf(x.Pos(), "cannot assign to %s, a qd.NDRange3 index", x.Name)
-		case bd.param != nil && bd.param.Dims > 0:
-			b.errorf(x.Pos(), "cannot assign to array parameter %s; assign its elements instead (%s[i] = v)", x.Name, x.Name)
-		case bd.param != nil:
-			b.errorf(x.Pos(), "cannot assign to kernel parameter %s: parameters are read-only in kernels; copy it to a local first (v := %s)", x.Name, x.Name)
 		default:
-			b.errorf(x.Pos(), "cannot assign to %s in a kernel", x.Name)
+			b.placePath(x) // reports why
 		}
 	case *ast.IndexExpr:
+		if isLocalArray(b.typ(x.X)) {
+			return b.placeLHS(x, t)
+		}
 		p, idx, ok := b.arrayIndex(x)
 		if ok {
 			if len(idx) != p.Dims {
@@ -64,13 +66,21 @@ func (b *builder) resolveLHS(e ast.Expr) lhs {
 			}
 			t.array, t.index, t.ok = p, idx, true
 		}
-	case *ast.SelectorExpr:
-		b.errorf(x.Pos(), "cannot assign to %s: struct fields are not supported in kernels", shortExpr(x))
-	case *ast.StarExpr:
-		b.errorf(x.Pos(), "pointers are not supported in kernels")
+	case *ast.SelectorExpr, *ast.StarExpr:
+		return b.placeLHS(x, t)
 	default:
 		b.errorf(e.Pos(), "cannot assign to %s in a kernel", shortExpr(e))
 	}
+	return t
+}
+
+// placeLHS resolves a target inside a local value.
+func (b *builder) placeLHS(e ast.Expr, t lhs) lhs {
+	pe, ok := b.placePath(e)
+	if !ok {
+		return t
+	}
+	t.pl, t.index, t.ok = &pe, pe.indices(), true
 	return t
 }
 
@@ -97,71 +107,146 @@ func (b *builder) assign(lhsList []ast.Expr, rhsList []ast.Expr) {
 		good = good && targets[i].ok
 		operands = append(operands, targets[i].index...)
 	}
-	var vals []ir.Expr
+	var vals []val
 	if len(rhsList) == 1 && len(lhsList) > 1 {
 		call, ok := ast.Unparen(rhsList[0]).(*ast.CallExpr)
 		if !ok {
 			b.errorf(rhsList[0].Pos(), "only a call of a helper function with several results can be assigned to several variables")
 			return
 		}
-		idx := b.exprList(operands)
-		vals = b.call(call)
-		vals = append(idx, vals...)
+		vals = b.valList(operands)
+		vals = append(vals, b.callVals(call)...)
 	} else {
-		vals = b.exprList(append(operands, rhsList...))
+		vals = b.valList(append(operands, rhsList...))
 	}
 	if !good || len(vals) != len(operands)+len(lhsList) {
 		return
+	}
+	idx := make([]ir.Expr, len(operands))
+	for i := range operands {
+		idx[i] = vals[i].scalar()
+	}
+	rhs := vals[len(operands):]
+	// The places, once their indices are known.
+	places := make([]place, len(targets))
+	k := 0
+	for i := range targets {
+		t := &targets[i]
+		n := len(t.index)
+		if t.pl != nil {
+			b.placeIndices(idx[k : k+n])
+			pl, ok := b.buildPlace(*t.pl, idx[k:k+n], t.pos)
+			if !ok {
+				return
+			}
+			places[i] = pl
+		}
+		k += n
 	}
 	if len(lhsList) > 1 {
 		// The right-hand side may read what the left-hand side writes
 		// (a, b = b, a): take such values before assigning any.
 		var vars []*ir.Var
 		stores := false
-		for _, t := range targets {
+		for i, t := range targets {
 			if t.v != nil {
 				vars = append(vars, t.v)
 			}
+			vars = append(vars, placeVars(places[i])...)
 			stores = stores || t.array != nil
 		}
-		for i, v := range vals {
-			if clobbered(v, vars, stores) {
-				vals[i] = b.spill(v)
+		for i, x := range idx {
+			if clobbered(x, vars, stores) {
+				idx[i] = b.spill(x)
+			}
+		}
+		for i := range rhs {
+			for j, l := range rhs[i].leaves {
+				if clobbered(l, vars, stores) {
+					rhs[i].leaves[j] = b.spill(l)
+				}
 			}
 		}
 	}
-	k := 0
+	k = 0
 	for i := range targets {
 		t := &targets[i]
-		idx := vals[k : k+len(t.index)]
-		k += len(t.index)
-		b.setLHS(t, idx, vals[len(operands)+i])
+		n := len(t.index)
+		b.setLHS(t, idx[k:k+n], places[i], rhs[i])
+		k += n
 	}
 }
 
-// setLHS stores v into the target t.
-func (b *builder) setLHS(t *lhs, idx []ir.Expr, v ir.Expr) {
+// setLHS stores v into the target t (pl is its place, for a target inside a
+// local value).
+func (b *builder) setLHS(t *lhs, idx []ir.Expr, pl place, v val) {
 	p := b.pos
 	if t.pos.IsValid() {
-		p = b.fc.pos(t.pos)
+		p = b.at(t.pos)
 	}
 	switch {
 	case t.discard:
-		b.discard(v)
+		b.discardVal(v)
 	case t.def != nil:
-		typ, ok := b.scalarType(t.def.Type(), t.pos, "variable "+t.def.Name())
+		b.declare(t.def, v, t.pos, p)
+	case t.v != nil:
+		b.emit(&ir.Assign{Pos: p, Var: t.v, Value: b.convertTo(t.v.Type, v.scalar())})
+	case t.array != nil:
+		b.emit(&ir.Store{Pos: p, Array: t.array, Index: idx, Value: b.convertTo(t.array.Elem, v.scalar())})
+	case t.pl != nil:
+		saved := b.pos
+		b.pos = p
+		b.writePlace(pl, v)
+		b.pos = saved
+	}
+}
+
+// declare declares the local obj set to v (or to its zero value when v is
+// bad), a scalar or a value's leaves.
+func (b *builder) declare(obj types.Object, v val, at token.Pos, p ir.Pos) {
+	t := b.subst(obj.Type())
+	if isAggregate(t) {
+		l, ok := b.valueLayout(t, at, "variable "+obj.Name())
 		if !ok {
-			b.fr.vars[t.def] = &binding{bad: true}
+			b.fr.vars[obj] = &binding{bad: true}
 			return
 		}
-		nv := b.newVar(t.def.Name(), typ)
-		b.emit(&ir.Decl{Pos: p, Var: nv, Init: b.convertTo(typ, v)})
-		b.fr.vars[t.def] = &binding{v: nv}
-	case t.v != nil:
-		b.emit(&ir.Assign{Pos: p, Var: t.v, Value: b.convertTo(t.v.Type, v)})
-	case t.array != nil:
-		b.emit(&ir.Store{Pos: p, Array: t.array, Index: idx, Value: b.convertTo(t.array.Elem, v)})
+		if vars, ok := b.adopt(v, l); ok {
+			for i, nv := range vars {
+				nv.Name = obj.Name() + l.names[i]
+			}
+			b.fr.own(vars)
+			b.fr.vars[obj] = &binding{agg: true, vars: vars}
+			return
+		}
+		if !v.bad() {
+			v = b.convertVal(v, t, l)
+		}
+		vars := b.declLeaves(obj.Name(), l, v, p)
+		b.fr.own(vars)
+		b.fr.vars[obj] = &binding{agg: true, vars: vars}
+		return
 	}
+	typ, ok := b.scalarType(t, at, "variable "+obj.Name())
+	if !ok {
+		b.fr.vars[obj] = &binding{bad: true}
+		return
+	}
+	sl := &layout{types: []ir.Type{typ}, names: []string{""}, scalar: true}
+	if vars, ok := b.adopt(v, sl); ok {
+		vars[0].Name = obj.Name()
+		b.fr.own(vars)
+		b.fr.vars[obj] = &binding{v: vars[0]}
+		return
+	}
+	nv := b.newVar(obj.Name(), typ)
+	d := &ir.Decl{Pos: p, Var: nv}
+	if !v.bad() {
+		d.Init = b.convertTo(typ, v.scalar())
+	}
+	b.emit(d)
+	b.fr.own([]*ir.Var{nv})
+	b.fr.vars[obj] = &binding{v: nv}
 }
 
 // convertTo returns v as type t: go/types has checked assignability, so
@@ -179,17 +264,35 @@ func (b *builder) convertTo(t ir.Type, v ir.Expr) ir.Expr {
 	return &ir.Convert{To: t, X: v}
 }
 
-// assignVars assigns vals to vars simultaneously.
-func (b *builder) assignVars(vars []*ir.Var, vals []ir.Expr) {
-	if len(vars) > 1 {
-		for i, v := range vals {
-			if clobbered(v, vars, false) {
-				vals[i] = b.spill(v)
+// assignResults assigns vals to the result locals simultaneously. The
+// leaves are assigned in order, so a leaf that reads a result assigned
+// before it is computed into a temporary first; a result set to itself
+// (return r of a named result r) is no assignment.
+func (b *builder) assignResults(results []result, vals []val) {
+	assigned := map[*ir.Var]bool{}
+	var spills [][2]int
+	for i, r := range results {
+		if i >= len(vals) || len(vals[i].leaves) != len(r.vars) {
+			continue
+		}
+		for j, v := range r.vars {
+			l := vals[i].leaves[j]
+			if len(assigned) > 0 && readsAny(l, assigned) {
+				spills = append(spills, [2]int{i, j})
+			}
+			if ref, ok := l.(*ir.VarRef); !ok || ref.Var != v {
+				assigned[v] = true
 			}
 		}
 	}
-	for i, v := range vars {
-		b.emit(&ir.Assign{Pos: b.pos, Var: v, Value: b.convertTo(v.Type, vals[i])})
+	for _, s := range spills {
+		vals[s[0]].leaves[s[1]] = b.spill(vals[s[0]].leaves[s[1]])
+	}
+	for i, r := range results {
+		if i >= len(vals) || vals[i].bad() || len(vals[i].leaves) != len(r.vars) {
+			continue
+		}
+		b.assignLeaves(r.vars, vals[i].leaves)
 	}
 }
 
@@ -225,17 +328,29 @@ func (b *builder) opAssign(l ast.Expr, tok token.Token, rhs ast.Expr, pos token.
 		return
 	}
 	idx := vals[:len(t.index)]
-	for i, x := range idx {
-		if !isSimple(x) {
-			idx[i] = b.spill(x)
-		}
-	}
-	var old ir.Expr
+	b.placeIndices(idx)
+	var olds []ir.Expr // the target's value, per alternative of a place
 	var typ ir.Type
-	if t.v != nil {
-		old, typ = &ir.VarRef{Var: t.v}, t.v.Type
-	} else {
-		old, typ = &ir.Load{Array: t.array, Index: idx}, t.array.Elem
+	var pl place
+	switch {
+	case t.v != nil:
+		olds, typ = []ir.Expr{&ir.VarRef{Var: t.v}}, t.v.Type
+	case t.array != nil:
+		olds, typ = []ir.Expr{&ir.Load{Array: t.array, Index: idx}}, t.array.Elem
+	default:
+		if pl, ok = b.buildPlace(*t.pl, idx, t.pos); !ok {
+			return
+		}
+		if typ, ok = basicType(t.pl.t); !ok {
+			b.scalarType(t.pl.t, t.pos, "target "+shortExpr(l))
+			return
+		}
+		for _, a := range pl.alts {
+			if len(a.vars) != 1 {
+				return
+			}
+			olds = append(olds, &ir.VarRef{Var: a.vars[0]})
+		}
 	}
 	var y ir.Expr
 	if rhs == nil {
@@ -253,7 +368,29 @@ func (b *builder) opAssign(l ast.Expr, tok token.Token, rhs ast.Expr, pos token.
 	if !b.checkOperands(op, typ, y.Type(), pos) {
 		return
 	}
-	b.setLHS(&t, idx, ir.NewBinary(op, old, y))
+	if t.pl == nil {
+		v := foldBinary(ir.NewBinary(op, olds[0], y))
+		p := b.at(t.pos)
+		if t.v != nil {
+			b.emit(&ir.Assign{Pos: p, Var: t.v, Value: v})
+		} else {
+			b.emit(&ir.Store{Pos: p, Array: t.array, Index: idx, Value: v})
+		}
+		return
+	}
+	// A place: each alternative updates its own leaf, under its condition.
+	if len(pl.alts) > 1 && !isSimple(y) {
+		y = b.spill(y)
+	}
+	p := b.at(t.pos)
+	for i, a := range pl.alts {
+		asg := &ir.Assign{Pos: p, Var: a.vars[0], Value: foldBinary(ir.NewBinary(op, olds[i], y))}
+		if a.cond == nil {
+			b.emit(asg)
+			continue
+		}
+		b.emit(&ir.If{Pos: p, Cond: a.cond, Then: []ir.Stmt{asg}})
+	}
 }
 
 // declStmt translates var declarations; constants fold where they are used.
@@ -266,7 +403,7 @@ func (b *builder) declStmt(s *ast.DeclStmt) {
 	case token.CONST:
 		return
 	case token.TYPE:
-		b.errorf(gd.Pos(), "type declarations are not supported in kernels")
+		b.errorf(gd.Pos(), "type declarations are not supported in kernels; declare the type at the top level of the file")
 		return
 	case token.VAR:
 	default:
@@ -291,14 +428,7 @@ func (b *builder) declStmt(s *ast.DeclStmt) {
 			if obj == nil {
 				continue // _
 			}
-			typ, ok := b.scalarType(obj.Type(), n.Pos(), "variable "+n.Name)
-			if !ok {
-				b.fr.vars[obj] = &binding{bad: true}
-				continue
-			}
-			v := b.newVar(n.Name, typ)
-			b.emit(&ir.Decl{Pos: b.fc.pos(n.Pos()), Var: v})
-			b.fr.vars[obj] = &binding{v: v}
+			b.declare(obj, val{}, n.Pos(), b.at(n.Pos()))
 		}
 	}
 }

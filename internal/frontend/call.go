@@ -9,11 +9,20 @@ import (
 	"github.com/quadrants-go/qd/internal/ir"
 )
 
-// call translates a call: a conversion, a builtin, a kernel API or math
-// function, or a helper of the file (inlined). It returns the call's values.
-func (b *builder) call(x *ast.CallExpr) []ir.Expr {
+// callVals translates a call: a conversion, a builtin, a kernel API or math
+// function, a method, or a function of the file or of the library
+// (inlined). It returns the call's values.
+func (b *builder) callVals(x *ast.CallExpr) []val {
 	if tv, ok := b.info.Types[x.Fun]; ok && tv.IsType() {
-		return []ir.Expr{b.conversion(x, tv.Type)}
+		t := b.subst(tv.Type)
+		if isAggregate(t) {
+			l, ok := b.valueLayout(t, x.Fun.Pos(), "conversion to "+b.fc.typeString(t))
+			if !ok || len(x.Args) != 1 {
+				return []val{b.badVal(t)}
+			}
+			return []val{b.convertVal(b.value(x.Args[0]), t, l)}
+		}
+		return []val{scalarVal(t, b.conversion(x, t))}
 	}
 	if x.Ellipsis.IsValid() {
 		b.errorf(x.Ellipsis, "variadic calls (f(xs...)) are not supported in kernels")
@@ -22,33 +31,45 @@ func (b *builder) call(x *ast.CallExpr) []ir.Expr {
 	fun := ast.Unparen(x.Fun)
 	if id, ok := fun.(*ast.Ident); ok {
 		if bi, ok := b.info.Uses[id].(*types.Builtin); ok {
-			return b.builtin(x, bi.Name())
+			return b.scalars(x, b.builtin(x, bi.Name()))
 		}
 	}
 	if sel, ok := fun.(*ast.SelectorExpr); ok {
 		if s, ok := b.info.Selections[sel]; ok {
 			if s.Kind() == types.MethodVal || s.Kind() == types.MethodExpr {
-				b.errorf(x.Pos(), "method calls are not supported in kernels; use a plain function")
-			} else {
-				b.errorf(x.Pos(), "calling function values is not supported in kernels")
+				return b.methodCall(x, sel, s)
 			}
+			b.errorf(x.Pos(), "calling function values is not supported in kernels")
 			return nil
 		}
 	}
 	fn := b.funcOf(fun)
 	if fn == nil {
+		if id, ok := fun.(*ast.Ident); ok {
+			if bd := b.lookup(b.info.Uses[id]); bd != nil && bd.bad {
+				return nil // its declaration's error says it all
+			}
+		}
 		b.errorf(x.Pos(), "calling %s is not supported in kernels: only functions of the kernel's file, qd and math functions can be called", shortExpr(x.Fun))
 		return nil
 	}
 	if a, ok := b.std.funcs[fn.Origin()]; ok {
-		return b.apiCall(x, fn, a)
+		return b.scalars(x, b.apiCall(x, fn, a))
 	}
-	if decl := b.fc.decls[fn]; decl != nil {
-		return b.inline(x, fn, decl)
+	if c := b.calleeOf(fn); c != nil {
+		e, ok := b.funcEnv(x.Fun, c.fn)
+		if !ok {
+			b.errorf(x.Pos(), "internal error: the type arguments of %s are unknown; please report this kernel", fn.Name())
+			return nil
+		}
+		c.env = e
+		return b.inline(x, c, nil, x.Args)
 	}
 	switch {
+	case fn.Pkg() == b.std.math && bitCasts[fn.Name()]:
+		b.errorf(x.Pos(), "math.%s is not supported in kernels yet: bit casts need an IR operation of their own (qd.Rand's Uint32, Uint64, Float32 and Float64 work; NormFloat32 and NormFloat64 use bit casts)", fn.Name())
 	case fn.Pkg() == b.std.qd:
-		b.errorf(x.Pos(), "qd.%s cannot be used in kernels; kernels may call qd.StreamParallel, qd.LoopConfig, qd.NDRange, qd.NDRange3, the qd atomics and qd math (%s)", fn.Name(), supportedMath())
+		b.errorf(x.Pos(), "qd.%s cannot be used in kernels; kernels may call qd.StreamParallel, qd.LoopConfig, qd.NDRange, qd.NDRange3, the qd atomics, qd math (%s) and qd's value types", fn.Name(), supportedMath())
 	case fn.Pkg() == b.std.math:
 		b.errorf(x.Pos(), "math.%s is not supported in kernels; supported: %s", fn.Name(), supportedMath())
 	case fn.Pkg() != nil && fn.Pkg() != b.fc.pkg:
@@ -59,11 +80,35 @@ func (b *builder) call(x *ast.CallExpr) []ir.Expr {
 	return nil
 }
 
-// conversion translates T(x).
+// scalars wraps the scalar results of a builtin or API call as values of
+// the call's type.
+func (b *builder) scalars(x *ast.CallExpr, es []ir.Expr) []val {
+	if es == nil {
+		return nil
+	}
+	t := b.typ(x)
+	out := make([]val, len(es))
+	for i, e := range es {
+		out[i] = scalarVal(t, e)
+	}
+	return out
+}
+
+// conversion translates T(x) to a scalar type.
 func (b *builder) conversion(x *ast.CallExpr, t types.Type) ir.Expr {
-	to, ok := b.scalarType(t, x.Fun.Pos(), "conversion to "+types.TypeString(t, nil))
+	to, ok := b.scalarType(t, x.Fun.Pos(), "conversion to "+b.fc.typeString(t))
 	if !ok || len(x.Args) != 1 {
 		return bad()
+	}
+	if tv := b.info.Types[x.Args[0]]; tv.Value != nil {
+		// A constant converted to a type parameter's type (T(0.5)) is no
+		// Go constant, but is exact: convert the exact value, as Go does.
+		c, ok := constValue(tv.Value, to)
+		if !ok {
+			b.errorf(x.Args[0].Pos(), "constant %s does not fit in %s", tv.Value.ExactString(), b.fc.typeString(t))
+			return bad()
+		}
+		return c
 	}
 	v := b.expr(x.Args[0])
 	if v.Type() == ir.Invalid || v.Type() == to {
@@ -85,6 +130,16 @@ func (b *builder) builtin(x *ast.CallExpr, name string) []ir.Expr {
 	case "len":
 		if len(x.Args) != 1 {
 			return nil
+		}
+		if t := b.typ(x.Args[0]); isLocalArray(t) {
+			// go/types folds len of an array unless the operand holds a
+			// call, which must still run.
+			v := b.operandVal(x.Args[0], t)
+			b.discardVal(v)
+			if p, ok := t.Underlying().(*types.Pointer); ok {
+				t = p.Elem()
+			}
+			return []ir.Expr{ir.I64c(t.Underlying().(*types.Array).Len())}
 		}
 		p, idx, ok := b.arrayIndexBase(x.Args[0])
 		if !ok {

@@ -67,22 +67,28 @@ func TestConstructs(t *testing.T) {
 				t.Fatalf("got %d kernels", len(ks))
 			}
 			checkKernel(t, ks[0])
-			out := ir.Print(ks[0])
-			lines := map[string]bool{}
-			for _, l := range strings.Split(out, "\n") {
-				lines[strings.TrimSpace(l)] = true
-			}
-			for _, w := range tc.want {
-				if !lines[w] {
-					t.Errorf("missing line %q in\n%s", w, out)
-				}
-			}
-			for _, n := range tc.not {
-				if strings.Contains(out, n) {
-					t.Errorf("unexpected %q in\n%s", n, out)
-				}
-			}
+			checkLines(t, ir.Print(ks[0]), tc.want, tc.not)
 		})
+	}
+}
+
+// checkLines fails t unless the printed IR out holds every line of want
+// (spaces trimmed) and none of the text of not.
+func checkLines(t *testing.T, out string, want, not []string) {
+	t.Helper()
+	lines := map[string]bool{}
+	for _, l := range strings.Split(out, "\n") {
+		lines[strings.TrimSpace(l)] = true
+	}
+	for _, w := range want {
+		if !lines[w] {
+			t.Errorf("missing line %q in\n%s", w, out)
+		}
+	}
+	for _, n := range not {
+		if strings.Contains(out, n) {
+			t.Errorf("unexpected %q in\n%s", n, out)
+		}
 	}
 }
 

@@ -14,7 +14,7 @@ import (
 // error has been reported and the kernel will be dropped.
 func bad() ir.Expr { return &ir.Const{T: ir.Invalid} }
 
-// expr translates an expression that yields one value. Statements it needs
+// expr translates an expression that yields one scalar. Statements it needs
 // (inlined calls) are emitted first.
 func (b *builder) expr(e ast.Expr) ir.Expr {
 	if tv, ok := b.info.Types[e]; ok && tv.Value != nil {
@@ -32,9 +32,12 @@ func (b *builder) expr(e ast.Expr) ir.Expr {
 	case *ast.UnaryExpr:
 		return b.unary(x)
 	case *ast.IndexExpr:
+		if isLocalArray(b.typ(x.X)) {
+			return b.indexVal(x).scalar()
+		}
 		return b.load(x)
 	case *ast.CallExpr:
-		vals := b.call(x)
+		vals := b.callVals(x)
 		if len(vals) != 1 {
 			if len(vals) > 1 {
 				b.errorf(x.Pos(), "%s returns %d values where one is needed", shortExpr(x.Fun), len(vals))
@@ -43,56 +46,217 @@ func (b *builder) expr(e ast.Expr) ir.Expr {
 			}
 			return bad()
 		}
-		return vals[0]
+		return vals[0].scalar()
 	case *ast.SelectorExpr:
 		return b.selector(x)
 	case *ast.StarExpr:
-		b.errorf(x.Pos(), "pointers are not supported in kernels")
+		vars, ok := b.pointee(x.X, x.Pos())
+		if !ok || len(vars) != 1 {
+			return bad()
+		}
+		return &ir.VarRef{Var: vars[0]}
 	case *ast.FuncLit:
 		b.errorf(x.Pos(), "function literals (closures) are not supported in kernels, except as the argument of qd.StreamParallel")
 	case *ast.CompositeLit:
-		b.errorf(x.Pos(), "composite literals are not supported in kernels (no structs, arrays or maps); use scalar locals")
+		b.composite(x, b.typ(x)) // reports what is wrong
 	case *ast.SliceExpr:
 		b.errorf(x.Pos(), "slicing is not supported in kernels; pass the whole array and index it")
 	case *ast.TypeAssertExpr:
 		b.errorf(x.Pos(), "type assertions are not supported in kernels (interfaces are not supported)")
 	case *ast.IndexListExpr:
-		b.errorf(x.Pos(), "generic instantiation is not supported in kernels")
+		b.errorf(x.Pos(), "function values are not supported in kernels; call %s directly", shortExpr(x))
 	default:
 		b.errorf(e.Pos(), "this expression is not supported in kernels")
 	}
 	return bad()
 }
 
-// exprIn translates e with the statements it needs going to a separate list.
-func (b *builder) exprIn(e ast.Expr) (ir.Expr, []ir.Stmt) {
-	var pre []ir.Stmt
-	var v ir.Expr
-	b.into(&pre, func() { v = b.expr(e) })
-	return v, pre
+// value translates an expression of any kernel type: a scalar, or a struct
+// or array value as its leaves.
+func (b *builder) value(e ast.Expr) val {
+	t := b.typ(e)
+	if !isAggregate(t) {
+		return scalarVal(t, b.expr(e))
+	}
+	switch x := e.(type) {
+	case *ast.ParenExpr:
+		return b.value(x.X)
+	case *ast.Ident:
+		return b.identVal(x, t)
+	case *ast.CompositeLit:
+		return b.composite(x, t)
+	case *ast.SelectorExpr:
+		return b.selectorVal(x, t)
+	case *ast.IndexExpr:
+		if isLocalArray(b.typ(x.X)) {
+			return b.indexVal(x)
+		}
+		b.load(x) // reports what is wrong
+		return b.badVal(t)
+	case *ast.CallExpr:
+		vals := b.callVals(x)
+		if len(vals) == 1 {
+			return vals[0]
+		}
+		if len(vals) > 1 {
+			b.errorf(x.Pos(), "%s returns %d values where one is needed", shortExpr(x.Fun), len(vals))
+		}
+		return b.badVal(t)
+	case *ast.StarExpr:
+		vars, ok := b.pointee(x.X, x.Pos())
+		if !ok {
+			return b.badVal(t)
+		}
+		return val{t: t, leaves: refs(vars)}
+	}
+	b.expr(e) // reports what is wrong
+	return b.badVal(t)
 }
 
-// exprList translates operands evaluated in order. Go evaluates the calls of
-// an expression left to right; inlined calls emit statements, so an earlier
-// operand that holds an atomic (a call in Go) is spilled to a temporary
-// before a later operand's statements run.
+// selectorVal reads the field x of a value (or of what a pointer receiver
+// points to).
+func (b *builder) selectorVal(x *ast.SelectorExpr, t types.Type) val {
+	sel, ok := b.info.Selections[x]
+	if !ok || sel.Kind() != types.FieldVal {
+		b.selector(x) // reports what is wrong
+		return b.badVal(t)
+	}
+	bt := b.typ(x.X)
+	base := b.operandVal(x.X, bt)
+	if p, isPtr := bt.Underlying().(*types.Pointer); isPtr {
+		bt = p.Elem()
+	}
+	off, n, _, ok := b.fieldPath(bt, sel.Index())
+	if !ok {
+		return b.badVal(t)
+	}
+	return b.project(base, t, off, n)
+}
+
+// indexVal reads an element of a local array value.
+func (b *builder) indexVal(x *ast.IndexExpr) val {
+	t := b.typ(x)
+	at := b.typ(x.X)
+	base := b.operandVal(x.X, at)
+	if p, isPtr := at.Underlying().(*types.Pointer); isPtr {
+		at = p.Elem()
+	}
+	al, ok := b.layoutOr(at, x.X.Pos(), func() string { return "array " + shortExpr(x.X) })
+	if !ok {
+		return b.badVal(t)
+	}
+	el, _ := b.fc.layoutOf(t)
+	if el == nil {
+		return b.badVal(t)
+	}
+	idx := b.expr(x.Index)
+	if !idx.Type().IsInteger() {
+		if idx.Type() != ir.Invalid {
+			b.errorf(x.Index.Pos(), "array index must be an integer")
+		}
+		return b.badVal(t)
+	}
+	return b.elementOf(base, idx, t, el, al.length, x.Index.Pos())
+}
+
+// exprList translates scalar operands evaluated in order (see evalList).
 func (b *builder) exprList(es []ast.Expr) []ir.Expr {
-	vals := make([]ir.Expr, len(es))
-	pres := make([][]ir.Stmt, len(es))
+	vals := b.valList(es)
+	out := make([]ir.Expr, len(vals))
+	for i, v := range vals {
+		out[i] = v.scalar()
+	}
+	return out
+}
+
+// valList translates operands of any type evaluated in order.
+func (b *builder) valList(es []ast.Expr) []val {
+	return b.evalN(len(es), func(i int) val { return b.value(es[i]) })
+}
+
+// evalList evaluates the operands fs in order (see evalN).
+func (b *builder) evalList(fs []func() val) []val {
+	return b.evalN(len(fs), func(i int) val { return fs[i]() })
+}
+
+// evalN evaluates n operands in order, f(i) the i'th. Go evaluates the calls of an
+// expression left to right; inlined calls emit statements, so an earlier
+// operand's leaf is spilled to a temporary before a later operand's
+// statements run when it holds an atomic (a call in Go) or reads a local
+// those statements assign (a method with a pointer receiver can change the
+// caller's locals: in v.X() + v.Inc() the first call's result is the value
+// before the second).
+func (b *builder) evalN(n int, f func(i int) val) []val {
+	vals := make([]val, n)
+	if n == 1 {
+		// One operand: nothing to order.
+		vals[0] = f(0)
+		return vals
+	}
+	pres := make([][]ir.Stmt, n)
 	last := -1
-	for i, e := range es {
-		vals[i], pres[i] = b.exprIn(e)
+	saved := b.block
+	for i := range n {
+		b.block = &pres[i]
+		vals[i] = f(i)
 		if len(pres[i]) > 0 {
 			last = i
 		}
 	}
-	for i := range es {
+	b.block = saved
+	// later holds the locals the statements of the operands after i assign.
+	var spillVar [][]bool
+	if last > 0 {
+		spillVar = make([][]bool, n)
+		later := map[*ir.Var]bool{}
+		for i := last; i >= 0; i-- {
+			if len(later) > 0 {
+				for j, l := range vals[i].leaves {
+					if readsAny(l, later) {
+						if spillVar[i] == nil {
+							spillVar[i] = make([]bool, len(vals[i].leaves))
+						}
+						spillVar[i][j] = true
+					}
+				}
+			}
+			assignedVars(pres[i], later)
+		}
+	}
+	for i := range n {
 		*b.block = append(*b.block, pres[i]...)
-		if i < last && hasAtomic(vals[i]) {
-			vals[i] = b.spill(vals[i])
+		if i >= last {
+			continue
+		}
+		for j, l := range vals[i].leaves {
+			if hasAtomic(l) || spillVar != nil && spillVar[i] != nil && spillVar[i][j] {
+				vals[i].leaves[j] = b.spill(l)
+			}
 		}
 	}
 	return vals
+}
+
+// assignedVars adds to set the locals that list assigns.
+func assignedVars(list []ir.Stmt, set map[*ir.Var]bool) {
+	ir.Inspect(list, func(n ir.Node) bool {
+		if a, ok := n.(*ir.Assign); ok {
+			set[a.Var] = true
+		}
+		return true
+	})
+}
+
+// readsAny reports whether e reads a local of set.
+func readsAny(e ir.Expr, set map[*ir.Var]bool) bool {
+	found := false
+	ir.InspectExpr(e, func(n ir.Node) bool {
+		if r, ok := n.(*ir.VarRef); ok && set[r.Var] {
+			found = true
+		}
+		return !found
+	})
+	return found
 }
 
 // logical builds x && y or x || y, where f translates y. When y needs
@@ -103,7 +267,7 @@ func (b *builder) logical(op ir.BinOp, x ir.Expr, f func() ir.Expr) ir.Expr {
 	var y ir.Expr
 	b.nested(&pre, func() { y = f() })
 	if len(pre) == 0 {
-		return ir.NewBinary(op, x, y)
+		return foldBinary(ir.NewBinary(op, x, y))
 	}
 	t := b.decl("cond", x)
 	var c ir.Expr = &ir.VarRef{Var: t}
@@ -132,6 +296,10 @@ func (b *builder) binary(x *ast.BinaryExpr) ir.Expr {
 		l := b.expr(x.X)
 		return b.logical(op, l, func() ir.Expr { return b.expr(x.Y) })
 	}
+	if (op == ir.Eq || op == ir.Ne) && isAggregate(b.typ(x.X)) {
+		vals := b.valList([]ast.Expr{x.X, x.Y})
+		return b.valEqual(vals[0], vals[1], op == ir.Ne, x.OpPos)
+	}
 	if _, ok := b.typeOf(x); !ok {
 		return bad()
 	}
@@ -148,7 +316,7 @@ func (b *builder) binary(x *ast.BinaryExpr) ir.Expr {
 	if !b.checkOperands(op, l.Type(), r.Type(), x.OpPos) {
 		return bad()
 	}
-	return ir.NewBinary(op, l, r)
+	return foldBinary(ir.NewBinary(op, l, r))
 }
 
 // checkOperands rejects operand types the IR does not define op for; Go's
@@ -193,15 +361,15 @@ func (b *builder) unary(x *ast.UnaryExpr) ir.Expr {
 		return v
 	case token.SUB:
 		if t.IsNumeric() {
-			return &ir.Unary{Op: ir.Neg, X: v}
+			return foldUnary(&ir.Unary{Op: ir.Neg, X: v})
 		}
 	case token.NOT:
 		if t == ir.Bool {
-			return &ir.Unary{Op: ir.Not, X: v}
+			return foldUnary(&ir.Unary{Op: ir.Not, X: v})
 		}
 	case token.XOR:
 		if t.IsInteger() {
-			return &ir.Unary{Op: ir.BitNot, X: v}
+			return foldUnary(&ir.Unary{Op: ir.BitNot, X: v})
 		}
 	}
 	if t != ir.Invalid {
@@ -222,6 +390,10 @@ func (b *builder) ident(x *ast.Ident) ir.Expr {
 			return bd.val
 		case bd.idx3 != nil:
 			b.errorf(x.Pos(), "%s is a qd.NDRange3 index; use its fields %s.I, %s.J and %s.K", x.Name, x.Name, x.Name, x.Name)
+		case bd.agg || bd.ro:
+			b.errorf(x.Pos(), "%s has type %s, which cannot be used here; use its fields or elements", x.Name, b.fc.typeString(b.typ(x)))
+		case bd.ptr:
+			b.errorf(x.Pos(), "%s is a pointer; kernels use pointers only as method receivers: write *%s to copy the value", x.Name, x.Name)
 		case bd.param != nil:
 			b.errorf(x.Pos(), "array %s can only be indexed (%s[i]), measured (len(%s)) or passed to a helper function", x.Name, x.Name, x.Name)
 		}
@@ -246,8 +418,8 @@ func (b *builder) ident(x *ast.Ident) ir.Expr {
 	return bad()
 }
 
-// selector translates p.I of a qd.NDRange3 index; qualified constants have
-// been folded already.
+// selector translates a selector of one scalar: a field of a value, or p.I
+// of a qd.NDRange3 index; qualified constants have been folded already.
 func (b *builder) selector(x *ast.SelectorExpr) ir.Expr {
 	if sel, ok := b.info.Selections[x]; ok {
 		if f, ok := sel.Obj().(*types.Var); ok {
@@ -262,15 +434,13 @@ func (b *builder) selector(x *ast.SelectorExpr) ir.Expr {
 			}
 		}
 		if sel.Kind() == types.FieldVal {
-			b.errorf(x.Pos(), "struct fields are not supported in kernels")
-		} else {
-			b.errorf(x.Pos(), "methods are not supported in kernels")
+			return b.selectorVal(x, b.typ(x)).scalar()
 		}
+		b.errorf(x.Pos(), "method values are not supported in kernels; call the method: %s(...)", shortExpr(x))
 		return bad()
 	}
-	if fn, ok := b.info.Uses[x.Sel].(*types.Func); ok {
+	if _, ok := b.info.Uses[x.Sel].(*types.Func); ok {
 		b.errorf(x.Pos(), "function values are not supported in kernels; call %s directly", shortExpr(x))
-		_ = fn
 		return bad()
 	}
 	b.errorf(x.Pos(), "%s cannot be used in kernels", shortExpr(x))
@@ -336,8 +506,8 @@ func (b *builder) arrayIndex(x *ast.IndexExpr) (*ir.Param, []ast.Expr, bool) {
 
 // load reads an array element.
 func (b *builder) load(x *ast.IndexExpr) ir.Expr {
-	if tv, ok := b.info.Types[x.X]; ok && tv.IsType() {
-		b.errorf(x.Pos(), "generic instantiation is not supported in kernels")
+	if _, ok := b.typ(x).(*types.Signature); ok {
+		b.errorf(x.Pos(), "function values are not supported in kernels; call %s directly", shortExpr(x))
 		return bad()
 	}
 	p, idx, ok := b.arrayIndex(x)
@@ -366,7 +536,7 @@ func (b *builder) constant(tv types.TypeAndValue, p token.Pos) ir.Expr {
 		b.errorf(p, "invalid constant")
 		return bad()
 	}
-	t, ok := b.scalarType(types.Default(tv.Type), p, "constant "+tv.Value.ExactString())
+	t, ok := b.scalarType(types.Default(b.subst(tv.Type)), p, "constant "+tv.Value.ExactString())
 	if !ok {
 		return bad()
 	}
@@ -387,10 +557,17 @@ func constValue(v constant.Value, t ir.Type) (*ir.Const, bool) {
 		}
 		return ir.BoolC(constant.BoolVal(v)).(*ir.Const), true
 	case ir.F32, ir.F64:
-		f, _ := constant.Float64Val(constant.ToFloat(v))
-		if t == ir.F32 {
-			return ir.F32c(float32(f)).(*ir.Const), true
+		// Rounded once, from the exact value: a constant converted to a
+		// type parameter (T(1+1e-10)) reaches here unrounded, and rounding
+		// it to float64 first could round it twice.
+		if v.Kind() != constant.Int && v.Kind() != constant.Float {
+			return nil, false
 		}
+		if t == ir.F32 {
+			f, _ := constant.Float32Val(constant.ToFloat(v))
+			return ir.F32c(f).(*ir.Const), true
+		}
+		f, _ := constant.Float64Val(constant.ToFloat(v))
 		return ir.F64c(f).(*ir.Const), true
 	}
 	iv := constant.ToInt(v)

@@ -2,6 +2,7 @@ package frontend
 
 import (
 	"flag"
+	"go/types"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,10 +28,11 @@ func TestValid(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ks, err := Parse(filepath.Base(f), src)
+			file, err := ParseFile(filepath.Base(f), src)
 			if err != nil {
 				t.Fatal(err)
 			}
+			ks := append(file.Kernels, instances(t, file, src)...)
 			var sb strings.Builder
 			for _, k := range ks {
 				checkKernel(t, k)
@@ -52,6 +54,53 @@ func TestValid(t *testing.T) {
 			}
 		})
 	}
+}
+
+// instances instantiates the generic kernels of file as the source's
+// "// instantiate name[T, U]" comment lines say, in their order. A generic
+// kernel without such a line fails the test: it would go untested.
+func instances(t *testing.T, file *File, src []byte) []*ir.Kernel {
+	t.Helper()
+	byName := map[string]*Generic{}
+	for _, g := range file.Generics {
+		byName[g.Name] = g
+	}
+	used := map[string]bool{}
+	var out []*ir.Kernel
+	for _, line := range strings.Split(string(src), "\n") {
+		spec, ok := strings.CutPrefix(strings.TrimSpace(line), "// instantiate ")
+		if !ok {
+			continue
+		}
+		name, list, ok := strings.Cut(spec, "[")
+		g := byName[name]
+		if !ok || g == nil || !strings.HasSuffix(list, "]") {
+			t.Fatalf("bad instantiate line %q", line)
+		}
+		var targs []types.Type
+		for _, a := range splitTypeList(strings.TrimSuffix(list, "]")) {
+			ty, err := g.Type(strings.TrimSpace(a))
+			if err != nil {
+				t.Fatal(err)
+			}
+			targs = append(targs, ty)
+		}
+		k, err := g.Instantiate(targs...)
+		if err != nil {
+			t.Fatalf("%s: %v", spec, err)
+		}
+		if k.Name != irName(spec) || g.InstanceName(targs...) != spec {
+			t.Errorf("instance of %s is named %s (%s in messages)", spec, k.Name, g.InstanceName(targs...))
+		}
+		used[name] = true
+		out = append(out, k)
+	}
+	for _, g := range file.Generics {
+		if !used[g.Name] {
+			t.Errorf("generic kernel %s has no // instantiate line", g.Name)
+		}
+	}
+	return out
 }
 
 // checkKernel asserts what every produced kernel must satisfy.

@@ -59,10 +59,13 @@ type apiFunc struct {
 	minmax    ir.BinOp
 }
 
-// stdlib is the type-checked kernel API and math, shared (read-only) by every
-// Parse.
+// stdlib is the type-checked kernel API, value library and math, shared
+// (read-only) by every Parse.
 type stdlib struct {
 	qd, math, iter *types.Package
+	fset           *token.FileSet                // positions of every embedded source
+	info           *types.Info                   // of package qd's library bodies
+	decls          map[*types.Func]*ast.FuncDecl // the library's functions and methods
 	funcs          map[*types.Func]apiFunc
 	index3         *types.Named // qd.Index3
 	index3Fields   map[*types.Var]int
@@ -74,12 +77,12 @@ var (
 	std     stdlib
 )
 
-// loadStd type-checks the embedded declarations once. Function bodies are
-// skipped: only the declarations matter, and the bodies' imports (sync/atomic,
-// unsafe) need not resolve.
+// loadStd type-checks the embedded sources once: math and iter as
+// declarations, package qd with its library's bodies (checkQD).
 func loadStd() *stdlib {
 	stdOnce.Do(func() {
 		fset := token.NewFileSet()
+		std.fset = fset
 		var err error
 		if std.iter, err = checkEmbedded(fset, "iter", iterSource, nil); err != nil {
 			std.err = err
@@ -89,7 +92,7 @@ func loadStd() *stdlib {
 			std.err = err
 			return
 		}
-		if std.qd, err = checkEmbedded(fset, QDPath, qdSource, &std); err != nil {
+		if std.qd, std.info, std.decls, err = checkQD(fset, &std); err != nil {
 			std.err = err
 			return
 		}

@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"strings"
 
 	"github.com/quadrants-go/qd/internal/ir"
 )
@@ -19,8 +20,13 @@ const maxStmts = 200000
 
 // binding is what a Go variable stands for in the IR.
 type binding struct {
-	v     *ir.Var   // a local: reads are VarRefs, assignments Assigns
-	val   ir.Expr   // a read-only value (kernel scalar parameter, bound helper argument)
+	v     *ir.Var   // a scalar local: reads are VarRefs, assignments Assigns
+	val   ir.Expr   // a read-only scalar value (kernel scalar parameter, bound helper argument)
+	vars  []*ir.Var // agg: the leaves of a local value; ptr: those the pointer points to
+	vals  []ir.Expr // ro: the leaves of a read-only value (a bound helper argument)
+	agg   bool      // a local of struct or array type, in vars
+	ro    bool      // a read-only value of struct or array type, in vals
+	ptr   bool      // a pointer receiver, pointing to vars
 	param *ir.Param // an array (Dims > 0), or the kernel scalar parameter behind val
 	idx3  []*ir.Var // a qd.NDRange3 index: p.I, p.J, p.K
 	bad   bool      // a variable whose declaration failed: uses are not reported again
@@ -38,6 +44,9 @@ type target struct {
 	// of a loop whose Post cannot live in ir.For.Post).
 	contBrk *ir.For
 	used    bool // a break of brk, or of contBrk, was emitted
+	// usedBrk and usedCont say which: an unrolled loop wraps its
+	// iterations only in the one-trip loops that are left.
+	usedBrk, usedCont bool
 }
 
 // frame is one function being translated: the kernel, or an inlined helper.
@@ -46,16 +55,29 @@ type frame struct {
 	name     string
 	parent   *frame
 	vars     map[types.Object]*binding
-	results  []*ir.Var
+	results  []result
 	retFor   *ir.For // one-trip wrapper a non-tail return breaks out of
 	retUsed  bool
 	targets  []*target
 	callPos  token.Pos
 	isKernel bool
+	info     *types.Info // what go/types recorded about the function's source
+	env      env         // the type arguments of a generic function or receiver
+	tcache   map[types.Type]types.Type
+	lib      bool             // a function of qd's value library
+	userPos  ir.Pos           // in a library frame: the call in the kernel's file that led there
+	owned    map[*ir.Var]bool // the frame's own locals (see tailReturn)
+}
+
+// result is a helper's result: the locals of its leaves.
+type result struct {
+	t    types.Type
+	vars []*ir.Var
 }
 
 // builder translates one kernel.
 type builder struct {
+	name    string // the kernel's name in messages: saxpy, or saxpy[float64]
 	fc      *fileCtx
 	std     *stdlib
 	info    *types.Info
@@ -70,15 +92,57 @@ type builder struct {
 	inlines int
 	nstmts  int
 	nerrs   int
+	// fresh are locals holding results that calls handed over and that
+	// nothing names yet: a declaration may adopt them (see tailReturn).
+	fresh   map[*ir.Var]bool
+	libErrs map[ir.Pos]bool // calls into the library with an error reported
 	// blockDim is the pending qd.LoopConfig(qd.BlockDim(n)) value and the
 	// position of that call, consumed by the next parallel loop.
 	blockDim    int
 	blockDimPos token.Pos
 }
 
+// errorf reports an error at p. An error inside the value library is
+// reported at the call in the kernel's file that led there, naming the
+// library function and position, since that call is what the user can
+// change.
 func (b *builder) errorf(p token.Pos, format string, args ...any) {
 	b.nerrs++
-	b.fc.errorf(p, b.k.Name, format, args...)
+	if b.std.isLibPos(p) {
+		var chain []string
+		for f := b.fr; f != nil && f.lib; f = f.parent {
+			chain = append(chain, "qd."+f.name)
+		}
+		// One error per call from the kernel's file: what follows inside
+		// the library is the same problem again, or follows from it.
+		if b.libErrs[b.fr.userPos] {
+			return
+		}
+		if b.libErrs == nil {
+			b.libErrs = map[ir.Pos]bool{}
+		}
+		b.libErrs[b.fr.userPos] = true
+		msg := fmt.Sprintf(format, args...)
+		if len(chain) > 0 {
+			msg += fmt.Sprintf(" (in %s at %s", chain[0], b.std.libPos(p))
+			if len(chain) > 1 {
+				msg += ", called from " + strings.Join(chain[1:], " ← ")
+			}
+			msg += ")"
+		}
+		b.fc.errs.add(&ir.Error{Pos: b.fr.userPos, Kernel: b.name, Msg: msg})
+		return
+	}
+	b.fc.errorf(p, b.name, format, args...)
+}
+
+// at is the position statements translated from source position p carry:
+// p itself in the kernel's file; in the library, the call that led there.
+func (b *builder) at(p token.Pos) ir.Pos {
+	if b.std.isLibPos(p) {
+		return b.fr.userPos
+	}
+	return b.fc.pos(p)
 }
 
 func (b *builder) emit(s ir.Stmt) { *b.block = append(*b.block, s) }
@@ -126,20 +190,20 @@ func (b *builder) lookup(obj types.Object) *binding {
 	return b.fr.vars[obj]
 }
 
-// buildKernel translates the kernel fd, or reports why it cannot.
-func (fc *fileCtx) buildKernel(fd *ast.FuncDecl) *ir.Kernel {
+// buildKernel translates the kernel fd, or reports why it cannot. For a
+// generic kernel, name is the instance's name (saxpy[float64]), which
+// messages use, and e binds its type parameters; the IR's name must be an
+// identifier, so the instance is saxpy_float64 there (irName).
+func (fc *fileCtx) buildKernel(fd *ast.FuncDecl, name string, e env) *ir.Kernel {
 	fn, _ := fc.info.Defs[fd.Name].(*types.Func)
 	if fn == nil {
 		return nil
 	}
-	b := &builder{fc: fc, std: fc.std, info: fc.info, top: true}
-	b.k = &ir.Kernel{Name: fd.Name.Name, Pos: fc.pos(fd.Pos())}
+	b := &builder{name: name, fc: fc, std: fc.std, info: fc.info, top: true, fresh: map[*ir.Var]bool{}}
+	b.k = &ir.Kernel{Name: irName(name), Pos: fc.pos(fd.Pos())}
 	b.block = &b.k.Body
-	b.fr = &frame{fn: fn, name: fd.Name.Name, vars: map[types.Object]*binding{}, isKernel: true}
+	b.fr = &frame{fn: fn, name: fd.Name.Name, vars: map[types.Object]*binding{}, isKernel: true, info: fc.info, env: e}
 	sig := fn.Type().(*types.Signature)
-	if fd.Type.TypeParams != nil && fd.Type.TypeParams.NumFields() > 0 {
-		b.errorf(fd.Type.TypeParams.Pos(), "kernel %s cannot be generic; write one kernel per element type", fd.Name.Name)
-	}
 	if sig.Results().Len() > 0 {
 		b.errorf(fd.Type.Results.Pos(), "kernel %s cannot return values; write results to an array parameter", fd.Name.Name)
 	}
@@ -153,7 +217,9 @@ func (fc *fileCtx) buildKernel(fd *ast.FuncDecl) *ir.Kernel {
 	return b.k
 }
 
-// params declares the kernel's parameters.
+// params declares the kernel's parameters. A parameter refused here is
+// bound as bad, so that its uses report nothing more: the one error says
+// what to write instead.
 func (b *builder) params(fd *ast.FuncDecl) {
 	for _, field := range fd.Type.Params.List {
 		names := field.Names
@@ -167,13 +233,20 @@ func (b *builder) params(fd *ast.FuncDecl) {
 			if id != nil {
 				p, name, obj = id.Pos(), id.Name, b.info.Defs[id]
 			}
-			t := b.info.TypeOf(field.Type)
+			fail := func() {
+				if obj != nil {
+					b.fr.vars[obj] = &binding{bad: true}
+				}
+			}
+			t := b.typ(field.Type)
 			if _, ok := field.Type.(*ast.Ellipsis); ok {
 				b.errorf(p, "variadic parameter %s is not supported; use an array parameter []T", name)
+				fail()
 				continue
 			}
 			elem, dims, ok := b.arrayOrScalar(t, p, "parameter "+name)
 			if !ok {
+				fail()
 				continue
 			}
 			prm := &ir.Param{Name: name, Elem: elem, Dims: dims, Index: len(b.k.Params), Pos: b.fc.pos(p),
@@ -192,9 +265,12 @@ func (b *builder) params(fd *ast.FuncDecl) {
 }
 
 // arrayOrScalar classifies a parameter type: a scalar (dims 0) or a slice of
-// 1 to 3 dimensions of a scalar element.
+// 1 to 3 dimensions of a scalar element. Structs and fixed arrays, as
+// parameters or as elements, need the IR to describe their layout (a later
+// phase); until then they are refused with what to pass instead.
 func (b *builder) arrayOrScalar(t types.Type, p token.Pos, what string) (ir.Type, int, bool) {
 	dims := 0
+	whole := t
 	for {
 		s, ok := types.Unalias(t).(*types.Slice)
 		if !ok {
@@ -205,6 +281,16 @@ func (b *builder) arrayOrScalar(t types.Type, p token.Pos, what string) (ir.Type
 	}
 	if dims > 3 {
 		b.errorf(p, "%s has %d dimensions; arrays have 1 to 3 ([]T, [][]T, [][][]T)", what, dims)
+		return ir.Invalid, 0, false
+	}
+	if isAggregate(t) {
+		if dims > 0 {
+			b.errorf(p, "%s has type %s: arrays of structs or fixed-size arrays are not supported as kernel parameters yet; pass one array per field or component (a []float32 for each)",
+				what, b.fc.typeString(whole))
+		} else {
+			b.errorf(p, "%s has type %s: struct and fixed-size array parameters are not supported yet; pass each field or component as its own parameter",
+				what, b.fc.typeString(whole))
+		}
 		return ir.Invalid, 0, false
 	}
 	et, ok := b.scalarType(t, p, what)
@@ -332,43 +418,44 @@ func (b *builder) scalarType(t types.Type, p token.Pos, what string) (ir.Type, b
 		return ir.Invalid, false
 	}
 	if tp, ok := t.(*types.TypeParam); ok {
-		b.errorf(p, "%s has type parameter type %s; generic functions are not supported in kernels", what, tp)
+		b.errorf(p, "internal error: %s has type %s, a type parameter left uninstantiated; please report this kernel", what, tp)
 		return ir.Invalid, false
 	}
+	t = types.Unalias(t)
 	switch u := t.Underlying().(type) {
 	case *types.Basic:
 		switch u.Kind() {
 		case types.Int8, types.Int16, types.Uint8, types.Uint16:
-			b.errorf(p, "%s has type %s; 8- and 16-bit integers are not supported in kernels: use int32, uint32, int or uint64", what, t)
+			b.errorf(p, "%s has type %s; 8- and 16-bit integers are not supported in kernels yet: use int32, uint32, int or uint64", what, b.fc.typeString(t))
 		case types.String, types.UntypedString:
-			b.errorf(p, "%s has type %s; strings are not supported in kernels", what, t)
+			b.errorf(p, "%s has type %s; strings are not supported in kernels", what, b.fc.typeString(t))
 		case types.Complex64, types.Complex128, types.UntypedComplex:
-			b.errorf(p, "%s has type %s; complex numbers are not supported in kernels: use two float arrays", what, t)
+			b.errorf(p, "%s has type %s; complex numbers are not supported in kernels: use two float arrays", what, b.fc.typeString(t))
 		case types.UntypedNil:
 			b.errorf(p, "nil is not supported in kernels")
 		case types.Invalid:
 			b.errorf(p, "%s has an invalid type", what)
 		default:
-			b.errorf(p, "%s has type %s, which kernels do not support; use bool, int, int32, int64, uint, uint32, uint64, float32 or float64", what, t)
+			b.errorf(p, "%s has type %s, which kernels do not support; use bool, int, int32, int64, uint, uint32, uint64, float32 or float64", what, b.fc.typeString(t))
 		}
 	case *types.Slice:
-		b.errorf(p, "%s has array type %s; arrays are only supported as parameters ([]T, [][]T, [][][]T), not as locals or results", what, t)
+		b.errorf(p, "%s has array type %s; arrays are only supported as parameters ([]T, [][]T, [][][]T), not as locals or results", what, b.fc.typeString(t))
 	case *types.Array:
-		b.errorf(p, "%s has fixed-size array type %s, which kernels do not support; use an array parameter []T", what, t)
+		b.errorf(p, "%s has fixed-size array type %s where kernels need a scalar (a bool, an integer or a float)", what, b.fc.typeString(t))
 	case *types.Pointer:
-		b.errorf(p, "%s has pointer type %s; pointers are not supported in kernels (only &x[i] as the first argument of a qd atomic)", what, t)
+		b.errorf(p, "%s has pointer type %s; pointers are not supported in kernels (only &x[i] as the first argument of a qd atomic)", what, b.fc.typeString(t))
 	case *types.Map:
-		b.errorf(p, "%s has map type %s; maps are not supported in kernels", what, t)
+		b.errorf(p, "%s has map type %s; maps are not supported in kernels", what, b.fc.typeString(t))
 	case *types.Chan:
-		b.errorf(p, "%s has channel type %s; channels are not supported in kernels", what, t)
+		b.errorf(p, "%s has channel type %s; channels are not supported in kernels", what, b.fc.typeString(t))
 	case *types.Struct:
-		b.errorf(p, "%s has struct type %s; structs are not supported in kernels: pass each field as its own parameter", what, t)
+		b.errorf(p, "%s has struct type %s where kernels need a scalar (a bool, an integer or a float)", what, b.fc.typeString(t))
 	case *types.Interface:
-		b.errorf(p, "%s has interface type %s; interfaces are not supported in kernels", what, t)
+		b.errorf(p, "%s has interface type %s; interfaces are not supported in kernels", what, b.fc.typeString(t))
 	case *types.Signature:
-		b.errorf(p, "%s has function type %s; function values are not supported in kernels: call the function directly", what, t)
+		b.errorf(p, "%s has function type %s; function values are not supported in kernels: call the function directly", what, b.fc.typeString(t))
 	default:
-		b.errorf(p, "%s has type %s, which kernels do not support", what, t)
+		b.errorf(p, "%s has type %s, which kernels do not support", what, b.fc.typeString(t))
 	}
 	return ir.Invalid, false
 }
@@ -377,7 +464,7 @@ func (b *builder) scalarType(t types.Type, p token.Pos, what string) (ir.Type, b
 // error: rendering every subexpression of a long chain x+1+1+... made
 // compiling it quadratic in its length.
 func (b *builder) typeOf(e ast.Expr) (ir.Type, bool) {
-	t := b.info.TypeOf(e)
+	t := b.typ(e)
 	if it, ok := basicType(t); ok {
 		return it, true
 	}

@@ -11,7 +11,11 @@ import (
 // forStmt translates a 3-clause, condition-only or infinite for loop: always
 // serial, at the top level too.
 func (b *builder) forStmt(s *ast.ForStmt, label *types.Label) {
-	loop := &ir.For{Pos: b.fc.pos(s.Pos())}
+	if obj, vals, ok := b.constLoop(s); ok && b.shouldUnroll(int64(len(vals)), obj, s.Body) {
+		b.unroll(b.at(s.Pos()), label, s.Body.List, len(vals), func(k int) { b.bindConst(obj, vals[k], s.Body) })
+		return
+	}
+	loop := &ir.For{Pos: b.at(s.Pos())}
 	t := &target{label: label, loop: true, brk: loop, cont: loop}
 	if s.Init != nil {
 		b.nested(&loop.Init, func() { b.stmt(s.Init, false) })
@@ -86,6 +90,13 @@ type rangeSpace struct {
 	extents []ir.Expr
 	array   *ir.Param // range over an array parameter: the value is array[i]
 	nd3     bool      // qd.NDRange3: one Index3 value
+	// A range over a local array value (always serial): its elements,
+	// when the loop has a value variable, with their type and layout.
+	local  bool
+	arr    val
+	elemT  types.Type
+	elemL  *layout
+	length int
 }
 
 // rangeStmt translates a range loop over an integer, an array parameter,
@@ -115,12 +126,17 @@ func (b *builder) rangeStmt(s *ast.RangeStmt, label *types.Label) {
 		objs = []types.Object{b.defOf(s.Key), b.defOf(s.Value)}
 	default:
 		objs = []types.Object{b.defOf(s.Key)}
-		if s.Value != nil && sp.array == nil {
+		if s.Value != nil && sp.array == nil && !sp.local {
 			b.errorf(s.Value.Pos(), "ranging over an integer gives one variable")
 			return
 		}
 	}
-	parallel := b.top
+	// A range over a local array is a loop over its few elements: serial,
+	// as every loop that reads a local value is.
+	parallel := b.top && !sp.local
+	if !parallel && b.unrollRange(s, label, sp, objs[0]) {
+		return
+	}
 	names := make([]string, dims)
 	for d := range dims {
 		names[d] = "_"
@@ -137,7 +153,7 @@ func (b *builder) rangeStmt(s *ast.RangeStmt, label *types.Label) {
 	// bindVars emits, at the top of the body, the copies and the array value
 	// that the body's variables need, and binds them.
 	bindVars := func() {
-		assigned := b.fc.assignedIn(s.Body)
+		assigned := b.fc.assignedIn(b.info, s.Body)
 		if sp.nd3 {
 			if objs[0] != nil {
 				b.fr.vars[objs[0]] = &binding{idx3: counters}
@@ -158,6 +174,12 @@ func (b *builder) rangeStmt(s *ast.RangeStmt, label *types.Label) {
 			if obj := b.defOf(s.Value); obj != nil {
 				v := b.decl(obj.Name(), &ir.Load{Array: sp.array, Index: []ir.Expr{&ir.VarRef{Var: counters[0]}}})
 				b.fr.vars[obj] = &binding{v: v}
+			}
+		}
+		if sp.local && s.Value != nil {
+			if obj := b.defOf(s.Value); obj != nil {
+				el := b.elementOf(sp.arr, &ir.VarRef{Var: counters[0]}, sp.elemT, sp.elemL, sp.length, s.Value.Pos())
+				b.declare(obj, el, s.Value.Pos(), b.at(s.Value.Pos()))
 			}
 		}
 	}
@@ -190,14 +212,20 @@ func (b *builder) rangeSpace(s *ast.RangeStmt) (rangeSpace, bool) {
 			return rangeSpace{extents: ext, nd3: len(ext) == 3}, true
 		}
 	}
-	t := b.info.TypeOf(x)
+	t := b.typ(x)
 	if t == nil {
 		return rangeSpace{}, false
+	}
+	if isLocalArray(t) {
+		return b.localRangeSpace(s, x, t)
 	}
 	switch u := t.Underlying().(type) {
 	case *types.Basic:
 		if u.Info()&types.IsInteger != 0 {
 			n := b.expr(x)
+			if n.Type() == ir.Invalid {
+				return rangeSpace{}, false
+			}
 			if !n.Type().IsInteger() {
 				b.errorf(x.Pos(), "range over %s: the count must have type int, int32, int64, uint, uint32 or uint64", shortExpr(x))
 				return rangeSpace{}, false
@@ -233,7 +261,7 @@ func (b *builder) rangeSpace(s *ast.RangeStmt) (rangeSpace, bool) {
 // parallelFor emits a ParallelFor. A continue in its body leaves a one-trip
 // loop wrapped around the body.
 func (b *builder) parallelFor(s *ast.RangeStmt, label *types.Label, sp rangeSpace, counters []*ir.Var, bindVars func()) {
-	node := &ir.ParallelFor{Pos: b.fc.pos(s.Pos()), Vars: counters, Extents: sp.extents}
+	node := &ir.ParallelFor{Pos: b.at(s.Pos()), Vars: counters, Extents: sp.extents}
 	if b.blockDimPos.IsValid() {
 		node.BlockDim = b.blockDim
 		b.blockDimPos = token.NoPos
@@ -279,7 +307,7 @@ func (b *builder) serialRange(s *ast.RangeStmt, label *types.Label, sp rangeSpac
 	for d := range counters {
 		c := counters[d]
 		loop := &ir.For{
-			Pos:  b.fc.pos(s.Pos()),
+			Pos:  b.at(s.Pos()),
 			Init: []ir.Stmt{&ir.Decl{Pos: b.pos, Var: c, Init: ir.Zero(c.Type)}},
 			Cond: ir.NewBinary(ir.Lt, &ir.VarRef{Var: c}, ext[d]),
 			Post: []ir.Stmt{&ir.Assign{Pos: b.pos, Var: c, Value: ir.NewBinary(ir.Add, &ir.VarRef{Var: c}, ir.One(c.Type))}},
@@ -310,4 +338,70 @@ func isInvariant(e ir.Expr) bool {
 		return isInvariant(e.X)
 	}
 	return false
+}
+
+// localRangeSpace evaluates a range over a local array value x of type t.
+// The array is read once, before the loop, when the loop has a value
+// variable (as Go evaluates it); a local that the body leaves alone is read
+// in place.
+func (b *builder) localRangeSpace(s *ast.RangeStmt, x ast.Expr, t types.Type) (rangeSpace, bool) {
+	at := t
+	if p, ok := t.Underlying().(*types.Pointer); ok {
+		at = p.Elem()
+	}
+	arr := at.Underlying().(*types.Array)
+	sp := rangeSpace{extents: []ir.Expr{ir.I64c(arr.Len())}, local: true, length: int(arr.Len())}
+	if s.Value == nil {
+		return sp, true
+	}
+	al, ok := b.layoutOr(at, x.Pos(), func() string { return "array " + shortExpr(x) })
+	if !ok {
+		return rangeSpace{}, false
+	}
+	sp.elemT = b.subst(arr.Elem())
+	if sp.elemL, ok = b.layoutOr(sp.elemT, x.Pos(), func() string { return "element of " + shortExpr(x) }); !ok {
+		return rangeSpace{}, false
+	}
+	v := b.operandVal(x, t)
+	if v.bad() {
+		return rangeSpace{}, false
+	}
+	if id := rootIdent(x); id == nil || b.fc.assignedIn(b.info, s.Body)[b.info.Uses[id]] || !allDirect(v.leaves, nil) {
+		v = val{t: at, leaves: refs(b.declLeaves("range", al, v, b.pos))}
+	}
+	sp.arr = v
+	return sp, true
+}
+
+// unrollRange unrolls a serial range loop over a constant count when
+// shouldUnroll says so, or over a local array whose elements the loop
+// reads; it reports whether it did.
+func (b *builder) unrollRange(s *ast.RangeStmt, label *types.Label, sp rangeSpace, key types.Object) bool {
+	if len(sp.extents) != 1 || sp.nd3 || sp.array != nil {
+		return false
+	}
+	c, ok := sp.extents[0].(*ir.Const)
+	if !ok {
+		return false
+	}
+	trips, _ := constIndex(c, maxUnrollTrips+1)
+	value := b.defOf(s.Value)
+	switch {
+	case trips < 0 || trips > maxUnrollTrips:
+		return false
+	case sp.local && value != nil:
+		if int64(trips)*int64(b.unrollCost(s.Body.List)) > maxUnroll {
+			return false
+		}
+	case !b.shouldUnroll(int64(trips), key, s.Body):
+		return false
+	}
+	b.unroll(b.at(s.Pos()), label, s.Body.List, trips, func(k int) {
+		b.bindConst(key, ir.IntC(c.T, int64(k)), s.Body)
+		if sp.local && value != nil {
+			el := b.project(sp.arr, sp.elemT, k*sp.elemL.size(), sp.elemL.size())
+			b.declare(value, el, s.Value.Pos(), b.at(s.Value.Pos()))
+		}
+	})
+	return true
 }

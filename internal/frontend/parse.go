@@ -11,6 +11,7 @@ import (
 	"go/types"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/quadrants-go/qd/internal/ir"
 )
@@ -21,13 +22,35 @@ const kernelMarker = "//qd:kernel"
 // Parse parses and type-checks the Go source src (named filename in
 // positions and messages) and returns one kernel per function marked with a
 // //qd:kernel comment line, in source order. The error, when not nil, is an
-// ErrorList of positioned *ir.Error values.
+// ErrorList of positioned *ir.Error values. A generic kernel is an error
+// here: ParseFile returns it as a template to instantiate.
 func Parse(filename string, src []byte) ([]*ir.Kernel, error) {
+	f, err := ParseFile(filename, src)
+	if err != nil {
+		return nil, err
+	}
+	if len(f.Generics) > 0 {
+		for _, g := range f.Generics {
+			g.fc.errorf(g.fd.Type.TypeParams.Pos(), g.Name, "kernel %s is generic; launching generic kernels is not supported yet: write one kernel per element type", g.Name)
+		}
+		return nil, f.fc.errs.result()
+	}
+	return f.Kernels, nil
+}
+
+// ParseFile parses and type-checks src as Parse does, and returns its plain
+// kernels, translated, and its generic kernels as templates
+// (Generic.Instantiate translates one for given type arguments).
+func ParseFile(filename string, src []byte) (*File, error) {
 	s := loadStd()
 	if s.err != nil {
 		return nil, s.err
 	}
-	fc := &fileCtx{std: s, fset: token.NewFileSet(), filename: filename, fake: map[*types.Package]bool{}}
+	fc := &fileCtx{std: s, fset: token.NewFileSet(), filename: filename, fake: map[*types.Package]bool{},
+		tctxt: types.NewContext()}
+	// The file's positions come after the embedded sources', so that one
+	// token.Pos says which of the two it is in (stdlib.isLibPos).
+	fc.fset.AddFile("", -1, s.fset.Base())
 	f, err := parser.ParseFile(fc.fset, filename, src, parser.ParseComments|parser.SkipObjectResolution)
 	if err != nil {
 		var el scanner.ErrorList
@@ -40,18 +63,27 @@ func Parse(filename string, src []byte) ([]*ir.Kernel, error) {
 		return nil, err
 	}
 	fc.file = f
+	out := &File{fc: fc}
 	kernels := fc.findKernels()
 	if len(kernels) == 0 {
-		return nil, fc.errs.result()
+		if err := fc.errs.result(); err != nil {
+			return nil, err
+		}
+		return out, nil
 	}
 	fc.typeCheck()
 	if err := fc.errs.result(); err != nil {
 		return nil, err
 	}
-	out := make([]*ir.Kernel, 0, len(kernels))
 	for _, fd := range kernels {
-		if k := fc.buildKernel(fd); k != nil {
-			out = append(out, k)
+		if fd.Type.TypeParams != nil && fd.Type.TypeParams.NumFields() > 0 {
+			if g := fc.generic(fd); g != nil {
+				out.Generics = append(out.Generics, g)
+			}
+			continue
+		}
+		if k := fc.buildKernel(fd, fd.Name.Name, nil); k != nil {
+			out.Kernels = append(out.Kernels, k)
 		}
 	}
 	if err := fc.errs.result(); err != nil {
@@ -72,6 +104,10 @@ type fileCtx struct {
 	decls    map[*types.Func]*ast.FuncDecl      // functions of the file
 	kernels  map[*types.Func]bool               // those marked //qd:kernel
 	assigned map[ast.Node]map[types.Object]bool // cache of assignedIn
+	layouts  map[types.Type]*layout             // cache of layoutOf
+	nreturns map[*ast.FuncDecl]int              // cache of returns
+	tctxt    *types.Context                     // instances the front end makes
+	mu       sync.Mutex                         // held by Generic.Instantiate
 	typeErrs []types.Error
 	errs     errList
 }
@@ -82,6 +118,10 @@ type fileCtx struct {
 func (fc *fileCtx) pos(p token.Pos) ir.Pos {
 	if !p.IsValid() {
 		return ir.Pos{}
+	}
+	if fc.std.isLibPos(p) {
+		q := fc.std.fset.Position(p)
+		return ir.Pos{File: q.Filename, Line: q.Line, Col: q.Column}
 	}
 	q := fc.fset.Position(p)
 	return ir.Pos{File: cmp.Or(q.Filename, fc.filename), Line: q.Line, Col: q.Column}
@@ -158,12 +198,7 @@ func (fc *fileCtx) findKernels() []*ast.FuncDecl {
 // declarations they use; errors elsewhere belong to host code that may rely
 // on the rest of its package, which qd does not see.
 func (fc *fileCtx) typeCheck() {
-	fc.info = &types.Info{
-		Types:      map[ast.Expr]types.TypeAndValue{},
-		Defs:       map[*ast.Ident]types.Object{},
-		Uses:       map[*ast.Ident]types.Object{},
-		Selections: map[*ast.SelectorExpr]*types.Selection{},
-	}
+	fc.info = newInfo()
 	conf := types.Config{
 		Importer: importerFunc(func(p string) (*types.Package, error) { return fc.std.imp(p, fc.fake) }),
 		Error: func(err error) {
@@ -184,7 +219,7 @@ func (fc *fileCtx) typeCheck() {
 	var roots []*ast.FuncDecl
 	for _, d := range fc.file.Decls {
 		fd, ok := d.(*ast.FuncDecl)
-		if !ok || fd.Recv != nil {
+		if !ok {
 			continue
 		}
 		fn, ok := fc.info.Defs[fd.Name].(*types.Func)
@@ -192,7 +227,7 @@ func (fc *fileCtx) typeCheck() {
 			continue
 		}
 		fc.decls[fn] = fd
-		if fd.Doc != nil && fd.Body != nil && hasMarker(fd.Doc) {
+		if fd.Recv == nil && fd.Doc != nil && fd.Body != nil && hasMarker(fd.Doc) {
 			fc.kernels[fn] = true
 			roots = append(roots, fd)
 		}
@@ -224,6 +259,13 @@ func (fc *fileCtx) typeCheck() {
 				}
 			case *ast.Ident:
 				obj := fc.info.Uses[m]
+				if fn, ok := obj.(*types.Func); ok && fn.Pkg() == fc.pkg {
+					// Methods are in no scope: find them by declaration.
+					if fd := fc.decls[fn.Origin()]; fd != nil {
+						visit(fd)
+						return true
+					}
+				}
 				if obj == nil || obj.Pkg() != fc.pkg || obj.Parent() != fc.pkg.Scope() {
 					return true
 				}
@@ -311,16 +353,19 @@ func (fc *fileCtx) specOf(p token.Pos) ast.Node {
 }
 
 // assignedIn returns the objects that body assigns (=, op=, ++, --, or as
-// the target of a range clause with =): those need a local of their own
-// where a read-only binding would otherwise do.
-func (fc *fileCtx) assignedIn(body ast.Node) map[types.Object]bool {
+// the target of a range clause with =), in whole or in part (p.X = v,
+// a[i] = v), or whose address it takes (&v, or a method with a pointer
+// receiver called on v): those need a local of their own where a
+// read-only binding would otherwise do. info is what go/types recorded
+// about body.
+func (fc *fileCtx) assignedIn(info *types.Info, body ast.Node) map[types.Object]bool {
 	if m, ok := fc.assigned[body]; ok {
 		return m
 	}
 	m := map[types.Object]bool{}
 	mark := func(e ast.Expr) {
-		if id, ok := ast.Unparen(e).(*ast.Ident); ok {
-			if obj := fc.info.Uses[id]; obj != nil {
+		if id := rootIdent(e); id != nil {
+			if obj := info.Uses[id]; obj != nil {
 				m[obj] = true
 			}
 		}
@@ -338,6 +383,14 @@ func (fc *fileCtx) assignedIn(body ast.Node) map[types.Object]bool {
 				mark(n.Key)
 				mark(n.Value)
 			}
+		case *ast.UnaryExpr:
+			if n.Op == token.AND {
+				mark(n.X)
+			}
+		case *ast.SelectorExpr:
+			if sel, ok := info.Selections[n]; ok && sel.Kind() == types.MethodVal && mayTakeAddress(sel) {
+				mark(n.X)
+			}
 		}
 		return true
 	})
@@ -346,4 +399,40 @@ func (fc *fileCtx) assignedIn(body ast.Node) map[types.Object]bool {
 	}
 	fc.assigned[body] = m
 	return m
+}
+
+// rootIdent is the variable at the root of a selector and index path
+// (p in p.V[i].X), or nil.
+func rootIdent(e ast.Expr) *ast.Ident {
+	for {
+		switch x := ast.Unparen(e).(type) {
+		case *ast.Ident:
+			return x
+		case *ast.SelectorExpr:
+			e = x.X
+		case *ast.IndexExpr:
+			e = x.X
+		case *ast.StarExpr:
+			e = x.X
+		default:
+			return nil
+		}
+	}
+}
+
+// mayTakeAddress reports whether calling the method sel on a value takes
+// the value's address: a pointer receiver on an operand that is no
+// pointer, or any method on a value of type parameter type (its method
+// set is known only once instantiated).
+func mayTakeAddress(sel *types.Selection) bool {
+	if _, ok := sel.Recv().(*types.TypeParam); ok {
+		return true
+	}
+	fn, ok := sel.Obj().(*types.Func)
+	if !ok {
+		return false
+	}
+	_, ptrRecv := fn.Type().(*types.Signature).Recv().Type().(*types.Pointer)
+	_, ptrOperand := sel.Recv().Underlying().(*types.Pointer)
+	return ptrRecv && !ptrOperand
 }

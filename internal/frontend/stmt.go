@@ -142,7 +142,7 @@ func (b *builder) stmt(s ast.Stmt, tail bool) {
 		return
 	}
 	savedPos := b.pos
-	b.pos = b.fc.pos(s.Pos())
+	b.pos = b.at(s.Pos())
 	defer func() { b.pos = savedPos }()
 	switch s := s.(type) {
 	case *ast.ExprStmt:
@@ -219,8 +219,8 @@ func (b *builder) exprStmt(s *ast.ExprStmt) {
 		b.errorf(call.Pos(), "qd.LoopConfig must be a statement at the top level of the kernel (or of a qd.StreamParallel block), immediately before a parallel loop")
 		return
 	}
-	for _, v := range b.call(call) {
-		b.discard(v)
+	for _, v := range b.callVals(call) {
+		b.discardVal(v)
 	}
 }
 
@@ -318,12 +318,26 @@ func (b *builder) ifStmt(s *ast.IfStmt, rest []ast.Stmt, tail bool) {
 	if s.Init != nil {
 		b.stmt(s.Init, false)
 	}
-	node := &ir.If{Pos: b.fc.pos(s.Pos()), Cond: b.cond(s.Cond)}
-	b.emit(node)
+	c := b.cond(s.Cond)
 	then, els := s.Body.List, elseList(s)
 	if rest != nil {
 		then, els = splitIfRest(s, rest)
 	}
+	if k, ok := c.(*ir.Const); ok && k.T == ir.Bool && b.info.Types[s.Cond].Value == nil {
+		// A condition that is constant only once translated (T(1+1e-10)
+		// == 1 for float32, a test of an unrolled loop's variable): only
+		// the branch it takes is translated.
+		var taken []ir.Stmt
+		branch := then
+		if k.Bits == 0 {
+			branch = els
+		}
+		b.nested(&taken, func() { b.stmtList(branch, tail) })
+		*b.block = append(*b.block, taken...)
+		return
+	}
+	node := &ir.If{Pos: b.at(s.Pos()), Cond: c}
+	b.emit(node)
 	b.nested(&node.Then, func() { b.stmtList(then, tail) })
 	if len(els) > 0 {
 		b.nested(&node.Else, func() { b.stmtList(els, tail) })
@@ -346,12 +360,22 @@ func (b *builder) switchStmt(s *ast.SwitchStmt, label *types.Label, tail bool) {
 	if s.Init != nil {
 		b.stmt(s.Init, false)
 	}
-	var tag ir.Expr
-	if s.Tag != nil {
-		tag = b.expr(s.Tag)
+	// match tests one case expression: against the tag, which is read
+	// once, or as a condition when there is no tag.
+	match := b.cond
+	switch {
+	case s.Tag != nil && isAggregate(b.typ(s.Tag)):
+		tv := b.value(s.Tag)
+		if l, _ := b.fc.layoutOf(tv.t); l != nil && !tv.bad() {
+			tv = val{t: tv.t, leaves: refs(b.declLeaves("tag", l, tv, b.pos))}
+		}
+		match = func(e ast.Expr) ir.Expr { return b.valEqual(tv, b.value(e), false, e.Pos()) }
+	case s.Tag != nil:
+		tag := b.expr(s.Tag)
 		if !isSimple(tag) {
 			tag = b.spill(tag)
 		}
+		match = func(e ast.Expr) ir.Expr { return foldBinary(ir.NewBinary(ir.Eq, tag, b.expr(e))) }
 	}
 	var clauses []*ast.CaseClause
 	def := -1
@@ -367,16 +391,16 @@ func (b *builder) switchStmt(s *ast.SwitchStmt, label *types.Label, tail bool) {
 		falls = falls || fallsThrough(cc)
 		clauses = append(clauses, cc)
 	}
-	wrap := &ir.For{Pos: b.fc.pos(s.Pos())}
+	wrap := &ir.For{Pos: b.at(s.Pos())}
 	t := &target{label: label, brk: wrap}
 	b.fr.targets = append(b.fr.targets, t)
 	var body []ir.Stmt
 	b.nested(&body, func() {
 		if falls {
-			b.fallthroughSwitch(clauses, def, tag, tail)
+			b.fallthroughSwitch(clauses, def, match, tail)
 			return
 		}
-		b.caseChain(clauses, 0, def, tag, func(i int) { b.stmtList(clauses[i].Body, tail) })
+		b.caseChain(clauses, 0, def, match, func(i int) { b.stmtList(clauses[i].Body, tail) })
 	})
 	b.fr.targets = b.fr.targets[:len(b.fr.targets)-1]
 	if !t.used {
@@ -390,7 +414,7 @@ func (b *builder) switchStmt(s *ast.SwitchStmt, label *types.Label, tail bool) {
 // caseChain emits the if/else chain that tests the non-default clauses from
 // index i on, in order, and ends in the default clause (index def, or -1
 // for none); arm(j) emits what runs when clause j is chosen.
-func (b *builder) caseChain(clauses []*ast.CaseClause, i, def int, tag ir.Expr, arm func(j int)) {
+func (b *builder) caseChain(clauses []*ast.CaseClause, i, def int, match func(ast.Expr) ir.Expr, arm func(j int)) {
 	if i == def {
 		i++
 	}
@@ -404,10 +428,7 @@ func (b *builder) caseChain(clauses []*ast.CaseClause, i, def int, tag ir.Expr, 
 	var cond ir.Expr
 	for _, e := range c.List {
 		one := func() ir.Expr {
-			if tag == nil {
-				return b.cond(e)
-			}
-			return ir.NewBinary(ir.Eq, tag, b.expr(e))
+			return match(e)
 		}
 		if cond == nil {
 			cond = one()
@@ -415,11 +436,11 @@ func (b *builder) caseChain(clauses []*ast.CaseClause, i, def int, tag ir.Expr, 
 			cond = b.logical(ir.LOr, cond, one)
 		}
 	}
-	node := &ir.If{Pos: b.fc.pos(c.Pos()), Cond: cond}
+	node := &ir.If{Pos: b.at(c.Pos()), Cond: cond}
 	b.emit(node)
 	b.into(&node.Then, func() { arm(i) })
 	var els []ir.Stmt
-	b.into(&els, func() { b.caseChain(clauses, i+1, def, tag, arm) })
+	b.into(&els, func() { b.caseChain(clauses, i+1, def, match, arm) })
 	node.Else = els
 }
 
@@ -431,9 +452,9 @@ func (b *builder) caseChain(clauses []*ast.CaseClause, i, def int, tag ir.Expr, 
 // s ≤ chosen ≤ j. Each clause is translated once. Copying the clauses a
 // case falls into, into its arm, made n clauses that each fall through
 // n²/2 statements: the statement limit stopped 700 of them.
-func (b *builder) fallthroughSwitch(clauses []*ast.CaseClause, def int, tag ir.Expr, tail bool) {
+func (b *builder) fallthroughSwitch(clauses []*ast.CaseClause, def int, match func(ast.Expr) ir.Expr, tail bool) {
 	chosen := b.decl("clause", ir.I32c(-1))
-	b.caseChain(clauses, 0, def, tag, func(j int) {
+	b.caseChain(clauses, 0, def, match, func(j int) {
 		b.emit(&ir.Assign{Pos: b.pos, Var: chosen, Value: ir.I32c(int32(j))})
 	})
 	runStart := 0
@@ -443,7 +464,7 @@ func (b *builder) fallthroughSwitch(clauses []*ast.CaseClause, def int, tag ir.E
 		if runStart < j {
 			cond = ir.NewBinary(ir.LAnd, is(ir.Ge, runStart), is(ir.Le, j))
 		}
-		node := &ir.If{Pos: b.fc.pos(c.Pos()), Cond: cond}
+		node := &ir.If{Pos: b.at(c.Pos()), Cond: cond}
 		b.emit(node)
 		body := c.Body
 		if fallsThrough(c) {
@@ -506,7 +527,7 @@ func (b *builder) branchStmt(s *ast.BranchStmt) {
 			b.errorf(s.Pos(), "break cannot leave a parallel loop, whose iterations run concurrently; use continue to skip an iteration, or a serial loop (for i := 0; i < n; i++)")
 			return
 		}
-		t.used = true
+		t.used, t.usedBrk = true, true
 		b.emit(&ir.Break{Pos: b.pos, Loop: t.brk})
 	case token.CONTINUE:
 		t := b.findTarget(s.Label, true)
@@ -515,7 +536,7 @@ func (b *builder) branchStmt(s *ast.BranchStmt) {
 			return
 		}
 		if t.contBrk != nil {
-			t.used = true
+			t.used, t.usedCont = true, true
 			b.emit(&ir.Break{Pos: b.pos, Loop: t.contBrk})
 			return
 		}
@@ -540,16 +561,16 @@ func (b *builder) returnStmt(s *ast.ReturnStmt, tail bool) {
 		}
 		return
 	}
-	var vals []ir.Expr
+	var vals []val
 	if len(s.Results) == 1 && len(b.fr.results) > 1 {
 		if call, ok := ast.Unparen(s.Results[0]).(*ast.CallExpr); ok {
-			vals = b.call(call)
+			vals = b.callVals(call)
 		}
 	} else if len(s.Results) > 0 {
-		vals = b.exprList(s.Results)
+		vals = b.valList(s.Results)
 	}
 	if len(vals) == len(b.fr.results) && len(vals) > 0 {
-		b.assignVars(b.fr.results, vals)
+		b.assignResults(b.fr.results, vals)
 	}
 	if !tail {
 		b.fr.retUsed = true

@@ -100,3 +100,19 @@ func sanitize(name string) string {
 		return r
 	}, name)
 }
+
+// Resources assembles text for sm_<sm> with ptxas -v and returns what ptxas
+// reports of each entry's and function's resources ("Used 40 registers",
+// "0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads"), for
+// tests that check where a kernel's values live.
+func (t Tool) Resources(dir, name string, sm int, text string) (string, error) {
+	file := filepath.Join(dir, fmt.Sprintf("%s_sm%d_v.ptx", sanitize(name), sm))
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		return "", err
+	}
+	out, err := exec.Command(t.Path, "-v", fmt.Sprintf("-arch=sm_%d", sm), "-o", os.DevNull, file).CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("ptxas -v -arch=sm_%d on %s: %v\n%s\n--- PTX ---\n%s", sm, name, err, out, Numbered(text))
+	}
+	return string(out), nil
+}

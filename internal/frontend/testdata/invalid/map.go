@@ -15,6 +15,6 @@ type counts map[int]int
 
 //qd:kernel
 func k(x []float32) {
-	m /* ERROR "variable m has map type" */ := counts /* ERROR "composite literals are not supported in kernels" */ {}
+	m /* ERROR "variable m has map type" */ := counts /* ERROR "maps are not supported in kernels" */ {}
 	_ = m
 }

@@ -1,0 +1,65 @@
+package difftest
+
+// The cases of the value kernels (values.go). Every operation they use is
+// an IEEE operation, a conversion or an integer one, so the results must
+// match the native run bit for bit on every backend.
+
+import "math/rand/v2"
+
+// matrixEntry draws a matrix entry: mostly moderate values, with exact
+// zeros, repeated values and tiny or large ones often enough that the
+// decompositions' branches (rank-deficient input, sorted swaps) all run.
+func matrixEntry(r *rand.Rand) float64 {
+	switch r.IntN(10) {
+	case 0:
+		return 0
+	case 1:
+		return 1
+	case 2:
+		return logUniform(r, 1e-8, 1e8, true)
+	}
+	return uniform(r, -3, 3)
+}
+
+func valueCases() []diffCase {
+	return []diffCase{
+		{kernel: "vecOps", fn: vecOps, gen: func(r *rand.Rand, n int) []any {
+			a := grid(n, 4, func(int, int) float32 { return float32(randFloat(r)) })
+			b := grid(n, 4, func(int, int) float32 { return float32(randFloat(r)) })
+			return []any{a, b, zeros[float32](n, 24)}
+		}},
+		{kernel: "matOps", fn: matOps, gen: func(r *rand.Rand, n int) []any {
+			return []any{grid(n, 9, func(int, int) float64 { return matrixEntry(r) }), zeros[float64](n, 21)}
+		}},
+		{kernel: "decomps", fn: decomps, gen: func(r *rand.Rand, n int) []any {
+			a := grid(n, 9, func(int, int) float64 { return matrixEntry(r) })
+			for i := range a {
+				switch r.IntN(8) {
+				case 0: // the zero matrix
+					clear(a[i])
+				case 1: // rank one
+					for k := range 9 {
+						a[i][k] = a[i][k%3] * float64(k/3+1)
+					}
+				}
+			}
+			return []any{a, zeros[float64](n, 43), zeros[float32](n, 10)}
+		}},
+		{kernel: "quats", fn: quats, gen: func(r *rand.Rand, n int) []any {
+			return []any{grid(n, 8, func(int, int) float32 { return float32(uniform(r, -2, 2)) }), zeros[float32](n, 5)}
+		}},
+		{kernel: "structs", fn: structs, gen: func(r *rand.Rand, n int) []any {
+			k := make([]int32, n)
+			for i := range k {
+				k[i] = int32(r.IntN(3))
+			}
+			return []any{floats[float32](r, n), k, zeros[float32](n, 9)}
+		}},
+		{kernel: "rands", fn: rands, gen: func(r *rand.Rand, n int) []any {
+			return []any{r.Uint64(), make([]uint32, n), make([]uint64, n), make([]float32, n), make([]float64, n)}
+		}},
+		{kernel: "generics", fn: generics, gen: func(r *rand.Rand, n int) []any {
+			return []any{floats[float64](r, n), zeros[float64](n, 3)}
+		}},
+	}
+}
