@@ -235,6 +235,14 @@ func IntC(t Type, v int64) Expr {
 		bits = uint64(int64(int32(v)))
 	case U32:
 		bits = uint64(uint32(v))
+	case I8:
+		bits = uint64(int64(int8(v)))
+	case I16:
+		bits = uint64(int64(int16(v)))
+	case U8:
+		bits = uint64(uint8(v))
+	case U16:
+		bits = uint64(uint16(v))
 	}
 	return &Const{T: t, Bits: bits}
 }
