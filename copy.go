@@ -263,7 +263,7 @@ func (f *fillKernels) of(c *ndCore) (*kernelCore, *ndCore, any) {
 	if k == nil {
 		return nil, nil, nil
 	}
-	w := &ndCore{p: c.p, st: c.st, buf: c.buf, elem: k.plan.Kernel.Params[0].Elem, shape: [3]int{c.n, 1, 1}, dims: 1, n: c.n, view: c.view}
+	w := &ndCore{p: c.p, st: c.st, buf: c.buf, elem: k.plan.Kernel.Params[0].Elem, shape: [4]int{c.n, 1, 1, 1}, dims: 1, n: c.n, view: c.view}
 	switch w.elem.Size() {
 	case 1:
 		return k, w, &Ndarray[bool]{c: w}

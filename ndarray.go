@@ -60,7 +60,7 @@ type ndCore struct {
 	st     *storage       // the memory and its use tracking, shared with views
 	buf    backend.Buffer // this array's memory: st.buf, or a view of it
 	elem   ir.Type
-	shape  [3]int // unused dimensions are 1
+	shape  [4]int // unused dimensions are 1
 	dims   int
 	n      int  // elements
 	view   bool // a Rows view: its Close frees nothing
@@ -118,7 +118,7 @@ func newCore[T Elem](p *Program, what string, shape []int) (*ndCore, error) {
 		return nil, fmt.Errorf("%w: %s: %d dimensions; want 1 to 3", ErrInvalidArgument, what, len(shape))
 	}
 	et := elemType[T]()
-	c := &ndCore{p: p, elem: et, dims: len(shape), shape: [3]int{1, 1, 1}, n: 1}
+	c := &ndCore{p: p, elem: et, dims: len(shape), shape: [4]int{1, 1, 1, 1}, n: 1}
 	for i, d := range shape {
 		if d < 0 {
 			return nil, fmt.Errorf("%w: %s: dimension %d is %d", ErrInvalidArgument, what, i, d)

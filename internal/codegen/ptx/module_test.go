@@ -92,7 +92,7 @@ func TestSaxpyMetadata(t *testing.T) {
 	if tk.HostTotal == nil {
 		t.Fatal("no HostTotal")
 	}
-	if got := tk.HostTotal([]uint64{0, 0, 0}, [][3]int{{}, {1000}, {1000}}); got != 1000 {
+	if got := tk.HostTotal([]uint64{0, 0, 0}, [][4]int{{}, {1000}, {1000}}); got != 1000 {
 		t.Errorf("HostTotal = %d, want 1000", got)
 	}
 }
