@@ -42,7 +42,7 @@ func TestTargetFor(t *testing.T) {
 			}
 			continue
 		}
-		if err != nil || got != (Target{SM: c.sm, Version: c.want}) {
+		if err != nil || got.SM != c.sm || got.Version != c.want || got.MaxVersion != isaString(driverISA(c.driver)) {
 			t.Errorf("TargetFor(%d, %d) = %+v, %v; want version %s", c.sm, c.driver, got, err, c.want)
 		}
 	}
