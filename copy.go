@@ -279,7 +279,7 @@ func (f *fillKernels) of(c *ndCore) (*kernelCore, *ndCore, any) {
 	if k == nil {
 		return nil, nil, nil
 	}
-	w := &ndCore{p: c.p, st: c.st, buf: c.buf, shape: [3]int{c.n, 1, 1}, dims: 1, n: c.n, view: c.view}
+	w := &ndCore{p: c.p, st: c.st, buf: c.buf, shape: [4]int{c.n, 1, 1, 1}, dims: 1, n: c.n, view: c.view}
 	switch c.lay.size {
 	case 1:
 		w.lay = layoutOf[bool]()

@@ -29,7 +29,7 @@ type hostCore struct {
 	st     *hostStorage
 	ptr    unsafe.Pointer // first element of this array (a view's offset applied)
 	lay    *elemLayout
-	shape  [3]int
+	shape  [4]int
 	dims   int
 	n      int
 	view   bool
@@ -167,7 +167,7 @@ func (h *HostArray[T]) Reshape(shape ...int) (*HostArray[T], error) {
 
 // rowsOf is the element offset, shape and length of rows [lo, hi) of an
 // array of the given shape.
-func rowsOf(shape [3]int, dims, lo, hi int, what string) (off int, out [3]int, n int, err error) {
+func rowsOf(shape [4]int, dims, lo, hi int, what string) (off int, out [4]int, n int, err error) {
 	if lo < 0 || hi < lo || hi > shape[0] {
 		return 0, out, 0, fmt.Errorf("%w: %s.Rows(%d, %d) of an array of %d rows", ErrInvalidArgument, what, lo, hi, shape[0])
 	}

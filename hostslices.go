@@ -99,7 +99,7 @@ type hostCopy struct {
 
 // bindSlice takes a Go slice argument of an array parameter. It returns a
 // message (not an error) on mismatch, for the caller to wrap.
-func bindSlice(p *ir.Param, v any, spans *[]span) (hostCopy, [3]int, string) {
+func bindSlice(p *ir.Param, v any, spans *[]span) (hostCopy, [4]int, string) {
 	if p.Rec != nil || p.Elem.IsSmall() || p.Dims > 3 {
 		return sliceReflect(p, v, spans)
 	}
@@ -125,38 +125,38 @@ func bindSlice(p *ir.Param, v any, spans *[]span) (hostCopy, [3]int, string) {
 	case ir.F64:
 		return sliceOf[float64](p, v, spans)
 	}
-	return hostCopy{}, [3]int{}, "unsupported element type " + p.Elem.String()
+	return hostCopy{}, [4]int{}, "unsupported element type " + p.Elem.String()
 }
 
 // sliceOf takes a Go slice argument of element type T, noting its memory
 // (each row's, for several dimensions) in spans.
-func sliceOf[T Elem](p *ir.Param, v any, spans *[]span) (hostCopy, [3]int, string) {
+func sliceOf[T Elem](p *ir.Param, v any, spans *[]span) (hostCopy, [4]int, string) {
 	size := int(unsafe.Sizeof(*new(T)))
 	want := "want " + paramTypeName(p) + ", got " + describe(v)
 	switch p.Dims {
 	case 1:
 		s, ok := v.([]T)
 		if !ok {
-			return hostCopy{}, [3]int{}, want
+			return hostCopy{}, [4]int{}, want
 		}
 		addSpan(spans, p.Index, [2]int{-1, -1}, s)
 		h := hostCopy{bytes: len(s) * size, keep: s}
 		if len(s) > 0 {
 			h.packed = unsafe.Pointer(&s[0])
 		}
-		return h, [3]int{len(s), 1, 1}, ""
+		return h, [4]int{len(s), 1, 1, 1}, ""
 	case 2:
 		s, ok := v.([][]T)
 		if !ok {
-			return hostCopy{}, [3]int{}, want
+			return hostCopy{}, [4]int{}, want
 		}
-		shape := [3]int{len(s), 0, 1}
+		shape := [4]int{len(s), 0, 1, 1}
 		if len(s) > 0 {
 			shape[1] = len(s[0])
 		}
 		for r, row := range s {
 			if len(row) != shape[1] {
-				return hostCopy{}, [3]int{}, fmt.Sprintf("the slice is not rectangular: row %d has %d elements, row 0 has %d", r, len(row), shape[1])
+				return hostCopy{}, [4]int{}, fmt.Sprintf("the slice is not rectangular: row %d has %d elements, row 0 has %d", r, len(row), shape[1])
 			}
 		}
 		flat := make([]T, 0, shape[0]*shape[1])
@@ -172,9 +172,9 @@ func sliceOf[T Elem](p *ir.Param, v any, spans *[]span) (hostCopy, [3]int, strin
 	case 3:
 		s, ok := v.([][][]T)
 		if !ok {
-			return hostCopy{}, [3]int{}, want
+			return hostCopy{}, [4]int{}, want
 		}
-		shape := [3]int{len(s), 0, 0}
+		shape := [4]int{len(s), 0, 0, 1}
 		if len(s) > 0 {
 			shape[1] = len(s[0])
 			if len(s[0]) > 0 {
@@ -183,11 +183,11 @@ func sliceOf[T Elem](p *ir.Param, v any, spans *[]span) (hostCopy, [3]int, strin
 		}
 		for a, plane := range s {
 			if len(plane) != shape[1] {
-				return hostCopy{}, [3]int{}, fmt.Sprintf("the slice is not rectangular: [%d] has %d rows, [0] has %d", a, len(plane), shape[1])
+				return hostCopy{}, [4]int{}, fmt.Sprintf("the slice is not rectangular: [%d] has %d rows, [0] has %d", a, len(plane), shape[1])
 			}
 			for b, row := range plane {
 				if len(row) != shape[2] {
-					return hostCopy{}, [3]int{}, fmt.Sprintf("the slice is not rectangular: [%d][%d] has %d elements, [0][0] has %d", a, b, len(row), shape[2])
+					return hostCopy{}, [4]int{}, fmt.Sprintf("the slice is not rectangular: [%d][%d] has %d elements, [0][0] has %d", a, b, len(row), shape[2])
 				}
 			}
 		}
@@ -207,7 +207,7 @@ func sliceOf[T Elem](p *ir.Param, v any, spans *[]span) (hostCopy, [3]int, strin
 			}
 		}), shape, ""
 	}
-	return hostCopy{}, [3]int{}, want
+	return hostCopy{}, [4]int{}, want
 }
 
 func packed[T any](flat []T, size int, unpack func()) hostCopy {
@@ -223,18 +223,18 @@ func packed[T any](flat []T, size int, unpack func()) hostCopy {
 // slice's element type must have p's layout. A 1-D slice is the kernel's
 // memory as it is; deeper ones are packed into one slice of the element
 // type and unpacked after.
-func sliceReflect(p *ir.Param, v any, spans *[]span) (hostCopy, [3]int, string) {
+func sliceReflect(p *ir.Param, v any, spans *[]span) (hostCopy, [4]int, string) {
 	want := "want " + paramTypeName(p) + ", got " + describe(v)
 	rv := reflect.ValueOf(v)
 	et := rv.Type()
 	for range p.Dims {
 		if et.Kind() != reflect.Slice {
-			return hostCopy{}, [3]int{}, want
+			return hostCopy{}, [4]int{}, want
 		}
 		et = et.Elem()
 	}
 	if l := layoutFor(et); l.err != nil || !l.matches(p) {
-		return hostCopy{}, [3]int{}, want
+		return hostCopy{}, [4]int{}, want
 	}
 	// The shape, checked rectangular along the way.
 	shape := make([]int, p.Dims)
@@ -262,7 +262,7 @@ func sliceReflect(p *ir.Param, v any, spans *[]span) (hostCopy, [3]int, string) 
 		shape[d] = -1
 	}
 	if msg := walk(rv, 0, nil); msg != "" {
-		return hostCopy{}, [3]int{}, msg
+		return hostCopy{}, [4]int{}, msg
 	}
 	for d := range shape {
 		shape[d] = max(shape[d], 0)
@@ -278,7 +278,7 @@ func sliceReflect(p *ir.Param, v any, spans *[]span) (hostCopy, [3]int, string) 
 			*spans = append(*spans, span{lo: lo, hi: lo + uintptr(r.Len()*size), param: p.Index, row: row})
 		}
 	}
-	var out [3]int
+	var out [4]int
 	copy(out[:], shape)
 	for d := len(shape); d < 3; d++ {
 		out[d] = 1

@@ -37,7 +37,7 @@ type ndCore struct {
 	st     *storage       // the memory and its use tracking, shared with views
 	buf    backend.Buffer // this array's memory: st.buf, or a view of it
 	lay    *elemLayout    // the element type's
-	shape  [3]int         // unused dimensions are 1
+	shape  [4]int         // unused dimensions are 1
 	dims   int
 	n      int  // elements
 	view   bool // a Rows view: its Close frees nothing
@@ -98,7 +98,7 @@ func newCore[T Elem](p *Program, what string, shape []int) (*ndCore, error) {
 	if lay.err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrInvalidArgument, what, lay.err)
 	}
-	c := &ndCore{p: p, lay: lay, dims: len(shape), shape: [3]int{1, 1, 1}, n: 1}
+	c := &ndCore{p: p, lay: lay, dims: len(shape), shape: [4]int{1, 1, 1, 1}, n: 1}
 	for i, d := range shape {
 		if d < 0 {
 			return nil, fmt.Errorf("%w: %s: dimension %d is %d", ErrInvalidArgument, what, i, d)
@@ -556,8 +556,8 @@ func (a *Ndarray[T]) Reshape(shape ...int) (*Ndarray[T], error) {
 }
 
 // reshaped checks shape as a new shape for n elements.
-func reshaped(n int, shape []int, what string) ([3]int, int, error) {
-	out := [3]int{1, 1, 1}
+func reshaped(n int, shape []int, what string) ([4]int, int, error) {
+	out := [4]int{1, 1, 1, 1}
 	if len(shape) < 1 || len(shape) > 3 {
 		return out, 0, fmt.Errorf("%w: %s.Reshape: %d dimensions; want 1 to 3", ErrInvalidArgument, what, len(shape))
 	}

@@ -274,7 +274,11 @@ type RawLauncher interface {
 
 // Args are the arguments of one launch, indexed by parameter position.
 type Args struct {
-	Scalars []uint64   // scalar values as ir.Const bit patterns; unused for arrays
+	// Scalars are the scalar values as ir.Const bit patterns: signed
+	// integers (int8 and int16 too) sign-extended to 64 bits, unsigned
+	// ones zero-extended, bools 0 or 1, float32 in the low 32 bits (see
+	// kabi.ScalarSlot for what a GPU entry receives). Unused for arrays.
+	Scalars []uint64
 	Arrays  []ArrayArg // unused for scalars
 	// Ctx, when not nil, is the launch's context (Kernel.LaunchContext):
 	// a backend that can stop running work (Stopper) ends the launch's
@@ -293,11 +297,11 @@ type Stopper interface {
 	Stop(cause error)
 }
 
-// ArrayArg is an array argument: its buffer and its shape (unused dimensions
-// are 1).
+// ArrayArg is an array argument: its buffer and its shape, up to
+// ir.MaxDims dimensions (unused dimensions are 1).
 type ArrayArg struct {
 	Buf   Buffer
-	Shape [3]int
+	Shape [4]int
 }
 
 // Tracing is implemented by devices that can time the work on their streams

@@ -247,7 +247,7 @@ func (s *suite) rawChain() (backend.GraphExec, backend.Stream, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	shape := [3]int{graphN, 1, 1}
+	shape := [4]int{graphN, 1, 1, 1}
 	args := &backend.Args{
 		Scalars: []uint64{uint64(math.Float32bits(0.5)), 0, 0, graphN},
 		Arrays:  []backend.ArrayArg{{}, {Buf: bx, Shape: shape}, {Buf: by, Shape: shape}, {}},
@@ -273,7 +273,7 @@ func (s *suite) rawGroups() (backend.GraphExec, backend.Stream, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	args := &backend.Args{Scalars: []uint64{0, spIters}, Arrays: []backend.ArrayArg{{Buf: state, Shape: [3]int{4, 1, 1}}, {}}}
+	args := &backend.Args{Scalars: []uint64{0, spIters}, Arrays: []backend.ArrayArg{{Buf: state, Shape: [4]int{4, 1, 1, 1}}, {}}}
 	groups := make([]backend.Stream, plan.Groups)
 	for g := 1; g < len(groups); g++ {
 		if groups[g], err = s.raw.NewStream(0); err != nil {

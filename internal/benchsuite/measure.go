@@ -188,7 +188,7 @@ func (s *suite) rawLaunch(n, iters int) (func() (time.Duration, error), error) {
 		return nil, err
 	}
 	s.cleanup(rs.Close)
-	shape := [3]int{n, 1, 1}
+	shape := [4]int{n, 1, 1, 1}
 	args := &backend.Args{
 		Scalars: []uint64{uint64(math.Float32bits(2)), 0, 0, uint64(n)},
 		Arrays:  []backend.ArrayArg{{}, {Buf: bx, Shape: shape}, {Buf: by, Shape: shape}, {}},

@@ -77,7 +77,18 @@ func TestPtxasSuiteKernels(t *testing.T) {
 		tool.Path, tool.CUDA/1000, tool.CUDA%1000/10, len(kernels), tool.Archs, newest, failed)
 }
 
-var headerLineRE = regexp.MustCompile(`^\.(version|target|address_size)\b`)
+var (
+	headerLineRE = regexp.MustCompile(`^\.(version|target|address_size)\b`)
+	versionRE    = regexp.MustCompile(`(?m)^\.version (\d+\.\d)$`)
+)
+
+// newerISA reports whether PTX ISA version a ("8.1") is newer than b.
+func newerISA(a, b string) bool {
+	var am, an, bm, bn int
+	fmt.Sscanf(a, "%d.%d", &am, &an)
+	fmt.Sscanf(b, "%d.%d", &bm, &bn)
+	return am*10+an > bm*10+bn
+}
 
 // ptxasArch assembles the kernels for sm_<sm> as one module; on failure,
 // each on its own. It returns the errors.
@@ -109,8 +120,16 @@ func ptxasArch(tool ptxas.Tool, sm int, opts ptx.Options, dir string, kernels []
 		}
 		errs = append(errs, fmt.Sprintf("compile %s for sm_%d: %v", k.Name, sm, err))
 	}
+	// The newest .version any kernel needs (vector atomics raise theirs
+	// above the target's where the driver allows: ptx.Target.MaxVersion).
+	version := tg.Version
+	for _, text := range texts {
+		if m := versionRE.FindStringSubmatch(text); m != nil && newerISA(m[1], version) {
+			version = m[1]
+		}
+	}
 	var all strings.Builder
-	fmt.Fprintf(&all, ".version %s\n.target sm_%d\n.address_size 64\n\n", tg.Version, sm)
+	fmt.Fprintf(&all, ".version %s\n.target sm_%d\n.address_size 64\n\n", version, sm)
 	names := make([]string, 0, len(funcs))
 	for n := range funcs {
 		names = append(names, n)

@@ -27,6 +27,7 @@ type Access struct {
 	Node  Node // the *Load, *Store or *Atomic
 	Array *Param
 	Index []Expr
+	Leaf  int // the leaf of a record element (Param.Rec); 0 for a scalar one
 	Kind  AccessKind
 }
 
@@ -37,11 +38,11 @@ type Access struct {
 func AccessOf(n Node) (Access, bool) {
 	switch n := n.(type) {
 	case *Load:
-		return Access{Node: n, Array: n.Array, Index: n.Index, Kind: AccessRead}, true
+		return Access{Node: n, Array: n.Array, Index: n.Index, Leaf: n.Leaf, Kind: AccessRead}, true
 	case *Store:
-		return Access{Node: n, Array: n.Array, Index: n.Index, Kind: AccessWrite}, true
+		return Access{Node: n, Array: n.Array, Index: n.Index, Leaf: n.Leaf, Kind: AccessWrite}, true
 	case *Atomic:
-		return Access{Node: n, Array: n.Array, Index: n.Index, Kind: AccessUpdate}, true
+		return Access{Node: n, Array: n.Array, Index: n.Index, Leaf: n.Leaf, Kind: AccessUpdate}, true
 	}
 	return Access{}, false
 }

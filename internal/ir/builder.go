@@ -45,6 +45,14 @@ func (b *Builder) param(name string, t Type, dims int) *Param {
 	return p
 }
 
+// Records adds an array parameter of dims dimensions whose elements are
+// records of layout rec.
+func (b *Builder) Records(name string, rec *Record, dims int) *Param {
+	p := b.param(name, Invalid, dims)
+	p.Rec = rec
+	return p
+}
+
 // NewVar makes a fresh variable without declaring it.
 func (b *Builder) NewVar(name string, t Type) *Var {
 	b.nvars++
@@ -80,6 +88,11 @@ func (b *Builder) Assign(v *Var, e Expr) { b.add(&Assign{Pos: b.pos, Var: v, Val
 // Store writes value to a[index...].
 func (b *Builder) Store(a *Param, value Expr, index ...Expr) {
 	b.add(&Store{Pos: b.pos, Array: a, Index: index, Value: value})
+}
+
+// StoreLeaf writes value to leaf of the record a[index...].
+func (b *Builder) StoreLeaf(a *Param, leaf int, value Expr, index ...Expr) {
+	b.add(&Store{Pos: b.pos, Array: a, Index: index, Leaf: leaf, Value: value})
 }
 
 // Do evaluates e for its effect.
@@ -193,6 +206,18 @@ func Fn(f Intrinsic, args ...Expr) Expr { return &Call{Fn: f, Args: args} }
 // Ld loads a[index...].
 func Ld(a *Param, index ...Expr) Expr { return &Load{Array: a, Index: index} }
 
+// LdLeaf loads leaf of the record a[index...].
+func LdLeaf(a *Param, leaf int, index ...Expr) Expr { return &Load{Array: a, Index: index, Leaf: leaf} }
+
+// AtomicLeaf applies an atomic operation to leaf of the record
+// a[index...] and yields the old value.
+func AtomicLeaf(op AtomicOp, a *Param, leaf int, value Expr, index ...Expr) Expr {
+	return &Atomic{Op: op, Array: a, Index: index, Leaf: leaf, Value: value}
+}
+
+// Bits reinterprets the bits of x as type to, of the same size.
+func Bits(to Type, x Expr) Expr { return &Bitcast{X: x, To: to} }
+
 // AtomicE applies an atomic operation to a[index...] and yields the old value.
 func AtomicE(op AtomicOp, a *Param, value Expr, index ...Expr) Expr {
 	return &Atomic{Op: op, Array: a, Index: index, Value: value}
@@ -235,6 +260,14 @@ func IntC(t Type, v int64) Expr {
 		bits = uint64(int64(int32(v)))
 	case U32:
 		bits = uint64(uint32(v))
+	case I8:
+		bits = uint64(int64(int8(v)))
+	case I16:
+		bits = uint64(int64(int16(v)))
+	case U8:
+		bits = uint64(uint8(v))
+	case U16:
+		bits = uint64(uint16(v))
 	}
 	return &Const{T: t, Bits: bits}
 }

@@ -8,8 +8,9 @@ type Expr interface {
 	exprNode()
 }
 
-// Const is a constant of a scalar type. Bits holds the value: integers as
-// two's complement sign- or zero-extended to 64 bits, bools as 0 or 1, F32 as
+// Const is a constant of a scalar type. Bits holds the value: integers
+// (the 8- and 16-bit ones too) as two's complement sign- or zero-extended
+// to 64 bits, bools as 0 or 1, F32 as
 // math.Float32bits in the low 32 bits, F64 as math.Float64bits.
 type Const struct {
 	T    Type

@@ -556,13 +556,21 @@ func (v *verifier) constant(c *Const) Type {
 		ok = c.Bits == uint64(int64(int32(c.Bits)))
 	case U32, F32:
 		ok = c.Bits <= math.MaxUint32
+	case I8:
+		ok = c.Bits == uint64(int64(int8(c.Bits)))
+	case I16:
+		ok = c.Bits == uint64(int64(int16(c.Bits)))
+	case U8:
+		ok = c.Bits <= math.MaxUint8
+	case U16:
+		ok = c.Bits <= math.MaxUint16
 	case I64, U64, F64:
 	default:
 		v.errorf(v.pos, "constant of invalid type %s", c.T)
 		return Invalid
 	}
 	if !ok {
-		v.errorf(v.pos, "%s constant has non-canonical bits %#x (bools are 0 or 1, i32 sign-extended, u32 and f32 in the low 32 bits)", c.T, c.Bits)
+		v.errorf(v.pos, "%s constant has non-canonical bits %#x (bools are 0 or 1, signed integers sign-extended, u32, u16, u8 and f32 zero-extended)", c.T, c.Bits)
 	}
 	return c.T
 }

@@ -151,6 +151,14 @@ func TestVerify(t *testing.T) {
 		{"i32 bits", exprAt(func(e *env) Expr { return &Const{T: I32, Bits: 0xffffffff} }), "i32 constant has non-canonical bits", 5},
 		{"i32 negative", exprAt(func(e *env) Expr { return I32c(-1) }), "", 0},
 		{"u32 bits", exprAt(func(e *env) Expr { return &Const{T: U32, Bits: 1 << 32} }), "u32 constant has non-canonical bits", 5},
+		{"i8 bits", exprAt(func(e *env) Expr { return &Const{T: I8, Bits: 0x80} }), "i8 constant has non-canonical bits", 5},
+		{"u16 bits", exprAt(func(e *env) Expr { return &Const{T: U16, Bits: 1 << 16} }), "u16 constant has non-canonical bits", 5},
+		{"small constants", func(e *env) {
+			k := e.b.Kernel()
+			for _, c := range []Expr{IntC(I8, -128), IntC(I16, -1), IntC(U8, 255), IntC(U16, 65535)} {
+				k.Body = append(k.Body, &Decl{Pos: at(5), Var: e.b.NewVar("c", c.Type()), Init: c})
+			}
+		}, "", 0},
 		{"f32 bits", exprAt(func(e *env) Expr { return &Const{T: F32, Bits: 1 << 40} }), "f32 constant has non-canonical", 5},
 		{"const type", exprAt(func(e *env) Expr { return &Const{T: Invalid} }), "constant of invalid type", 5},
 

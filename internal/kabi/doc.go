@@ -18,8 +18,10 @@
 //
 // An entry's parameters, in order: for each kernel parameter in declaration
 // order that the task reads, a scalar's value (ScalarSlot: 4 bytes for bool
-// and the 32-bit types, bool as 0 or 1; 8 bytes for the 64-bit types), or an
-// array's device address (ArraySlot, 8 bytes) followed by those of its
+// and the 8-, 16- and 32-bit types, bool as 0 or 1, the small integers
+// sign- or zero-extended to 32 bits; 8 bytes for the 64-bit types), or an
+// array's device address (ArraySlot, 8 bytes; an array of records is its
+// first byte, each element Rec.Size bytes) followed by those of its
 // extents the task needs (DimSlot, int64: dimension d when the task reads
 // len along d, and dimensions 1..rank-1 when it indexes the array, for the
 // row-major offset); last, the address of the per-launch temporaries

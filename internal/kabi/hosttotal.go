@@ -31,7 +31,7 @@ func HostTotal(extents []ir.Expr) TotalFunc {
 		return f
 	}
 	ext := slices.Clone(extents)
-	return func(scalars []uint64, shapes [][3]int) int64 {
+	return func(scalars []uint64, shapes [][4]int) int64 {
 		h := hostEval{scalars: scalars, shapes: shapes}
 		total := int64(1)
 		for _, e := range ext {
@@ -75,7 +75,7 @@ func leafTotal(extents []ir.Expr) TotalFunc {
 		case *ir.ParamRef:
 			leaves = append(leaves, leaf{kind: 'p', t: e.Param.Elem, index: e.Param.Index})
 		case *ir.Len:
-			if e.Dim < 0 || e.Dim > 2 {
+			if e.Dim < 0 || e.Dim >= ir.MaxDims {
 				return nil
 			}
 			leaves = append(leaves, leaf{kind: 'l', index: e.Array.Index, dim: e.Dim})
@@ -83,7 +83,7 @@ func leafTotal(extents []ir.Expr) TotalFunc {
 			return nil
 		}
 	}
-	return func(scalars []uint64, shapes [][3]int) int64 {
+	return func(scalars []uint64, shapes [][4]int) int64 {
 		total := int64(1)
 		for i := range leaves {
 			lf := &leaves[i]
@@ -120,7 +120,7 @@ func hostEvaluable(e ir.Expr) bool {
 	ok := true
 	ir.InspectExpr(e, func(n ir.Node) bool {
 		switch n := n.(type) {
-		case *ir.Const, *ir.Len, *ir.Unary, *ir.Binary, *ir.Convert, *ir.Select:
+		case *ir.Const, *ir.Len, *ir.Unary, *ir.Binary, *ir.Convert, *ir.Select, *ir.Bitcast:
 		case *ir.ParamRef:
 			ok = ok && !n.Param.IsArray()
 		case *ir.Call:
@@ -139,16 +139,26 @@ func hostEvaluable(e ir.Expr) bool {
 // patterns: integers sign- or zero-extended to 64 bits, F32 in the low 32.
 type hostEval struct {
 	scalars []uint64
-	shapes  [][3]int
+	shapes  [][4]int
 	unknown bool
 }
 
+// norm is v, a value of type t in some extension, in ir.Const's form: the
+// low bits of t's width, sign-extended for the signed types.
 func norm(t ir.Type, v uint64) uint64 {
 	switch t {
 	case ir.I32:
 		return uint64(int64(int32(v)))
 	case ir.U32, ir.F32:
 		return uint64(uint32(v))
+	case ir.I8:
+		return uint64(int64(int8(v)))
+	case ir.I16:
+		return uint64(int64(int16(v)))
+	case ir.U8:
+		return uint64(uint8(v))
+	case ir.U16:
+		return uint64(uint16(v))
 	case ir.Bool:
 		return v & 1
 	}
@@ -173,7 +183,7 @@ func (h *hostEval) eval(e ir.Expr) uint64 {
 		}
 		return norm(e.Param.Elem, h.scalars[e.Param.Index])
 	case *ir.Len:
-		if e.Array.Index >= len(h.shapes) || e.Dim < 0 || e.Dim > 2 {
+		if e.Array.Index >= len(h.shapes) || e.Dim < 0 || e.Dim >= ir.MaxDims {
 			h.unknown = true
 			return 0
 		}
@@ -190,6 +200,9 @@ func (h *hostEval) eval(e ir.Expr) uint64 {
 		return h.binary(e.Op, e.X.Type(), h.eval(e.X), e.Y.Type(), h.eval(e.Y))
 	case *ir.Convert:
 		return hostConvert(e.To, e.X.Type(), h.eval(e.X))
+	case *ir.Bitcast:
+		// Same width: the bits stay (gosem.Bitcast), in To's form.
+		return norm(e.To, h.eval(e.X))
 	case *ir.Select:
 		c, x, y := h.eval(e.Cond), h.eval(e.X), h.eval(e.Y)
 		if c != 0 {
@@ -371,7 +384,8 @@ func floatBinary(op ir.BinOp, x, y float64, f32 bool) uint64 {
 
 // hostConvert converts like the device: integers extend or truncate,
 // float to integer truncates and saturates (NaN → 0: gosem.FloatToInt's
-// GPU result, gosem.Saturate), to float rounds to nearest.
+// GPU result, gosem.Saturate; to an 8- or 16-bit type through int32, as
+// Go converts: gosem.Saturate does it), to float rounds to nearest.
 func hostConvert(to, from ir.Type, x uint64) uint64 {
 	var f float64
 	switch {

@@ -11,7 +11,7 @@ import (
 // TotalFunc computes a parallel task's iteration count on the host from the
 // launch's scalar arguments (ir.Const bit patterns, by parameter index) and
 // array shapes (by parameter index); see HostTotal.
-type TotalFunc func(scalars []uint64, shapes [][3]int) int64
+type TotalFunc func(scalars []uint64, shapes [][4]int) int64
 
 // Task describes the device entry of one task of a plan.
 type Task struct {

@@ -49,7 +49,7 @@ func TestHostTotal(t *testing.T) {
 	scal := func(n int32, f float32) []uint64 {
 		return []uint64{uint64(int64(n)), uint64(math.Float32bits(f)), 0}
 	}
-	shapes := [][3]int{{}, {}, {4, 5}}
+	shapes := [][4]int{{}, {}, {4, 5}}
 	for _, c := range []struct {
 		task    int
 		scalars []uint64
@@ -82,6 +82,35 @@ func TestHostTotal(t *testing.T) {
 	for i, want := range []bool{true, false, false, false, false, false, false} {
 		if got := m.Tasks[i].TotalShapes; got != want {
 			t.Errorf("task %d: TotalShapes %v, want %v", i, got, want)
+		}
+	}
+}
+
+// Extents of 4-D arrays and of 8- and 16-bit scalars: the fourth extent
+// counts, and a small scalar is its value whatever bits lie above it.
+func TestHostTotalValues(t *testing.T) {
+	b := ir.NewBuilder("values")
+	a := b.Array("a", ir.F32, 4)
+	s8 := b.Scalar("s8", ir.I8)
+	u16 := b.Scalar("u16", ir.U16)
+	b.Parallel(ir.LenOf(a, 3), func(i *ir.Var) { b.Store(a, ir.F32c(0), ir.Ref(i), ir.I64c(0), ir.I64c(0), ir.I64c(0)) })
+	b.Parallel(ir.Op(ir.Add, ir.Conv(ir.I64, ir.P(s8)), ir.I64c(2)), func(i *ir.Var) {})
+	b.Parallel2(ir.Conv(ir.I64, ir.P(u16)), ir.LenOf(a, 3), func(i, j *ir.Var) {})
+	m := layoutOf(t, b.Kernel())
+	shapes := [][4]int{{2, 3, 4, 5}}
+	for _, c := range []struct {
+		task    int
+		scalars []uint64
+		want    int64
+	}{
+		{0, []uint64{0, 0, 0}, 5},
+		{1, []uint64{0, uint64(math.MaxUint64), 0}, 1}, // int8(-1) + 2
+		{1, []uint64{0, 0xFF, 0}, 1},                   // the same int8 zero-extended
+		{1, []uint64{0, 0x17F, 0}, 129},                // 127 under stray bits
+		{2, []uint64{0, 0, 0x1_0003}, 15},              // uint16(3) × 5
+	} {
+		if got := m.Tasks[c.task].HostTotal(c.scalars, shapes); got != c.want {
+			t.Errorf("task %d HostTotal(%#x) = %d, want %d", c.task, c.scalars, got, c.want)
 		}
 	}
 }
@@ -187,7 +216,7 @@ func TestLeafTotalMatches(t *testing.T) {
 		if fast == nil {
 			t.Fatalf("extents %d: no fast form", i)
 		}
-		general := func(scalars []uint64, shapes [][3]int) int64 {
+		general := func(scalars []uint64, shapes [][4]int) int64 {
 			h := hostEval{scalars: scalars, shapes: shapes}
 			total := int64(1)
 			for _, e := range ext {
@@ -209,7 +238,7 @@ func TestLeafTotalMatches(t *testing.T) {
 		for _, v := range values {
 			for _, w := range values {
 				scalars := []uint64{v, w, v ^ w, w}
-				shapes := [][3]int{{}, {}, {}, {}, {int(v & 0xffff), int(w & 0xff), int(int64(v))}}
+				shapes := [][4]int{{}, {}, {}, {}, {int(v & 0xffff), int(w & 0xff), int(int64(v))}}
 				if got, want := fast(scalars, shapes), general(scalars, shapes); got != want {
 					t.Errorf("extents %d, values %#x %#x: fast %d, general %d", i, v, w, got, want)
 				}

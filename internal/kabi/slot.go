@@ -4,8 +4,14 @@ package kabi
 type SlotKind uint8
 
 const (
-	// ScalarSlot is a scalar kernel parameter: 4 bytes for bool and the
-	// 32-bit types (bool as 0 or 1), 8 for the 64-bit ones.
+	// ScalarSlot is a scalar kernel parameter: 4 bytes for bool, the 8-,
+	// 16- and 32-bit types, 8 for the 64-bit ones. A bool is 0 or 1; an
+	// 8- or 16-bit integer is its value sign-extended (int8, int16) or
+	// zero-extended (uint8, uint16) to 32 bits, which is what a launcher
+	// writes that takes the value from backend.Args.Scalars, where every
+	// scalar is an ir.Const bit pattern (sign- or zero-extended to 64
+	// bits). The entries read only the value's own low 8 or 16 bits, so a
+	// slot whose upper bits were left otherwise still means its value.
 	ScalarSlot SlotKind = iota + 1
 	// ArraySlot is the device address of an array's first element.
 	ArraySlot

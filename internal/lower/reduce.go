@@ -27,7 +27,8 @@ func (s ReductionScope) String() string {
 	return "scope?"
 }
 
-// Reduction is an atomic add, min or max in a parallel task whose old
+// Reduction is an atomic add, min or max in a parallel task (on an array
+// element or a record's leaf of a 32- or 64-bit type) whose old
 // value is unused (its statement is the atomic alone) and whose address
 // does not vary with the loop's index (Scope Whole) or with its innermost
 // dimension (Scope Innermost). Code generators may combine the values of
@@ -48,7 +49,7 @@ type Reduction struct {
 // bit for bit (for a float sum, -0: x + -0 is x for every x, -0 and NaN
 // included).
 func (r *Reduction) Identity() uint64 {
-	return Identity(r.Atomic.Op, r.Atomic.Array.Elem)
+	return Identity(r.Atomic.Op, r.Atomic.Type())
 }
 
 // Identity is the neutral value of atomic op (add, min, max) on type t, as
@@ -148,7 +149,9 @@ func findReductions(pf *ir.ParallelFor) []*Reduction {
 		return nil
 	}
 	// An array the body also reads, stores or updates otherwise keeps its
-	// per-iteration atomics: the body could observe partial results.
+	// per-iteration atomics: the body could observe partial results. A
+	// record array counts as one array whatever leaf each access names
+	// (reductions of several leaves of it stay reductions).
 	reduced := map[ir.Node]bool{}
 	for _, r := range found {
 		reduced[r.Atomic] = true
@@ -183,7 +186,7 @@ func reductionOf(s *ir.ExprStmt, inner, outer map[*ir.Var]bool) *Reduction {
 	default:
 		return nil
 	}
-	switch a.Array.Elem {
+	switch a.Type() { // the element's, or the record leaf's
 	case ir.I32, ir.I64, ir.U32, ir.U64, ir.F32, ir.F64:
 	default:
 		return nil

@@ -35,6 +35,14 @@ func TestReductions(t *testing.T) {
 				}, nil)
 			})
 		}, []want{{Whole, false}, {Whole, false}, {Whole, true}}},
+		{"sums of two leaves of a record", func(b *ir.Builder) {
+			x, s := b.Array("x", ir.F32, 1), b.Array("s", ir.Invalid, 1)
+			s.Rec = &ir.Record{Name: "P", Size: 16, Align: 8, Leaves: []ir.Leaf{{Path: ".N", Type: ir.I32, Offset: 0}, {Path: ".V", Type: ir.F64, Offset: 8}}}
+			b.Parallel(ir.LenOf(x, 0), func(i *ir.Var) {
+				b.Do(&ir.Atomic{Op: ir.AtomicAdd, Array: s, Index: []ir.Expr{ir.I64c(0)}, Leaf: 0, Value: ir.I32c(1)})
+				b.Do(&ir.Atomic{Op: ir.AtomicMax, Array: s, Index: []ir.Expr{ir.I64c(0)}, Leaf: 1, Value: ir.Conv(ir.F64, ir.Ld(x, ir.Ref(i)))})
+			})
+		}, []want{{Whole, false}, {Whole, false}}},
 		{"row sums", func(b *ir.Builder) {
 			m, r := b.Array("m", ir.F64, 2), b.Array("r", ir.F64, 1)
 			b.Parallel2(ir.LenOf(m, 0), ir.LenOf(m, 1), func(i, j *ir.Var) {

@@ -183,7 +183,7 @@ func (k *kernel) launch(s backend.Stream, args *backend.Args) error {
 }
 
 func arr(b backend.Buffer, n int) backend.ArrayArg {
-	return backend.ArrayArg{Buf: b, Shape: [3]int{n, 1, 1}}
+	return backend.ArrayArg{Buf: b, Shape: [4]int{n, 1, 1, 1}}
 }
 
 func mustStream(t testing.TB, d *gpu.Device, prio int) backend.Stream {

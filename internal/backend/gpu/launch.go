@@ -36,7 +36,7 @@ type launch struct {
 	ptrs   []uintptr     // ptrs[i] = &vals[i]: the kernelParams arrays, task by task
 	kargs  [][11]uintptr // cuLaunchKernel's arguments, per task
 	grids  []uint32      // blocks per task, set by Begin; 0: nothing to run
-	shapes [][3]int      // HostTotal input, per kernel parameter
+	shapes [][4]int      // HostTotal input, per kernel parameter
 	scal   []uint64      // HostTotal input, per kernel parameter
 	out    [1]uint64     // out-parameter of cuMemAllocAsync
 	temps  uint64        // device address of the temporaries, 0 if none
@@ -51,7 +51,7 @@ func (m *loadedModule) newLaunch() *launch {
 		ptrs:   make([]uintptr, m.nslots),
 		kargs:  make([][11]uintptr, len(m.tasks)),
 		grids:  make([]uint32, len(m.tasks)),
-		shapes: make([][3]int, m.nparams),
+		shapes: make([][4]int, m.nparams),
 		scal:   make([]uint64, m.nparams),
 	}
 	for i := range l.vals {
@@ -141,7 +141,7 @@ func (l *launch) pack(d *Device, args *backend.Args) error {
 	}
 	if m.shapes {
 		for i := range l.shapes {
-			l.shapes[i] = [3]int{1, 1, 1}
+			l.shapes[i] = [4]int{1, 1, 1, 1}
 			if i < len(args.Arrays) {
 				l.shapes[i] = args.Arrays[i].Shape
 			}

@@ -80,7 +80,7 @@ func saxpyLike(t *testing.T, d *Device, numTemps int) *loadedModule {
 				{Kind: kabi.ArraySlot, Param: 2, Size: 8},
 				{Kind: kabi.DimSlot, Param: 2, Dim: 0, Size: 8},
 			},
-				HostTotal: func(_ []uint64, shapes [][3]int) int64 { return int64(shapes[1][0]) }, TotalShapes: true},
+				HostTotal: func(_ []uint64, shapes [][4]int) int64 { return int64(shapes[1][0]) }, TotalShapes: true},
 			fn: 0x1000,
 		},
 		{
@@ -124,7 +124,7 @@ func TestLayout(t *testing.T) {
 		{Task: kabi.Task{Entry: "zero", Kind: lower.Parallel, BlockDim: 0}},
 		{Task: kabi.Task{Entry: "size", Kind: lower.Parallel, BlockDim: 32, Slots: []kabi.Slot{{Kind: kabi.ScalarSlot, Size: 2}}}},
 		{Task: kabi.Task{Entry: "param", Kind: lower.Parallel, BlockDim: 32, Slots: []kabi.Slot{{Kind: kabi.ArraySlot, Param: 9, Size: 8}}}},
-		{Task: kabi.Task{Entry: "dim", Kind: lower.Parallel, BlockDim: 32, Slots: []kabi.Slot{{Kind: kabi.DimSlot, Dim: 3, Size: 8}}}},
+		{Task: kabi.Task{Entry: "dim", Kind: lower.Parallel, BlockDim: 32, Slots: []kabi.Slot{{Kind: kabi.DimSlot, Dim: 4, Size: 8}}}},
 		{Task: kabi.Task{Entry: "kind", Kind: lower.Parallel, BlockDim: 32, Slots: []kabi.Slot{{Kind: 0, Size: 8}}}},
 	}
 	for _, bt := range bad {
@@ -143,7 +143,7 @@ func TestPackParams(t *testing.T) {
 	a := float32(2.5)
 	args := &backend.Args{
 		Scalars: []uint64{uint64(math.Float32bits(a)) | 0xdead_0000_0000_0000, 0, 0, 1<<40 + 3},
-		Arrays:  []backend.ArrayArg{{}, {Buf: x, Shape: [3]int{1000, 1, 1}}, {Buf: y, Shape: [3]int{1000, 1, 1}}, {}},
+		Arrays:  []backend.ArrayArg{{}, {Buf: x, Shape: [4]int{1000, 1, 1, 1}}, {Buf: y, Shape: [4]int{1000, 1, 1, 1}}, {}},
 	}
 	bl, err := m.Begin(s, args)
 	if err != nil {
@@ -194,7 +194,7 @@ func TestPackErrors(t *testing.T) {
 	good := func() *backend.Args {
 		return &backend.Args{
 			Scalars: make([]uint64, 4),
-			Arrays:  []backend.ArrayArg{{}, {Buf: &fakeBuffer{d, 1}, Shape: [3]int{8, 1, 1}}, {Buf: &fakeBuffer{d, 2}, Shape: [3]int{8, 1, 1}}, {}},
+			Arrays:  []backend.ArrayArg{{}, {Buf: &fakeBuffer{d, 1}, Shape: [4]int{8, 1, 1, 1}}, {Buf: &fakeBuffer{d, 2}, Shape: [4]int{8, 1, 1, 1}}, {}},
 		}
 	}
 	cases := map[string]func(a *backend.Args){
@@ -233,7 +233,7 @@ func TestRunEmptyAndBadTask(t *testing.T) {
 	s := d.newStream(0xabc, false)
 	args := &backend.Args{
 		Scalars: make([]uint64, 4),
-		Arrays:  []backend.ArrayArg{{}, {Buf: &fakeBuffer{d, 1}, Shape: [3]int{0, 1, 1}}, {Buf: &fakeBuffer{d, 2}, Shape: [3]int{0, 1, 1}}, {}},
+		Arrays:  []backend.ArrayArg{{}, {Buf: &fakeBuffer{d, 1}, Shape: [4]int{0, 1, 1, 1}}, {Buf: &fakeBuffer{d, 2}, Shape: [4]int{0, 1, 1, 1}}, {}},
 	}
 	bl, err := m.Begin(s, args)
 	if err != nil {
@@ -262,7 +262,7 @@ func TestLaunchBlocksPerCall(t *testing.T) {
 	mk := func(n int) *backend.Args {
 		return &backend.Args{
 			Scalars: make([]uint64, 4),
-			Arrays:  []backend.ArrayArg{{}, {Buf: &fakeBuffer{d, 1}, Shape: [3]int{n, 1, 1}}, {Buf: &fakeBuffer{d, 2}, Shape: [3]int{n, 1, 1}}, {}},
+			Arrays:  []backend.ArrayArg{{}, {Buf: &fakeBuffer{d, 1}, Shape: [4]int{n, 1, 1, 1}}, {Buf: &fakeBuffer{d, 2}, Shape: [4]int{n, 1, 1, 1}}, {}},
 		}
 	}
 	l1, _ := h.Begin(s, mk(10))

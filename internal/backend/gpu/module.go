@@ -151,7 +151,7 @@ func (m *loadedModule) layout(d *Device) error {
 			if s.Size != 4 && s.Size != 8 {
 				return fmt.Errorf("%s: task %d (%s): slot %d has size %d, want 4 or 8", d.Arch(), i, t.Entry, j, s.Size)
 			}
-			if s.Kind == kabi.DimSlot && (s.Dim < 0 || s.Dim > 2) {
+			if s.Kind == kabi.DimSlot && (s.Dim < 0 || s.Dim >= len(backend.ArrayArg{}.Shape)) {
 				return fmt.Errorf("%s: task %d (%s): slot %d has dimension %d", d.Arch(), i, t.Entry, j, s.Dim)
 			}
 		}

@@ -305,7 +305,7 @@ func TestTemps(t *testing.T) {
 			}
 			p.MemPools = usePools
 			for i := range 4 {
-				args := &backend.Args{Scalars: []uint64{0, uint64(1000 + i)}, Arrays: []backend.ArrayArg{{Buf: gpu.SubBuffer(out, 8*i), Shape: [3]int{1, 1, 1}}}}
+				args := &backend.Args{Scalars: []uint64{0, uint64(1000 + i)}, Arrays: []backend.ArrayArg{{Buf: gpu.SubBuffer(out, 8*i), Shape: [4]int{1, 1, 1, 1}}}}
 				launch(t, k, s, args)
 			}
 			got := make([]uint64, 4)

@@ -491,8 +491,8 @@ func (c *compiler) arrayParam(p *ir.Param) {
 	if p == nil || p.Index < 0 || p.Index >= len(c.plan.Kernel.Params) || c.plan.Kernel.Params[p.Index] != p {
 		c.failf("unknown parameter")
 	}
-	if !p.IsArray() || p.Dims > 3 {
-		c.failf("%s is not an array of 1 to 3 dimensions", p.Name)
+	if !p.IsArray() || p.Dims > ir.MaxDims {
+		c.failf("%s is not an array of 1 to %d dimensions", p.Name, ir.MaxDims)
 	}
 }
 

@@ -17,7 +17,7 @@ import (
 // layout), row-major; unused dims are 1.
 type Array struct {
 	Data  unsafe.Pointer
-	Shape [3]int
+	Shape [4]int
 }
 
 // Args are one launch's arguments, indexed by ir.Param.Index.

@@ -31,12 +31,12 @@ const boundsFunc = `QD_DEV void qd_bounds(unsigned char *rec, qd_u64 site, qd_u6
 // bounds reports whether the entry checks indices.
 func (f *fn) bounds() bool { return f.layout != nil && f.layout.Bounds }
 
-// checked returns the C lvalue a[index...] and, when indices are checked,
-// the name of the bool that holds when they are all in range ("" when they
-// are not checked).
-func (f *fn) checked(a *ir.Param, index []ir.Expr) (elem, ok string) {
+// checked returns the C lvalue of leaf of a[index...] and, when indices
+// are checked, the name of the bool that holds when they are all in range
+// ("" when they are not checked).
+func (f *fn) checked(a *ir.Param, index []ir.Expr, leaf int) (elem, ok string) {
 	if !f.bounds() {
-		return f.element(a, index), ""
+		return f.element(a, index, leaf), ""
 	}
 	if !a.IsArray() || len(index) != a.Dims {
 		f.fail("array %s (%d dims) indexed with %d indices", a.Name, a.Dims, len(index))
@@ -64,7 +64,7 @@ func (f *fn) checked(a *ir.Param, index []ir.Expr) (elem, ok string) {
 	for d := 1; d < len(idx); d++ {
 		off = f.tmp(ir.I64, "(qd_i64)((qd_u64)%s * (qd_u64)%s + (qd_u64)%s)", off, f.dim(a, d), idx[d])
 	}
-	return fmt.Sprintf("%s[%s]", f.array(a), off), ok
+	return f.at(a, off, leaf), ok
 }
 
 // temps is the temporaries' pointer.

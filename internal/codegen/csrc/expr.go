@@ -44,6 +44,8 @@ func literal(t ir.Type, bits uint64) string {
 			return "(qd_i64)0x8000000000000000ULL"
 		}
 		return signed(v, "LL")
+	case ir.I8, ir.I16, ir.U8, ir.U16:
+		return fmt.Sprintf("((%s)%d)", cType(t), int64(bits)) // canonical bits: the value itself
 	}
 	return "0"
 }
@@ -69,14 +71,17 @@ func (f *fn) expr(e ir.Expr) string {
 		}
 		return literal(e.T, e.Bits)
 	case *ir.Load:
-		elem, ok := f.checked(e.Array, e.Index)
-		if e.Array.Elem == ir.Bool {
+		t := e.Type()
+		elem, ok := f.checked(e.Array, e.Index, e.Leaf)
+		if t == ir.Bool {
 			elem += " != 0"
 		}
 		if ok != "" {
-			return f.tmp(e.Array.Elem, "%s ? (%s) : %s", ok, elem, literal(e.Array.Elem, 0))
+			return f.tmp(t, "%s ? (%s) : %s", ok, elem, literal(t, 0))
 		}
-		return f.tmp(e.Array.Elem, "%s", elem)
+		return f.tmp(t, "%s", elem)
+	case *ir.Bitcast:
+		return f.bitcast(e.To, e.X.Type(), f.expr(e.X))
 	case *ir.Binary:
 		return f.binary(e)
 	case *ir.ParamRef:
@@ -246,6 +251,10 @@ func (f *fn) convert(to, from ir.Type, x string) string {
 		return x
 	case !to.IsNumeric() || !from.IsNumeric():
 		f.fail("cannot convert %v to %v: conversions are between numeric types", from, to)
+	case to.IsSmall() && from.IsFloat():
+		// Through int32, as Go converts (gosem.FloatToInt), then C's
+		// conversion to the low bits.
+		return f.tmp(to, "(%s)qd_cvt_i32_%v(%s)", cType(to), from, x)
 	case to.IsInteger() && from.IsFloat():
 		// Truncation; out of range saturates and NaN gives 0 (a helper,
 		// gosem.FloatToInt: C leaves both undefined).
@@ -305,10 +314,10 @@ func (f *fn) index64(e ir.Expr) string {
 	return f.tmp(ir.I64, "(qd_i64)%s", x) // u32 zero-extends, i32 sign-extends
 }
 
-// element is the C lvalue a[index...], row-major over the array's extents
-// with wrapping int64 arithmetic, as the PTX generator computes it. Indices
-// are not checked against the extents on the GPU.
-func (f *fn) element(a *ir.Param, index []ir.Expr) string {
+// element is the C lvalue of leaf of a[index...], row-major over the
+// array's extents with wrapping int64 arithmetic, as the PTX generator
+// computes it. Indices are not checked against the extents on the GPU.
+func (f *fn) element(a *ir.Param, index []ir.Expr, leaf int) string {
 	if !a.IsArray() || len(index) != a.Dims {
 		f.fail("array %s (%d dims) indexed with %d indices", a.Name, a.Dims, len(index))
 	}
@@ -317,5 +326,5 @@ func (f *fn) element(a *ir.Param, index []ir.Expr) string {
 		i := f.index64(index[d])
 		off = f.tmp(ir.I64, "(qd_i64)((qd_u64)%s * (qd_u64)%s + (qd_u64)%s)", off, f.dim(a, d), i)
 	}
-	return fmt.Sprintf("%s[%s]", f.array(a), off)
+	return f.at(a, off, leaf)
 }

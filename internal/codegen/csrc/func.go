@@ -141,6 +141,9 @@ func (f *fn) scalar(p *ir.Param) string {
 	if p.Elem == ir.Bool {
 		return "(" + name + " != 0u)"
 	}
+	if p.Elem.IsSmall() {
+		return "((" + cType(p.Elem) + ")" + name + ")" // the slot's low bits (values.go)
+	}
 	return name
 }
 
@@ -253,14 +256,9 @@ func (f *fn) assemble() string {
 		}
 		switch s.Kind {
 		case kabi.ScalarSlot:
-			t := params[s.Param].Elem
-			ct := cType(t)
-			if t == ir.Bool {
-				ct = "qd_u32"
-			}
-			fmt.Fprintf(&sb, "%s %s", ct, slotName(s))
+			fmt.Fprintf(&sb, "%s %s", slotType(params[s.Param].Elem), slotName(s))
 		case kabi.ArraySlot:
-			fmt.Fprintf(&sb, "%s *%s", memType(params[s.Param].Elem), slotName(s))
+			fmt.Fprintf(&sb, "%s *%s", arrayType(params[s.Param]), slotName(s))
 		case kabi.DimSlot:
 			fmt.Fprintf(&sb, "qd_i64 %s", slotName(s))
 		case kabi.TempsSlot:

@@ -114,6 +114,7 @@ func writeCall(sb *strings.Builder, c gosem.Case, k *ir.Kernel, layout *kabi.Mod
 		}
 	}
 	bits := map[ir.Type]string{ir.I32: "(qd_u64)(qd_i64)o", ir.I64: "(qd_u64)o", ir.U32: "(qd_u64)o", ir.U64: "o",
-		ir.F32: "(qd_u64)qd_bits_f32(o)", ir.F64: "qd_bits_f64(o)"}[rt]
+		ir.F32: "(qd_u64)qd_bits_f32(o)", ir.F64: "qd_bits_f64(o)",
+		ir.I8: "(qd_u64)(qd_i64)o", ir.I16: "(qd_u64)(qd_i64)o", ir.U8: "(qd_u64)o", ir.U16: "(qd_u64)o"}[rt]
 	fmt.Fprintf(sb, "\t{ %s o = 0; %s(%s); printf(\"%%llx\\n\", %s); }\n", memType(rt), layout.Tasks[0].Entry, strings.Join(args, ", "), bits)
 }

@@ -25,8 +25,12 @@ import (
 //   - the primitives devmath's C functions call (devmath.CPrimitives),
 //     which the vendor parts define.
 
-// cTypes are the C types of the IR's scalar types in registers.
-var cTypes = map[string]string{"i32": "qd_i32", "u32": "qd_u32", "i64": "qd_i64", "u64": "qd_u64", "f32": "float", "f64": "double"}
+// cTypes are the C types of the IR's scalar types in registers. The 8-
+// and 16-bit integers are C's own (no typedef in the prelude: they need
+// no helper), which C converts as Go does: to them by their low bits,
+// from them by their signedness (values.go).
+var cTypes = map[string]string{"i32": "qd_i32", "u32": "qd_u32", "i64": "qd_i64", "u64": "qd_u64", "f32": "float", "f64": "double",
+	"i8": "signed char", "i16": "short", "u8": "unsigned char", "u16": "unsigned short"}
 
 const typedefs = `typedef int qd_i32;
 typedef unsigned int qd_u32;

@@ -37,7 +37,7 @@ func (f *fn) setupReductions() {
 		if r.Scope != lower.Whole {
 			continue
 		}
-		t := r.Atomic.Array.Elem
+		t := r.Atomic.Type() // the element's, or the record leaf's
 		k := len(f.reduced)
 		red := &reduction{Reduction: r, acc: fmt.Sprintf("r%d_acc", k), buf: fmt.Sprintf("r%d_block", k)}
 		f.declare(cType(t), red.acc)
@@ -53,7 +53,7 @@ func (f *fn) setupReductions() {
 // combine is the C expression of r's operation on a and b, with Go's
 // semantics: wrapping integer sums, NaN-aware float min and max.
 func (r *reduction) combine(a, b string) string {
-	t := r.Atomic.Array.Elem
+	t := r.Atomic.Type()
 	switch {
 	case r.Atomic.Op == ir.AtomicAdd && t.IsFloat():
 		return a + " + " + b

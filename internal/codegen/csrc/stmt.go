@@ -29,12 +29,13 @@ func (f *fn) stmt(s ir.Stmt) {
 		f.set(s.Var, f.valueFor(s.Var, s.Value), false)
 	case *ir.Store:
 		// Go evaluates the index operands before the value.
-		elem, ok := f.checked(s.Array, s.Index)
-		if s.Value == nil || s.Value.Type() != s.Array.Elem {
-			f.fail("store to %s of a value that is not %v", s.Array.Name, s.Array.Elem)
+		elem, ok := f.checked(s.Array, s.Index, s.Leaf)
+		t := s.Array.LeafType(s.Leaf)
+		if s.Value == nil || s.Value.Type() != t {
+			f.fail("store to %s of a value that is not %v", s.Array.Name, t)
 		}
 		v := f.expr(s.Value)
-		if s.Array.Elem == ir.Bool {
+		if t == ir.Bool {
 			v += " ? 1 : 0"
 		}
 		f.guarded(ok, func() { f.line("%s = %s;", elem, v) })
@@ -210,21 +211,21 @@ func (f *fn) forStmt(s *ir.For) {
 // compare-and-swap work on the bits, so a float NaN can match itself. Bool
 // arrays (bytes) have no atomics.
 func (f *fn) atomic(e *ir.Atomic, want bool) string {
-	t := e.Array.Elem
+	t := e.Type()
 	switch {
-	case !t.IsNumeric():
+	case !t.IsNumeric() || t.IsSmall():
 		f.fail("atomic %v on %s, an array of %v: atomics need numeric elements", e.Op, e.Array.Name, t)
 	case e.Value == nil || e.Value.Type() != t:
 		f.fail("atomic %v on %s, an array of %v, needs a %v value", e.Op, e.Array.Name, t, t)
 	}
-	elem, ok := f.checked(e.Array, e.Index)
+	elem, ok := f.checked(e.Array, e.Index, e.Leaf)
 	return f.guardedAtomic(e, "&"+elem, ok, f.expr(e.Value), want)
 }
 
 // atomicOf writes the atomic of e with the value v, computed already (a
 // reduction's combined value).
 func (f *fn) atomicOf(e *ir.Atomic, v string, want bool) string {
-	elem, ok := f.checked(e.Array, e.Index)
+	elem, ok := f.checked(e.Array, e.Index, e.Leaf)
 	return f.guardedAtomic(e, "&"+elem, ok, v, want)
 }
 
@@ -236,7 +237,7 @@ func (f *fn) guardedAtomic(e *ir.Atomic, ptr, ok, v string, want bool) string {
 	}
 	r := ""
 	if want {
-		r = f.tmp(e.Array.Elem, "%s", literal(e.Array.Elem, 0))
+		r = f.tmp(e.Type(), "%s", literal(e.Type(), 0))
 	}
 	f.guarded(ok, func() {
 		if x := f.atomicAt(e, ptr, v, want); want {
@@ -248,7 +249,7 @@ func (f *fn) guardedAtomic(e *ir.Atomic, ptr, ok, v string, want bool) string {
 
 // atomicAt writes the atomic of e on the element ptr points at.
 func (f *fn) atomicAt(e *ir.Atomic, ptr, v string, want bool) string {
-	t := e.Array.Elem
+	t := e.Type()
 	ct, bits := cType(t), "u"+fmt.Sprint(t.Bits())
 	ubits := cTypes[bits]
 	// call applies primitive op of type ty to the element, with the value

@@ -84,7 +84,7 @@ func (f *fnWriter) affineOffset(p *affinePlan, a *ir.Param, key analysis.Key, co
 			f.emit("mad.lo.s64 %s, %s, %d, %s", off, stride, consts[d], off)
 		}
 	}
-	f.emit("mul.lo.s64 %s, %s, %d", off, off, a.Elem.Size())
+	f.emit("mul.lo.s64 %s, %s, %d", off, off, a.ElemSize())
 	p.offs[id] = off
 }
 
@@ -118,21 +118,24 @@ func (f *fnWriter) affineBase(p *affinePlan, key analysis.Key, vars []string) {
 		f.emit("mad.lo.s64 %s, %s, %s, %s", off, off, f.dim(a, d), vars[key.Vars[d]])
 	}
 	base := f.reg(ir.I64)
-	f.emit("mad.lo.s64 %s, %s, %d, %s", base, off, a.Elem.Size(), f.array(a))
+	f.emit("mad.lo.s64 %s, %s, %d, %s", base, off, a.ElemSize(), f.array(a))
 	p.bases[key] = base
 }
 
-// memAddr is the address operand of a load or store of a[index...] and
-// its in-range predicate ("" when indices are not checked): through the
-// scheme when it applies, else checked's.
-func (f *fnWriter) memAddr(a *ir.Param, index []ir.Expr) (addr, ok string) {
+// memAddr is the address operand of a load or store of leaf of
+// a[index...] and its in-range predicate ("" when indices are not
+// checked): through the scheme when it applies, else checked's; a
+// record's leaf is the element's address plus its offset.
+func (f *fnWriter) memAddr(a *ir.Param, index []ir.Expr, leaf int) (addr, ok string) {
+	off := leafOffset(a, leaf)
 	if addr := f.serialAddress(a, index); addr != "" {
-		return addr, ""
+		return plus(addr, off), ""
 	}
 	if addr := f.affineAddress(a, index); addr != "" {
-		return addr, ""
+		return plus(addr, off), ""
 	}
-	return f.checked(a, index)
+	addr, ok = f.checked(a, index)
+	return plus(addr, off), ok
 }
 
 // affineAddress is the address operand of a[index...] under the scheme
@@ -151,7 +154,7 @@ func (f *fnWriter) affineAddress(a *ir.Param, index []ir.Expr) string {
 		return ""
 	}
 	if !needsOffsetReg(a, consts) {
-		c := consts[a.Dims-1] * int64(a.Elem.Size())
+		c := consts[a.Dims-1] * int64(a.ElemSize())
 		if c == 0 {
 			return base
 		}

@@ -17,16 +17,23 @@ import "github.com/quadrants-go/qd/internal/ir"
 // atom.add.f32 flushes subnormal inputs and results to zero (PTX ISA); f64
 // does not. Bool arrays (bytes) have no atomics.
 func (f *fnWriter) atomic(e *ir.Atomic, want bool) string {
-	t := e.Array.Elem
-	if t == ir.Bool || !t.Valid() {
+	t := e.Type()
+	if t == ir.Bool || t.IsSmall() || !t.Valid() {
 		f.fail("atomic %v on an array of %v: atomics take int32, int64, uint32, uint64, float32 or float64 elements", e.Op, t)
 	}
 	if e.Value == nil || e.Value.Type() != t {
 		f.fail("atomic %v on %s with a value that is not %v", e.Op, e.Array.Name, t)
 	}
-	addr, ok := f.checked(e.Array, e.Index)
+	addr, ok := f.atomicAddr(e)
 	v := f.expr(e.Value)
 	return f.guardedAtomic(e, addr, ok, v, want)
+}
+
+// atomicAddr is the address operand of e's element (its leaf's, in a
+// record) and its in-range predicate, as checked gives them.
+func (f *fnWriter) atomicAddr(e *ir.Atomic) (addr, ok string) {
+	addr, ok = f.checked(e.Array, e.Index)
+	return plus(addr, leafOffset(e.Array, e.Leaf)), ok
 }
 
 // guardedAtomic writes the atomic under ok; out of range its result is 0.
@@ -34,23 +41,24 @@ func (f *fnWriter) guardedAtomic(e *ir.Atomic, addr, ok, v string, want bool) st
 	if ok == "" {
 		return f.atomicAt(e, addr, v, want)
 	}
-	r := f.reg(e.Array.Elem)
-	f.zeroOf(e.Array.Elem, r)
-	f.guarded(ok, func() { f.mov(e.Array.Elem, r, f.atomicAt(e, addr, v, want)) })
+	t := e.Type()
+	r := f.reg(t)
+	f.zeroOf(t, r)
+	f.guarded(ok, func() { f.mov(t, r, f.atomicAt(e, addr, v, want)) })
 	return r
 }
 
 // atomicOf writes the atomic of e with value v, a register of its type
 // computed already (a reduction's combined value).
 func (f *fnWriter) atomicOf(e *ir.Atomic, v string, want bool) string {
-	addr, ok := f.checked(e.Array, e.Index)
+	addr, ok := f.atomicAddr(e)
 	return f.guardedAtomic(e, addr, ok, v, want)
 }
 
-// atomicAt writes the atomic of e at the global address register addr
-// with value v.
+// atomicAt writes the atomic of e at the global address operand addr
+// (a register, or register+offset) with value v.
 func (f *fnWriter) atomicAt(e *ir.Atomic, addrReg, v string, want bool) string {
-	t := e.Array.Elem
+	t := e.Type()
 	addr := "[" + addrReg + "]"
 	r := f.reg(t)
 	ty, bt := opType(t), bitType(t)

@@ -54,7 +54,7 @@ func (f *fnWriter) checked(a *ir.Param, index []ir.Expr) (addr, ok string) {
 		off = n
 	}
 	addr = f.reg(ir.I64)
-	f.emit("mad.lo.s64 %s, %s, %d, %s", addr, off, a.Elem.Size(), f.array(a))
+	f.emit("mad.lo.s64 %s, %s, %d, %s", addr, off, a.ElemSize(), f.array(a))
 	return addr, ok
 }
 

@@ -66,7 +66,7 @@ func chunkWords(aff *affinePlan, loads []*ir.Load) int {
 			el := chunkElement(aff, ld, k)
 			if !seen[el] {
 				seen[el] = true
-				words += max(ld.Array.Elem.Size()/4, 1)
+				words += max(ld.Type().Size()/4, 1)
 			}
 		}
 	}
@@ -81,15 +81,17 @@ func chunkElement(aff *affinePlan, ld *ir.Load, k int) element {
 			consts[d] += int64(k)
 		}
 	}
-	return element{key, consts}
+	return element{key, consts, ld.Leaf}
 }
 
 // element identifies the element a load of trip k reads: its array, the
 // loop variable of each index, and each index's constant, with k added
-// where the index is the row variable.
+// where the index is the row variable, and the leaf of a record element
+// (two leaves of one element are two values).
 type element struct {
 	key    analysis.Key
 	consts [3]int64
+	leaf   int
 }
 
 // chunkTrip sets the loop variables of trip k of the chunk at rows i..,
@@ -114,7 +116,7 @@ func (f *fnWriter) chunkBases(aff *affinePlan, vars []string, prev map[analysis.
 		rb, ok := rowBytes[key]
 		if !ok {
 			rb = f.reg(ir.I64)
-			f.emit("mul.lo.s64 %s, %s, %d", rb, f.dim(a, 1), a.Elem.Size())
+			f.emit("mul.lo.s64 %s, %s, %d", rb, f.dim(a, 1), a.ElemSize())
 			rowBytes[key] = rb
 		}
 		base := f.reg(ir.I64)

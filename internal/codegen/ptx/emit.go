@@ -30,11 +30,16 @@ var (
 	regDecl   = [numRegClasses]string{".pred", ".b32", ".b64", ".f32", ".f64"}
 )
 
+// classOf is the register class of t. The 8- and 16-bit integers live in
+// 32-bit registers, canonical: sign-extended (int8, int16) or
+// zero-extended (uint8, uint16) from their own width, so that a value is
+// its own widening to 32 bits and every conversion from it is one
+// instruction or none (expr.go's convert keeps the form).
 func classOf(t ir.Type) regClass {
 	switch t {
 	case ir.Bool:
 		return predReg
-	case ir.I32, ir.U32:
+	case ir.I32, ir.U32, ir.I8, ir.I16, ir.U8, ir.U16:
 		return b32Reg
 	case ir.I64, ir.U64:
 		return b64Reg
@@ -47,11 +52,12 @@ func classOf(t ir.Type) regClass {
 }
 
 // opType is the PTX type suffix of arithmetic on t: s32, u64, f32, ...
+// (that of the 32-bit register an 8- or 16-bit value lives in).
 func opType(t ir.Type) string {
 	switch t {
-	case ir.I32:
+	case ir.I32, ir.I8, ir.I16:
 		return "s32"
-	case ir.U32:
+	case ir.U32, ir.U8, ir.U16:
 		return "u32"
 	case ir.I64:
 		return "s64"
@@ -67,21 +73,31 @@ func opType(t ir.Type) string {
 	panic(fmt.Sprintf("ptx: no PTX type for %v", t))
 }
 
-// bitType is the untyped PTX suffix of t's width: b32 or b64 (pred for Bool).
+// bitType is the untyped PTX suffix of t's register: b32 or b64 (pred for
+// Bool).
 func bitType(t ir.Type) string {
-	switch t.Size() {
-	case 4:
+	switch {
+	case t.Size() == 4 || t.IsSmall():
 		return "b32"
-	case 8:
+	case t.Size() == 8:
 		return "b64"
 	}
 	return "pred"
 }
 
-// memType is the PTX type of t in memory: bools are bytes.
+// memType is the PTX type of t in memory: bools are bytes, and the 8- and
+// 16-bit integers their own width (a load sign- or zero-extends into the
+// 32-bit register, a store keeps the low bits).
 func memType(t ir.Type) string {
-	if t == ir.Bool {
+	switch t {
+	case ir.Bool, ir.U8:
 		return "u8"
+	case ir.I8:
+		return "s8"
+	case ir.I16:
+		return "s16"
+	case ir.U16:
+		return "u16"
 	}
 	return opType(t)
 }
@@ -100,8 +116,8 @@ func literal(t ir.Type, bits uint64) string {
 		}
 		return "0"
 	}
-	if t.Size() == 4 {
-		return fmt.Sprintf("0x%08X", uint32(bits))
+	if t.Size() == 4 || t.IsSmall() {
+		return fmt.Sprintf("0x%08X", uint32(bits)) // a small value's register form
 	}
 	return fmt.Sprintf("0x%016X", bits)
 }
@@ -463,6 +479,12 @@ func (f *fnWriter) prologue() prologue {
 			pr.decls = append(pr.decls, fmt.Sprintf(".param .%s %s", opType(p.Elem), name))
 			if used {
 				ld("ld.param.%s %s, [%s]", opType(p.Elem), r, name)
+				if p.Elem.IsSmall() {
+					// The slot's value is extended to 32 bits (kabi.ScalarSlot);
+					// its own bits are made the register's canonical form
+					// whatever the launcher left above them.
+					ld("%s", canonical(p.Elem, r, r))
+				}
 			}
 		case kabi.ArraySlot:
 			name := fmt.Sprintf("a%d", s.Param)

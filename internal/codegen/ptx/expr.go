@@ -27,6 +27,8 @@ func (f *fnWriter) expr(e ir.Expr) string {
 		return f.binary(e)
 	case *ir.Convert:
 		return f.convert(e.To, e.X.Type(), f.expr(e.X))
+	case *ir.Bitcast:
+		return f.bitcast(e.To, e.X.Type(), f.expr(e.X))
 	case *ir.Select:
 		return f.sel(e)
 	case *ir.Call:
@@ -38,8 +40,8 @@ func (f *fnWriter) expr(e ir.Expr) string {
 		if r := f.vectorLoaded(e); r != "" {
 			return r
 		}
-		t := e.Array.Elem
-		addr, ok := f.memAddr(e.Array, e.Index)
+		t := e.Type()
+		addr, ok := f.memAddr(e.Array, e.Index, e.Leaf)
 		r := f.reg(t)
 		if ok != "" {
 			f.zeroOf(t, r)
@@ -301,6 +303,9 @@ func (f *fnWriter) convert(to, from ir.Type, x string) string {
 	if to == ir.Bool || from == ir.Bool || !to.Valid() || !from.Valid() {
 		f.fail("conversion from %v to %v", from, to)
 	}
+	if to.IsSmall() || from.IsSmall() {
+		return f.convertSmall(to, from, x) // values.go
+	}
 	r := f.reg(to)
 	switch {
 	case to.IsInteger() && from.IsInteger():
@@ -372,13 +377,14 @@ func (f *fnWriter) index64(e ir.Expr) string {
 }
 
 // address is the global address of a[index...], row-major, from the array's
-// extents. Indices are not checked against the extents on the GPU: an out
+// extents (the element's first byte: a record's leaf is at an offset from
+// it). Indices are not checked against the extents on the GPU: an out
 // of range index reads or writes whatever lies there, or faults.
 func (f *fnWriter) address(a *ir.Param, index []ir.Expr) string {
 	if !a.IsArray() || len(index) != a.Dims {
 		f.fail("array %s (%d dims) indexed with %d indices", a.Name, a.Dims, len(index))
 	}
-	size := a.Elem.Size()
+	size := a.ElemSize()
 	if len(index) == 1 && index[0].Type().Size() == 4 {
 		// A 32-bit index widens and scales in one instruction.
 		i := f.expr(index[0])

@@ -81,6 +81,14 @@ func runCaseModel(c gosem.Case, text string, layout *kabi.Module) gosem.Result {
 		v = uint64(int64(int32(v)))
 	case ir.U32, ir.F32:
 		v = uint64(uint32(v))
+	case ir.I8:
+		v = uint64(int64(int8(v)))
+	case ir.I16:
+		v = uint64(int64(int16(v)))
+	case ir.U8:
+		v = uint64(uint8(v))
+	case ir.U16:
+		v = uint64(uint16(v))
 	}
 	return gosem.Result{Bits: v}
 }

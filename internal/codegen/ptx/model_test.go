@@ -373,6 +373,21 @@ func convert(suffix []string, v uint64) (uint64, error) {
 			return norm(to, uint64(signed(from, v))), nil
 		}
 		return norm(to, norm(from, v)), nil
+	case from[0] != 'f' && to[0] == 'f' && mode == "rn":
+		// Integer to float, rounded to nearest (Go's conversions round
+		// once, as the ISA does).
+		var x float64
+		switch {
+		case from[0] == 's' && to == "f32":
+			return uint64(math.Float32bits(float32(signed(from, v)))), nil
+		case from[0] == 's':
+			x = float64(signed(from, v))
+		case to == "f32":
+			return uint64(math.Float32bits(float32(norm(from, v)))), nil
+		default:
+			x = float64(norm(from, v))
+		}
+		return fromFloat(to, x), nil
 	case from[0] == 'f' && to[0] != 'f' && mode == "rzi":
 		// The ISA's float-to-integer rule: truncated, clamped to the
 		// range, NaN giving 0, which is also gosem.FloatToInt's.

@@ -42,7 +42,7 @@ func TestTargetFor(t *testing.T) {
 			}
 			continue
 		}
-		if err != nil || got != (Target{SM: c.sm, Version: c.want}) {
+		if err != nil || got.SM != c.sm || got.Version != c.want || got.MaxVersion != isaString(driverISA(c.driver)) {
 			t.Errorf("TargetFor(%d, %d) = %+v, %v; want version %s", c.sm, c.driver, got, err, c.want)
 		}
 	}
@@ -92,7 +92,7 @@ func TestSaxpyMetadata(t *testing.T) {
 	if tk.HostTotal == nil {
 		t.Fatal("no HostTotal")
 	}
-	if got := tk.HostTotal([]uint64{0, 0, 0}, [][3]int{{}, {1000}, {1000}}); got != 1000 {
+	if got := tk.HostTotal([]uint64{0, 0, 0}, [][4]int{{}, {1000}, {1000}}); got != 1000 {
 		t.Errorf("HostTotal = %d, want 1000", got)
 	}
 }

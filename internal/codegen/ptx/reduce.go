@@ -45,7 +45,7 @@ func (f *fnWriter) startReductions() bool {
 		if r.Scope != lower.Whole {
 			continue
 		}
-		t := r.Atomic.Array.Elem
+		t := r.Atomic.Type() // the element's, or the record leaf's
 		a := &accumulator{r: r, t: t, acc: f.reg(t), shared: fmt.Sprintf("red%d", len(f.red))}
 		f.emit("mov.%s %s, %s", movType(t), a.acc, literal(t, r.Identity()))
 		f.shared = append(f.shared, fmt.Sprintf(".shared .align 8 .b8 %s[%d];", a.shared, 8*maxWarps))

@@ -108,7 +108,7 @@ func (f *fnWriter) unrolledTrips(s *ir.For, v *ir.Var, e ir.Expr) {
 	}
 	if stepped && sp != nil {
 		for _, a := range sp.order {
-			f.emit("add.s64 %s, %s, %d", sp.bases[a.Index], sp.bases[a.Index], serialUnroll*a.Elem.Size())
+			f.emit("add.s64 %s, %s, %d", sp.bases[a.Index], sp.bases[a.Index], serialUnroll*a.ElemSize())
 		}
 	}
 	f.bra(quad)
@@ -150,7 +150,7 @@ func (f *fnWriter) planSerial(s *ir.For, v *ir.Var) *serialPlan {
 	vr := f.varReg(v)
 	for _, a := range arrays {
 		base := f.reg(ir.I64)
-		f.emit("mad.lo.s64 %s, %s, %d, %s", base, vr, a.Elem.Size(), f.array(a))
+		f.emit("mad.lo.s64 %s, %s, %d, %s", base, vr, a.ElemSize(), f.array(a))
 		sp.bases[a.Index] = base
 		sp.order = append(sp.order, a)
 	}
@@ -172,7 +172,7 @@ func (f *fnWriter) serialAddress(a *ir.Param, index []ir.Expr) string {
 	if !ok {
 		return ""
 	}
-	off := (sp.copy + form.C) * int64(a.Elem.Size())
+	off := (sp.copy + form.C) * int64(a.ElemSize())
 	if off == 0 {
 		return base
 	}

@@ -3,8 +3,12 @@ package ptx
 import "github.com/quadrants-go/qd/internal/ir"
 
 func (f *fnWriter) stmts(ss []ir.Stmt) {
-	for _, s := range ss {
-		f.stmt(s)
+	for i := 0; i < len(ss); i++ {
+		if n := f.vectorRed(ss[i:]); n > 0 { // vecred.go
+			i += n - 1
+			continue
+		}
+		f.stmt(ss[i])
 	}
 }
 
@@ -30,12 +34,13 @@ func (f *fnWriter) stmt(s ir.Stmt) {
 		f.wrote(s.Var)
 	case *ir.Store:
 		// Go evaluates the index operands before the value.
-		addr, ok := f.memAddr(s.Array, s.Index)
-		if s.Value == nil || s.Value.Type() != s.Array.Elem {
-			f.fail("store to %s of a value that is not %v", s.Array.Name, s.Array.Elem)
+		addr, ok := f.memAddr(s.Array, s.Index, s.Leaf)
+		t := s.Array.LeafType(s.Leaf)
+		if s.Value == nil || s.Value.Type() != t {
+			f.fail("store to %s of a value that is not %v", s.Array.Name, t)
 		}
 		v := f.expr(s.Value)
-		f.guarded(ok, func() { f.store(s.Array.Elem, "["+addr+"]", v) })
+		f.guarded(ok, func() { f.store(t, "["+addr+"]", v) })
 	case *ir.ExprStmt:
 		if acc := f.red[s]; acc != nil {
 			f.reduceStmt(acc)

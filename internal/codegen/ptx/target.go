@@ -12,6 +12,12 @@ import (
 type Target struct {
 	SM      int    // compute capability ×10, e.g. 90 for sm_90
 	Version string // PTX ISA version, e.g. "7.8"
+	// MaxVersion is the newest PTX ISA the driver accepts ("" means
+	// Version): a module that uses an instruction newer than Version
+	// (vecred.go's vector atomics) heads itself with the version that
+	// instruction needs, only when MaxVersion allows it. TargetFor sets
+	// it; a Target written by hand without it gets only what Version has.
+	MaxVersion string
 }
 
 // minSM is the oldest compute capability qd generates code for: atom.add.f64
@@ -114,7 +120,7 @@ func TargetFor(sm, driverVersion int) (Target, error) {
 		return Target{}, fmt.Errorf("ptx: sm_%d needs PTX ISA %s but the CUDA %d.%d driver accepts at most %s; update the driver",
 			sm, isaString(need), driverVersion/1000, driverVersion%1000/10, isaString(maxISA))
 	}
-	return Target{SM: sm, Version: isaString(need)}, nil
+	return Target{SM: sm, Version: isaString(need), MaxVersion: isaString(maxISA)}, nil
 }
 
 func isaString(isa int) string { return fmt.Sprintf("%d.%d", isa/10, isa%10) }
@@ -130,8 +136,28 @@ func (t Target) check() error {
 	return nil
 }
 
-func (t Target) header() string {
-	return fmt.Sprintf(".version %s\n.target sm_%d\n.address_size 64\n", t.Version, t.SM)
+func (t Target) header() string { return t.headerFor(0) }
+
+// headerFor is the module header of a module whose instructions need PTX
+// ISA need (×10; 0 for what Version has).
+func (t Target) headerFor(need int) string {
+	v := t.Version
+	if isa, _ := t.isa(); need > isa {
+		v = isaString(need)
+	}
+	return fmt.Sprintf(".version %s\n.target sm_%d\n.address_size 64\n", v, t.SM)
+}
+
+// allows reports whether a module for t may use an instruction of PTX
+// ISA isa (×10): Version has it, or MaxVersion does and the module's
+// version is raised (headerFor).
+func (t Target) allows(isa int) bool {
+	have, _ := t.isa()
+	if have >= isa {
+		return true
+	}
+	maxISA, ok := Target{Version: t.MaxVersion}.isa()
+	return ok && maxISA >= isa
 }
 
 // awaitsPredecessors reports whether entries for t begin with

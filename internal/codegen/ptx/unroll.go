@@ -226,8 +226,9 @@ func (f *fnWriter) unrolledStmts(ss []ir.Stmt, private map[*ir.Var][]string, cop
 				f.mov(s.Var.Type, regs[k], vals[k])
 			}
 		case *ir.Store:
-			if s.Value == nil || s.Value.Type() != s.Array.Elem {
-				f.fail("store to %s of a value that is not %v", s.Array.Name, s.Array.Elem)
+			t := s.Array.LeafType(s.Leaf)
+			if s.Value == nil || s.Value.Type() != t {
+				f.fail("store to %s of a value that is not %v", s.Array.Name, t)
 			}
 			// A vector store addresses its run itself (vectorStore).
 			vector := f.vec != nil && f.vec.arrays[s.Array]
@@ -236,7 +237,7 @@ func (f *fnWriter) unrolledStmts(ss []ir.Stmt, private map[*ir.Var][]string, cop
 				use(k)
 				if !vector {
 					// Go evaluates the index operands before the value.
-					addrs[k] = f.address(s.Array, s.Index)
+					addrs[k] = plus(f.address(s.Array, s.Index), leafOffset(s.Array, s.Leaf))
 				}
 				vals[k] = f.expr(s.Value)
 			}
@@ -245,7 +246,7 @@ func (f *fnWriter) unrolledStmts(ss []ir.Stmt, private map[*ir.Var][]string, cop
 				break
 			}
 			for k := range copies {
-				f.store(s.Array.Elem, "["+addrs[k]+"]", vals[k])
+				f.store(t, "["+addrs[k]+"]", vals[k])
 			}
 		case *ir.ExprStmt:
 			a := f.red[s]

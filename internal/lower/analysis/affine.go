@@ -29,6 +29,7 @@ type Affine struct {
 // AffineAccess is a load or store whose indices are all affine.
 type AffineAccess struct {
 	Array  *ir.Param
+	Leaf   int // of a record element
 	Key    Key
 	Consts [3]int64 // each dimension's Index.C
 }
@@ -86,9 +87,12 @@ func (a *Affine) Form(e ir.Expr) (Index, bool) {
 }
 
 // Access is the key and constants of arr[index...] for an array of 2 or 3
-// dimensions, if every index has an affine form.
+// dimensions, if every index has an affine form. A 4-dimensional array
+// has none (its accesses keep the plain address). An array of records has
+// the forms of its elements; the leaf's offset within the element is the
+// generator's to add.
 func (a *Affine) Access(arr *ir.Param, index []ir.Expr) (key Key, consts [3]int64, ok bool) {
-	if !arr.IsArray() || arr.Dims < 2 || len(index) != arr.Dims {
+	if !arr.IsArray() || arr.Dims < 2 || arr.Dims > 3 || len(index) != arr.Dims {
 		return key, consts, false
 	}
 	key.Array = arr.Index
@@ -122,7 +126,7 @@ func ParallelAffine(l *ir.ParallelFor) (*Affine, []AffineAccess) {
 			return true
 		}
 		if key, consts, ok := a.Access(acc.Array, acc.Index); ok {
-			accs = append(accs, AffineAccess{Array: acc.Array, Key: key, Consts: consts})
+			accs = append(accs, AffineAccess{Array: acc.Array, Leaf: acc.Leaf, Key: key, Consts: consts})
 		}
 		return true
 	})

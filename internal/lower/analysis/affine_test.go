@@ -58,6 +58,15 @@ func TestParallelAffine(t *testing.T) {
 			t.Errorf("%s: %q (forms %v), want %q", c.name, s, aff != nil, c.want)
 		}
 	}
+	// A 4-D array keeps the plain address.
+	var loop *ParallelFor
+	lowered(t, func(b *Builder) {
+		a := b.Array("a", F32, 4)
+		loop = b.Parallel2(LenOf(a, 0), LenOf(a, 1), func(i, j *Var) { b.Store(a, F32c(0), Ref(i), Ref(j), I64c(0), I64c(0)) })
+	})
+	if aff, _ := ParallelAffine(loop); aff != nil {
+		t.Error("a 4-D array has affine accesses")
+	}
 	// A 1-D loop, or one with a variable that is not int64, has none.
 	for _, ext := range [][]Expr{{I64c(4)}, {I64c(4), I32c(4)}} {
 		var loop *ParallelFor

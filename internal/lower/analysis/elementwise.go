@@ -19,7 +19,8 @@ type ElementwiseBody struct {
 // Elementwise returns l's body as an elementwise body, or nil when it is
 // not one: l has more than one variable, the body assigns the variable,
 // indexes an array otherwise than at [i] or reads it after storing it,
-// stores an array twice, touches no array, or mixes element sizes. A
+// stores an array twice, touches no array, mixes element sizes, or
+// touches an array of records or of 8- or 16-bit integers. A
 // generator asks only of bodies that are Unrollable: an atomic's array is
 // not looked at here.
 func Elementwise(l *ir.ParallelFor) *ElementwiseBody {
@@ -33,7 +34,9 @@ func Elementwise(l *ir.ParallelFor) *ElementwiseBody {
 	stored := map[*ir.Param]bool{}
 	arrays := map[*ir.Param]bool{}
 	atI := func(a *ir.Param, index []ir.Expr) {
-		if a.Dims != 1 || len(index) != 1 || a.Elem == ir.Bool {
+		// Records (whose elements are not one scalar wide) and the 8-
+		// and 16-bit types (too many per vector) are never elementwise.
+		if a.Dims != 1 || len(index) != 1 || a.Elem == ir.Bool || a.Rec != nil || a.Elem.IsSmall() {
 			ok = false
 			return
 		}

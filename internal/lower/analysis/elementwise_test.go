@@ -62,6 +62,24 @@ func TestElementwise(t *testing.T) {
 			t.Errorf("%s: size %d, %d arrays, %d read; want %d, %d, %d", c.name, got.Size, len(got.Arrays), len(got.Read), c.size, c.arrays, c.red)
 		}
 	}
+	// Records and 8- or 16-bit elements are never elementwise.
+	for _, build := range []func(b *Builder) *Param{
+		func(b *Builder) *Param {
+			r := b.Array("r", Invalid, 1)
+			r.Rec = &Record{Name: "V", Size: 8, Align: 4, Leaves: []Leaf{{Path: "[0]", Type: F32, Offset: 0}, {Path: "[1]", Type: F32, Offset: 4}}}
+			return r
+		},
+		func(b *Builder) *Param { return b.Array("s", I16, 1) },
+	} {
+		b := NewBuilder("k3")
+		p := build(b)
+		loop := b.Parallel(LenOf(p, 0), func(i *Var) {
+			b.Store(p, Zero(p.LeafType(0)), Ref(i))
+		})
+		if Elementwise(loop) != nil {
+			t.Errorf("%s: elementwise", p.Name)
+		}
+	}
 	b := NewBuilder("k2")
 	a := b.Array("a", F32, 2)
 	loop := b.Parallel2(LenOf(a, 0), LenOf(a, 1), func(i, j *Var) { b.Store(a, F32c(0), Ref(i), Ref(j)) })

@@ -363,7 +363,7 @@ func TestLaunchChecksParameters(t *testing.T) {
 	defer s.Close()
 	buf, _ := d.Alloc(64)
 	launch := func() error {
-		l, err := m.Begin(s, &backend.Args{Scalars: []uint64{0, 1}, Arrays: []backend.ArrayArg{{Buf: buf, Shape: [3]int{16, 1, 1}}}})
+		l, err := m.Begin(s, &backend.Args{Scalars: []uint64{0, 1}, Arrays: []backend.ArrayArg{{Buf: buf, Shape: [4]int{16, 1, 1, 1}}}})
 		if err != nil {
 			return err
 		}
