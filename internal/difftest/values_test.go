@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/quadrants-go/qd"
+	"github.com/quadrants-go/qd/internal/diffcheck"
 )
 
 // outOfRangeSrc indexes local arrays with indices out of their range, which
@@ -30,13 +31,8 @@ func oor(idx []int32, out [][]float32) {
 `
 
 func TestDynamicIndexOutOfRange(t *testing.T) {
-	for _, arch := range archs.Archs(t) {
-		t.Run(arch.String(), func(t *testing.T) {
-			p, err := qd.Init(qd.WithArch(arch))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer p.Close()
+	diffcheck.OnEachArch(t, func(t *testing.T, p *qd.Program, _ *qd.Stream) {
+		{
 			mod, err := qd.Compile(p, outOfRangeSrc)
 			if err != nil {
 				t.Fatal(err)
@@ -72,6 +68,6 @@ func TestDynamicIndexOutOfRange(t *testing.T) {
 					}
 				}
 			}
-		})
-	}
+		}
+	})
 }
