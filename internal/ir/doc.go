@@ -1,9 +1,10 @@
 // Package ir is the typed intermediate representation of qd kernels.
 //
-// A Kernel has parameters (scalars, and arrays of 1 to 3 dimensions) and a
-// body of statements. At the top level of a body three things may appear:
-// parallel loops (ParallelFor), serial statements, and stream-parallel groups
-// (StreamParallel) whose bodies hold the same two kinds of statement. Inside a
+// A Kernel has parameters (scalars, and arrays of 1 to 4 dimensions of
+// scalars or of records) and a body of statements. At the top level of a
+// body three things may appear: parallel loops (ParallelFor), serial
+// statements, and stream-parallel groups (StreamParallel) whose bodies
+// hold the same two kinds of statement. Inside a
 // parallel loop, and inside serial statements, only ordinary statements
 // appear: locals (Decl, Assign), array stores, if/else, serial loops with
 // break and continue, and expression statements for atomics.

@@ -344,8 +344,14 @@ func (v *verifier) parallelFor(s *ParallelFor) {
 	}
 	for d, e := range s.Extents {
 		t := v.operand(e, "parallel loop extent")
-		if t != Invalid && !t.IsInteger() {
+		switch {
+		case t != Invalid && !t.IsInteger():
 			v.errorf(s.Pos, "parallel loop extent %d has type %s; extents must be integers", d, t)
+		case t.IsSmall():
+			// Loop variables are indices of 32 or 64 bits in every
+			// generator; a small one would be computed with in 32 bits
+			// anyway.
+			v.errorf(s.Pos, "parallel loop extent %d has type %s; extents are 32- or 64-bit integers: convert it to int", d, t)
 		}
 		InspectExpr(e, func(n Node) bool {
 			if _, ok := n.(*Atomic); ok {

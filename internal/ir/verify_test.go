@@ -75,6 +75,9 @@ func TestVerify(t *testing.T) {
 		{"leaf type", func(e *env) { recStore(e, 1, F32c(1)) }, "cannot store a f32 value into", 5},
 		{"leaf store", func(e *env) { recStore(e, 1, I32c(1)) }, "", 0},
 		{"small arithmetic", exprAt(func(e *env) Expr { return Op(Add, Conv(I8, P(e.n)), Conv(I8, P(e.n))) }), "8- and 16-bit values are computed with in 32 bits", 5},
+		{"small extent", func(e *env) {
+			e.b.At(at(5)).Parallel(Conv(U8, P(e.n)), func(*Var) {})
+		}, "extents are 32- or 64-bit integers", 5},
 		{"bitcast size", exprAt(func(e *env) Expr { return &Bitcast{X: P(e.s), To: U64} }), "bit cast of f32 to u64", 5},
 		{"param index", func(e *env) { e.b.At(at(1)).Scalar("z", I32).Index = 0 }, `parameter "z" has Index 0 but is parameter 6`, 1},
 		{"nil param", func(e *env) { e.b.Kernel().Params = append(e.b.Kernel().Params, nil) }, "parameter 6 is nil", 0},

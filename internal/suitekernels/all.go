@@ -12,6 +12,7 @@ func All() []*ir.Kernel {
 		SlowWrite(), SlowAdd(), Rendezvous(), RendezvousAll(), Relay(), WaitFlag(),
 		TwoGroups(), LoopsInGroups(), CopyGroups(), Groups(3), Groups(4), ThreeGroups(), BadGroup(),
 		RendezvousGroups(2), RendezvousGroups(4), RendezvousGroups(8),
+		RecordUpdate(), Scatter2(), Scatter4(), RecordStats(), RecordGrid(), SmallInts(), Bitcasts(), Fill4(),
 	}
 	for _, kind := range RunawayKinds {
 		ks = append(ks, Runaway(kind))

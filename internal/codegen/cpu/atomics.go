@@ -25,7 +25,7 @@ func (c *compiler) atomic(e *ir.Atomic, unused bool) value {
 	if e.Array == nil {
 		c.failf("atomic on a missing array")
 	}
-	switch e.Array.Elem {
+	switch e.Type() { // the element's, or the record leaf's
 	case ir.I32:
 		return atomicT(c, e, atomicInt32(e.Op), unused)
 	case ir.I64:
@@ -39,13 +39,13 @@ func (c *compiler) atomic(e *ir.Atomic, unused bool) value {
 	case ir.F64:
 		return atomicT(c, e, atomicF64(e.Op), unused)
 	}
-	c.failf("atomic %v on array %s of %v: atomics need an integer or float array", e.Op, e.Array.Name, e.Array.Elem)
+	c.failf("atomic %v on array %s of %v: atomics need 32- or 64-bit integer or float elements", e.Op, e.Array.Name, e.Type())
 	return nil
 }
 
 func atomicT[T number](c *compiler, e *ir.Atomic, fn atomicFn[T], unused bool) value {
 	if fn == nil {
-		c.failf("atomic %v does not apply to array %s of %v", e.Op, e.Array.Name, e.Array.Elem)
+		c.failf("atomic %v does not apply to array %s of %v", e.Op, e.Array.Name, e.Type())
 	}
 	red := unused && c.reducible(e)
 	if red {
@@ -62,7 +62,7 @@ func atomicT[T number](c *compiler, e *ir.Atomic, fn atomicFn[T], unused bool) v
 		cmp = as[T](c, c.expr(e.Compare))
 	}
 	var z T
-	a := c.access(e.Array, e.Index, int64(unsafe.Sizeof(z)))
+	a := c.leafAccess(e.Array, e.Index, e.Leaf, int64(unsafe.Sizeof(z)))
 	pi, vv, cv, r := a.pi, vec(c, val), vec(c, cmp), c.tmp()
 	if red && a.uniform() {
 		return reduction(c, e, a, vv, fn, r)
@@ -79,7 +79,7 @@ func atomicT[T number](c *compiler, e *ir.Atomic, fn atomicFn[T], unused bool) v
 			return d
 		}
 		for _, k := range f.m.idx {
-			d[k] = fn(unsafe.Add(arr.Data, off[k]*a.size), v[k], w[k])
+			d[k] = fn(a.ptr(arr, off[k]), v[k], w[k])
 		}
 		return d
 	})

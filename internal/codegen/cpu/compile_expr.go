@@ -33,6 +33,8 @@ func (c *compiler) expr(e ir.Expr) value {
 		return c.call(e)
 	case *ir.Load:
 		return c.load(e)
+	case *ir.Bitcast:
+		return c.bitcast(e)
 	case *ir.Atomic:
 		return c.atomic(e, false)
 	case nil:
@@ -552,6 +554,14 @@ func (c *compiler) selectExpr(e *ir.Select) value {
 		return selectOp(c, cond, x, as[float32](c, y))
 	case *ev[float64]:
 		return selectOp(c, cond, x, as[float64](c, y))
+	case *ev[int8]:
+		return selectOp(c, cond, x, as[int8](c, y))
+	case *ev[int16]:
+		return selectOp(c, cond, x, as[int16](c, y))
+	case *ev[uint8]:
+		return selectOp(c, cond, x, as[uint8](c, y))
+	case *ev[uint16]:
+		return selectOp(c, cond, x, as[uint16](c, y))
 	}
 	return nil
 }
@@ -608,11 +618,19 @@ func (c *compiler) convert(e *ir.Convert) value {
 		return convertFrom(c, x, e.To)
 	case *ev[float64]:
 		return convertFrom(c, x, e.To)
+	case *ev[int8]:
+		return convertFrom(c, x, e.To)
+	case *ev[int16]:
+		return convertFrom(c, x, e.To)
+	case *ev[uint8]:
+		return convertFrom(c, x, e.To)
+	case *ev[uint16]:
+		return convertFrom(c, x, e.To)
 	}
 	return nil
 }
 
-func convertFrom[T number](c *compiler, x *ev[T], to ir.Type) value {
+func convertFrom[T convertible](c *compiler, x *ev[T], to ir.Type) value {
 	switch to {
 	case ir.I32:
 		return convertOp[T, int32](c, x)
@@ -626,12 +644,20 @@ func convertFrom[T number](c *compiler, x *ev[T], to ir.Type) value {
 		return convertOp[T, float32](c, x)
 	case ir.F64:
 		return convertOp[T, float64](c, x)
+	case ir.I8:
+		return convertOp[T, int8](c, x)
+	case ir.I16:
+		return convertOp[T, int16](c, x)
+	case ir.U8:
+		return convertOp[T, uint8](c, x)
+	case ir.U16:
+		return convertOp[T, uint16](c, x)
 	}
 	c.failf("cannot convert to %v", to)
 	return nil
 }
 
-func convertOp[T, U number](c *compiler, x *ev[T]) *ev[U] {
+func convertOp[T, U convertible](c *compiler, x *ev[T]) *ev[U] {
 	var t T
 	var u U
 	if one := T(1); one/2 == 0 && U(1)/2 == 0 && unsafe.Sizeof(t) == unsafe.Sizeof(u) && x.k == nil && x.u == nil {

@@ -161,6 +161,8 @@ func exprHasAtomic(e ir.Expr) bool {
 		return exprHasAtomic(e.X) || exprHasAtomic(e.Y)
 	case *ir.Convert:
 		return exprHasAtomic(e.X)
+	case *ir.Bitcast:
+		return exprHasAtomic(e.X)
 	case *ir.Select:
 		return exprHasAtomic(e.Cond) || exprHasAtomic(e.X) || exprHasAtomic(e.Y)
 	case *ir.Call:
@@ -214,6 +216,14 @@ func (c *compiler) assign(v *ir.Var, e ir.Expr) func(*frame) {
 		return assignReg(x, r)
 	case *ev[float64]:
 		return assignReg(x, r)
+	case *ev[int8]:
+		return assignReg(x, r)
+	case *ev[int16]:
+		return assignReg(x, r)
+	case *ev[uint8]:
+		return assignReg(x, r)
+	case *ev[uint16]:
+		return assignReg(x, r)
 	}
 	return nil
 }
@@ -259,6 +269,14 @@ func assignWord(c *compiler, x value, w scalarWord) func(*frame) {
 	case *ev[float32]:
 		return assignWordT(c, x, w)
 	case *ev[float64]:
+		return assignWordT(c, x, w)
+	case *ev[int8]:
+		return assignWordT(c, x, w)
+	case *ev[int16]:
+		return assignWordT(c, x, w)
+	case *ev[uint8]:
+		return assignWordT(c, x, w)
+	case *ev[uint16]:
 		return assignWordT(c, x, w)
 	}
 	return nil
@@ -315,6 +333,14 @@ func (c *compiler) exprStmt(s *ir.ExprStmt) func(*frame) {
 	case *ev[float32]:
 		return discard(x)
 	case *ev[float64]:
+		return discard(x)
+	case *ev[int8]:
+		return discard(x)
+	case *ev[int16]:
+		return discard(x)
+	case *ev[uint8]:
+		return discard(x)
+	case *ev[uint16]:
 		return discard(x)
 	}
 	return nil

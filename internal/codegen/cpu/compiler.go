@@ -402,6 +402,10 @@ type typedBuilder interface {
 	u64(c *compiler) value
 	f32(c *compiler) value
 	f64(c *compiler) value
+	i8(c *compiler) value
+	i16(c *compiler) value
+	u8(c *compiler) value
+	u16(c *compiler) value
 }
 
 func byType(t ir.Type, c *compiler, b typedBuilder) value {
@@ -420,6 +424,14 @@ func byType(t ir.Type, c *compiler, b typedBuilder) value {
 		return b.f32(c)
 	case ir.F64:
 		return b.f64(c)
+	case ir.I8:
+		return b.i8(c)
+	case ir.I16:
+		return b.i16(c)
+	case ir.U8:
+		return b.u8(c)
+	case ir.U16:
+		return b.u16(c)
 	}
 	c.failf("invalid type %v", t)
 	return nil
@@ -446,6 +458,10 @@ func (w scalarWord) u32(*compiler) value   { return wordT[uint32](w) }
 func (w scalarWord) u64(*compiler) value   { return wordT[uint64](w) }
 func (w scalarWord) f32(*compiler) value   { return wordT[float32](w) }
 func (w scalarWord) f64(*compiler) value   { return wordT[float64](w) }
+func (w scalarWord) i8(*compiler) value    { return wordT[int8](w) }
+func (w scalarWord) i16(*compiler) value   { return wordT[int16](w) }
+func (w scalarWord) u8(*compiler) value    { return wordT[uint8](w) }
+func (w scalarWord) u16(*compiler) value   { return wordT[uint16](w) }
 
 // regRef reads a per-lane local.
 type regRef struct{ r int }
@@ -460,6 +476,10 @@ func (t regRef) u32(*compiler) value   { return regRefT[uint32](t.r) }
 func (t regRef) u64(*compiler) value   { return regRefT[uint64](t.r) }
 func (t regRef) f32(*compiler) value   { return regRefT[float32](t.r) }
 func (t regRef) f64(*compiler) value   { return regRefT[float64](t.r) }
+func (t regRef) i8(*compiler) value    { return regRefT[int8](t.r) }
+func (t regRef) i16(*compiler) value   { return regRefT[int16](t.r) }
+func (t regRef) u8(*compiler) value    { return regRefT[uint8](t.r) }
+func (t regRef) u16(*compiler) value   { return regRefT[uint16](t.r) }
 
 // constant is an ir.Const.
 type constant struct{ bits uint64 }
@@ -472,6 +492,10 @@ func (t constant) u32(*compiler) value   { return constT[uint32](t.bits) }
 func (t constant) u64(*compiler) value   { return constT[uint64](t.bits) }
 func (t constant) f32(*compiler) value   { return constT[float32](t.bits) }
 func (t constant) f64(*compiler) value   { return constT[float64](t.bits) }
+func (t constant) i8(*compiler) value    { return constT[int8](t.bits) }
+func (t constant) i16(*compiler) value   { return constT[int16](t.bits) }
+func (t constant) u8(*compiler) value    { return constT[uint8](t.bits) }
+func (t constant) u16(*compiler) value   { return constT[uint16](t.bits) }
 
 // paramRef reads a scalar parameter.
 type paramRef struct{ i int }
@@ -486,6 +510,10 @@ func (t paramRef) u32(*compiler) value   { return paramT[uint32](t.i) }
 func (t paramRef) u64(*compiler) value   { return paramT[uint64](t.i) }
 func (t paramRef) f32(*compiler) value   { return paramT[float32](t.i) }
 func (t paramRef) f64(*compiler) value   { return paramT[float64](t.i) }
+func (t paramRef) i8(*compiler) value    { return paramT[int8](t.i) }
+func (t paramRef) i16(*compiler) value   { return paramT[int16](t.i) }
+func (t paramRef) u8(*compiler) value    { return paramT[uint8](t.i) }
+func (t paramRef) u16(*compiler) value   { return paramT[uint16](t.i) }
 
 func (c *compiler) arrayParam(p *ir.Param) {
 	if p == nil || p.Index < 0 || p.Index >= len(c.plan.Kernel.Params) || c.plan.Kernel.Params[p.Index] != p {

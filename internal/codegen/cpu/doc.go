@@ -69,6 +69,13 @@
 // values combine in lane order and one atomic per batch writes the total
 // (reduce.go).
 //
+// Arrays of records (Go structs and fixed arrays) are read and written a
+// leaf at a time, at the element's address plus the leaf's offset, with
+// the same per-index checks; their lanes are Rec.Size bytes apart, so
+// they take none of the contiguous copies above (values.go). The 8- and
+// 16-bit integers are lanes of their own Go types, which only loads,
+// stores, locals, selects and conversions touch.
+//
 // Runtime errors (index out of range, integer division by zero, negative
 // shift counts) are recorded in the frame and returned by Task.Run as
 // *ir.Error values positioned at the statement; nothing panics out of Run.

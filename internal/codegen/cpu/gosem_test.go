@@ -89,6 +89,14 @@ func bitsArray(t ir.Type, bits uint64, n int) (Array, func(int) uint64) {
 		return typedArray[float32](bits, n)
 	case ir.F64:
 		return typedArray[float64](bits, n)
+	case ir.I8:
+		return typedArray[int8](bits, n)
+	case ir.I16:
+		return typedArray[int16](bits, n)
+	case ir.U8:
+		return typedArray[uint8](bits, n)
+	case ir.U16:
+		return typedArray[uint16](bits, n)
 	}
 	panic(fmt.Sprintf("no array of %v", t))
 }

@@ -87,7 +87,7 @@ func launch(p *Program, a *Args, chunk int64, workers int) error {
 	return nil
 }
 
-// arr wraps a Go slice as an array argument of the given shape (1 to 3
+// arr wraps a Go slice as an array argument of the given shape (1 to 4
 // dims; missing dims are 1).
 func arr[T scalar](s []T, shape ...int) Array {
 	a := Array{Shape: [4]int{1, 1, 1, 1}}

@@ -198,6 +198,8 @@ func copyReg(t ir.Type, src, dst int) func(*frame) {
 	switch t.Size() {
 	case 1:
 		return func(f *frame) { copy(reg[bool](f, dst), reg[bool](f, src)) }
+	case 2:
+		return func(f *frame) { copy(reg[uint16](f, dst), reg[uint16](f, src)) }
 	case 4:
 		return func(f *frame) { copy(reg[uint32](f, dst), reg[uint32](f, src)) }
 	}
@@ -210,6 +212,8 @@ func selectRegs(t ir.Type, cond, tr, er, d int) func(*frame) {
 	switch t.Size() {
 	case 1:
 		return selectT[uint8](cond, tr, er, d)
+	case 2:
+		return selectT[uint16](cond, tr, er, d)
 	case 4:
 		return selectT[uint32](cond, tr, er, d)
 	}
@@ -218,7 +222,7 @@ func selectRegs(t ir.Type, cond, tr, er, d int) func(*frame) {
 
 // selectT is selectRegs on the bits of the values. It does not branch on
 // the condition, which in a converted if is as good as random.
-func selectT[T uint8 | uint32 | uint64](cond, tr, er, d int) func(*frame) {
+func selectT[T uint8 | uint16 | uint32 | uint64](cond, tr, er, d int) func(*frame) {
 	var z T
 	simd, _ := any(simdSel32).(func(d []T, c []bool, t, e []T))
 	if _, ok := any(z).(uint64); ok {

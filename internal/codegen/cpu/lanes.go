@@ -14,16 +14,24 @@ import (
 // more than 512, and 1024 gains about 5% over 512 at twice the footprint.
 const Batch = 512
 
-// Type sets of the generic lane operations.
+// Type sets of the generic lane operations. The 8- and 16-bit integers
+// are values of their own Go types; the IR has no arithmetic on them, so
+// only loads, stores, locals, selects and conversions instantiate for
+// them (small).
 type (
 	scalar interface {
-		~bool | ~int32 | ~int64 | ~uint32 | ~uint64 | ~float32 | ~float64
+		~bool | ~int32 | ~int64 | ~uint32 | ~uint64 | ~float32 | ~float64 | small
 	}
 	number interface {
 		~int32 | ~int64 | ~uint32 | ~uint64 | ~float32 | ~float64
 	}
-	integer interface {
+	// convertible are the types a conversion goes between.
+	convertible interface{ number | small }
+	integer     interface {
 		~int32 | ~int64 | ~uint32 | ~uint64
+	}
+	small interface {
+		~int8 | ~int16 | ~uint8 | ~uint16
 	}
 	float interface{ ~float32 | ~float64 }
 )
@@ -213,6 +221,14 @@ func fromBits[T scalar](b uint64) T {
 		*p = math.Float32frombits(uint32(b))
 	case *float64:
 		*p = math.Float64frombits(b)
+	case *int8:
+		*p = int8(b)
+	case *int16:
+		*p = int16(b)
+	case *uint8:
+		*p = uint8(b)
+	case *uint16:
+		*p = uint16(b)
 	}
 	return z
 }
@@ -237,6 +253,14 @@ func toBits[T scalar](v T) uint64 {
 		return uint64(math.Float32bits(*p))
 	case *float64:
 		return math.Float64bits(*p)
+	case *int8:
+		return uint64(int64(*p))
+	case *int16:
+		return uint64(int64(*p))
+	case *uint8:
+		return uint64(*p)
+	case *uint16:
+		return uint64(*p)
 	}
 	return 0
 }
@@ -259,6 +283,14 @@ func irType[T scalar]() ir.Type {
 		return ir.F32
 	case *float64:
 		return ir.F64
+	case *int8:
+		return ir.I8
+	case *int16:
+		return ir.I16
+	case *uint8:
+		return ir.U8
+	case *uint16:
+		return ir.U16
 	}
 	return ir.Invalid
 }

@@ -27,13 +27,21 @@ func (c *compiler) indexExpr(e ir.Expr) index {
 		return toIndex(c, x, math.MaxUint32, false)
 	case *ev[uint64]:
 		return toIndex(c, x, math.MaxInt64, true)
+	case *ev[int8]:
+		return toIndex(c, x, math.MaxInt8, false)
+	case *ev[int16]:
+		return toIndex(c, x, math.MaxInt16, false)
+	case *ev[uint8]:
+		return toIndex(c, x, math.MaxUint8, false)
+	case *ev[uint16]:
+		return toIndex(c, x, math.MaxUint16, false)
 	default:
 		c.failf("index has type %v, want an integer type", x.typ())
 	}
 	return index{}
 }
 
-func toIndex[T integer](c *compiler, x *ev[T], maxv int64, u64 bool) index {
+func toIndex[T integer | small](c *compiler, x *ev[T], maxv int64, u64 bool) index {
 	ix := index{maxv: maxv, u64: u64}
 	if x.u != nil {
 		xu := x.u
@@ -82,6 +90,15 @@ type access struct {
 	// loop's inner extents, lane k's element is the one after lane k-1's,
 	// across rows too.
 	flat bool
+	// leaf is the byte offset of the accessed leaf within a record
+	// element (size is then the record's); 0 for an array of scalars.
+	leaf int64
+}
+
+// ptr is the address of the accessed value (the leaf, in a record) of
+// element off.
+func (a *access) ptr(arr *Array, off int64) unsafe.Pointer {
+	return unsafe.Add(arr.Data, off*a.size+a.leaf)
 }
 
 func (c *compiler) access(p *ir.Param, index []ir.Expr, size int64) *access {
@@ -258,6 +275,9 @@ func (c *compiler) load(e *ir.Load) value {
 	if e.Array == nil {
 		c.failf("load from a missing array")
 	}
+	if e.Array.Rec != nil {
+		return c.loadLeaf(e) // values.go
+	}
 	switch e.Array.Elem {
 	case ir.Bool:
 		return loadT[bool](c, e)
@@ -273,6 +293,14 @@ func (c *compiler) load(e *ir.Load) value {
 		return loadT[float32](c, e)
 	case ir.F64:
 		return loadT[float64](c, e)
+	case ir.I8:
+		return loadT[int8](c, e)
+	case ir.I16:
+		return loadT[int16](c, e)
+	case ir.U8:
+		return loadT[uint8](c, e)
+	case ir.U16:
+		return loadT[uint16](c, e)
 	}
 	c.failf("array %s has invalid element type %v", e.Array.Name, e.Array.Elem)
 	return nil
@@ -357,6 +385,9 @@ func (c *compiler) store(s *ir.Store) func(*frame) {
 	if s.Array == nil {
 		c.failf("store to a missing array")
 	}
+	if s.Array.Rec != nil {
+		return c.storeLeaf(s) // values.go
+	}
 	switch s.Array.Elem {
 	case ir.Bool:
 		return storeT[bool](c, s)
@@ -372,6 +403,14 @@ func (c *compiler) store(s *ir.Store) func(*frame) {
 		return storeT[float32](c, s)
 	case ir.F64:
 		return storeT[float64](c, s)
+	case ir.I8:
+		return storeT[int8](c, s)
+	case ir.I16:
+		return storeT[int16](c, s)
+	case ir.U8:
+		return storeT[uint8](c, s)
+	case ir.U16:
+		return storeT[uint16](c, s)
 	}
 	c.failf("array %s has invalid element type %v", s.Array.Name, s.Array.Elem)
 	return nil

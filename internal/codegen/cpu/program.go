@@ -12,9 +12,10 @@ import (
 	"github.com/quadrants-go/qd/internal/lower"
 )
 
-// Array is one array argument: Data points at Shape[0]*Shape[1]*Shape[2]
+// Array is one array argument: Data points at the product of Shape's
 // elements of the parameter's element type (ir.Bool: 1 byte each, Go bool
-// layout), row-major; unused dims are 1.
+// layout; a record: Rec.Size bytes each, Go's layout), row-major; unused
+// dims are 1.
 type Array struct {
 	Data  unsafe.Pointer
 	Shape [4]int

@@ -1,10 +1,6 @@
 package cpu
 
-import (
-	"unsafe"
-
-	"github.com/quadrants-go/qd/internal/ir"
-)
+import "github.com/quadrants-go/qd/internal/ir"
 
 // Reductions (docs/semantics.md#reductions). qd.AtomicAdd, Min or Max whose old value is unused
 // and whose address is the same for every lane of a batch (it does not vary
@@ -56,7 +52,7 @@ func reduction[T number](c *compiler, e *ir.Atomic, a *access, vv func(*frame) [
 			}
 			arr := &f.a.Arrays[a.pi]
 			if off, ok := a.prefix(f, arr, a.dims); ok {
-				fn(unsafe.Add(arr.Data, off*a.size), combine(v, f.m), z)
+				fn(a.ptr(arr, off), combine(v, f.m), z)
 			}
 			return reg[T](f, r)
 		})
@@ -81,7 +77,7 @@ func reduction[T number](c *compiler, e *ir.Atomic, a *access, vv func(*frame) [
 		if !ok {
 			return reg[T](f, r)
 		}
-		p, total := unsafe.Add(arr.Data, off*a.size), combine(v, f.m)
+		p, total := a.ptr(arr, off), combine(v, f.m)
 		switch held := f.red[site]; {
 		case held == p:
 			*scal[T](f, acc) = two(*scal[T](f, acc), total)

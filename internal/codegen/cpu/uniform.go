@@ -166,6 +166,8 @@ func (u *uniformity) expr(e ir.Expr) bool {
 		return u.expr(e.X) && u.expr(e.Y)
 	case *ir.Convert:
 		return u.expr(e.X)
+	case *ir.Bitcast:
+		return u.expr(e.X)
 	case *ir.Select:
 		return u.expr(e.Cond) && u.expr(e.X) && u.expr(e.Y)
 	case *ir.Call:

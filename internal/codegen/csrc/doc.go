@@ -62,6 +62,12 @@
 //
 // Array indices are not checked on the GPU, as in the PTX path.
 //
+// An array of records (Go structs and fixed arrays) arrives as bytes and
+// is accessed a leaf at a time through a pointer of the leaf's type; the
+// 8- and 16-bit integers are C's char and short types, whose conversions
+// are Go's, except from floats, which go through int32 as Go converts
+// (values.go).
+//
 // # Atomics
 //
 // The prelude's atomics are relaxed at device scope, as PTX's atom: on AMD

@@ -46,9 +46,13 @@ func TestCasesTyped(t *testing.T) {
 				ok = ok && c.Y.IsSigned() && int64(c.B) < 0
 			}
 		case FloatToInt:
-			ok = c.IsConversion() && c.X.IsFloat() && c.To.IsInteger()
+			ok = c.IsConversion() && !c.Bitcast && c.X.IsFloat() && c.To.IsInteger()
 		case MinMaxFloat:
 			ok = (c.Op == ir.Min || c.Op == ir.Max) && c.X.IsFloat() && c.Y == c.X
+		case SmallInts:
+			ok = c.IsConversion() && !c.Bitcast && (c.X.IsSmall() || c.To.IsSmall()) && c.X.IsInteger() && c.To.IsNumeric()
+		case Bitcast:
+			ok = c.Bitcast && c.IsConversion() && c.X.Size() == c.To.Size() && c.X != c.To
 		}
 		if !ok {
 			t.Errorf("%v: not a case of its rule", c)

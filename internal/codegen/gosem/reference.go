@@ -18,12 +18,31 @@ func Reference(c Case) (bits uint64, panics bool) {
 			bits, panics = 0, true
 		}
 	}()
+	if c.Bitcast {
+		return bitcastOf(c), false
+	}
 	if c.IsConversion() {
 		switch c.X {
 		case ir.F32:
 			return convertTo(c.To, math.Float32frombits(uint32(c.A))), false
 		case ir.F64:
 			return convertTo(c.To, math.Float64frombits(c.A)), false
+		case ir.I8:
+			return convertTo(c.To, int8(c.A)), false
+		case ir.I16:
+			return convertTo(c.To, int16(c.A)), false
+		case ir.U8:
+			return convertTo(c.To, uint8(c.A)), false
+		case ir.U16:
+			return convertTo(c.To, uint16(c.A)), false
+		case ir.I32:
+			return convertTo(c.To, int32(c.A)), false
+		case ir.I64:
+			return convertTo(c.To, int64(c.A)), false
+		case ir.U32:
+			return convertTo(c.To, uint32(c.A)), false
+		case ir.U64:
+			return convertTo(c.To, c.A), false
 		}
 		panic("gosem: conversion from " + c.X.String())
 	}
@@ -46,6 +65,11 @@ func Reference(c Case) (bits uint64, panics bool) {
 
 type integer interface {
 	~int32 | ~int64 | ~uint32 | ~uint64
+}
+
+// number is every type a conversion starts from or ends at.
+type number interface {
+	integer | ~int8 | ~int16 | ~uint8 | ~uint16 | float
 }
 
 type float interface{ ~float32 | ~float64 }
@@ -100,8 +124,20 @@ func floatOp[T float](op ir.BinOp, a, b T) T {
 }
 
 // convertTo is Go's conversion of x to type to.
-func convertTo[F float](to ir.Type, x F) uint64 {
+func convertTo[F number](to ir.Type, x F) uint64 {
 	switch to {
+	case ir.I8:
+		return toBits(int8(x))
+	case ir.I16:
+		return toBits(int16(x))
+	case ir.U8:
+		return toBits(uint8(x))
+	case ir.U16:
+		return toBits(uint16(x))
+	case ir.F32:
+		return toBits(float32(x))
+	case ir.F64:
+		return toBits(float64(x))
 	case ir.I32:
 		return toBits(int32(x))
 	case ir.I64:
@@ -114,9 +150,38 @@ func convertTo[F float](to ir.Type, x F) uint64 {
 	panic("gosem: conversion to " + to.String())
 }
 
+// bitcastOf is c's bits read as c.To, with the math package's
+// functions where Go has them and a conversion (which keeps the bits)
+// between integers of one size.
+func bitcastOf(c Case) uint64 {
+	switch {
+	case c.X == ir.F32 && c.To == ir.U32:
+		return toBits(math.Float32bits(math.Float32frombits(uint32(c.A))))
+	case c.X == ir.F32 && c.To == ir.I32:
+		return toBits(int32(math.Float32bits(math.Float32frombits(uint32(c.A)))))
+	case c.X == ir.F64 && c.To == ir.U64:
+		return toBits(math.Float64bits(math.Float64frombits(c.A)))
+	case c.X == ir.F64 && c.To == ir.I64:
+		return toBits(int64(math.Float64bits(math.Float64frombits(c.A))))
+	case c.To == ir.F32:
+		return toBits(math.Float32frombits(uint32(c.A)))
+	case c.To == ir.F64:
+		return toBits(math.Float64frombits(c.A))
+	}
+	return narrow(c.To, c.A)
+}
+
 // toBits is v as ir.Const holds a value of its type.
-func toBits[T integer | float](v T) uint64 {
+func toBits[T number](v T) uint64 {
 	switch v := any(v).(type) {
+	case int8:
+		return uint64(int64(v))
+	case int16:
+		return uint64(int64(v))
+	case uint8:
+		return uint64(v)
+	case uint16:
+		return uint64(v)
 	case int32:
 		return uint64(int64(v))
 	case int64:

@@ -28,11 +28,29 @@ const (
 	// FloatToInt: float to integer conversion truncates toward zero. Out
 	// of range Go leaves the value to the implementation; qd's GPUs
 	// saturate to the integer type's range and give 0 for NaN (PTX's
-	// cvt.rzi), and the CPU gives what Go gives on the host.
+	// cvt.rzi), and the CPU gives what Go gives on the host. To an 8- or
+	// 16-bit type the GPUs convert as Go's compiler does, through int32:
+	// saturated to int32's range (NaN 0), then the low bits, so
+	// int8(200.5) is -56 and uint8(-1.5) is 255 everywhere, and only
+	// values beyond int32's range differ from the host's Go (amd64's
+	// conversion gives MinInt32 there, so 0).
 	FloatToInt
 	// MinMaxFloat: Go's min and max of floats are NaN when either operand
 	// is, and min(-0, +0) is -0, max(-0, +0) is +0, whatever the order.
 	MinMaxFloat
+	// SmallInts: conversions between the 8- and 16-bit integers and the
+	// other integer and float types. To a small type an integer keeps its
+	// low bits (int8(200) is -56, uint8(-1) is 255); from one a value
+	// extends by its own signedness (uint32(int8(-1)) is 0xFFFFFFFF); to a
+	// float it is exact. Go defines all of it; the generators hold small
+	// values widened in 32-bit registers, so every conversion must
+	// re-truncate or re-extend where the widths differ.
+	SmallInts
+	// Bitcast: the bits of a 4- or 8-byte value read as another type of
+	// the same size (math.Float32bits, math.Float64frombits, and the
+	// signed forms int32(math.Float32bits(x))): every bit kept, signs,
+	// zeros, infinities, subnormals and NaN payloads included.
+	Bitcast
 	numRules
 )
 
@@ -111,6 +129,10 @@ var Rules = [numRules]RuleInfo{
 	FloatToInt: {Name: "FloatToInt", Go: ImplementationDefined,
 		Does: [numBackends]Outcome{CPU: HostGo, PTX: Want, C: Want, Host: Want}},
 	MinMaxFloat: {Name: "MinMaxFloat", Go: Defined,
+		Does: [numBackends]Outcome{CPU: Want, PTX: Want, C: Want, Host: Want}},
+	SmallInts: {Name: "SmallInts", Go: Defined,
+		Does: [numBackends]Outcome{CPU: Want, PTX: Want, C: Want, Host: Want}},
+	Bitcast: {Name: "Bitcast", Go: Defined,
 		Does: [numBackends]Outcome{CPU: Want, PTX: Want, C: Want, Host: Want}},
 }
 

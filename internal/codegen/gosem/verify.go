@@ -80,6 +80,9 @@ func Same(t ir.Type, x, y uint64) bool {
 // Expr is c's operation applied to the operand expressions a and b (b is
 // unused by a conversion).
 func (c Case) Expr(a, b ir.Expr) ir.Expr {
+	if c.Bitcast {
+		return &ir.Bitcast{X: a, To: c.To}
+	}
 	if c.IsConversion() {
 		return &ir.Convert{To: c.To, X: a}
 	}

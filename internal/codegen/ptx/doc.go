@@ -66,6 +66,17 @@
 // from package devmath, emitted once per module before the entries and
 // called with call (call.uni in serial tasks).
 //
+// # Values
+//
+// An array of records (Go structs and fixed arrays) is addressed a leaf
+// at a time: the element's address (row-major index times Rec.Size) plus
+// the leaf's offset, an immediate of the access. The 8- and 16-bit
+// integers live in 32-bit registers, sign- or zero-extended from their
+// width, and move at their own width; bit casts are register moves
+// (values.go). On sm_90 with PTX ISA 8.1, two or four atomic float32 adds
+// in a row on adjacent leaves of one element become one vector add
+// (vecred.go).
+//
 // # Target
 //
 // TargetFor picks .target sm_XY equal to the device's compute capability and
