@@ -138,6 +138,7 @@ var missingFeatures = []struct{ msg, feature string }{
 	{"undefined: qd.Mat2", valueTypes},
 	{"missing type in composite literal", valueTypes},
 	{"structs are not supported in kernels", "struct parameters ([]Particle, [][]Cell)"},
+	{"arrays of structs or fixed-size arrays are not supported as kernel parameters yet", "struct parameters ([]Particle, [][]Cell)"},
 	{"fixed-size array type", "vector and matrix values (fixed arrays) in kernels"},
 	{"arrays are only supported as parameters", "fixed-array locals and results in kernels"},
 	{"generic functions are not supported in kernels", "the value library's generic methods in kernels"},
