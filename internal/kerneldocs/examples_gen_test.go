@@ -338,6 +338,38 @@ func ex14_rowTotals(m [][]float64, rows []float64) {
 	}
 }
 
+// Example 15: docs/kernels.md:754.
+
+type ex15_body struct {
+	pos, vel qd.Vec3[float32]
+	mass     float32
+}
+
+// kick is a method with a pointer receiver: it changes the caller's value.
+func (b *ex15_body) kick(f qd.Vec3[float32], dt float32) {
+	b.vel = b.vel.Add(f.Scale(dt / b.mass))
+	b.pos = b.pos.Add(b.vel.Scale(dt))
+}
+
+// sum3 is generic: it is translated once per type it is called with.
+func ex15_sum3[T int32 | float32](a [3]T) T { return a[0] + a[1] + a[2] }
+
+//qd:kernel
+func ex15_step(x, y, z, out []float32, n []int32) {
+	for i := range len(x) {
+		b := ex15_body{pos: qd.Vec3[float32]{x[i], y[i], z[i]}, mass: 2}
+		b.kick(qd.Vec3[float32]{0, -9.8, 1}, 0.1)
+		r := qd.Mat3[float32]{{0, -1, 0}, {1, 0, 0}, {0, 0, 1}} // a quarter turn about z
+		p := r.MulVec(b.pos)
+		out[i] = p.Dot(b.vel) + ex15_sum3([3]float32{p[0], p[1], p[2]})
+		counts := [3]int32{n[i], 1, 2}
+		for k := range 3 { // a constant count: unrolled, so counts[k] is a register
+			counts[k] *= 2
+		}
+		n[i] = ex15_sum3(counts)
+	}
+}
+
 // natives are the kernels of each example, by example number and name.
 var natives = map[int]map[string]any{
 	1:  {"saxpy": ex1_saxpy},
@@ -354,4 +386,5 @@ var natives = map[int]map[string]any{
 	12: {"polar": ex12_polar},
 	13: {"histogram": ex13_histogram, "tick": ex13_tick},
 	14: {"stats": ex14_stats, "rowTotals": ex14_rowTotals},
+	15: {"step": ex15_step},
 }
