@@ -20,10 +20,11 @@ import (
 // Module is the set of kernels compiled from one Go source file. It owns
 // the compiled kernels; Kernel hands out handles to them.
 type Module struct {
-	p       *Program
-	kernels map[string]*kernelCore
-	names   []string
-	closed  atomic.Bool
+	p        *Program
+	kernels  map[string]*kernelCore
+	generics map[string]*genericKernel // generic.go
+	names    []string
+	closed   atomic.Bool
 }
 
 // CompileOption configures Compile.
@@ -60,11 +61,11 @@ func Compile[S ~string | ~[]byte](p *Program, src S, opts ...CompileOption) (*Mo
 	if p == nil {
 		return nil, fmt.Errorf("%w: Compile: nil Program", ErrInvalidArgument)
 	}
-	plans, err := parseCached(cfg.filename, []byte(src))
+	plans, generics, err := parseCached(cfg.filename, []byte(src))
 	if err != nil {
 		return nil, err
 	}
-	if len(plans) == 0 {
+	if len(plans) == 0 && len(generics) == 0 {
 		return nil, fmt.Errorf("%w: Compile: %s has no kernel; mark each kernel function with a //qd:kernel comment on the line directly above its func",
 			ErrInvalidArgument, cfg.filename)
 	}
@@ -85,6 +86,14 @@ func Compile[S ~string | ~[]byte](p *Program, src S, opts ...CompileOption) (*Mo
 		m.kernels[plan.Kernel.Name] = c
 		m.names = append(m.names, plan.Kernel.Name)
 		cores = append(cores, c)
+	}
+	for _, g := range generics {
+		if m.generics == nil {
+			m.generics = map[string]*genericKernel{}
+		}
+		m.generics[g.Name] = &genericKernel{p: p, m: m, g: g, name: g.Name,
+			instances: map[string]*kernelCore{}, byArgs: map[string]*genericInstance{}}
+		m.names = append(m.names, g.Name)
 	}
 	// Handles keep their Module reachable, so once it is unreachable no
 	// handle can launch its kernels any more.
@@ -119,26 +128,29 @@ type planCache struct {
 	lru   list.List // *planEntry, most recently used first
 }
 
+// planEntry is a source's lowered kernels and its generic kernels, which
+// each Module instantiates as its launches need.
 type planEntry struct {
-	key   [32]byte
-	plans []*lower.Plan
-	bytes int
+	key      [32]byte
+	plans    []*lower.Plan
+	generics []*frontend.Generic
+	bytes    int
 }
 
-func (c *planCache) get(key [32]byte) ([]*lower.Plan, bool) {
+func (c *planCache) get(key [32]byte) (planEntry, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	el, ok := c.m[key]
 	if !ok {
-		return nil, false
+		return planEntry{}, false
 	}
 	c.lru.MoveToFront(el)
-	return el.Value.(*planEntry).plans, true
+	return *el.Value.(*planEntry), true
 }
 
 // put adds an entry for a source of the given length, evicting the least
 // recently used entries beyond the bounds (never the new one).
-func (c *planCache) put(key [32]byte, plans []*lower.Plan, bytes int) {
+func (c *planCache) put(key [32]byte, e planEntry, bytes int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.m == nil {
@@ -147,7 +159,8 @@ func (c *planCache) put(key [32]byte, plans []*lower.Plan, bytes int) {
 	if _, ok := c.m[key]; ok {
 		return // another goroutine parsed the same source meanwhile
 	}
-	c.m[key] = c.lru.PushFront(&planEntry{key: key, plans: plans, bytes: bytes})
+	e.key, e.bytes = key, bytes
+	c.m[key] = c.lru.PushFront(&e)
 	c.bytes += bytes
 	for c.lru.Len() > 1 && (c.lru.Len() > c.maxEntries || c.bytes > c.maxBytes) {
 		e := c.lru.Remove(c.lru.Back()).(*planEntry)
@@ -170,23 +183,23 @@ func (c *planCache) clear() {
 	c.bytes = 0
 }
 
-func parseCached(filename string, src []byte) ([]*lower.Plan, error) {
+func parseCached(filename string, src []byte) ([]*lower.Plan, []*frontend.Generic, error) {
 	h := sha256.New()
 	h.Write([]byte(filename))
 	h.Write([]byte{0})
 	h.Write(src)
 	var key [32]byte
 	h.Sum(key[:0])
-	if plans, ok := sourceCache.get(key); ok {
-		return plans, nil
+	if e, ok := sourceCache.get(key); ok {
+		return e.plans, e.generics, nil
 	}
-	kernels, err := frontend.Parse(filename, src)
+	f, err := frontend.ParseFile(filename, src)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var plans []*lower.Plan
 	var errs []error
-	for _, k := range kernels {
+	for _, k := range f.Kernels {
 		plan, err := lower.Lower(k)
 		if err != nil {
 			errs = append(errs, err)
@@ -195,10 +208,10 @@ func parseCached(filename string, src []byte) ([]*lower.Plan, error) {
 		plans = append(plans, plan)
 	}
 	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+		return nil, nil, errors.Join(errs...)
 	}
-	sourceCache.put(key, plans, len(filename)+len(src))
-	return plans, nil
+	sourceCache.put(key, planEntry{plans: plans, generics: f.Generics}, len(filename)+len(src))
+	return plans, f.Generics, nil
 }
 
 // Kernel returns a new handle to the kernel of that name. Handles share
@@ -210,6 +223,12 @@ func (m *Module) Kernel(name string) (*Kernel, error) {
 	}
 	c, ok := m.kernels[name]
 	if !ok {
+		if g := m.generics[name]; g != nil {
+			if m.closed.Load() {
+				return nil, closedErr("module (Kernel " + strconv.Quote(name) + ")")
+			}
+			return &Kernel{g: g, m: m}, nil
+		}
 		return nil, fmt.Errorf("%w: no kernel %q in the module (kernels: %v); mark kernels with a //qd:kernel comment", ErrInvalidArgument, name, m.names)
 	}
 	if m.closed.Load() || c.closed.Load() {
@@ -235,6 +254,9 @@ func (m *Module) Close() error {
 	var errs []error
 	for _, c := range m.kernels {
 		errs = append(errs, m.p.closeObject(c))
+	}
+	for _, g := range m.generics {
+		errs = append(errs, g.close())
 	}
 	return errors.Join(errs...)
 }

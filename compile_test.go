@@ -10,6 +10,7 @@ import (
 
 	"github.com/quadrants-go/qd/internal/frontend"
 	"github.com/quadrants-go/qd/internal/ir"
+	"github.com/quadrants-go/qd/internal/lower"
 	"github.com/quadrants-go/qd/internal/suitekernels"
 )
 
@@ -157,13 +158,18 @@ func TestKernelHandles(t *testing.T) {
 // unloaded when the last of them closes.
 func TestCompileCaches(t *testing.T) {
 	src := compileSrc + "\n// TestCompileCaches\n" // a source no other test compiles
-	a := must(parseCached("c.go", []byte(src)))(t)
-	b := must(parseCached("c.go", []byte(src)))(t)
+	plans := func(name string) []*lower.Plan {
+		t.Helper()
+		ps, _, err := parseCached(name, []byte(src))
+		check(t, err)
+		return ps
+	}
+	a, b := plans("c.go"), plans("c.go")
 	if len(a) != 3 || a[0] != b[0] {
 		t.Fatal("parsing the same source twice did not hit the source cache")
 	}
 	// The file name is part of the key: it is in every error position.
-	c := must(parseCached("other.go", []byte(src)))(t)
+	c := plans("other.go")
 	if c[0] == a[0] {
 		t.Error("a different file name hit the same cache entry")
 	}
@@ -339,8 +345,10 @@ func TestSourceCacheBounded(t *testing.T) {
 			t.Fatalf("after %d distinct sources the cache holds %d entries, more than its bound %d", i+1, n, maxSources)
 		}
 	}
-	last := must(parseCached("bounded.go", []byte(src(rounds-1))))(t)
-	again := must(parseCached("bounded.go", []byte(src(rounds-1))))(t)
+	last, _, err := parseCached("bounded.go", []byte(src(rounds-1)))
+	check(t, err)
+	again, _, err := parseCached("bounded.go", []byte(src(rounds-1)))
+	check(t, err)
 	if last[0] != again[0] {
 		t.Error("the most recent source is no longer cached")
 	}
@@ -354,7 +362,7 @@ func TestPlanCacheBytes(t *testing.T) {
 	c := planCache{maxEntries: 10, maxBytes: 100}
 	key := func(i byte) [32]byte { return [32]byte{i} }
 	for i := range byte(5) {
-		c.put(key(i), nil, 40)
+		c.put(key(i), planEntry{}, 40)
 	}
 	if c.len() != 2 || c.bytes != 80 {
 		t.Fatalf("%d entries of %d bytes, want the 2 newest (80 bytes)", c.len(), c.bytes)
@@ -362,7 +370,7 @@ func TestPlanCacheBytes(t *testing.T) {
 	if _, ok := c.get(key(3)); !ok {
 		t.Fatal("entry 3 evicted")
 	}
-	c.put(key(9), nil, 500) // larger than the bound alone
+	c.put(key(9), planEntry{}, 500) // larger than the bound alone
 	if _, ok := c.get(key(9)); !ok || c.len() != 1 {
 		t.Fatalf("an oversized entry: %d entries, want just it", c.len())
 	}

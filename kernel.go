@@ -13,6 +13,9 @@ import (
 // call has its own argument memory.
 type Kernel struct {
 	c *kernelCore
+	// g is the generic kernel of a handle to one (c is nil): each launch
+	// runs the instance its arguments' types select (generic.go).
+	g *genericKernel
 	// m is the Module the handle came from (nil for buildKernel): it keeps
 	// the Module, which owns c, reachable while the handle is.
 	m      *Module
@@ -43,7 +46,12 @@ type kernelCore struct {
 
 // Name is the kernel's name.
 func (k *Kernel) Name() string {
-	if k == nil || k.c == nil {
+	switch {
+	case k == nil:
+		return ""
+	case k.g != nil:
+		return k.g.name
+	case k.c == nil:
 		return ""
 	}
 	return k.c.name
@@ -67,7 +75,7 @@ func (p *Program) newKernel(plan *lower.Plan) (*kernelCore, error) {
 // the Program closes, so compiling the same kernel again is a cache hit and
 // no launch in flight can see its code unloaded. Close is idempotent.
 func (k *Kernel) Close() error {
-	if k == nil || k.c == nil || !k.closed.CompareAndSwap(false, true) {
+	if k == nil || k.c == nil && k.g == nil || !k.closed.CompareAndSwap(false, true) {
 		return nil
 	}
 	if k.m != nil {
@@ -76,13 +84,20 @@ func (k *Kernel) Close() error {
 	return k.c.p.closeObject(k.c)
 }
 
-// core returns the kernel of an open handle.
-func (k *Kernel) core() (*kernelCore, error) {
-	if k == nil || k.c == nil {
+// core returns the kernel of an open handle that a launch with args runs:
+// for a generic kernel, the instance their types select.
+func (k *Kernel) core(args []any) (*kernelCore, error) {
+	if k == nil || k.c == nil && k.g == nil {
 		return nil, fmt.Errorf("%w: nil Kernel", ErrInvalidArgument)
 	}
 	if k.closed.Load() {
-		return nil, closedErr("kernel " + k.c.name)
+		return nil, closedErr("kernel " + k.Name())
+	}
+	if k.g != nil {
+		if k.m.closed.Load() {
+			return nil, closedErr("kernel " + k.g.name)
+		}
+		return k.g.instance(args)
 	}
 	return k.c, nil
 }

@@ -96,15 +96,11 @@ func (k *Kernel) LaunchOn(s *Stream, args ...any) error {
 // (qd.AtomicAdd(&stop[0], 0)) and that a one-line kernel launched on
 // another stream sets. [Stream.SynchronizeContext] stops waiting for such work.
 func (k *Kernel) LaunchContext(ctx context.Context, s *Stream, args ...any) error {
-	c, err := k.core()
-	if err != nil {
-		return err
-	}
 	if ctx == nil {
-		return fmt.Errorf("%w: kernel %s: nil context", ErrInvalidArgument, c.name)
+		return fmt.Errorf("%w: kernel %s: nil context", ErrInvalidArgument, k.Name())
 	}
 	if ctx.Err() != nil {
-		return fmt.Errorf("qd: kernel %s: not launched: %w", c.name, context.Cause(ctx))
+		return fmt.Errorf("qd: kernel %s: not launched: %w", k.Name(), context.Cause(ctx))
 	}
 	return k.launch(ctx, s, args)
 }
@@ -114,7 +110,7 @@ func (k *Kernel) LaunchContext(ctx context.Context, s *Stream, args ...any) erro
 // caller: every frame on the stack at the driver's call costs a
 // mispredicted return after it (see the inline enqueue below).
 func (k *Kernel) launch(ctx context.Context, s *Stream, args []any) error {
-	kc, err := k.core()
+	kc, err := k.core(args)
 	if err != nil {
 		return err
 	}

@@ -163,7 +163,9 @@ func (g *Generic) Type(expr string) (types.Type, error) {
 // Infer returns the type arguments that make the kernel's parameters take
 // arguments of the types args, one per parameter (for an array argument,
 // a slice type of its dimensions: []float32 for a 1-dimensional array of
-// float32), by unifying each parameter's type with its argument's.
+// float32), by unifying each parameter's type with its argument's. A nil
+// argument type binds nothing (a launcher leaves out what may be an
+// untyped constant, and tries again with it if a type is left unbound).
 func (g *Generic) Infer(args []types.Type) ([]types.Type, error) {
 	params := g.sig.Params()
 	if len(args) != params.Len() {
@@ -172,7 +174,10 @@ func (g *Generic) Infer(args []types.Type) ([]types.Type, error) {
 	bound := map[*types.TypeParam]types.Type{}
 	for i, a := range args {
 		p := params.At(i)
-		if a == nil || !unify(p.Type(), a, bound) {
+		if a == nil {
+			continue
+		}
+		if !unify(p.Type(), a, bound) {
 			return nil, fmt.Errorf("kernel %s: parameter %s has type %s, which an argument of type %s does not match",
 				g.Name, p.Name(), g.fc.typeString(p.Type()), typeName(g.fc, a))
 		}
