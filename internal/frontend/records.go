@@ -136,16 +136,18 @@ func (b *builder) recordPath(e ast.Expr) (recAccess, bool) {
 		if l == nil || !l.array {
 			return recAccess{}, false
 		}
-		k, isConst := b.intConst(x.Index)
-		if !isConst {
+		k, ok := b.recordElemIndex(x.Index, l.length)
+		if !ok {
 			b.errorf(x.Index.Pos(), "index %s into %s, an array inside an element of %s, is not a constant; index with a constant, or with the variable of a loop over a constant count (for k := range N), which is unrolled, or copy the element to a local first",
 				shortExpr(x.Index), shortExpr(x.X), base.p.Name)
 			return recAccess{}, false
 		}
-		if k < 0 || k >= int64(l.length) {
-			return recAccess{}, false // go/types has reported it
+		if k < 0 || k >= l.length {
+			// go/types has reported a constant out of range; the
+			// variable of an unrolled loop stays in range.
+			return recAccess{}, false
 		}
-		base.off += int(k) * l.elem
+		base.off += k * l.elem
 		base.n = l.elem
 		base.t = t
 		return base, true
@@ -166,6 +168,30 @@ func (b *builder) recordPath(e ast.Expr) (recAccess, bool) {
 	}
 	b.errorf(e.Pos(), "%s cannot be used in kernels", shortExpr(e))
 	return recAccess{}, false
+}
+
+// recordElemIndex is the value of a constant index into an array inside
+// an element (-1 when out of range): a Go constant, or the variable of an
+// unrolled loop, which is a constant by now.
+func (b *builder) recordElemIndex(e ast.Expr, length int) (int, bool) {
+	if k, ok := b.intConst(e); ok {
+		if k < 0 || k >= int64(length) {
+			return -1, true
+		}
+		return int(k), true
+	}
+	if _, ok := ast.Unparen(e).(*ast.Ident); !ok {
+		return 0, false // evaluating it could have effects
+	}
+	c, ok := b.expr(e).(*ir.Const)
+	if !ok || !c.T.IsInteger() {
+		return 0, false
+	}
+	k, in := constIndex(c, length)
+	if !in {
+		return -1, true
+	}
+	return k, true
 }
 
 // recordIndices evaluates the element indices of a, checked to be
