@@ -295,8 +295,9 @@ type gridCell struct {
 // records works on arrays of structs in device memory: whole elements
 // loaded and stored, fields and components read and written in place, op=
 // and ++ on leaves, pointer-receiver methods on an element and on a field
-// of one, an element copied to another, and atomics on leaves of shared
-// cells (k[i] is in [0, len(hits)), as Go needs).
+// of one, an element copied to another, dynamic indices into arrays inside
+// elements, and atomics on leaves of shared cells (k[i] is in [0,
+// len(hits)), as Go needs).
 //
 //qd:kernel
 func records(ps []body, cells [][]gridCell, k []int32, hits []gridCell) {
@@ -313,6 +314,11 @@ func records(ps []body, cells [][]gridCell, k []int32, hits []gridCell) {
 			cells[i][j].Hit++
 		}
 		cells[i][1] = cells[i][2]
+		// Dynamic indices inside elements: k[i] is in [0, 3).
+		j := k[i]
+		ps[i].X[j] += ps[i].V[2-j]
+		cells[i][0].V[j%2] = ps[i].X[j]
+		cells[i][2].V[1-j%2]++
 		if ps[i].Energy() > 1 {
 			ps[i] = q
 		}

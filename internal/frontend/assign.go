@@ -97,7 +97,7 @@ func (b *builder) recordLHS(e ast.Expr, t lhs) lhs {
 	if !ok {
 		return t
 	}
-	t.rec, t.index, t.ok = &a, a.index, true
+	t.rec, t.index, t.ok = &a, a.operands(), true
 	return t
 }
 
@@ -350,7 +350,8 @@ func (b *builder) opAssign(l ast.Expr, tok token.Token, rhs ast.Expr, pos token.
 	}
 	idx := vals[:len(t.index)]
 	b.placeIndices(idx)
-	var olds []ir.Expr // the target's value, per alternative of a place
+	var olds []ir.Expr   // the target's value, per alternative of a place
+	var recAlts []recAlt // a record leaf's alternatives
 	var typ ir.Type
 	var pl place
 	switch {
@@ -366,7 +367,11 @@ func (b *builder) opAssign(l ast.Expr, tok token.Token, rhs ast.Expr, pos token.
 		if !b.recordIndices(*t.rec, idx) {
 			return
 		}
-		olds = []ir.Expr{&ir.Load{Array: t.rec.p, Index: idx, Leaf: t.rec.off}}
+		ne := len(t.rec.index)
+		recAlts = t.rec.alts(idx[ne:])
+		for _, al := range recAlts {
+			olds = append(olds, &ir.Load{Array: t.rec.p, Index: idx[:ne], Leaf: al.off})
+		}
 	default:
 		if pl, ok = b.buildPlace(*t.pl, idx, t.pos); !ok {
 			return
@@ -398,14 +403,16 @@ func (b *builder) opAssign(l ast.Expr, tok token.Token, rhs ast.Expr, pos token.
 	if !b.checkOperands(op, typ, y.Type(), pos) {
 		return
 	}
+	if t.rec != nil {
+		b.recordOpAssign(t.rec, idx, recAlts, olds, op, y, b.at(t.pos))
+		return
+	}
 	if t.pl == nil {
 		v := foldBinary(ir.NewBinary(op, olds[0], y))
 		p := b.at(t.pos)
 		switch {
 		case t.v != nil:
 			b.emit(&ir.Assign{Pos: p, Var: t.v, Value: v})
-		case t.rec != nil:
-			b.emit(&ir.Store{Pos: p, Array: t.rec.p, Index: idx, Leaf: t.rec.off, Value: v})
 		default:
 			b.emit(&ir.Store{Pos: p, Array: t.array, Index: idx, Value: v})
 		}

@@ -363,6 +363,11 @@ func (b *builder) recordAtomic(x *ast.CallExpr, target ast.Expr, op ir.AtomicOp,
 	if !ok {
 		return nil
 	}
+	if len(a.dyn) > 0 {
+		b.errorf(a.dyn[0].index.Pos(), "the first argument of %s indexes %s inside an element of %s with %s, which is not a constant; an atomic needs one address: index with a constant, or with the variable of a loop over a constant count (for k := range N), which is unrolled",
+			qual, shortExpr(target), a.p.Name, shortExpr(a.dyn[0].index))
+		return nil
+	}
 	if _, scalar := basicType(a.t); !scalar || a.n != 1 {
 		b.errorf(x.Args[0].Pos(), "the first argument of %s must be the address of a scalar: %s has type %s; apply it to each field or component (&%s[0], ...)",
 			qual, shortExpr(target), b.fc.typeString(a.t), shortExpr(target))

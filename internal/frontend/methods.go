@@ -198,11 +198,11 @@ func (b *builder) recordReceiver(e ast.Expr, t types.Type, path []int) ([]*ir.Va
 	if !ok {
 		return nil, none, false
 	}
-	idx := b.exprList(a.index)
-	if len(idx) != len(a.index) || !b.recordIndices(a, idx) {
+	idx := b.exprList(a.operands())
+	if !b.recordIndices(a, idx) {
 		return nil, none, false
 	}
 	b.placeIndices(idx) // read now and stored to after the call
-	tmp := b.declLeaves("recv", l, recordLoad(a, idx), b.pos)
+	tmp := b.declLeaves("recv", l, b.recordRead(a, idx), b.pos)
 	return tmp, func() { b.recordStore(a, idx, val{t: a.t, leaves: refs(tmp)}, b.pos) }, true
 }

@@ -77,12 +77,36 @@ func (b *builder) recordParamType(t types.Type, whole types.Type, p token.Pos, w
 }
 
 // recAccess is a part of an element of a record array: the leaves [off,
-// off+n) of p[index...], a value of type t.
+// off+n) of p[index...], a value of type t. An index into an array inside
+// the element that is no constant (ps[i].X[k]) is a step of dyn: the
+// access is then one alternative per element of that array, as a dynamic
+// index into a local is (places.go), and off is that of the first.
 type recAccess struct {
 	p      *ir.Param
 	index  []ast.Expr
 	off, n int
 	t      types.Type
+	dyn    []recDyn
+}
+
+// recDyn is a dynamic index into an array inside an element: its elements
+// are stride leaves apart.
+type recDyn struct {
+	index          ast.Expr
+	stride, length int
+}
+
+// operands are the index operands of a, in evaluation order: the
+// element's, then those inside it.
+func (a recAccess) operands() []ast.Expr {
+	if len(a.dyn) == 0 {
+		return a.index
+	}
+	out := append([]ast.Expr(nil), a.index...)
+	for _, d := range a.dyn {
+		out = append(out, d.index)
+	}
+	return out
 }
 
 // isRecordAccess reports whether e is an element of a record array, or a
@@ -138,9 +162,19 @@ func (b *builder) recordPath(e ast.Expr) (recAccess, bool) {
 		}
 		k, ok := b.recordElemIndex(x.Index, l.length)
 		if !ok {
-			b.errorf(x.Index.Pos(), "index %s into %s, an array inside an element of %s, is not a constant; index with a constant, or with the variable of a loop over a constant count (for k := range N), which is unrolled, or copy the element to a local first",
-				shortExpr(x.Index), shortExpr(x.X), base.p.Name)
-			return recAccess{}, false
+			alts := 1
+			for _, d := range base.dyn {
+				alts *= d.length
+			}
+			if touched := alts * l.size(); touched > maxDynamicLeaves {
+				b.errorf(x.Index.Pos(), "index %s is not a constant, and the array it indexes has %d scalars, more than the %d that one dynamic access may touch; index with a constant, or with the variable of a loop over a constant count (for k := range N), which is unrolled",
+					shortExpr(x.Index), touched, maxDynamicLeaves)
+				return recAccess{}, false
+			}
+			base.dyn = append(base.dyn, recDyn{index: x.Index, stride: l.elem, length: l.length})
+			base.n = l.elem
+			base.t = t
+			return base, true
 		}
 		if k < 0 || k >= l.length {
 			// go/types has reported a constant out of range; the
@@ -194,25 +228,69 @@ func (b *builder) recordElemIndex(e ast.Expr, length int) (int, bool) {
 	return k, true
 }
 
-// recordIndices evaluates the element indices of a, checked to be
-// integers; with several leaves to access, each index is made safe to
-// repeat.
+// recordIndices checks the evaluated operands of a (see operands) to be
+// integers; with several leaves or alternatives to access, each is made
+// safe to repeat.
 func (b *builder) recordIndices(a recAccess, vals []ir.Expr) bool {
+	ops := a.operands()
+	if len(vals) != len(ops) {
+		return false
+	}
 	for i, v := range vals {
 		if !v.Type().IsInteger() {
 			if v.Type() != ir.Invalid {
-				b.errorf(a.index[i].Pos(), "array index must be an integer")
+				b.errorf(ops[i].Pos(), "array index must be an integer")
 			}
 			return false
 		}
 	}
-	if a.n > 1 {
+	if a.n > 1 || len(a.dyn) > 0 {
 		b.placeIndices(vals)
 	}
 	return true
 }
 
-// recordLoad reads the leaves of a at the evaluated indices idx.
+// recAlt is one alternative of an access: its first leaf, under cond (nil:
+// always).
+type recAlt struct {
+	cond ir.Expr
+	off  int
+}
+
+// alts are the alternatives of a, given the values dv of its dynamic
+// indices: one without a condition when there are none, none when a
+// constant one is out of range.
+func (a recAccess) alts(dv []ir.Expr) []recAlt {
+	alts := []recAlt{{off: a.off}}
+	for i, d := range a.dyn {
+		v := dv[i]
+		if c, ok := v.(*ir.Const); ok {
+			k, in := constIndex(c, d.length)
+			if !in {
+				return nil
+			}
+			for j := range alts {
+				alts[j].off += k * d.stride
+			}
+			continue
+		}
+		var next []recAlt
+		for _, al := range alts {
+			for k := range d.length {
+				c := ir.Expr(ir.NewBinary(ir.Eq, v, ir.IntC(v.Type(), int64(k))))
+				if al.cond != nil {
+					c = ir.NewBinary(ir.LAnd, al.cond, c)
+				}
+				next = append(next, recAlt{cond: c, off: al.off + k*d.stride})
+			}
+		}
+		alts = next
+	}
+	return alts
+}
+
+// recordLoad reads the leaves of a, which has no dynamic index inside the
+// element, at the evaluated indices idx.
 func recordLoad(a recAccess, idx []ir.Expr) val {
 	leaves := make([]ir.Expr, a.n)
 	for i := range leaves {
@@ -221,38 +299,116 @@ func recordLoad(a recAccess, idx []ir.Expr) val {
 	return val{t: a.t, leaves: leaves}
 }
 
+// recordRead reads a at its evaluated operands vals: a dynamic index
+// inside the element selects among the alternatives' loads, and one out of
+// range reads the zero value, as for a local (places.go).
+func (b *builder) recordRead(a recAccess, vals []ir.Expr) val {
+	n := len(a.index)
+	alts := a.alts(vals[n:])
+	switch {
+	case len(alts) == 1 && alts[0].cond == nil:
+		return recordLoad(recAccess{p: a.p, off: alts[0].off, n: a.n, t: a.t}, vals[:n])
+	case len(alts) == 0:
+		l, ok := b.layoutOr(a.t, token.NoPos, func() string { return "value" })
+		if !ok {
+			return b.badVal(a.t)
+		}
+		return zeroVal(a.t, l)
+	}
+	conds := b.recordConds(alts, a.n)
+	leaves := make([]ir.Expr, a.n)
+	for j := range leaves {
+		lt := a.p.LeafType(a.off + j)
+		var e ir.Expr = ir.Zero(lt)
+		for i := len(alts) - 1; i >= 0; i-- {
+			e = &ir.Select{Cond: conds[i], X: &ir.Load{Array: a.p, Index: vals[:n], Leaf: alts[i].off + j}, Y: e}
+		}
+		leaves[j] = e
+	}
+	return val{t: a.t, leaves: leaves}
+}
+
+// recordConds are the alternatives' conditions, through bool locals when
+// each is used for several leaves.
+func (b *builder) recordConds(alts []recAlt, leaves int) []ir.Expr {
+	conds := make([]ir.Expr, len(alts))
+	for i, al := range alts {
+		conds[i] = al.cond
+		if leaves > 1 {
+			conds[i] = &ir.VarRef{Var: b.decl("is", al.cond)}
+		}
+	}
+	return conds
+}
+
 // recordVal reads an element of a record array, or a part of one.
 func (b *builder) recordVal(e ast.Expr) val {
 	a, ok := b.recordPath(e)
 	if !ok {
 		return b.badVal(b.typ(e))
 	}
-	idx := b.exprList(a.index)
-	if len(idx) != len(a.index) || !b.recordIndices(a, idx) {
+	vals := b.exprList(a.operands())
+	if !b.recordIndices(a, vals) {
 		return b.badVal(a.t)
 	}
-	return recordLoad(a, idx)
+	return b.recordRead(a, vals)
 }
 
-// recordStore writes v to the leaves of a at the evaluated indices idx.
-// A leaf of v that loads from memory is read before any leaf is stored:
+// recordStore writes v to the leaves of a at its evaluated operands vals;
+// with a dynamic index inside the element, each alternative stores under
+// its condition, and an index out of range stores nothing. A leaf of v
+// that loads from memory is read before any leaf is stored:
 // ps[i] = Particle{X: ps[i].V, V: ps[i].X} swaps, as in Go.
-func (b *builder) recordStore(a recAccess, idx []ir.Expr, v val, p ir.Pos) {
+func (b *builder) recordStore(a recAccess, vals []ir.Expr, v val, p ir.Pos) {
 	if v.bad() || len(v.leaves) != a.n {
 		return
 	}
+	n := len(a.index)
+	alts := a.alts(vals[n:])
 	leaves := v.leaves
-	if a.n > 1 {
+	if a.n > 1 || len(alts) != 1 {
 		leaves = append([]ir.Expr(nil), v.leaves...)
 		for i, l := range leaves {
-			if clobbered(l, nil, true) {
+			if clobbered(l, nil, true) || (len(alts) > 1 && !isSimple(l)) {
 				leaves[i] = b.spill(l)
 			}
 		}
 	}
-	for i, l := range leaves {
-		leaf := a.off + i
-		b.emit(&ir.Store{Pos: p, Array: a.p, Index: idx, Leaf: leaf, Value: b.convertTo(a.p.LeafType(leaf), l)})
+	for _, al := range alts {
+		store := func() {
+			for i, l := range leaves {
+				leaf := al.off + i
+				b.emit(&ir.Store{Pos: p, Array: a.p, Index: vals[:n], Leaf: leaf, Value: b.convertTo(a.p.LeafType(leaf), l)})
+			}
+		}
+		if al.cond == nil {
+			store()
+			continue
+		}
+		node := &ir.If{Pos: p, Cond: al.cond}
+		b.into(&node.Then, store)
+		b.emit(node)
+	}
+	if len(alts) == 0 {
+		b.discardVal(val{t: v.t, leaves: leaves})
+	}
+}
+
+// recordOpAssign stores old op y to the leaf of a in each of its
+// alternatives (olds are the leaf's loads, one per alternative), under the
+// alternative's condition.
+func (b *builder) recordOpAssign(a *recAccess, vals []ir.Expr, alts []recAlt, olds []ir.Expr, op ir.BinOp, y ir.Expr, p ir.Pos) {
+	if len(alts) > 1 && !isSimple(y) {
+		y = b.spill(y)
+	}
+	n := len(a.index)
+	for i, al := range alts {
+		st := &ir.Store{Pos: p, Array: a.p, Index: vals[:n], Leaf: al.off, Value: foldBinary(ir.NewBinary(op, olds[i], y))}
+		if al.cond == nil {
+			b.emit(st)
+			continue
+		}
+		b.emit(&ir.If{Pos: p, Cond: al.cond, Then: []ir.Stmt{st}})
 	}
 }
 

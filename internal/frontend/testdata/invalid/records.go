@@ -21,7 +21,8 @@ func whole(grid [][]Cell, x []float32) {
 		grid[i][1].Clear()
 		(& /* ERROR "&grid[i][0]: pointers into array parameters are not supported in kernels" */ grid[i][0]).Clear()
 		k := int(x[i])
-		grid[i][0].V[k /* ERROR "index k into grid[i][0].V, an array inside an element of grid, is not a constant" */] = 1
+		grid[i][0].V[k] = 1
+		qd.AtomicAdd(&grid[i][0].V[k /* ERROR "the first argument of qd.AtomicAdd indexes grid[i][0].V[k] inside an element of grid with k, which is not a constant" */], 1)
 		c /* ERROR "variable c has array type []Cell" */ := grid /* ERROR "grid[i] is a row of the 2-dimensional array grid; index all 2 dimensions to reach an element" */ [i]
 		_ = c
 	}

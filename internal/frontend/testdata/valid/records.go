@@ -94,3 +94,19 @@ func generic[T qd.Float](ps []pair[T]) {
 		ps[i].A += ps[i].B
 	}
 }
+
+// dynamic: indices into arrays inside elements that are no constants:
+// each access is one alternative per element.
+//
+//qd:kernel
+func dynamic(ps []particle, k []int32, out []float32) {
+	for i := range len(ps) {
+		j := k[i]
+		out[i] = ps[i].X[j] + ps[i].C[j][1-j]
+		ps[i].V[j] = out[i]
+		ps[i].C[j][j] *= 2
+		ps[i].In.A[j]++
+		r := ps[i].C[j]
+		ps[i].C[1-j] = r
+	}
+}
