@@ -153,8 +153,9 @@ func TestRecordLayoutMismatch(t *testing.T) {
 		if err == nil {
 			t.Fatalf("launching wide([]Wide) with %T succeeded", arg)
 		}
-		if msg := err.Error(); !strings.Contains(msg, "[]Wide") || !strings.Contains(msg, "recCell") {
-			t.Errorf("launching wide([]Wide) with %T: %v; want both types named", arg, err)
+		if msg := err.Error(); !strings.Contains(msg, "[]Wide") || !strings.Contains(msg, "recCell") ||
+			!strings.Contains(msg, "the kernel's Wide has .M f64 at byte 8 where qd.recCell has .M f32 at byte 8") {
+			t.Errorf("launching wide([]Wide) with %T: %v; want both types named, and the field that differs", arg, err)
 		}
 	}
 }
