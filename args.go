@@ -113,7 +113,7 @@ func (kc *kernelCore) bind(cl *call, args []any) error {
 				return e
 			case !core.lay.matches(prm) || core.dims != prm.Dims:
 				core.unpin()
-				return kc.argErr(i, "want %s, got a %d-dim *Ndarray[%s]", paramTypeName(prm), core.dims, nd.elemName())
+				return kc.argErr(i, "want %s, got a %d-dim *Ndarray[%s]%s", paramTypeName(prm), core.dims, nd.elemName(), core.lay.mismatch(prm))
 			}
 			cl.b.Arrays[i] = backend.ArrayArg{Buf: core.buf, Shape: core.shape}
 			cl.arrays = append(cl.arrays, core)

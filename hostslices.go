@@ -234,6 +234,9 @@ func sliceReflect(p *ir.Param, v any, spans *[]span) (hostCopy, [4]int, string) 
 		et = et.Elem()
 	}
 	if l := layoutFor(et); l.err != nil || !l.matches(p) {
+		if l.err == nil {
+			want += l.mismatch(p)
+		}
 		return hostCopy{}, [4]int{}, want
 	}
 	// The shape, checked rectangular along the way.

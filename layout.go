@@ -140,3 +140,27 @@ func (l *elemLayout) matches(p *ir.Param) bool {
 	}
 	return true
 }
+
+// mismatch says how the layout differs from that of p's elements when both
+// are records ("" otherwise): the first leaf that differs, or the sizes,
+// so that a launch with a struct that drifted from the kernel's says where.
+func (l *elemLayout) mismatch(p *ir.Param) string {
+	if p.Rec == nil || l.rec == nil {
+		return ""
+	}
+	a, b := p.Rec, l.rec
+	for i := range min(len(a.Leaves), len(b.Leaves)) {
+		x, y := a.Leaves[i], b.Leaves[i]
+		if x.Type != y.Type || x.Offset != y.Offset {
+			return fmt.Sprintf(": the kernel's %s has %s %s at byte %d where %s has %s %s at byte %d",
+				a.Name, x.Path, x.Type, x.Offset, b.Name, y.Path, y.Type, y.Offset)
+		}
+	}
+	if len(a.Leaves) != len(b.Leaves) {
+		return fmt.Sprintf(": the kernel's %s has %d scalars, %s %d", a.Name, len(a.Leaves), b.Name, len(b.Leaves))
+	}
+	if a.Size != b.Size {
+		return fmt.Sprintf(": the kernel's %s has %d bytes, %s %d", a.Name, a.Size, b.Name, b.Size)
+	}
+	return ""
+}

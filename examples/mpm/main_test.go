@@ -128,67 +128,16 @@ func TestReorderWithinBounds(t *testing.T) {
 	t.Logf("reordered: %v", d)
 }
 
-// missingFeatures are the compile errors of kernels.go that the compiler
-// gives while it lacks a feature the kernels use, each with the feature's
-// name. Only these let TestQD skip.
-var missingFeatures = []struct{ msg, feature string }{
-	// The front end's view of package qd does not declare the value types
-	// yet; an untyped inner literal of an undefined qd.Mat2 follows.
-	{"undefined: qd.Vec2", valueTypes},
-	{"undefined: qd.Mat2", valueTypes},
-	{"missing type in composite literal", valueTypes},
-	{"structs are not supported in kernels", "struct parameters ([]Particle, [][]Cell)"},
-	{"arrays of structs or fixed-size arrays are not supported as kernel parameters yet", "struct parameters ([]Particle, [][]Cell)"},
-	{"fixed-size array type", "vector and matrix values (fixed arrays) in kernels"},
-	{"arrays are only supported as parameters", "fixed-array locals and results in kernels"},
-	{"generic functions are not supported in kernels", "the value library's generic methods in kernels"},
-}
-
-const valueTypes = "the value types qd.Vec2 and qd.Mat2"
-
-// missingFeature returns the features that err's lines name, when every
-// line is one of missingFeatures; "" otherwise.
-func missingFeature(err error) string {
-	var names []string
-	for line := range strings.SplitSeq(err.Error(), "\n") {
-		if !strings.HasPrefix(line, "kernels.go:") {
-			continue // the heading, not a positioned error
-		}
-		i := slices.IndexFunc(missingFeatures, func(m struct{ msg, feature string }) bool { return strings.Contains(line, m.msg) })
-		if i < 0 {
-			return ""
-		}
-		if f := missingFeatures[i].feature; !slices.Contains(names, f) {
-			names = append(names, f)
-		}
-	}
-	return strings.Join(names, "; ")
-}
-
-// firstPositioned returns err's first file:line:col line.
-func firstPositioned(err error) string {
-	for line := range strings.SplitSeq(err.Error(), "\n") {
-		if strings.HasPrefix(line, "kernels.go:") {
-			return line
-		}
-	}
-	return ""
-}
-
 // TestQD runs two small frames through qd on the CPU and checks them
-// against plain Go. It skips, naming the features, only while qd.Compile
-// refuses kernels.go for a feature the compiler does not have yet.
+// against plain Go.
 func TestQD(t *testing.T) {
 	var out bytes.Buffer
 	cfg := config{n: 2048, frames: 2, substeps: 10, arch: qd.CPU}
 	err := runQD(&out, cfg, initialParticles(cfg.n))
 	if err != nil {
-		if f := missingFeature(err); f != "" {
-			t.Skipf("qd.Compile does not accept kernels.go yet: the compiler lacks %s (first error: %s)", f, firstPositioned(err))
-		}
 		t.Fatal(err)
 	}
-	if !strings.Contains(out.String(), "first frame matches plain Go") {
+	if !strings.Contains(out.String(), "frame 1 matches plain Go") {
 		t.Errorf("output:\n%s", out.String())
 	}
 }

@@ -1,10 +1,7 @@
-//go:build qdstructs
-
 package main
 
-// The device arrays of the qd run: Ndarrays of struct elements. Until
-// qd.Elem admits structs, this file needs -tags qdstructs; when it does,
-// delete qd_arrays_pending.go and the build line above.
+// The device arrays of the qd run: Ndarrays of struct elements, in Go's
+// layout, which the kernels' []Particle and [][]Cell parameters share.
 
 import "github.com/quadrants-go/qd"
 

@@ -190,21 +190,39 @@ func compareValues(got, want reflect.Value, idx []int, tol func([]int) Tolerance
 			compareValues(g, w, at, tol, gpu, bad)
 			continue
 		}
-		var ok bool
-		switch g.Kind() {
-		case reflect.Float32, reflect.Float64:
-			var tl Tolerance
-			if tol != nil {
-				tl = tol(at)
-			}
-			ok = floatClose(g.Float(), w.Float(), g.Kind() == reflect.Float32, tl, gpu)
-		default:
-			ok = g.Equal(w)
+		var tl Tolerance
+		if tol != nil {
+			tl = tol(at)
 		}
-		if !ok {
+		if !leafClose(g, w, tl, gpu) {
 			*bad = append(*bad, fmt.Sprintf("%v: got %v, want %v", at, g, w))
 		}
 	}
+}
+
+// leafClose compares one element: a scalar, or a struct or array element
+// scalar by scalar, so that its floats compare as floats do (NaNs by
+// NaN-ness, -0 apart from +0) rather than with ==.
+func leafClose(g, w reflect.Value, tl Tolerance, gpu bool) bool {
+	switch g.Kind() {
+	case reflect.Float32, reflect.Float64:
+		return floatClose(g.Float(), w.Float(), g.Kind() == reflect.Float32, tl, gpu)
+	case reflect.Struct:
+		for f := range g.NumField() {
+			if !leafClose(g.Field(f), w.Field(f), tl, gpu) {
+				return false
+			}
+		}
+		return true
+	case reflect.Array:
+		for e := range g.Len() {
+			if !leafClose(g.Index(e), w.Index(e), tl, gpu) {
+				return false
+			}
+		}
+		return true
+	}
+	return g.Equal(w)
 }
 
 // floatClose reports whether a compiled float result matches the native

@@ -3,6 +3,7 @@ package diffcheck
 import (
 	"fmt"
 	"reflect"
+	"sync"
 
 	"github.com/quadrants-go/qd"
 )
@@ -62,7 +63,20 @@ func toNdarray(p *qd.Program, a any) (nd any, read, closeNd func() error, err er
 	case reflect.Float64:
 		return ndOf[float64](p, a)
 	}
-	return nil, nil, nil, fmt.Errorf("no Ndarray for %T", a)
+	if f, ok := recordElems.Load(t); ok {
+		return f.(func(*qd.Program, any) (any, func() error, func() error, error))(p, a)
+	}
+	return nil, nil, nil, fmt.Errorf("no Ndarray for %T (a struct or array element type needs RecordElem)", a)
+}
+
+// recordElems maps struct and array element types to ndOf for them: Go
+// cannot instantiate ndOf from a reflect.Type, so the tests name theirs.
+var recordElems sync.Map
+
+// RecordElem lets Check pass slices of the struct or array type T as
+// Ndarrays.
+func RecordElem[T any]() {
+	recordElems.Store(reflect.TypeFor[T](), ndOf[T])
 }
 
 func ndOf[T qd.Elem](p *qd.Program, a any) (any, func() error, func() error, error) {

@@ -284,3 +284,45 @@ func eps[T qd.Float]() T {
 	}
 	return e
 }
+
+// gridCell is an element of the records kernel's grids.
+type gridCell struct {
+	V   qd.Vec2[float32]
+	M   float32
+	Hit int32
+}
+
+// records works on arrays of structs in device memory: whole elements
+// loaded and stored, fields and components read and written in place, op=
+// and ++ on leaves, pointer-receiver methods on an element and on a field
+// of one, an element copied to another, dynamic indices into arrays inside
+// elements, and atomics on leaves of shared cells (k[i] is in [0,
+// len(hits)), as Go needs).
+//
+//qd:kernel
+func records(ps []body, cells [][]gridCell, k []int32, hits []gridCell) {
+	for i := range len(ps) {
+		q := ps[i]
+		q.Step(0.5)
+		ps[i].V[1] += q.X[0]
+		ps[i].Tag[0] = int32(i)
+		ps[i].M.Double()
+		ps[i].Step(0.25)
+		for j := range 3 {
+			cells[i][j] = gridCell{V: qd.Vec2[float32]{q.V[j], q.X[j]}.Scale(float32(j)), M: float32(q.M)}
+			cells[i][j].V[0] -= ps[i].X[j]
+			cells[i][j].Hit++
+		}
+		cells[i][1] = cells[i][2]
+		// Dynamic indices inside elements: k[i] is in [0, 3).
+		j := k[i]
+		ps[i].X[j] += ps[i].V[2-j]
+		cells[i][0].V[j%2] = ps[i].X[j]
+		cells[i][2].V[1-j%2]++
+		if ps[i].Energy() > 1 {
+			ps[i] = q
+		}
+		qd.AtomicAdd(&hits[k[i]].Hit, 1)
+		qd.AtomicAdd(&hits[k[i]].V[1], 0.5)
+	}
+}

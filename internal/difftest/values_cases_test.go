@@ -4,7 +4,19 @@ package difftest
 // an IEEE operation, a conversion or an integer one, so the results must
 // match the native run bit for bit on every backend.
 
-import "math/rand/v2"
+import (
+	"math/rand/v2"
+
+	"github.com/quadrants-go/qd"
+	"github.com/quadrants-go/qd/internal/diffcheck"
+)
+
+// The record element types of the value kernels, which diffcheck makes
+// Ndarrays of.
+func init() {
+	diffcheck.RecordElem[body]()
+	diffcheck.RecordElem[gridCell]()
+}
 
 // matrixEntry draws a matrix entry: mostly moderate values, with exact
 // zeros, repeated values and tiny or large ones often enough that the
@@ -54,6 +66,16 @@ func valueCases() []diffCase {
 				k[i] = int32(r.IntN(3))
 			}
 			return []any{floats[float32](r, n), k, zeros[float32](n, 9)}
+		}},
+		{kernel: "records", fn: records, gen: func(r *rand.Rand, n int) []any {
+			ps := make([]body, n)
+			k := make([]int32, n)
+			for i := range ps {
+				f := func() float32 { return float32(uniform(r, -2, 2)) }
+				ps[i] = body{X: qd.Vec3[float32]{f(), f(), f()}, V: qd.Vec3[float32]{f(), f(), f()}, M: Meters(f()), Tag: [2]int32{int32(r.IntN(100)), 1}}
+				k[i] = int32(r.IntN(3))
+			}
+			return []any{ps, zeros[gridCell](n, 3), k, make([]gridCell, 3)}
 		}},
 		{kernel: "rands", fn: rands, gen: func(r *rand.Rand, n int) []any {
 			return []any{r.Uint64(), make([]uint32, n), make([]uint64, n), make([]float32, n), make([]float64, n)}

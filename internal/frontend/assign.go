@@ -16,6 +16,7 @@ type lhs struct {
 	v       *ir.Var      // an existing scalar local
 	array   *ir.Param    // an array element: array[index...]
 	pl      *placeExpr   // a local value or a part of one
+	rec     *recAccess   // an element of a record array, or a part of one
 	index   []ast.Expr   // array's indices, or pl's dynamic indices
 	ok      bool
 }
@@ -55,6 +56,9 @@ func (b *builder) resolveLHS(e ast.Expr) lhs {
 			b.placePath(x) // reports why
 		}
 	case *ast.IndexExpr:
+		if b.isRecordAccess(x) {
+			return b.recordLHS(x, t)
+		}
 		if isLocalArray(b.typ(x.X)) {
 			return b.placeLHS(x, t)
 		}
@@ -67,6 +71,9 @@ func (b *builder) resolveLHS(e ast.Expr) lhs {
 			t.array, t.index, t.ok = p, idx, true
 		}
 	case *ast.SelectorExpr, *ast.StarExpr:
+		if b.isRecordAccess(x) {
+			return b.recordLHS(x, t)
+		}
 		return b.placeLHS(x, t)
 	default:
 		b.errorf(e.Pos(), "cannot assign to %s in a kernel", shortExpr(e))
@@ -81,6 +88,16 @@ func (b *builder) placeLHS(e ast.Expr, t lhs) lhs {
 		return t
 	}
 	t.pl, t.index, t.ok = &pe, pe.indices(), true
+	return t
+}
+
+// recordLHS resolves a target in an element of a record array.
+func (b *builder) recordLHS(e ast.Expr, t lhs) lhs {
+	a, ok := b.recordPath(e)
+	if !ok {
+		return t
+	}
+	t.rec, t.index, t.ok = &a, a.operands(), true
 	return t
 }
 
@@ -153,7 +170,7 @@ func (b *builder) assign(lhsList []ast.Expr, rhsList []ast.Expr) {
 				vars = append(vars, t.v)
 			}
 			vars = append(vars, placeVars(places[i])...)
-			stores = stores || t.array != nil
+			stores = stores || t.array != nil || t.rec != nil
 		}
 		for i, x := range idx {
 			if clobbered(x, vars, stores) {
@@ -193,6 +210,10 @@ func (b *builder) setLHS(t *lhs, idx []ir.Expr, pl place, v val) {
 		b.emit(&ir.Assign{Pos: p, Var: t.v, Value: b.convertTo(t.v.Type, v.scalar())})
 	case t.array != nil:
 		b.emit(&ir.Store{Pos: p, Array: t.array, Index: idx, Value: b.convertTo(t.array.Elem, v.scalar())})
+	case t.rec != nil:
+		if b.recordIndices(*t.rec, idx) {
+			b.recordStore(*t.rec, idx, v, p)
+		}
 	case t.pl != nil:
 		saved := b.pos
 		b.pos = p
@@ -329,7 +350,8 @@ func (b *builder) opAssign(l ast.Expr, tok token.Token, rhs ast.Expr, pos token.
 	}
 	idx := vals[:len(t.index)]
 	b.placeIndices(idx)
-	var olds []ir.Expr // the target's value, per alternative of a place
+	var olds []ir.Expr   // the target's value, per alternative of a place
+	var recAlts []recAlt // a record leaf's alternatives
 	var typ ir.Type
 	var pl place
 	switch {
@@ -337,6 +359,19 @@ func (b *builder) opAssign(l ast.Expr, tok token.Token, rhs ast.Expr, pos token.
 		olds, typ = []ir.Expr{&ir.VarRef{Var: t.v}}, t.v.Type
 	case t.array != nil:
 		olds, typ = []ir.Expr{&ir.Load{Array: t.array, Index: idx}}, t.array.Elem
+	case t.rec != nil:
+		if typ, ok = basicType(t.rec.t); !ok || t.rec.n != 1 {
+			b.scalarType(t.rec.t, t.pos, "target "+shortExpr(l))
+			return
+		}
+		if !b.recordIndices(*t.rec, idx) {
+			return
+		}
+		ne := len(t.rec.index)
+		recAlts = t.rec.alts(idx[ne:])
+		for _, al := range recAlts {
+			olds = append(olds, &ir.Load{Array: t.rec.p, Index: idx[:ne], Leaf: al.off})
+		}
 	default:
 		if pl, ok = b.buildPlace(*t.pl, idx, t.pos); !ok {
 			return
@@ -368,12 +403,17 @@ func (b *builder) opAssign(l ast.Expr, tok token.Token, rhs ast.Expr, pos token.
 	if !b.checkOperands(op, typ, y.Type(), pos) {
 		return
 	}
+	if t.rec != nil {
+		b.recordOpAssign(t.rec, idx, recAlts, olds, op, y, b.at(t.pos))
+		return
+	}
 	if t.pl == nil {
 		v := foldBinary(ir.NewBinary(op, olds[0], y))
 		p := b.at(t.pos)
-		if t.v != nil {
+		switch {
+		case t.v != nil:
 			b.emit(&ir.Assign{Pos: p, Var: t.v, Value: v})
-		} else {
+		default:
 			b.emit(&ir.Store{Pos: p, Array: t.array, Index: idx, Value: v})
 		}
 		return

@@ -316,6 +316,9 @@ func (b *builder) atomic(x *ast.CallExpr, op ir.AtomicOp, qual string) []ir.Expr
 		return nil
 	}
 	addr, ok := ast.Unparen(x.Args[0]).(*ast.UnaryExpr)
+	if ok && addr.Op == token.AND && b.isRecordAccess(addr.X) {
+		return b.recordAtomic(x, addr.X, op, qual)
+	}
 	var ix *ast.IndexExpr
 	if ok && addr.Op == token.AND {
 		ix, ok = ast.Unparen(addr.X).(*ast.IndexExpr)
@@ -351,4 +354,43 @@ func (b *builder) atomic(x *ast.CallExpr, op ir.AtomicOp, qual string) []ir.Expr
 		a.Value = b.convertTo(p.Elem, vals[n+1])
 	}
 	return []ir.Expr{a}
+}
+
+// recordAtomic translates an atomic on one leaf of an element of a record
+// array: qd.AtomicAdd(&grid[i][j].M, m).
+func (b *builder) recordAtomic(x *ast.CallExpr, target ast.Expr, op ir.AtomicOp, qual string) []ir.Expr {
+	a, ok := b.recordPath(target)
+	if !ok {
+		return nil
+	}
+	if len(a.dyn) > 0 {
+		b.errorf(a.dyn[0].index.Pos(), "the first argument of %s indexes %s inside an element of %s with %s, which is not a constant; an atomic needs one address: index with a constant, or with the variable of a loop over a constant count (for k := range N), which is unrolled",
+			qual, shortExpr(target), a.p.Name, shortExpr(a.dyn[0].index))
+		return nil
+	}
+	if _, scalar := basicType(a.t); !scalar || a.n != 1 {
+		b.errorf(x.Args[0].Pos(), "the first argument of %s must be the address of a scalar: %s has type %s; apply it to each field or component (&%s[0], ...)",
+			qual, shortExpr(target), b.fc.typeString(a.t), shortExpr(target))
+		return nil
+	}
+	vals := b.exprList(append(append([]ast.Expr(nil), a.index...), x.Args[1:]...))
+	n := len(a.index)
+	if len(vals) != n+len(x.Args)-1 || !b.recordIndices(a, vals[:n]) {
+		return nil
+	}
+	et := a.p.LeafType(a.off)
+	if (op == ir.AtomicAnd || op == ir.AtomicOr || op == ir.AtomicXor) && !et.IsInteger() {
+		b.errorf(x.Pos(), "%s needs an integer operand; %s has type %s", qual, shortExpr(target), b.fc.typeString(a.t))
+		return nil
+	}
+	if !et.IsNumeric() {
+		b.errorf(x.Pos(), "%s needs a numeric operand; %s has type %s", qual, shortExpr(target), b.fc.typeString(a.t))
+		return nil
+	}
+	at := &ir.Atomic{Op: op, Array: a.p, Index: vals[:n], Leaf: a.off, Value: b.convertTo(et, vals[n])}
+	if op == ir.AtomicCAS {
+		at.Compare = b.convertTo(et, vals[n])
+		at.Value = b.convertTo(et, vals[n+1])
+	}
+	return []ir.Expr{at}
 }

@@ -55,6 +55,13 @@
 // constants; constants the translation creates fold as the operation would
 // compute them (fold.go).
 //
+// An array parameter of structs or fixed arrays ([]Particle) is memory,
+// not a value (records.go): its ir.Record has the element type's leaves in
+// the same order, at Go's offsets (go/types' gc sizes, which reflect gives
+// the host too), so ps[i].V is the Loads of a run of leaves, ps[i] = q
+// their Stores, and &grid[i][j].M an Atomic on one leaf. A dynamic index
+// into an array inside an element gives alternatives, as for a local.
+//
 // Methods (methods.go) are inlined like helpers with the receiver as the
 // first parameter: a value receiver is a copy, a pointer receiver works on
 // the caller's leaves (an operand at a dynamic index, or an element of an

@@ -91,6 +91,9 @@ func (b *builder) value(e ast.Expr) val {
 		if isLocalArray(b.typ(x.X)) {
 			return b.indexVal(x)
 		}
+		if b.isRecordAccess(x) {
+			return b.recordVal(x)
+		}
 		b.load(x) // reports what is wrong
 		return b.badVal(t)
 	case *ast.CallExpr:
@@ -121,6 +124,9 @@ func (b *builder) selectorVal(x *ast.SelectorExpr, t types.Type) val {
 		b.selector(x) // reports what is wrong
 		return b.badVal(t)
 	}
+	if b.isRecordAccess(x) {
+		return b.recordVal(x)
+	}
 	bt := b.typ(x.X)
 	base := b.operandVal(x.X, bt)
 	if p, isPtr := bt.Underlying().(*types.Pointer); isPtr {
@@ -135,6 +141,9 @@ func (b *builder) selectorVal(x *ast.SelectorExpr, t types.Type) val {
 
 // indexVal reads an element of a local array value.
 func (b *builder) indexVal(x *ast.IndexExpr) val {
+	if b.isRecordAccess(x) {
+		return b.recordVal(x)
+	}
 	t := b.typ(x)
 	at := b.typ(x.X)
 	base := b.operandVal(x.X, at)
@@ -509,6 +518,9 @@ func (b *builder) load(x *ast.IndexExpr) ir.Expr {
 	if _, ok := b.typ(x).(*types.Signature); ok {
 		b.errorf(x.Pos(), "function values are not supported in kernels; call %s directly", shortExpr(x))
 		return bad()
+	}
+	if b.isRecordAccess(x) {
+		return b.recordVal(x).scalar()
 	}
 	p, idx, ok := b.arrayIndex(x)
 	if !ok {

@@ -244,12 +244,12 @@ func (b *builder) params(fd *ast.FuncDecl) {
 				fail()
 				continue
 			}
-			elem, dims, ok := b.arrayOrScalar(t, p, "parameter "+name)
+			elem, rec, dims, ok := b.arrayOrScalar(t, p, "parameter "+name)
 			if !ok {
 				fail()
 				continue
 			}
-			prm := &ir.Param{Name: name, Elem: elem, Dims: dims, Index: len(b.k.Params), Pos: b.fc.pos(p),
+			prm := &ir.Param{Name: name, Elem: elem, Rec: rec, Dims: dims, Index: len(b.k.Params), Pos: b.fc.pos(p),
 				GoType: types.TypeString(t, types.RelativeTo(b.fc.pkg))}
 			b.k.Params = append(b.k.Params, prm)
 			if obj == nil {
@@ -265,10 +265,10 @@ func (b *builder) params(fd *ast.FuncDecl) {
 }
 
 // arrayOrScalar classifies a parameter type: a scalar (dims 0) or a slice of
-// 1 to 3 dimensions of a scalar element. Structs and fixed arrays, as
-// parameters or as elements, need the IR to describe their layout (a later
-// phase); until then they are refused with what to pass instead.
-func (b *builder) arrayOrScalar(t types.Type, p token.Pos, what string) (ir.Type, int, bool) {
+// 1 to 3 dimensions of a scalar element or of a record (a struct or fixed
+// array element, in Go's layout: records.go). Struct and fixed-array
+// scalars, outside an array, are refused with what to pass instead.
+func (b *builder) arrayOrScalar(t types.Type, p token.Pos, what string) (ir.Type, *ir.Record, int, bool) {
 	dims := 0
 	whole := t
 	for {
@@ -281,20 +281,19 @@ func (b *builder) arrayOrScalar(t types.Type, p token.Pos, what string) (ir.Type
 	}
 	if dims > 3 {
 		b.errorf(p, "%s has %d dimensions; arrays have 1 to 3 ([]T, [][]T, [][][]T)", what, dims)
-		return ir.Invalid, 0, false
+		return ir.Invalid, nil, 0, false
 	}
 	if isAggregate(t) {
 		if dims > 0 {
-			b.errorf(p, "%s has type %s: arrays of structs or fixed-size arrays are not supported as kernel parameters yet; pass one array per field or component (a []float32 for each)",
-				what, b.fc.typeString(whole))
-		} else {
-			b.errorf(p, "%s has type %s: struct and fixed-size array parameters are not supported yet; pass each field or component as its own parameter",
-				what, b.fc.typeString(whole))
+			rec, ok := b.recordParamType(t, whole, p, what)
+			return ir.Invalid, rec, dims, ok
 		}
-		return ir.Invalid, 0, false
+		b.errorf(p, "%s has type %s: struct and fixed-size array parameters are not supported yet; pass each field or component as its own parameter, or a one-element array []%s",
+			what, b.fc.typeString(whole), b.fc.typeString(whole))
+		return ir.Invalid, nil, 0, false
 	}
 	et, ok := b.scalarType(t, p, what)
-	return et, dims, ok
+	return et, nil, dims, ok
 }
 
 // kernelBody translates the top level of the kernel.

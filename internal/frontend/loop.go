@@ -170,7 +170,14 @@ func (b *builder) rangeStmt(s *ast.RangeStmt, label *types.Label) {
 			}
 			b.fr.vars[obj] = &binding{v: v}
 		}
-		if sp.array != nil && s.Value != nil {
+		if sp.array != nil && sp.array.Rec != nil && s.Value != nil {
+			// for _, q := range ps over records: q is a copy of the element.
+			if obj := b.defOf(s.Value); obj != nil {
+				a := recAccess{p: sp.array, n: len(sp.array.Rec.Leaves), t: b.subst(obj.Type())}
+				el := recordLoad(a, []ir.Expr{&ir.VarRef{Var: counters[0]}})
+				b.declare(obj, el, s.Value.Pos(), b.at(s.Value.Pos()))
+			}
+		} else if sp.array != nil && s.Value != nil {
 			if obj := b.defOf(s.Value); obj != nil {
 				v := b.decl(obj.Name(), &ir.Load{Array: sp.array, Index: []ir.Expr{&ir.VarRef{Var: counters[0]}}})
 				b.fr.vars[obj] = &binding{v: v}

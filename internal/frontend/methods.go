@@ -115,6 +115,9 @@ func (b *builder) receiverPlace(e ast.Expr, t types.Type, path []int) ([]*ir.Var
 		}
 		return b.pathVars(vars, p.Elem(), path)
 	}
+	if b.isRecordAccess(e) {
+		return b.recordReceiver(e, t, path)
+	}
 	if ix, ok := ast.Unparen(e).(*ast.IndexExpr); ok && !isLocalArray(b.typ(ix.X)) {
 		// An element of an array parameter: a scalar of a defined type.
 		p, idx, ok := b.arrayIndex(ix)
@@ -174,4 +177,32 @@ func (b *builder) pathVars(vars []*ir.Var, t types.Type, path []int) ([]*ir.Var,
 		return nil, none, false
 	}
 	return vars[off : off+n], none, true
+}
+
+// recordReceiver gives a pointer receiver in an element of a record array
+// (ps[i].Step()) a copy of its leaves, stored back after the call.
+func (b *builder) recordReceiver(e ast.Expr, t types.Type, path []int) ([]*ir.Var, func(), bool) {
+	none := func() {}
+	a, ok := b.recordPath(e)
+	if !ok {
+		return nil, none, false
+	}
+	if len(path) > 0 {
+		off, n, ft, ok := b.fieldPath(t, path)
+		if !ok {
+			return nil, none, false
+		}
+		a.off, a.n, a.t = a.off+off, n, ft
+	}
+	l, ok := b.layoutOr(a.t, e.Pos(), func() string { return "receiver " + shortExpr(e) })
+	if !ok {
+		return nil, none, false
+	}
+	idx := b.exprList(a.operands())
+	if !b.recordIndices(a, idx) {
+		return nil, none, false
+	}
+	b.placeIndices(idx) // read now and stored to after the call
+	tmp := b.declLeaves("recv", l, b.recordRead(a, idx), b.pos)
+	return tmp, func() { b.recordStore(a, idx, val{t: a.t, leaves: refs(tmp)}, b.pos) }, true
 }

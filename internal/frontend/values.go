@@ -404,6 +404,10 @@ func (b *builder) pointee(x ast.Expr, p token.Pos) ([]*ir.Var, bool) {
 			return bd.vars, true
 		}
 	case *ast.UnaryExpr:
+		if e.Op == token.AND && b.isRecordAccess(e.X) {
+			b.recordAddress(e.X, e.Pos())
+			return nil, false
+		}
 		if e.Op == token.AND {
 			pl, ok := b.staticPlace(e.X)
 			return pl, ok

@@ -3,6 +3,8 @@ package kerneldocs
 import (
 	"bytes"
 	"fmt"
+	"go/parser"
+	"go/token"
 	"path"
 	"strings"
 )
@@ -85,11 +87,26 @@ func Blocks(md []byte) ([]Block, error) {
 	return out, nil
 }
 
-// hasMarker reports whether text has a //qd:kernel line.
+// hasMarker reports whether text has a //qd:kernel comment line. A line
+// inside a string literal (host code that holds a kernel's source) is no
+// marker: only comments are, as for the front end.
 func hasMarker(text string) bool {
-	for line := range strings.Lines(text) {
-		if strings.TrimSpace(line) == "//qd:kernel" {
-			return true
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "", "package kernels\n"+text, parser.ParseComments)
+	if err != nil {
+		// Not Go: the block's own check reports that; judge by its lines.
+		for line := range strings.Lines(text) {
+			if strings.TrimSpace(line) == "//qd:kernel" {
+				return true
+			}
+		}
+		return false
+	}
+	for _, cg := range f.Comments {
+		for _, c := range cg.List {
+			if c.Text == "//qd:kernel" {
+				return true
+			}
 		}
 	}
 	return false

@@ -49,7 +49,7 @@ func k(x []float32) {
 	}
 }
 `
-	got, kernels, err := rewrite(Block{Kind: Example, Line: 1, Text: text}, "p_")
+	got, kernels, _, err := rewrite(Block{Kind: Example, Line: 1, Text: text}, "p_")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,15 +11,17 @@ import (
 	"math"
 
 	"github.com/quadrants-go/qd"
+	"github.com/quadrants-go/qd/internal/diffcheck"
 )
 
 // The examples need not use both packages.
 var (
 	_ = math.Pi
 	_ = qd.Sqrt[float32]
+	_ = diffcheck.RecordElem[float32]
 )
 
-// Example 1: docs/kernels.md:40.
+// Example 1: docs/kernels.md:42.
 
 //qd:kernel
 func ex1_saxpy(a float32, x, y []float32) {
@@ -28,7 +30,7 @@ func ex1_saxpy(a float32, x, y []float32) {
 	}
 }
 
-// Example 2: docs/kernels.md:73.
+// Example 2: docs/kernels.md:75.
 
 const ex2_g = 9.81 // untyped: rounded once, to float64 here
 
@@ -44,7 +46,7 @@ func ex2_heights(t, h []float64) {
 	}
 }
 
-// Example 3: docs/kernels.md:116.
+// Example 3: docs/kernels.md:118.
 
 //qd:kernel
 func ex3_shapes(on bool, n int32, s float64, x []float64, m [][]float32, v [][][]uint32) {
@@ -61,7 +63,7 @@ func ex3_shapes(on bool, n int32, s float64, x []float64, m [][]float32, v [][][
 	}
 }
 
-// Example 4: docs/kernels.md:186.
+// Example 4: docs/kernels.md:197.
 
 //qd:kernel
 func ex4_centre(x []float32, count []int32) {
@@ -77,7 +79,7 @@ func ex4_centre(x []float32, count []int32) {
 	}
 }
 
-// Example 5: docs/kernels.md:235.
+// Example 5: docs/kernels.md:246.
 
 //qd:kernel
 func ex5_clearSlow(x []float32, on bool) {
@@ -97,7 +99,7 @@ func ex5_clearFast(x []float32, on bool) {
 	}
 }
 
-// Example 6: docs/kernels.md:273.
+// Example 6: docs/kernels.md:284.
 
 //qd:kernel
 func ex6_matmul(a, b, c [][]float32) {
@@ -125,7 +127,7 @@ func ex6_negate(x []float64) {
 	}
 }
 
-// Example 7: docs/kernels.md:322.
+// Example 7: docs/kernels.md:333.
 
 //qd:kernel
 func ex7_double(x []float64) {
@@ -135,7 +137,7 @@ func ex7_double(x []float64) {
 	}
 }
 
-// Example 8: docs/kernels.md:356.
+// Example 8: docs/kernels.md:367.
 
 //qd:kernel
 func ex8_prepare(hist, values []int32, grid [][]float32, ramp []float32) {
@@ -159,7 +161,7 @@ func ex8_prepare(hist, values []int32, grid [][]float32, ramp []float32) {
 	})
 }
 
-// Example 9: docs/kernels.md:419.
+// Example 9: docs/kernels.md:430.
 
 //qd:kernel
 func ex9_classify(x []float64, code []int32) {
@@ -221,7 +223,7 @@ rows:
 	}
 }
 
-// Example 10: docs/kernels.md:488.
+// Example 10: docs/kernels.md:499.
 
 func ex10_clamp(x, lo, hi float32) float32 {
 	if x < lo {
@@ -261,7 +263,7 @@ func ex10_smooth(x, y, width []float32) {
 	}
 }
 
-// Example 11: docs/kernels.md:589.
+// Example 11: docs/kernels.md:600.
 
 //qd:kernel
 func ex11_ints(a []int32, b []uint32, wrapped, quo, rem, shifted []int32, mixed []uint32) {
@@ -284,7 +286,7 @@ func ex11_floats(x []float64, y []float32, r []int32) {
 	}
 }
 
-// Example 12: docs/kernels.md:623.
+// Example 12: docs/kernels.md:634.
 
 //qd:kernel
 func ex12_polar(x, y, r, theta []float64, r32 []float32, bad []bool) {
@@ -297,7 +299,7 @@ func ex12_polar(x, y, r, theta []float64, r32 []float32, bad []bool) {
 	}
 }
 
-// Example 13: docs/kernels.md:669.
+// Example 13: docs/kernels.md:680.
 
 //qd:kernel
 func ex13_histogram(values, hist []int32) {
@@ -317,7 +319,7 @@ func ex13_tick(counts, before []int64, flags []uint32) {
 	}
 }
 
-// Example 14: docs/kernels.md:704.
+// Example 14: docs/kernels.md:715.
 
 //qd:kernel
 func ex14_stats(x, sum, lo, hi []float32, positive []int64) {
@@ -338,7 +340,7 @@ func ex14_rowTotals(m [][]float64, rows []float64) {
 	}
 }
 
-// Example 15: docs/kernels.md:754.
+// Example 15: docs/kernels.md:765.
 
 type ex15_body struct {
 	pos, vel qd.Vec3[float32]
@@ -370,6 +372,38 @@ func ex15_step(x, y, z, out []float32, n []int32) {
 	}
 }
 
+// Example 16: docs/kernels.md:813.
+
+type ex16_Particle struct {
+	X, V qd.Vec2[float32]
+	Bin  int32
+}
+
+type ex16_Bin struct {
+	N    int32
+	Mass [2]float32
+}
+
+//qd:kernel
+func ex16_drift(ps []ex16_Particle, bins []ex16_Bin, dt float32) {
+	for i := range len(ps) {
+		p := ps[i] // the whole element, as a value
+		p.X = p.X.Add(p.V.Scale(dt))
+		ps[i] = p              // stored back, field by field
+		ps[i].V[1] -= 9.8 * dt // one component, in place
+		b := p.Bin % int32(len(bins))
+		recordAdd(&bins[b].N, 1) // an atomic on one field
+	}
+}
+
+// The examples' struct and array types, which arrays passed as Ndarrays
+// may hold.
+func init() {
+	diffcheck.RecordElem[ex15_body]()
+	diffcheck.RecordElem[ex16_Particle]()
+	diffcheck.RecordElem[ex16_Bin]()
+}
+
 // natives are the kernels of each example, by example number and name.
 var natives = map[int]map[string]any{
 	1:  {"saxpy": ex1_saxpy},
@@ -387,4 +421,5 @@ var natives = map[int]map[string]any{
 	13: {"histogram": ex13_histogram, "tick": ex13_tick},
 	14: {"stats": ex14_stats, "rowTotals": ex14_rowTotals},
 	15: {"step": ex15_step},
+	16: {"drift": ex16_drift},
 }

@@ -216,20 +216,35 @@ func array(r *rand.Rand, t reflect.Type, shape []int) reflect.Value {
 	v := reflect.MakeSlice(t, shape[0], shape[0])
 	for i := range shape[0] {
 		e := v.Index(i)
-		switch e.Kind() {
-		case reflect.Slice:
+		if e.Kind() == reflect.Slice {
 			e.Set(array(r, t.Elem(), shape[1:]))
-		case reflect.Bool:
-			e.SetBool(r.IntN(2) == 0)
-		case reflect.Int, reflect.Int32, reflect.Int64:
-			e.SetInt(int64(r.IntN(100)))
-		case reflect.Uint, reflect.Uint32, reflect.Uint64:
-			e.SetUint(uint64(r.IntN(100)))
-		case reflect.Float32, reflect.Float64:
-			e.SetFloat(4*r.Float64() - 2)
+			continue
 		}
+		fill(r, e)
 	}
 	return v
+}
+
+// fill sets e, a scalar or a struct or array of them, to random values.
+func fill(r *rand.Rand, e reflect.Value) {
+	switch e.Kind() {
+	case reflect.Bool:
+		e.SetBool(r.IntN(2) == 0)
+	case reflect.Int, reflect.Int32, reflect.Int64:
+		e.SetInt(int64(r.IntN(100)))
+	case reflect.Uint, reflect.Uint32, reflect.Uint64:
+		e.SetUint(uint64(r.IntN(100)))
+	case reflect.Float32, reflect.Float64:
+		e.SetFloat(4*r.Float64() - 2)
+	case reflect.Struct:
+		for f := range e.NumField() {
+			fill(r, e.Field(f))
+		}
+	case reflect.Array:
+		for k := range e.Len() {
+			fill(r, e.Index(k))
+		}
+	}
 }
 
 // TestRefused compiles every refused block and matches its errors with its

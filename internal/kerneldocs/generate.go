@@ -48,14 +48,17 @@ import (
 	"math"
 
 	"github.com/quadrants-go/qd"
+	"github.com/quadrants-go/qd/internal/diffcheck"
 )
 
 // The examples need not use both packages.
 var (
 	_ = math.Pi
 	_ = qd.Sqrt[float32]
+	_ = diffcheck.RecordElem[float32]
 )
 `)
+	var records []string
 	var table strings.Builder
 	n := 0
 	for _, blk := range blocks {
@@ -63,9 +66,12 @@ var (
 			continue
 		}
 		n++
-		text, kernels, err := rewrite(blk, Prefix(n))
+		text, kernels, types, err := rewrite(blk, Prefix(n))
 		if err != nil {
 			return nil, err
+		}
+		for _, t := range types {
+			records = append(records, Prefix(n)+t)
 		}
 		fmt.Fprintf(&b, "\n// Example %d: %s:%d.\n\n%s", n, Page, blk.Line, text)
 		fmt.Fprintf(&table, "\t%d: {", n)
@@ -76,6 +82,13 @@ var (
 			fmt.Fprintf(&table, "%q: %s%s", k, Prefix(n), k)
 		}
 		table.WriteString("},\n")
+	}
+	if len(records) > 0 {
+		b.WriteString("\n// The examples' struct and array types, which arrays passed as Ndarrays\n// may hold.\nfunc init() {\n")
+		for _, t := range records {
+			fmt.Fprintf(&b, "\tdiffcheck.RecordElem[%s]()\n", t)
+		}
+		b.WriteString("}\n")
 	}
 	fmt.Fprintf(&b, "\n// natives are the kernels of each example, by example number and name.\nvar natives = map[int]map[string]any{\n%s}\n", table.String())
 	out, err := format.Source(b.Bytes())
@@ -96,9 +109,11 @@ type edit struct {
 }
 
 // rewrite returns the declarations of an example block, imports removed,
-// top-level names prefixed and the additive atomics recorded, and the
-// names of its kernels.
-func rewrite(blk Block, prefix string) (string, []string, error) {
+// top-level names prefixed and the additive atomics recorded, the names
+// of its kernels, and those of its struct and array types (the element
+// types its arrays of records may have; Go cannot make an Ndarray of a
+// type named only at run time, so the generated file registers them).
+func rewrite(blk Block, prefix string) (string, []string, []string, error) {
 	// The //line directive gives positions in the page for messages;
 	// offsets stay those of src.
 	head := fmt.Sprintf("package kernels\n//line %s:%d:1\n", Page, blk.Line)
@@ -106,7 +121,7 @@ func rewrite(blk Block, prefix string) (string, []string, error) {
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, "", src, parser.ParseComments|parser.SkipObjectResolution)
 	if err != nil {
-		return "", nil, fmt.Errorf("the example does not parse: %v", err)
+		return "", nil, nil, fmt.Errorf("the example does not parse: %v", err)
 	}
 	where := func(p token.Pos) string { return fset.Position(p).String() }
 	off := func(p token.Pos) int { return fset.Position(p).Offset }
@@ -114,10 +129,10 @@ func rewrite(blk Block, prefix string) (string, []string, error) {
 	for _, imp := range f.Imports {
 		path, _ := strconv.Unquote(imp.Path.Value)
 		if path != qdPath && path != "math" {
-			return "", nil, fmt.Errorf("%s: the example imports %s; examples may import only qd and math", where(imp.Pos()), path)
+			return "", nil, nil, fmt.Errorf("%s: the example imports %s; examples may import only qd and math", where(imp.Pos()), path)
 		}
 		if imp.Name != nil {
-			return "", nil, fmt.Errorf("%s: the example renames an import; examples import qd and math by their names", where(imp.Pos()))
+			return "", nil, nil, fmt.Errorf("%s: the example renames an import; examples import qd and math by their names", where(imp.Pos()))
 		}
 	}
 	for _, d := range f.Decls {
@@ -165,14 +180,25 @@ func rewrite(blk Block, prefix string) (string, []string, error) {
 		return true
 	})
 
-	var kernels []string
+	var kernels, records []string
 	for _, d := range f.Decls {
 		if fd, ok := d.(*ast.FuncDecl); ok && fd.Doc != nil && hasMarker(commentLines(fd.Doc)) {
 			kernels = append(kernels, fd.Name.Name)
 		}
+		if gd, ok := d.(*ast.GenDecl); ok && gd.Tok == token.TYPE {
+			for _, sp := range gd.Specs {
+				ts := sp.(*ast.TypeSpec)
+				switch ts.Type.(type) {
+				case *ast.StructType, *ast.ArrayType:
+					if ts.TypeParams == nil && !ts.Assign.IsValid() {
+						records = append(records, ts.Name.Name)
+					}
+				}
+			}
+		}
 	}
 	if len(kernels) == 0 {
-		return "", nil, fmt.Errorf("%s:%d: the example has a //qd:kernel line but no kernel: the marker goes directly above a func", Page, blk.Line)
+		return "", nil, nil, fmt.Errorf("%s:%d: the example has a //qd:kernel line but no kernel: the marker goes directly above a func", Page, blk.Line)
 	}
 
 	slices.SortStableFunc(edits, func(a, b edit) int { return cmp.Compare(a.lo, b.lo) })
@@ -184,7 +210,7 @@ func rewrite(blk Block, prefix string) (string, []string, error) {
 		at = e.hi
 	}
 	out.WriteString(src[at:])
-	return strings.TrimLeft(out.String(), "\n"), kernels, nil
+	return strings.TrimLeft(out.String(), "\n"), kernels, records, nil
 }
 
 // commentLines is the raw text of a comment group, one comment a line
