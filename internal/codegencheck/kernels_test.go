@@ -5,8 +5,10 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"go/types"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -47,12 +49,15 @@ func checkedKernels(t *testing.T) []*ir.Kernel {
 		all = append(all, builtin.Fill(ft))
 	}
 	for _, src := range sources {
-		ks, err := frontend.Parse(src.name, src.text)
+		f, err := frontend.ParseFile(src.name, src.text)
 		if err != nil {
 			t.Errorf("parsing %s: %v", src.name, err)
 			continue
 		}
-		all = append(all, ks...)
+		all = append(all, f.Kernels...)
+		for _, g := range f.Generics {
+			all = append(all, instances(t, g)...)
+		}
 	}
 	var kernels []*ir.Kernel
 	seen := map[ir.Hash]bool{}
@@ -132,6 +137,40 @@ func rootSources(t *testing.T) []source {
 	}
 	if len(out) == 0 {
 		t.Fatal("no Go sources of kernels found in the root package's test files")
+	}
+	return out
+}
+
+// instances instantiates generic kernel g with each type list its
+// constraints' terms make (for every type parameter, each term), as many
+// as maxInstances.
+func instances(t *testing.T, g *frontend.Generic) []*ir.Kernel {
+	const maxInstances = 16
+	lists := [][]types.Type{nil}
+	for i := range g.TypeParams {
+		terms := g.TermTypes(i)
+		if len(terms) == 0 {
+			t.Errorf("generic kernel %s: type parameter %s has no terms to instantiate it with", g.Name, g.TypeParams[i])
+			return nil
+		}
+		var next [][]types.Type
+		for _, l := range lists {
+			for _, term := range terms {
+				if len(next) < maxInstances {
+					next = append(next, append(slices.Clone(l), term))
+				}
+			}
+		}
+		lists = next
+	}
+	var out []*ir.Kernel
+	for _, l := range lists {
+		k, err := g.Instantiate(l...)
+		if err != nil {
+			t.Errorf("instantiating %s: %v", g.InstanceName(l...), err)
+			continue
+		}
+		out = append(out, k)
 	}
 	return out
 }

@@ -440,3 +440,32 @@ func sameShape(t types.Type, rt reflect.Type, depth int) bool {
 	}
 	return false
 }
+
+// TermTypes are the types of type parameter i's constraint's terms, in
+// order (float32 and float64 for qd.Float): what checks that compile every
+// kernel instantiate a generic kernel with. A constraint with no terms
+// (any, comparable) has none.
+func (g *Generic) TermTypes(i int) []types.Type {
+	tps := g.sig.TypeParams()
+	if i < 0 || i >= tps.Len() {
+		return nil
+	}
+	var out []types.Type
+	var walk func(t types.Type)
+	walk = func(t types.Type) {
+		switch u := t.Underlying().(type) {
+		case *types.Interface:
+			for j := range u.NumEmbeddeds() {
+				walk(u.EmbeddedType(j))
+			}
+		case *types.Union:
+			for j := range u.Len() {
+				walk(u.Term(j).Type())
+			}
+		default:
+			out = append(out, t)
+		}
+	}
+	walk(tps.At(i).Constraint())
+	return out
+}
