@@ -66,8 +66,15 @@ func (b *builder) callVals(x *ast.CallExpr) []val {
 		return b.inline(x, c, nil, x.Args)
 	}
 	switch {
-	case fn.Pkg() == b.std.math && bitCasts[fn.Name()]:
-		b.errorf(x.Pos(), "math.%s is not supported in kernels yet: bit casts need an IR operation of their own (qd.Rand's Uint32, Uint64, Float32 and Float64 work; NormFloat32 and NormFloat64 use bit casts)", fn.Name())
+	case fn.Pkg() == b.std.math && bitCasts[fn.Name()] != ir.Invalid:
+		if len(x.Args) != 1 {
+			return nil // go/types reported it
+		}
+		v := b.expr(x.Args[0])
+		if v.Type() == ir.Invalid {
+			return nil
+		}
+		return b.scalars(x, []ir.Expr{ir.Bits(bitCasts[fn.Name()], v)})
 	case fn.Pkg() == b.std.qd:
 		b.errorf(x.Pos(), "qd.%s cannot be used in kernels; kernels may call qd.StreamParallel, qd.LoopConfig, qd.NDRange, qd.NDRange3, the qd atomics, qd math (%s) and qd's value types", fn.Name(), supportedMath())
 	case fn.Pkg() == b.std.math:

@@ -13,6 +13,8 @@ import (
 	"go/parser"
 	"go/token"
 	"go/types"
+
+	"github.com/quadrants-go/qd/internal/ir"
 )
 
 // The value library of package qd (vectors, matrices, quaternions,
@@ -126,6 +128,6 @@ func (s *stdlib) libPos(p token.Pos) string {
 	return fmt.Sprintf("%s:%d:%d", q.Filename, q.Line, q.Column)
 }
 
-// bitCasts are math's bit casts, which rand.go's normal generators use:
-// they need an IR operation of their own (a later phase).
-var bitCasts = map[string]bool{"Float32bits": true, "Float32frombits": true, "Float64bits": true, "Float64frombits": true}
+// bitCasts are math's bit casts (rand.go's normal generators use them),
+// each with the type it gives: an ir.Bitcast, which keeps every bit.
+var bitCasts = map[string]ir.Type{"Float32bits": ir.U32, "Float32frombits": ir.F32, "Float64bits": ir.U64, "Float64frombits": ir.F64}

@@ -372,20 +372,31 @@ func ex15_step(x, y, z, out []float32, n []int32) {
 	}
 }
 
-// Example 16: docs/kernels.md:813.
+// Example 16: docs/kernels.md:809.
 
-type ex16_Particle struct {
+//qd:kernel
+func ex16_jitter(x []float32, u []uint32, seed uint64) {
+	for i := range len(x) {
+		r := qd.NewRand(seed, uint64(i))
+		x[i] += 0.01 * (r.Float32() - 0.5)
+		u[i] = r.Uint32() % 6
+	}
+}
+
+// Example 17: docs/kernels.md:832.
+
+type ex17_Particle struct {
 	X, V qd.Vec2[float32]
 	Bin  int32
 }
 
-type ex16_Bin struct {
+type ex17_Bin struct {
 	N    int32
 	Mass [2]float32
 }
 
 //qd:kernel
-func ex16_drift(ps []ex16_Particle, bins []ex16_Bin, dt float32) {
+func ex17_drift(ps []ex17_Particle, bins []ex17_Bin, dt float32) {
 	for i := range len(ps) {
 		p := ps[i] // the whole element, as a value
 		p.X = p.X.Add(p.V.Scale(dt))
@@ -400,8 +411,8 @@ func ex16_drift(ps []ex16_Particle, bins []ex16_Bin, dt float32) {
 // may hold.
 func init() {
 	diffcheck.RecordElem[ex15_body]()
-	diffcheck.RecordElem[ex16_Particle]()
-	diffcheck.RecordElem[ex16_Bin]()
+	diffcheck.RecordElem[ex17_Particle]()
+	diffcheck.RecordElem[ex17_Bin]()
 }
 
 // natives are the kernels of each example, by example number and name.
@@ -421,5 +432,6 @@ var natives = map[int]map[string]any{
 	13: {"histogram": ex13_histogram, "tick": ex13_tick},
 	14: {"stats": ex14_stats, "rowTotals": ex14_rowTotals},
 	15: {"step": ex15_step},
-	16: {"drift": ex16_drift},
+	16: {"jitter": ex16_jitter},
+	17: {"drift": ex17_drift},
 }
