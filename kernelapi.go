@@ -14,6 +14,7 @@ package qd
 import (
 	"iter"
 	"math"
+	"reflect"
 	"sync/atomic"
 	"unsafe"
 )
@@ -199,6 +200,57 @@ func AtomicOr[T AtomicInt](p *T, v T) T {
 // AtomicXor atomically sets *p to *p ^ v and returns the old value.
 func AtomicXor[T AtomicInt](p *T, v T) T {
 	return rmw(p, func(old T) T { return old ^ v })
+}
+
+// AtomicVec is the set of vector types [AtomicAddVec] accepts: arrays of
+// 2, 3 or 4 components of an [AtomicElem] type and the types defined over
+// them, such as Vec2[float32], Vec3[float64] or a [4]int32. The lengths are
+// listed one by one because Go's generics have no length parameter.
+type AtomicVec interface {
+	~[2]int | ~[2]int32 | ~[2]int64 | ~[2]uint | ~[2]uint32 | ~[2]uint64 | ~[2]float32 | ~[2]float64 |
+		~[3]int | ~[3]int32 | ~[3]int64 | ~[3]uint | ~[3]uint32 | ~[3]uint64 | ~[3]float32 | ~[3]float64 |
+		~[4]int | ~[4]int32 | ~[4]int64 | ~[4]uint | ~[4]uint32 | ~[4]uint64 | ~[4]float32 | ~[4]float64
+}
+
+// AtomicAddVec adds v to *p component by component, each component's add
+// atomic on its own: qd.AtomicAddVec(&grid[i][j].V, dv) is
+// qd.AtomicAdd(&grid[i][j].V[0], dv[0]); qd.AtomicAdd(&grid[i][j].V[1], dv[1]).
+// In a kernel p must be the address of an element of an array parameter,
+// or of a field or constant-indexed array inside one (&vs[i], &grid[i][j].V).
+//
+// It is a function of its own rather than AtomicAdd over a wider constraint
+// because it promises less: the vector is not added as a whole, so another
+// thread can see one component added and not yet the next. For the same
+// reason it has no result: the old components, read at different moments,
+// would not be a value *p ever held. Without a result, the GPU can issue
+// it as reductions, and on sm_90 as one vector reduction
+// (red.global.add.v2.f32, .v4) when the components are float32 at an
+// address aligned to 8 (16) bytes.
+func AtomicAddVec[V AtomicVec](p *V, v V) {
+	t := reflect.TypeFor[V]()
+	size := t.Elem().Size()
+	base, vs := unsafe.Pointer(p), unsafe.Pointer(&v)
+	for k := range t.Len() {
+		pk, vk := unsafe.Add(base, uintptr(k)*size), unsafe.Add(vs, uintptr(k)*size)
+		switch t.Elem().Kind() {
+		case reflect.Int:
+			AtomicAdd((*int)(pk), *(*int)(vk))
+		case reflect.Int32:
+			AtomicAdd((*int32)(pk), *(*int32)(vk))
+		case reflect.Int64:
+			AtomicAdd((*int64)(pk), *(*int64)(vk))
+		case reflect.Uint:
+			AtomicAdd((*uint)(pk), *(*uint)(vk))
+		case reflect.Uint32:
+			AtomicAdd((*uint32)(pk), *(*uint32)(vk))
+		case reflect.Uint64:
+			AtomicAdd((*uint64)(pk), *(*uint64)(vk))
+		case reflect.Float32:
+			AtomicAdd((*float32)(pk), *(*float32)(vk))
+		case reflect.Float64:
+			AtomicAdd((*float64)(pk), *(*float64)(vk))
+		}
+	}
 }
 
 // AtomicExchange atomically stores v in *p and returns the old value.

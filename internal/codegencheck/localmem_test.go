@@ -14,7 +14,7 @@ import (
 
 // valueKernels are the differential tests' kernels whose values are
 // vectors, matrices, quaternions, structs and decompositions.
-var valueKernels = map[string]bool{"vecOps": true, "matOps": true, "decomps": true, "quats": true, "structs": true, "generics": true}
+var valueKernels = map[string]bool{"vecOps": true, "matOps": true, "decomps": true, "quats": true, "structs": true, "generics": true, "vecAtomics": true}
 
 var stackRE = regexp.MustCompile(`(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads`)
 

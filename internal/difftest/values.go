@@ -326,3 +326,30 @@ func records(ps []body, cells [][]gridCell, k []int32, hits []gridCell) {
 		qd.AtomicAdd(&hits[k[i]].V[1], 0.5)
 	}
 }
+
+// vecCell is an element of the vecAtomics kernel's shared cells: 16 bytes,
+// so on sm_90 its V is one vector reduction (red.global.add.v2.f32).
+type vecCell struct {
+	V qd.Vec2[float32]
+	M float32
+	N int32
+}
+
+// vecAtomics adds vectors atomically (qd.AtomicAddVec) into a few shared
+// elements from every iteration: a Vec2 field of a struct, whole Vec4 and
+// [3]int64 elements, and a reduction (sum's element never varies with i).
+// The float components are small integers, so every order of the adds
+// gives the same sums, bit for bit. k[i] is in [0, len(cells)).
+//
+//qd:kernel
+func vecAtomics(k []int32, cells []vecCell, quads []qd.Vec4[float32], ints [][3]int64, sum []qd.Vec2[float64]) {
+	for i := range len(k) {
+		c := k[i]
+		f := float32(i % 7)
+		qd.AtomicAddVec(&cells[c].V, qd.Vec2[float32]{f, 1})
+		qd.AtomicAdd(&cells[c].N, 1)
+		qd.AtomicAddVec(&quads[c%2], qd.Vec4[float32]{1, f, -f, float32(c)})
+		qd.AtomicAddVec(&ints[c], [3]int64{1, int64(i), -int64(c) << 40})
+		qd.AtomicAddVec(&sum[0], qd.Vec2[float64]{float64(i), 1})
+	}
+}

@@ -16,6 +16,10 @@ import (
 func init() {
 	diffcheck.RecordElem[body]()
 	diffcheck.RecordElem[gridCell]()
+	diffcheck.RecordElem[vecCell]()
+	diffcheck.RecordElem[qd.Vec4[float32]]()
+	diffcheck.RecordElem[[3]int64]()
+	diffcheck.RecordElem[qd.Vec2[float64]]()
 }
 
 // matrixEntry draws a matrix entry: mostly moderate values, with exact
@@ -76,6 +80,13 @@ func valueCases() []diffCase {
 				k[i] = int32(r.IntN(3))
 			}
 			return []any{ps, zeros[gridCell](n, 3), k, make([]gridCell, 3)}
+		}},
+		{kernel: "vecAtomics", fn: vecAtomics, gen: func(r *rand.Rand, n int) []any {
+			k := make([]int32, n)
+			for i := range k {
+				k[i] = int32(r.IntN(3))
+			}
+			return []any{k, make([]vecCell, 3), make([]qd.Vec4[float32], 2), make([][3]int64, 3), make([]qd.Vec2[float64], 1)}
 		}},
 		{kernel: "rands", fn: rands, gen: func(r *rand.Rand, n int) []any {
 			return []any{r.Uint64(), make([]uint32, n), make([]uint64, n), make([]float32, n), make([]float64, n)}

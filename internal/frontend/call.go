@@ -200,6 +200,9 @@ func (b *builder) apiCall(x *ast.CallExpr, fn *types.Func, a apiFunc) []ir.Expr 
 		b.errorf(x.Pos(), "%s can only be the range of a for loop (for i, j := range qd.NDRange(n, m))", qual)
 	case apiAtomic:
 		return b.atomic(x, a.atomic, qual)
+	case apiAtomicVec:
+		b.atomicVec(x, a.atomic, qual)
+		return nil
 	case apiIntrinsic:
 		t, ok := b.typeOf(x)
 		if !ok {

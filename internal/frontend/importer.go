@@ -43,6 +43,7 @@ const (
 	apiNDRange
 	apiNDRange3
 	apiAtomic    // qd.Atomic*: op in atomic
+	apiAtomicVec // qd.AtomicAddVec
 	apiIntrinsic // qd math or math: fn in intrinsic
 	apiMathMinMax
 	apiMathInf
@@ -182,6 +183,7 @@ func (s *stdlib) index() {
 		"AtomicXor":      {kind: apiAtomic, atomic: ir.AtomicXor},
 		"AtomicExchange": {kind: apiAtomic, atomic: ir.AtomicExchange},
 		"AtomicCAS":      {kind: apiAtomic, atomic: ir.AtomicCAS},
+		"AtomicAddVec":   {kind: apiAtomicVec, atomic: ir.AtomicAdd},
 	}
 	mathNames := map[string]apiFunc{
 		"Min":   {kind: apiMathMinMax, minmax: ir.Min},

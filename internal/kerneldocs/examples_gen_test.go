@@ -340,42 +340,52 @@ func ex14_rowTotals(m [][]float64, rows []float64) {
 	}
 }
 
-// Example 15: docs/kernels.md:765.
+// Example 15: docs/kernels.md:747.
 
-type ex15_body struct {
+//qd:kernel
+func ex15_scatterVec(cell []int32, vs, grid, total []qd.Vec2[float32]) {
+	for i := range len(vs) {
+		recordAddVec(&grid[cell[i]%int32(len(grid))], vs[i])
+		recordAddVec(&total[0], vs[i]) // a reduction per component
+	}
+}
+
+// Example 16: docs/kernels.md:786.
+
+type ex16_body struct {
 	pos, vel qd.Vec3[float32]
 	mass     float32
 }
 
 // kick is a method with a pointer receiver: it changes the caller's value.
-func (b *ex15_body) kick(f qd.Vec3[float32], dt float32) {
+func (b *ex16_body) kick(f qd.Vec3[float32], dt float32) {
 	b.vel = b.vel.Add(f.Scale(dt / b.mass))
 	b.pos = b.pos.Add(b.vel.Scale(dt))
 }
 
 // sum3 is generic: it is translated once per type it is called with.
-func ex15_sum3[T int32 | float32](a [3]T) T { return a[0] + a[1] + a[2] }
+func ex16_sum3[T int32 | float32](a [3]T) T { return a[0] + a[1] + a[2] }
 
 //qd:kernel
-func ex15_step(x, y, z, out []float32, n []int32) {
+func ex16_step(x, y, z, out []float32, n []int32) {
 	for i := range len(x) {
-		b := ex15_body{pos: qd.Vec3[float32]{x[i], y[i], z[i]}, mass: 2}
+		b := ex16_body{pos: qd.Vec3[float32]{x[i], y[i], z[i]}, mass: 2}
 		b.kick(qd.Vec3[float32]{0, -9.8, 1}, 0.1)
 		r := qd.Mat3[float32]{{0, -1, 0}, {1, 0, 0}, {0, 0, 1}} // a quarter turn about z
 		p := r.MulVec(b.pos)
-		out[i] = p.Dot(b.vel) + ex15_sum3([3]float32{p[0], p[1], p[2]})
+		out[i] = p.Dot(b.vel) + ex16_sum3([3]float32{p[0], p[1], p[2]})
 		counts := [3]int32{n[i], 1, 2}
 		for k := range 3 { // a constant count: unrolled, so counts[k] is a register
 			counts[k] *= 2
 		}
-		n[i] = ex15_sum3(counts)
+		n[i] = ex16_sum3(counts)
 	}
 }
 
-// Example 16: docs/kernels.md:809.
+// Example 17: docs/kernels.md:830.
 
 //qd:kernel
-func ex16_jitter(x []float32, u []uint32, seed uint64) {
+func ex17_jitter(x []float32, u []uint32, seed uint64) {
 	for i := range len(x) {
 		r := qd.NewRand(seed, uint64(i))
 		x[i] += 0.01 * (r.Float32() - 0.5)
@@ -383,20 +393,20 @@ func ex16_jitter(x []float32, u []uint32, seed uint64) {
 	}
 }
 
-// Example 17: docs/kernels.md:832.
+// Example 18: docs/kernels.md:853.
 
-type ex17_Particle struct {
+type ex18_Particle struct {
 	X, V qd.Vec2[float32]
 	Bin  int32
 }
 
-type ex17_Bin struct {
+type ex18_Bin struct {
 	N    int32
 	Mass [2]float32
 }
 
 //qd:kernel
-func ex17_drift(ps []ex17_Particle, bins []ex17_Bin, dt float32) {
+func ex18_drift(ps []ex18_Particle, bins []ex18_Bin, dt float32) {
 	for i := range len(ps) {
 		p := ps[i] // the whole element, as a value
 		p.X = p.X.Add(p.V.Scale(dt))
@@ -410,9 +420,9 @@ func ex17_drift(ps []ex17_Particle, bins []ex17_Bin, dt float32) {
 // The examples' struct and array types, which arrays passed as Ndarrays
 // may hold.
 func init() {
-	diffcheck.RecordElem[ex15_body]()
-	diffcheck.RecordElem[ex17_Particle]()
-	diffcheck.RecordElem[ex17_Bin]()
+	diffcheck.RecordElem[ex16_body]()
+	diffcheck.RecordElem[ex18_Particle]()
+	diffcheck.RecordElem[ex18_Bin]()
 }
 
 // natives are the kernels of each example, by example number and name.
@@ -431,7 +441,8 @@ var natives = map[int]map[string]any{
 	12: {"polar": ex12_polar},
 	13: {"histogram": ex13_histogram, "tick": ex13_tick},
 	14: {"stats": ex14_stats, "rowTotals": ex14_rowTotals},
-	15: {"step": ex15_step},
-	16: {"jitter": ex16_jitter},
-	17: {"drift": ex17_drift},
+	15: {"scatterVec": ex15_scatterVec},
+	16: {"step": ex16_step},
+	17: {"jitter": ex17_jitter},
+	18: {"drift": ex18_drift},
 }

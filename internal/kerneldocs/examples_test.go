@@ -139,7 +139,11 @@ func runExample(t *testing.T, p *qd.Program, s *qd.Stream, b Block, fns map[stri
 				v = v.Index(i)
 			}
 			if s := sums[v.Addr().Interface()]; s != nil && s.n > 1 {
-				return diffcheck.Tolerance{Abs: 2 * float64(s.n) * eps(v.Kind()) * s.abs}
+				k := v.Kind()
+				if k == reflect.Array { // a vector of recordAddVec
+					k = v.Type().Elem().Kind()
+				}
+				return diffcheck.Tolerance{Abs: 2 * float64(s.n) * eps(k) * s.abs}
 			}
 			if usesMath {
 				return diffcheck.Tolerance{GPUULPs: gpuMathULPs}
@@ -338,6 +342,27 @@ var recording map[any]*sum
 func recordAdd[T qd.AtomicElem](p *T, v T) T { record(p, v); return qd.AtomicAdd(p, v) }
 func recordSub[T qd.AtomicElem](p *T, v T) T { record(p, v); return qd.AtomicSub(p, v) }
 
+// recordAddVec records a vector add under the vector's address, which is
+// the element's when p is &vs[i] (the tolerance is per element): every
+// component's magnitude adds to the one bound, a conservative one.
+func recordAddVec[V qd.AtomicVec](p *V, v V) {
+	if k := reflect.TypeFor[V]().Elem().Kind(); recording != nil && (k == reflect.Float32 || k == reflect.Float64) {
+		s := recording[p]
+		if s == nil {
+			s = &sum{}
+			for c := range reflect.ValueOf(*p).Len() {
+				s.abs += math.Abs(reflect.ValueOf(*p).Index(c).Float())
+			}
+			recording[p] = s
+		}
+		s.n++
+		for c := range reflect.ValueOf(v).Len() {
+			s.abs += math.Abs(reflect.ValueOf(v).Index(c).Float())
+		}
+	}
+	qd.AtomicAddVec(p, v)
+}
+
 func record[T qd.AtomicElem](p *T, v T) {
 	k := reflect.TypeFor[T]().Kind()
 	if recording == nil || k != reflect.Float32 && k != reflect.Float64 {
@@ -350,4 +375,12 @@ func record[T qd.AtomicElem](p *T, v T) {
 	}
 	s.n++
 	s.abs += math.Abs(reflect.ValueOf(v).Float())
+}
+
+// qd's own vector types, which examples use as array elements; the
+// generated file registers only the types the examples declare.
+func init() {
+	diffcheck.RecordElem[qd.Vec2[float32]]()
+	diffcheck.RecordElem[qd.Vec3[float32]]()
+	diffcheck.RecordElem[qd.Vec4[float32]]()
 }

@@ -176,6 +176,8 @@ func rewrite(blk Block, prefix string) (string, []string, []string, error) {
 			edits = append(edits, edit{off(sel.Pos()), off(sel.End()), "recordAdd"})
 		case "AtomicSub":
 			edits = append(edits, edit{off(sel.Pos()), off(sel.End()), "recordSub"})
+		case "AtomicAddVec":
+			edits = append(edits, edit{off(sel.Pos()), off(sel.End()), "recordAddVec"})
 		}
 		return true
 	})
