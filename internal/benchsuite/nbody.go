@@ -65,7 +65,7 @@ func (s *suite) nbody() error {
 		r := Row{Name: name + ", written with qd.Vec3", Value: ms(dv), Unit: "ms", RefName: name, RefValue: ms(d), Ratio: dv.Seconds() / d.Seconds(),
 			Note: "the same loop over []qd.Vec3[float32] (Sub, Dot, Scale, Add); ratio = Vec3 time / scalar time"}
 		if s.p.Arch() == qd.CPU {
-			r.Status = Info // the bar is the GPUs' (issue 25 is the CPU's)
+			r.Status = Info // the bar is the GPUs'; the CPU rows measure the CPU backend
 		} else {
 			barLE(&r, 1.02)
 		}
