@@ -54,6 +54,14 @@ func goTypeName(t ir.Type) string {
 		return "float64"
 	case ir.Bool:
 		return "bool"
+	case ir.I8:
+		return "int8"
+	case ir.I16:
+		return "int16"
+	case ir.U8:
+		return "uint8"
+	case ir.U16:
+		return "uint16"
 	}
 	return t.String()
 }

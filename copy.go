@@ -227,7 +227,9 @@ func (a *Ndarray[T]) FillOn(s *Stream, v T) error {
 	var val any
 	switch w := elemBits(v); words.lay.size {
 	case 1:
-		val = w != 0
+		val = uint8(w)
+	case 2:
+		val = uint16(w)
 	case 4:
 		val = uint32(w)
 	default:
@@ -282,8 +284,11 @@ func (f *fillKernels) of(c *ndCore) (*kernelCore, *ndCore, any) {
 	w := &ndCore{p: c.p, st: c.st, buf: c.buf, shape: [4]int{c.n, 1, 1, 1}, dims: 1, n: c.n, view: c.view}
 	switch c.lay.size {
 	case 1:
-		w.lay = layoutOf[bool]()
-		return k, w, &Ndarray[bool]{c: w}
+		w.lay = layoutOf[uint8]()
+		return k, w, &Ndarray[uint8]{c: w}
+	case 2:
+		w.lay = layoutOf[uint16]()
+		return k, w, &Ndarray[uint16]{c: w}
 	case 4:
 		w.lay = layoutOf[uint32]()
 		return k, w, &Ndarray[uint32]{c: w}

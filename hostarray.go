@@ -10,7 +10,7 @@ import (
 	"github.com/quadrants-go/qd/internal/backend"
 )
 
-// HostArray is a row-major array of 1 to 3 dimensions in host memory the
+// HostArray is a row-major array of 1 to 4 dimensions in host memory the
 // device copies from and to asynchronously: page-locked on a GPU (so that
 // [Ndarray.CopyFromHostOn] and CopyToHostOn return at once and the copy
 // overlaps other work), plain memory on the CPU backend. Every method is
@@ -44,7 +44,7 @@ type hostStorage struct {
 	closed atomic.Bool
 }
 
-// NewHostArray makes a zero-filled host array of the given shape (1 to 3
+// NewHostArray makes a zero-filled host array of the given shape (1 to 4
 // dimensions, each ≥ 0): page-locked memory on a GPU. Page-locked memory
 // is a scarce system resource: make few, large ones and reuse them.
 func NewHostArray[T Elem](p *Program, shape ...int) (*HostArray[T], error) {
@@ -171,7 +171,7 @@ func rowsOf(shape [4]int, dims, lo, hi int, what string) (off int, out [4]int, n
 	if lo < 0 || hi < lo || hi > shape[0] {
 		return 0, out, 0, fmt.Errorf("%w: %s.Rows(%d, %d) of an array of %d rows", ErrInvalidArgument, what, lo, hi, shape[0])
 	}
-	row := shape[1] * shape[2]
+	row := shape[1] * shape[2] * shape[3]
 	out = shape
 	out[0] = hi - lo
 	return lo * row, out, (hi - lo) * row, nil

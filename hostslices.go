@@ -283,7 +283,7 @@ func sliceReflect(p *ir.Param, v any, spans *[]span) (hostCopy, [4]int, string) 
 	}
 	var out [4]int
 	copy(out[:], shape)
-	for d := len(shape); d < 3; d++ {
+	for d := len(shape); d < len(out); d++ {
 		out[d] = 1
 	}
 	if p.Dims == 1 {

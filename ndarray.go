@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/quadrants-go/qd/internal/backend"
+	"github.com/quadrants-go/qd/internal/ir"
 )
 
 // Elem is the constraint on element types: any Go type built from scalars
@@ -17,7 +18,7 @@ import (
 // 64-bit.
 type Elem = any
 
-// Ndarray is a row-major array of 1 to 3 dimensions in device memory (host
+// Ndarray is a row-major array of 1 to 4 dimensions in device memory (host
 // memory on the CPU backend). Host access (CopyFromHost, CopyToHost,
 // ToSlice) is safe against work in flight: it first waits for the work
 // enqueued before it, on any stream, that uses the array. Every method is
@@ -61,7 +62,7 @@ type storage struct {
 	cap *capture
 }
 
-// NewNdarray makes a zero-filled array of the given shape (1 to 3
+// NewNdarray makes a zero-filled array of the given shape (1 to 4
 // dimensions, each ≥ 0).
 func NewNdarray[T Elem](p *Program, shape ...int) (*Ndarray[T], error) {
 	if p == nil {
@@ -88,11 +89,11 @@ func NewNdarray[T Elem](p *Program, shape ...int) (*Ndarray[T], error) {
 	return newArray[T](c), nil
 }
 
-// newCore checks shape (1 to 3 dimensions, each ≥ 0, not too large) and
+// newCore checks shape (1 to 4 dimensions, each ≥ 0, not too large) and
 // makes the core of an array of T on p, without memory.
 func newCore[T Elem](p *Program, what string, shape []int) (*ndCore, error) {
-	if len(shape) < 1 || len(shape) > 3 {
-		return nil, fmt.Errorf("%w: %s: %d dimensions; want 1 to 3", ErrInvalidArgument, what, len(shape))
+	if len(shape) < 1 || len(shape) > ir.MaxDims {
+		return nil, fmt.Errorf("%w: %s: %d dimensions; want 1 to %d", ErrInvalidArgument, what, len(shape), ir.MaxDims)
 	}
 	lay := layoutOf[T]()
 	if lay.err != nil {
@@ -340,7 +341,7 @@ func (p *Program) hostTransfer(c *ndCore, call string, overwrite bool, enqueue f
 	return e.Synchronize()
 }
 
-// NewNdarrayOn makes a zero-filled array of the given shape (1 to 3
+// NewNdarrayOn makes a zero-filled array of the given shape (1 to 4
 // dimensions, each ≥ 0) in the order of s: its memory comes from the
 // device's memory pool, usable by the work enqueued on s from now on (other
 // streams must be ordered after s to use it). Its Close frees the memory
@@ -537,7 +538,7 @@ func (a *Ndarray[T]) Rows(lo, hi int) (*Ndarray[T], error) {
 }
 
 // Reshape is a view of the array with another shape of the same number of
-// elements (1 to 3 dimensions, row-major): an Ndarray sharing this one's
+// elements (1 to 4 dimensions, row-major): an Ndarray sharing this one's
 // memory and use tracking, as a Rows view does. Copies need equal shapes,
 // so Reshape is how a 4×4 array meets a 2×8 one. Closing the parent closes
 // its views; closing a view frees nothing.
@@ -558,8 +559,8 @@ func (a *Ndarray[T]) Reshape(shape ...int) (*Ndarray[T], error) {
 // reshaped checks shape as a new shape for n elements.
 func reshaped(n int, shape []int, what string) ([4]int, int, error) {
 	out := [4]int{1, 1, 1, 1}
-	if len(shape) < 1 || len(shape) > 3 {
-		return out, 0, fmt.Errorf("%w: %s.Reshape: %d dimensions; want 1 to 3", ErrInvalidArgument, what, len(shape))
+	if len(shape) < 1 || len(shape) > ir.MaxDims {
+		return out, 0, fmt.Errorf("%w: %s.Reshape: %d dimensions; want 1 to %d", ErrInvalidArgument, what, len(shape), ir.MaxDims)
 	}
 	m := 1
 	for i, d := range shape {

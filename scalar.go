@@ -58,7 +58,7 @@ func scalarArg(p *ir.Param, v any) (uint64, string) {
 // type): then int and int64 (uint and uint64) both match a 64-bit integer.
 func declared(p *ir.Param) string {
 	switch p.GoType {
-	case "bool", "int", "int32", "int64", "uint", "uint32", "uint64", "float32", "float64":
+	case "bool", "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64", "float32", "float64":
 		return p.GoType
 	}
 	return ""
@@ -92,6 +92,22 @@ func exactScalar(p *ir.Param, v any) (uint64, bool) {
 	case int32:
 		if p.Elem == ir.I32 {
 			return uint64(int64(x)), true
+		}
+	case int8:
+		if p.Elem == ir.I8 {
+			return uint64(int64(x)), true
+		}
+	case int16:
+		if p.Elem == ir.I16 {
+			return uint64(int64(x)), true
+		}
+	case uint8:
+		if p.Elem == ir.U8 {
+			return uint64(x), true
+		}
+	case uint16:
+		if p.Elem == ir.U16 {
+			return uint64(x), true
 		}
 	case int:
 		if p.Elem == ir.I64 && matches(p, "int") {
@@ -139,6 +155,16 @@ func constInt(p *ir.Param, x int64) (bits uint64, msg string, ok bool) {
 		return uint64(x), "", true
 	case ir.I64:
 		return uint64(x), "", true
+	case ir.I8, ir.I16:
+		if lim := int64(1) << (p.Elem.Bits() - 1); x < -lim || x >= lim {
+			return overflows()
+		}
+		return uint64(x), "", true
+	case ir.U8, ir.U16:
+		if x < 0 || x >= int64(1)<<p.Elem.Bits() {
+			return overflows()
+		}
+		return uint64(x), "", true
 	case ir.U32:
 		if x < 0 || x > math.MaxUint32 {
 			return overflows()
@@ -181,6 +207,11 @@ func constFloat(p *ir.Param, x float64) (bits uint64, msg string, ok bool) {
 		lo, hi = math.MinInt64, -math.MinInt64
 	case ir.U32:
 		lo, hi = 0, math.MaxUint32+1
+	case ir.I8, ir.I16:
+		hi = float64(int64(1) << (p.Elem.Bits() - 1))
+		lo = -hi
+	case ir.U8, ir.U16:
+		lo, hi = 0, float64(int64(1)<<p.Elem.Bits())
 	case ir.U64:
 		lo, hi = 0, 2*-float64(math.MinInt64)
 	default:

@@ -8,8 +8,9 @@ import (
 
 // FillTypes are the element types of the fill kernels, one per element
 // size: an array of any element type is filled through the one of its
-// size, with the value's bits.
-var FillTypes = []ir.Type{ir.Bool, ir.U32, ir.U64}
+// size, with the value's bits. The 1- and 2-byte kernels store u8 and u16,
+// which hold any bit pattern of those sizes (a bool's too).
+var FillTypes = []ir.Type{ir.U8, ir.U16, ir.U32, ir.U64}
 
 // FillType is the fill kernel's element type for elements of size bytes,
 // and false when there is none.

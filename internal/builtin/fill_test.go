@@ -19,7 +19,7 @@ func TestFillKernels(t *testing.T) {
 			t.Fatalf("%s: %v", k.Name, err)
 		}
 	}
-	for _, et := range []ir.Type{ir.Bool, ir.I32, ir.I64, ir.U32, ir.U64, ir.F32, ir.F64} {
+	for _, et := range []ir.Type{ir.Bool, ir.I8, ir.I16, ir.U8, ir.U16, ir.I32, ir.I64, ir.U32, ir.U64, ir.F32, ir.F64} {
 		if ft, ok := FillType(et.Size()); !ok || ft.Size() != et.Size() {
 			t.Errorf("no fill kernel for %s (%d bytes)", et, et.Size())
 		}

@@ -19,7 +19,7 @@ func leaves(v reflect.Value, f func(leaf reflect.Value)) {
 	}
 }
 
-// shapeOf is the shape of a rectangular slice of 1 to 3 dimensions.
+// shapeOf is the shape of a rectangular slice of 1 to 4 dimensions.
 func shapeOf(v reflect.Value) []int {
 	var shape []int
 	for v.Kind() == reflect.Slice {
@@ -48,6 +48,14 @@ func toNdarray(p *qd.Program, a any) (nd any, read, closeNd func() error, err er
 		return ndOf[bool](p, a)
 	case reflect.Int:
 		return ndOf[int](p, a)
+	case reflect.Int8:
+		return ndOf[int8](p, a)
+	case reflect.Int16:
+		return ndOf[int16](p, a)
+	case reflect.Uint8:
+		return ndOf[uint8](p, a)
+	case reflect.Uint16:
+		return ndOf[uint16](p, a)
 	case reflect.Int32:
 		return ndOf[int32](p, a)
 	case reflect.Int64:

@@ -353,3 +353,69 @@ func vecAtomics(k []int32, cells []vecCell, quads []qd.Vec4[float32], ints [][3]
 		qd.AtomicAddVec(&sum[0], qd.Vec2[float64]{float64(i), 1})
 	}
 }
+
+// small is a defined 8-bit type: arithmetic on it wraps as on uint8.
+type small uint8
+
+// smallInts computes with 8- and 16-bit integers where they overflow:
+// Go wraps at their width, and the compiled kernels (which compute in 32
+// bits and truncate) must agree.
+//
+//qd:kernel
+func smallInts(a []int8, b []uint8, c [][]int16, u []uint16, f []float32, out [][]int32) {
+	for i := range len(a) {
+		x, y := a[i], b[i]
+		s := x + 127 // overflows for every x > 0
+		p := y * 2   // overflows for y ≥ 128
+		q := small(y) + small(200)
+		d := x / -1 // -128 / -1 wraps to -128
+		m := c[i][0] << (uint(y) % 20)
+		r := c[i][1] >> (uint(x) % 20)
+		w := u[i]*u[i] - 7
+		n := -x
+		bn := ^y
+		v := int8(f[i]) // in range: f is in (-128, 128)
+		g := uint8(f[i] + 128)
+		var acc int16 = 30000
+		for range 3 {
+			acc += c[i][0]
+		}
+		lt := 0
+		if x < int8(y) {
+			lt = 1
+		}
+		out[i][0] = int32(s)
+		out[i][1] = int32(p)
+		out[i][2] = int32(q)
+		out[i][3] = int32(d)
+		out[i][4] = int32(m)
+		out[i][5] = int32(r)
+		out[i][6] = int32(w)
+		out[i][7] = int32(n)
+		out[i][8] = int32(bn)
+		out[i][9] = int32(v)
+		out[i][10] = int32(g)
+		out[i][11] = int32(acc)
+		out[i][12] = int32(lt)
+		out[i][13] = int32(min(x, int8(y), -3))
+		a[i] = x * x
+		b[i] = y + 100
+		c[i][0] = m % 7
+		u[i] = w / 3
+	}
+}
+
+// fourDims walks a 4-D array: NDRange3 over the leading dimensions, a
+// loop over the last.
+//
+//qd:kernel
+func fourDims(x [][][][]float32, out [][][]float32) {
+	for p := range qd.NDRange3(len(x), len(x[0]), len(x[0][0])) {
+		var acc float32
+		for l := range len(x[0][0][0]) {
+			acc += x[p.I][p.J][p.K][l]
+			x[p.I][p.J][p.K][l] = acc * float32(l+1)
+		}
+		out[p.I][p.J][p.K] = acc
+	}
+}

@@ -94,5 +94,32 @@ func valueCases() []diffCase {
 		{kernel: "generics", fn: generics, gen: func(r *rand.Rand, n int) []any {
 			return []any{floats[float64](r, n), zeros[float64](n, 3)}
 		}},
+		{kernel: "smallInts", fn: smallInts, gen: func(r *rand.Rand, n int) []any {
+			a, b, u, f := make([]int8, n), make([]uint8, n), make([]uint16, n), make([]float32, n)
+			for i := range n {
+				a[i], b[i], u[i] = int8(r.Uint32()), uint8(r.Uint32()), uint16(r.Uint32())
+				f[i] = float32(uniform(r, -127.9, 127.9))
+			}
+			if n > 1 {
+				a[0], b[0] = 127, 200 // int8(127)+1 and uint8(200)*2 wrap
+				a[1] = -128
+			}
+			c := grid(n, 2, func(int, int) int16 { return int16(r.Uint32()) })
+			return []any{a, b, c, u, f, zeros[int32](n, 14)}
+		}},
+		{kernel: "fourDims", fn: fourDims, gen: func(r *rand.Rand, n int) []any {
+			m := max(n/16, 1)
+			x := make([][][][]float32, m)
+			out := make([][][]float32, m)
+			for i := range x {
+				x[i] = make([][][]float32, 3)
+				out[i] = make([][]float32, 3)
+				for j := range x[i] {
+					x[i][j] = grid(2, 5, func(int, int) float32 { return float32(uniform(r, -2, 2)) })
+					out[i][j] = make([]float32, 2)
+				}
+			}
+			return []any{x, out}
+		}},
 	}
 }

@@ -408,7 +408,7 @@ func (b *builder) opAssign(l ast.Expr, tok token.Token, rhs ast.Expr, pos token.
 		return
 	}
 	if t.pl == nil {
-		v := foldBinary(ir.NewBinary(op, olds[0], y))
+		v := arith(op, olds[0], y)
 		p := b.at(t.pos)
 		switch {
 		case t.v != nil:
@@ -424,7 +424,7 @@ func (b *builder) opAssign(l ast.Expr, tok token.Token, rhs ast.Expr, pos token.
 	}
 	p := b.at(t.pos)
 	for i, a := range pl.alts {
-		asg := &ir.Assign{Pos: p, Var: a.vars[0], Value: foldBinary(ir.NewBinary(op, olds[i], y))}
+		asg := &ir.Assign{Pos: p, Var: a.vars[0], Value: arith(op, olds[i], y)}
 		if a.cond == nil {
 			b.emit(asg)
 			continue

@@ -178,7 +178,7 @@ func (b *builder) builtin(x *ast.CallExpr, name string) []ir.Expr {
 		}
 		acc := b.convertTo(t, vals[0])
 		for _, v := range vals[1:] {
-			acc = ir.NewBinary(op, acc, b.convertTo(t, v))
+			acc = arith(op, acc, b.convertTo(t, v))
 		}
 		return []ir.Expr{acc}
 	}

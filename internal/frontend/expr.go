@@ -5,7 +5,6 @@ import (
 	"go/constant"
 	"go/token"
 	"go/types"
-	"math"
 
 	"github.com/quadrants-go/qd/internal/ir"
 )
@@ -325,7 +324,7 @@ func (b *builder) binary(x *ast.BinaryExpr) ir.Expr {
 	if !b.checkOperands(op, l.Type(), r.Type(), x.OpPos) {
 		return bad()
 	}
-	return foldBinary(ir.NewBinary(op, l, r))
+	return arith(op, l, r)
 }
 
 // checkOperands rejects operand types the IR does not define op for; Go's
@@ -370,7 +369,7 @@ func (b *builder) unary(x *ast.UnaryExpr) ir.Expr {
 		return v
 	case token.SUB:
 		if t.IsNumeric() {
-			return foldUnary(&ir.Unary{Op: ir.Neg, X: v})
+			return arithUnary(ir.Neg, v)
 		}
 	case token.NOT:
 		if t == ir.Bool {
@@ -378,7 +377,7 @@ func (b *builder) unary(x *ast.UnaryExpr) ir.Expr {
 		}
 	case token.XOR:
 		if t.IsInteger() {
-			return foldUnary(&ir.Unary{Op: ir.BitNot, X: v})
+			return arithUnary(ir.BitNot, v)
 		}
 	}
 	if t != ir.Invalid {
@@ -588,13 +587,13 @@ func constValue(v constant.Value, t ir.Type) (*ir.Const, bool) {
 	}
 	if t.IsUnsigned() {
 		u, exact := constant.Uint64Val(iv)
-		if !exact || t == ir.U32 && u > math.MaxUint32 {
+		if !exact || u != truncBits(t, u) {
 			return nil, false
 		}
 		return &ir.Const{T: t, Bits: u}, true
 	}
 	i, exact := constant.Int64Val(iv)
-	if !exact || t == ir.I32 && (i < math.MinInt32 || i > math.MaxInt32) {
+	if !exact || uint64(i) != truncBits(t, uint64(i)) {
 		return nil, false
 	}
 	return &ir.Const{T: t, Bits: uint64(i)}, true
@@ -629,8 +628,8 @@ func convertConst(c *ir.Const, t ir.Type) ir.Expr {
 	switch t {
 	case ir.I32:
 		bits = uint64(int64(int32(bits)))
-	case ir.U32:
-		bits = uint64(uint32(bits))
+	default:
+		bits = truncBits(t, bits)
 	}
 	return &ir.Const{T: t, Bits: bits}
 }

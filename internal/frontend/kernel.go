@@ -265,7 +265,7 @@ func (b *builder) params(fd *ast.FuncDecl) {
 }
 
 // arrayOrScalar classifies a parameter type: a scalar (dims 0) or a slice of
-// 1 to 3 dimensions of a scalar element or of a record (a struct or fixed
+// 1 to ir.MaxDims (4) dimensions of a scalar element or of a record (a struct or fixed
 // array element, in Go's layout: records.go). Struct and fixed-array
 // scalars, outside an array, are refused with what to pass instead.
 func (b *builder) arrayOrScalar(t types.Type, p token.Pos, what string) (ir.Type, *ir.Record, int, bool) {
@@ -279,8 +279,8 @@ func (b *builder) arrayOrScalar(t types.Type, p token.Pos, what string) (ir.Type
 		dims++
 		t = s.Elem()
 	}
-	if dims > 3 {
-		b.errorf(p, "%s has %d dimensions; arrays have 1 to 3 ([]T, [][]T, [][][]T)", what, dims)
+	if dims > ir.MaxDims {
+		b.errorf(p, "%s has %d dimensions; arrays have 1 to %d ([]T, [][]T, [][][]T, [][][][]T)", what, dims, ir.MaxDims)
 		return ir.Invalid, nil, 0, false
 	}
 	if isAggregate(t) {
@@ -398,6 +398,14 @@ func basicType(t types.Type) (ir.Type, bool) {
 		return ir.U64, true
 	case types.Uint32:
 		return ir.U32, true
+	case types.Int8:
+		return ir.I8, true
+	case types.Int16:
+		return ir.I16, true
+	case types.Uint8:
+		return ir.U8, true
+	case types.Uint16:
+		return ir.U16, true
 	case types.Float32:
 		return ir.F32, true
 	case types.Float64, types.UntypedFloat:
@@ -424,8 +432,6 @@ func (b *builder) scalarType(t types.Type, p token.Pos, what string) (ir.Type, b
 	switch u := t.Underlying().(type) {
 	case *types.Basic:
 		switch u.Kind() {
-		case types.Int8, types.Int16, types.Uint8, types.Uint16:
-			b.errorf(p, "%s has type %s; 8- and 16-bit integers are not supported in kernels yet: use int32, uint32, int or uint64", what, b.fc.typeString(t))
 		case types.String, types.UntypedString:
 			b.errorf(p, "%s has type %s; strings are not supported in kernels", what, b.fc.typeString(t))
 		case types.Complex64, types.Complex128, types.UntypedComplex:
@@ -435,7 +441,7 @@ func (b *builder) scalarType(t types.Type, p token.Pos, what string) (ir.Type, b
 		case types.Invalid:
 			b.errorf(p, "%s has an invalid type", what)
 		default:
-			b.errorf(p, "%s has type %s, which kernels do not support; use bool, int, int32, int64, uint, uint32, uint64, float32 or float64", what, b.fc.typeString(t))
+			b.errorf(p, "%s has type %s, which kernels do not support; use bool, int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64, float32 or float64", what, b.fc.typeString(t))
 		}
 	case *types.Slice:
 		b.errorf(p, "%s has array type %s; arrays are only supported as parameters ([]T, [][]T, [][][]T), not as locals or results", what, b.fc.typeString(t))

@@ -237,6 +237,12 @@ func (b *builder) rangeSpace(s *ast.RangeStmt) (rangeSpace, bool) {
 				b.errorf(x.Pos(), "range over %s: the count must have type int, int32, int64, uint, uint32 or uint64", shortExpr(x))
 				return rangeSpace{}, false
 			}
+			if n.Type().IsSmall() {
+				// Loop variables are 32- or 64-bit indices in every
+				// generator (and the IR's loops count in them).
+				b.errorf(x.Pos(), "range over %s, of type %s: loops over 8- or 16-bit counts are not supported; range over int(%s)", shortExpr(x), b.fc.typeString(t), shortExpr(x))
+				return rangeSpace{}, false
+			}
 			return rangeSpace{extents: []ir.Expr{n}}, true
 		}
 	case *types.Slice:

@@ -403,7 +403,7 @@ func (b *builder) recordOpAssign(a *recAccess, vals []ir.Expr, alts []recAlt, ol
 	}
 	n := len(a.index)
 	for i, al := range alts {
-		st := &ir.Store{Pos: p, Array: a.p, Index: vals[:n], Leaf: al.off, Value: foldBinary(ir.NewBinary(op, olds[i], y))}
+		st := &ir.Store{Pos: p, Array: a.p, Index: vals[:n], Leaf: al.off, Value: arith(op, olds[i], y)}
 		if al.cond == nil {
 			b.emit(st)
 			continue

@@ -375,7 +375,7 @@ func (b *builder) switchStmt(s *ast.SwitchStmt, label *types.Label, tail bool) {
 		if !isSimple(tag) {
 			tag = b.spill(tag)
 		}
-		match = func(e ast.Expr) ir.Expr { return foldBinary(ir.NewBinary(ir.Eq, tag, b.expr(e))) }
+		match = func(e ast.Expr) ir.Expr { return arith(ir.Eq, tag, b.convertTo(tag.Type(), b.expr(e))) }
 	}
 	var clauses []*ast.CaseClause
 	def := -1

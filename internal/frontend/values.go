@@ -176,8 +176,6 @@ func unsupportedReason(t types.Type) string {
 	switch u := t.Underlying().(type) {
 	case *types.Basic:
 		switch u.Kind() {
-		case types.Int8, types.Int16, types.Uint8, types.Uint16:
-			return "8- and 16-bit integers are not supported in kernels yet: use int32, uint32, int or uint64"
 		case types.String, types.UntypedString:
 			return "strings are not supported in kernels"
 		case types.Complex64, types.Complex128, types.UntypedComplex:
@@ -429,9 +427,9 @@ func (b *builder) valEqual(x, y val, ne bool, p token.Pos) ir.Expr {
 		if l.Type() == ir.Invalid || r.Type() == ir.Invalid {
 			return bad()
 		}
-		var c ir.Expr = foldBinary(ir.NewBinary(ir.Eq, l, r))
+		var c ir.Expr = arith(ir.Eq, l, r)
 		if ne {
-			c = foldBinary(ir.NewBinary(ir.Ne, l, r))
+			c = arith(ir.Ne, l, r)
 		}
 		switch {
 		case acc == nil:

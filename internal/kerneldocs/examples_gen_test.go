@@ -46,7 +46,7 @@ func ex2_heights(t, h []float64) {
 	}
 }
 
-// Example 3: docs/kernels.md:118.
+// Example 3: docs/kernels.md:119.
 
 //qd:kernel
 func ex3_shapes(on bool, n int32, s float64, x []float64, m [][]float32, v [][][]uint32) {
@@ -63,10 +63,24 @@ func ex3_shapes(on bool, n int32, s float64, x []float64, m [][]float32, v [][][
 	}
 }
 
-// Example 4: docs/kernels.md:197.
+// Example 4: docs/kernels.md:196.
 
 //qd:kernel
-func ex4_centre(x []float32, count []int32) {
+func ex4_brighten(px []uint8, gain uint8, d [][][][]int16) {
+	for i := range len(px) {
+		px[i] = px[i]*gain + 1 // wraps at 256, as in Go
+	}
+	for p := range qd.NDRange3(len(d), len(d[0]), len(d[0][0])) {
+		for l := range len(d[0][0][0]) {
+			d[p.I][p.J][p.K][l] = d[p.I][p.J][p.K][l]<<12 - int16(l)
+		}
+	}
+}
+
+// Example 5: docs/kernels.md:226.
+
+//qd:kernel
+func ex5_centre(x []float32, count []int32) {
 	count[0] = 0            // task 0, serial
 	for i := range len(x) { // task 1, parallel
 		if x[i] > 0 {
@@ -79,10 +93,10 @@ func ex4_centre(x []float32, count []int32) {
 	}
 }
 
-// Example 5: docs/kernels.md:246.
+// Example 6: docs/kernels.md:275.
 
 //qd:kernel
-func ex5_clearSlow(x []float32, on bool) {
+func ex6_clearSlow(x []float32, on bool) {
 	if on {
 		for i := range len(x) { // inside an if: serial, one thread
 			x[i] = 0
@@ -91,7 +105,7 @@ func ex5_clearSlow(x []float32, on bool) {
 }
 
 //qd:kernel
-func ex5_clearFast(x []float32, on bool) {
+func ex6_clearFast(x []float32, on bool) {
 	for i := range len(x) { // top level: parallel
 		if on {
 			x[i] = 0
@@ -99,10 +113,10 @@ func ex5_clearFast(x []float32, on bool) {
 	}
 }
 
-// Example 6: docs/kernels.md:284.
+// Example 7: docs/kernels.md:313.
 
 //qd:kernel
-func ex6_matmul(a, b, c [][]float32) {
+func ex7_matmul(a, b, c [][]float32) {
 	for i, j := range qd.NDRange(len(c), len(c[0])) {
 		var s float32
 		for k := range len(b) { // inside a loop: serial
@@ -113,7 +127,7 @@ func ex6_matmul(a, b, c [][]float32) {
 }
 
 //qd:kernel
-func ex6_interior(v, out [][][]float32) {
+func ex7_interior(v, out [][][]float32) {
 	for p := range qd.NDRange3(len(v)-2, len(v[0])-2, len(v[0][0])-2) {
 		i, j, k := p.I+1, p.J+1, p.K+1
 		out[i][j][k] = v[i-1][j][k] + v[i+1][j][k] + v[i][j-1][k] + v[i][j+1][k] + v[i][j][k-1] + v[i][j][k+1]
@@ -121,26 +135,26 @@ func ex6_interior(v, out [][][]float32) {
 }
 
 //qd:kernel
-func ex6_negate(x []float64) {
+func ex7_negate(x []float64) {
 	for i, v := range x {
 		x[i] = -v
 	}
 }
 
-// Example 7: docs/kernels.md:333.
+// Example 8: docs/kernels.md:362.
 
 //qd:kernel
-func ex7_double(x []float64) {
+func ex8_double(x []float64) {
 	qd.LoopConfig(qd.BlockDim(128))
 	for i := range len(x) {
 		x[i] *= 2
 	}
 }
 
-// Example 8: docs/kernels.md:367.
+// Example 9: docs/kernels.md:396.
 
 //qd:kernel
-func ex8_prepare(hist, values []int32, grid [][]float32, ramp []float32) {
+func ex9_prepare(hist, values []int32, grid [][]float32, ramp []float32) {
 	qd.StreamParallel(func() { // a histogram: two loops, in order
 		for i := range len(hist) {
 			hist[i] = 0
@@ -161,10 +175,10 @@ func ex8_prepare(hist, values []int32, grid [][]float32, ramp []float32) {
 	})
 }
 
-// Example 9: docs/kernels.md:430.
+// Example 10: docs/kernels.md:459.
 
 //qd:kernel
-func ex9_classify(x []float64, code []int32) {
+func ex10_classify(x []float64, code []int32) {
 	for i := range len(x) {
 		v := x[i]
 		var c int32
@@ -186,7 +200,7 @@ func ex9_classify(x []float64, code []int32) {
 }
 
 //qd:kernel
-func ex9_firstAbove(m [][]float32, limit float32, col []int) {
+func ex10_firstAbove(m [][]float32, limit float32, col []int) {
 	for i := range len(m) {
 		col[i] = -1
 		for j := 0; j < len(m[i]); j++ {
@@ -199,7 +213,7 @@ func ex9_firstAbove(m [][]float32, limit float32, col []int) {
 }
 
 //qd:kernel
-func ex9_digits(n []int64, out []int64) {
+func ex10_digits(n []int64, out []int64) {
 rows:
 	for i := range len(n) {
 		if n[i] == 0 {
@@ -223,9 +237,9 @@ rows:
 	}
 }
 
-// Example 10: docs/kernels.md:499.
+// Example 11: docs/kernels.md:528.
 
-func ex10_clamp(x, lo, hi float32) float32 {
+func ex11_clamp(x, lo, hi float32) float32 {
 	if x < lo {
 		return lo
 	}
@@ -236,7 +250,7 @@ func ex10_clamp(x, lo, hi float32) float32 {
 }
 
 // span returns the smallest and largest of a[i-1], a[i], a[i+1] that exist.
-func ex10_span(a []float32, i int) (lo, hi float32) {
+func ex11_span(a []float32, i int) (lo, hi float32) {
 	lo, hi = a[i], a[i]
 	if i > 0 {
 		lo, hi = min(lo, a[i-1]), max(hi, a[i-1])
@@ -247,26 +261,26 @@ func ex10_span(a []float32, i int) (lo, hi float32) {
 	return
 }
 
-func ex10_fill(a []float32, v float32) {
+func ex11_fill(a []float32, v float32) {
 	for i := range len(a) {
 		a[i] = v
 	}
 }
 
 //qd:kernel
-func ex10_smooth(x, y, width []float32) {
-	ex10_fill(width, 0) // called at the top level: its range loop is a parallel loop of the kernel
+func ex11_smooth(x, y, width []float32) {
+	ex11_fill(width, 0) // called at the top level: its range loop is a parallel loop of the kernel
 	for i := range len(x) {
-		lo, hi := ex10_span(x, i)
-		y[i] = ex10_clamp(x[i], -1, 1)
+		lo, hi := ex11_span(x, i)
+		y[i] = ex11_clamp(x[i], -1, 1)
 		width[i] = hi - lo
 	}
 }
 
-// Example 11: docs/kernels.md:600.
+// Example 12: docs/kernels.md:629.
 
 //qd:kernel
-func ex11_ints(a []int32, b []uint32, wrapped, quo, rem, shifted []int32, mixed []uint32) {
+func ex12_ints(a []int32, b []uint32, wrapped, quo, rem, shifted []int32, mixed []uint32) {
 	for i := range len(a) {
 		x := a[i]*50_000_000 - 2_000_000_000 // wraps around, as in Go
 		wrapped[i] = x
@@ -278,7 +292,7 @@ func ex11_ints(a []int32, b []uint32, wrapped, quo, rem, shifted []int32, mixed 
 }
 
 //qd:kernel
-func ex11_floats(x []float64, y []float32, r []int32) {
+func ex12_floats(x []float64, y []float32, r []int32) {
 	for i := range len(x) {
 		y[i] = float32(x[i]) * 0.1 // 0.1 rounded to float32 once, as Go does
 		r[i] = int32(x[i] * 1000)  // truncates toward zero
@@ -286,10 +300,10 @@ func ex11_floats(x []float64, y []float32, r []int32) {
 	}
 }
 
-// Example 12: docs/kernels.md:634.
+// Example 13: docs/kernels.md:663.
 
 //qd:kernel
-func ex12_polar(x, y, r, theta []float64, r32 []float32, bad []bool) {
+func ex13_polar(x, y, r, theta []float64, r32 []float32, bad []bool) {
 	for i := range len(x) {
 		r[i] = math.Hypot(x[i], y[i])
 		theta[i] = math.Atan2(y[i], x[i])
@@ -299,10 +313,10 @@ func ex12_polar(x, y, r, theta []float64, r32 []float32, bad []bool) {
 	}
 }
 
-// Example 13: docs/kernels.md:680.
+// Example 14: docs/kernels.md:709.
 
 //qd:kernel
-func ex13_histogram(values, hist []int32) {
+func ex14_histogram(values, hist []int32) {
 	for i := range len(hist) {
 		hist[i] = 0
 	}
@@ -312,17 +326,17 @@ func ex13_histogram(values, hist []int32) {
 }
 
 //qd:kernel
-func ex13_tick(counts, before []int64, flags []uint32) {
+func ex14_tick(counts, before []int64, flags []uint32) {
 	for i := range len(counts) {
 		before[i] = recordAdd(&counts[i], 1) // the value before the add
 		qd.AtomicOr(&flags[i%len(flags)], 1<<(i%32))
 	}
 }
 
-// Example 14: docs/kernels.md:715.
+// Example 15: docs/kernels.md:744.
 
 //qd:kernel
-func ex14_stats(x, sum, lo, hi []float32, positive []int64) {
+func ex15_stats(x, sum, lo, hi []float32, positive []int64) {
 	for i := range len(x) {
 		recordAdd(&sum[0], x[i])
 		qd.AtomicMin(&lo[0], x[i])
@@ -334,58 +348,58 @@ func ex14_stats(x, sum, lo, hi []float32, positive []int64) {
 }
 
 //qd:kernel
-func ex14_rowTotals(m [][]float64, rows []float64) {
+func ex15_rowTotals(m [][]float64, rows []float64) {
 	for i, j := range qd.NDRange(len(m), len(m[0])) {
 		recordAdd(&rows[i], m[i][j]) // 24 iterations add to each row's element
 	}
 }
 
-// Example 15: docs/kernels.md:747.
+// Example 16: docs/kernels.md:776.
 
 //qd:kernel
-func ex15_scatterVec(cell []int32, vs, grid, total []qd.Vec2[float32]) {
+func ex16_scatterVec(cell []int32, vs, grid, total []qd.Vec2[float32]) {
 	for i := range len(vs) {
 		recordAddVec(&grid[cell[i]%int32(len(grid))], vs[i])
 		recordAddVec(&total[0], vs[i]) // a reduction per component
 	}
 }
 
-// Example 16: docs/kernels.md:786.
+// Example 17: docs/kernels.md:815.
 
-type ex16_body struct {
+type ex17_body struct {
 	pos, vel qd.Vec3[float32]
 	mass     float32
 }
 
 // kick is a method with a pointer receiver: it changes the caller's value.
-func (b *ex16_body) kick(f qd.Vec3[float32], dt float32) {
+func (b *ex17_body) kick(f qd.Vec3[float32], dt float32) {
 	b.vel = b.vel.Add(f.Scale(dt / b.mass))
 	b.pos = b.pos.Add(b.vel.Scale(dt))
 }
 
 // sum3 is generic: it is translated once per type it is called with.
-func ex16_sum3[T int32 | float32](a [3]T) T { return a[0] + a[1] + a[2] }
+func ex17_sum3[T int32 | float32](a [3]T) T { return a[0] + a[1] + a[2] }
 
 //qd:kernel
-func ex16_step(x, y, z, out []float32, n []int32) {
+func ex17_step(x, y, z, out []float32, n []int32) {
 	for i := range len(x) {
-		b := ex16_body{pos: qd.Vec3[float32]{x[i], y[i], z[i]}, mass: 2}
+		b := ex17_body{pos: qd.Vec3[float32]{x[i], y[i], z[i]}, mass: 2}
 		b.kick(qd.Vec3[float32]{0, -9.8, 1}, 0.1)
 		r := qd.Mat3[float32]{{0, -1, 0}, {1, 0, 0}, {0, 0, 1}} // a quarter turn about z
 		p := r.MulVec(b.pos)
-		out[i] = p.Dot(b.vel) + ex16_sum3([3]float32{p[0], p[1], p[2]})
+		out[i] = p.Dot(b.vel) + ex17_sum3([3]float32{p[0], p[1], p[2]})
 		counts := [3]int32{n[i], 1, 2}
 		for k := range 3 { // a constant count: unrolled, so counts[k] is a register
 			counts[k] *= 2
 		}
-		n[i] = ex16_sum3(counts)
+		n[i] = ex17_sum3(counts)
 	}
 }
 
-// Example 17: docs/kernels.md:830.
+// Example 18: docs/kernels.md:859.
 
 //qd:kernel
-func ex17_jitter(x []float32, u []uint32, seed uint64) {
+func ex18_jitter(x []float32, u []uint32, seed uint64) {
 	for i := range len(x) {
 		r := qd.NewRand(seed, uint64(i))
 		x[i] += 0.01 * (r.Float32() - 0.5)
@@ -393,20 +407,20 @@ func ex17_jitter(x []float32, u []uint32, seed uint64) {
 	}
 }
 
-// Example 18: docs/kernels.md:853.
+// Example 19: docs/kernels.md:882.
 
-type ex18_Particle struct {
+type ex19_Particle struct {
 	X, V qd.Vec2[float32]
 	Bin  int32
 }
 
-type ex18_Bin struct {
+type ex19_Bin struct {
 	N    int32
 	Mass [2]float32
 }
 
 //qd:kernel
-func ex18_drift(ps []ex18_Particle, bins []ex18_Bin, dt float32) {
+func ex19_drift(ps []ex19_Particle, bins []ex19_Bin, dt float32) {
 	for i := range len(ps) {
 		p := ps[i] // the whole element, as a value
 		p.X = p.X.Add(p.V.Scale(dt))
@@ -420,9 +434,9 @@ func ex18_drift(ps []ex18_Particle, bins []ex18_Bin, dt float32) {
 // The examples' struct and array types, which arrays passed as Ndarrays
 // may hold.
 func init() {
-	diffcheck.RecordElem[ex16_body]()
-	diffcheck.RecordElem[ex18_Particle]()
-	diffcheck.RecordElem[ex18_Bin]()
+	diffcheck.RecordElem[ex17_body]()
+	diffcheck.RecordElem[ex19_Particle]()
+	diffcheck.RecordElem[ex19_Bin]()
 }
 
 // natives are the kernels of each example, by example number and name.
@@ -430,19 +444,20 @@ var natives = map[int]map[string]any{
 	1:  {"saxpy": ex1_saxpy},
 	2:  {"heights": ex2_heights},
 	3:  {"shapes": ex3_shapes},
-	4:  {"centre": ex4_centre},
-	5:  {"clearSlow": ex5_clearSlow, "clearFast": ex5_clearFast},
-	6:  {"matmul": ex6_matmul, "interior": ex6_interior, "negate": ex6_negate},
-	7:  {"double": ex7_double},
-	8:  {"prepare": ex8_prepare},
-	9:  {"classify": ex9_classify, "firstAbove": ex9_firstAbove, "digits": ex9_digits},
-	10: {"smooth": ex10_smooth},
-	11: {"ints": ex11_ints, "floats": ex11_floats},
-	12: {"polar": ex12_polar},
-	13: {"histogram": ex13_histogram, "tick": ex13_tick},
-	14: {"stats": ex14_stats, "rowTotals": ex14_rowTotals},
-	15: {"scatterVec": ex15_scatterVec},
-	16: {"step": ex16_step},
-	17: {"jitter": ex17_jitter},
-	18: {"drift": ex18_drift},
+	4:  {"brighten": ex4_brighten},
+	5:  {"centre": ex5_centre},
+	6:  {"clearSlow": ex6_clearSlow, "clearFast": ex6_clearFast},
+	7:  {"matmul": ex7_matmul, "interior": ex7_interior, "negate": ex7_negate},
+	8:  {"double": ex8_double},
+	9:  {"prepare": ex9_prepare},
+	10: {"classify": ex10_classify, "firstAbove": ex10_firstAbove, "digits": ex10_digits},
+	11: {"smooth": ex11_smooth},
+	12: {"ints": ex12_ints, "floats": ex12_floats},
+	13: {"polar": ex13_polar},
+	14: {"histogram": ex14_histogram, "tick": ex14_tick},
+	15: {"stats": ex15_stats, "rowTotals": ex15_rowTotals},
+	16: {"scatterVec": ex16_scatterVec},
+	17: {"step": ex17_step},
+	18: {"jitter": ex18_jitter},
+	19: {"drift": ex19_drift},
 }

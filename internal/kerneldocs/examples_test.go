@@ -175,7 +175,7 @@ func eps(k reflect.Kind) float64 {
 }
 
 // Array lengths by number of dimensions.
-var arrayShape = map[int][]int{1: {1000}, 2: {24, 24}, 3: {8, 8, 8}}
+var arrayShape = map[int][]int{1: {1000}, 2: {24, 24}, 3: {8, 8, 8}, 4: {4, 4, 4, 4}}
 
 // inputs makes the arguments of a kernel of type fn (see the top of the
 // file).
@@ -205,9 +205,9 @@ func scalar(t reflect.Type) reflect.Value {
 	switch t.Kind() {
 	case reflect.Bool:
 		v.SetBool(true)
-	case reflect.Int, reflect.Int32, reflect.Int64:
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		v.SetInt(3)
-	case reflect.Uint, reflect.Uint32, reflect.Uint64:
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		v.SetUint(3)
 	case reflect.Float32, reflect.Float64:
 		v.SetFloat(1.5)
@@ -234,9 +234,9 @@ func fill(r *rand.Rand, e reflect.Value) {
 	switch e.Kind() {
 	case reflect.Bool:
 		e.SetBool(r.IntN(2) == 0)
-	case reflect.Int, reflect.Int32, reflect.Int64:
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		e.SetInt(int64(r.IntN(100)))
-	case reflect.Uint, reflect.Uint32, reflect.Uint64:
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		e.SetUint(uint64(r.IntN(100)))
 	case reflect.Float32, reflect.Float64:
 		e.SetFloat(4*r.Float64() - 2)

@@ -1,14 +1,11 @@
 package kernels
 
-import (
-	"math"
+import "github.com/quadrants-go/qd"
 
-	"github.com/quadrants-go/qd"
-)
-
-var _ = math.Pi
-var _ = qd.Sqrt[float32]
-
+// Atomics on 8- and 16-bit elements stay refused: GPUs have no atomics of
+// those widths, and qd.AtomicElem does not list them.
+//
 //qd:kernel
-func k(x /* ERROR "parameter x has type int8" */ []int8) {
+func k(x []int8) {
+	qd. /* ERROR "int8 does not satisfy qd.AtomicElem" */ AtomicAdd(&x[0], 1)
 }

@@ -12,9 +12,6 @@ type withIface struct{ V any }
 type withFunc struct{ F func() }
 type withChan struct{ C chan int }
 type withComplex struct{ Z complex64 }
-type withSmall struct {
-	A [2]int16
-}
 type nested struct{ In withString }
 
 //qd:kernel
@@ -27,7 +24,6 @@ func k(x []float32) {
 	var f /* ERROR "whose field F has type func(): function values are not supported in kernels" */ withFunc
 	var g /* ERROR "whose field C has type chan int: channels are not supported in kernels" */ withChan
 	var h /* ERROR "whose field Z has type complex64: complex numbers are not supported in kernels" */ withComplex
-	var s /* ERROR "whose field A has type [2]int16, whose elements have type int16: 8- and 16-bit integers are not supported in kernels yet" */ withSmall
 	var n /* ERROR "variable n has type nested, whose field In has type withString, whose field Name has type string" */ nested
-	_, _, _, _, _, _, _, _, _, _ = a, b, c, d, e, f, g, h, s, n
+	_, _, _, _, _, _, _, _, _ = a, b, c, d, e, f, g, h, n
 }
