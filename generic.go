@@ -155,7 +155,13 @@ func (gk *genericKernel) instantiate(args []any) (*kernelCore, error) {
 	if err != nil {
 		return nil, err
 	}
+	// As Compile, the instance is compiled holding the Program: a Close
+	// meanwhile waits, or comes first and the launch fails with ErrClosed.
+	if err := gk.p.enter(); err != nil {
+		return nil, err
+	}
 	kc, err := gk.p.newKernel(plan)
+	gk.p.exit()
 	if err != nil {
 		return nil, err
 	}
@@ -172,35 +178,25 @@ func (gk *genericKernel) goType(v any) (t types.Type, untyped bool, err error) {
 	if v == nil {
 		return nil, false, errors.New("nil")
 	}
+	var et reflect.Type
+	var dims int
 	if a, ok := v.(ndarrayArg); ok {
-		et, dims := a.elemType()
-		if dims == 0 {
+		if et, dims = a.elemType(); dims == 0 {
 			return nil, false, errors.New("nil Ndarray")
 		}
-		t, err := gk.g.TypeFor(et)
-		if err != nil {
-			return nil, false, err
+	} else {
+		for et = reflect.TypeOf(v); et.Kind() == reflect.Slice; et = et.Elem() {
+			dims++
 		}
-		for range dims {
-			t = types.NewSlice(t)
-		}
-		return t, false, nil
+		untyped = dims == 0 && et.PkgPath() == "" && (et.Kind() == reflect.Int || et.Kind() == reflect.Float64)
 	}
-	rt := reflect.TypeOf(v)
-	dims := 0
-	for rt.Kind() == reflect.Slice {
-		rt = rt.Elem()
-		dims++
-	}
-	t, err = gk.g.TypeFor(rt)
-	if err != nil {
+	if t, err = gk.g.TypeFor(et); err != nil {
 		return nil, false, err
 	}
 	for range dims {
 		t = types.NewSlice(t)
 	}
-	k := reflect.TypeOf(v)
-	return t, dims == 0 && k.PkgPath() == "" && (k.Kind() == reflect.Int || k.Kind() == reflect.Float64), nil
+	return t, untyped, nil
 }
 
 // close closes the instances ([Module.Close]).
