@@ -188,7 +188,7 @@ func TestCompileCaches(t *testing.T) {
 		modules := func() int { // the Program's own fill kernels left out
 			p.modules.mu.Lock()
 			defer p.modules.mu.Unlock()
-			return len(p.modules.m) - len(p.fills.k)
+			return len(p.modules.m) - p.fills.loaded()
 		}
 		if modules() != 3 {
 			t.Fatalf("%d backend modules for the 3 kernels of two Compiles, want 3", modules())

@@ -3,6 +3,7 @@ package qd
 import (
 	"fmt"
 	"slices"
+	"sync"
 	"unsafe"
 
 	"github.com/quadrants-go/qd/internal/backend"
@@ -207,36 +208,46 @@ func (a *Ndarray[T]) CopyFromOn(s *Stream, src *Ndarray[T]) error {
 	}, zeroUse{st: src.c.st}, zeroUse{a.c.st, !a.c.view})
 }
 
-// FillOn enqueues on s a fill of every element with v and returns. It is a
-// kernel launch, ordered and tracked as launches are: one of the Program's
-// own fill kernels, one per element size (1, 4 or 8 bytes: scalars, and
-// small structs and arrays such as qd.Vec2[float32]), which writes v's bits
-// over the array's memory. They are loaded when the Program starts, so that a first
-// FillOn does not wait for a module to load, which a GPU driver may do
-// only once the device's running work is done.
+// FillOn enqueues on s a fill of every element with v and returns. It is
+// ordered and tracked as a launch is. Elements of 1, 2 or 4 bytes are
+// filled by the device's own memset; others (8 bytes: float64, int64,
+// qd.Vec2[float32]) by one of the Program's fill kernels, which writes v's
+// bits over the array's memory. That kernel is loaded when the Program
+// starts, so that a first FillOn does not wait for a module to load, which
+// a GPU driver may do only once the device's running work is done.
 func (a *Ndarray[T]) FillOn(s *Stream, v T) error {
 	if err := a.use(); err != nil {
 		return err
 	}
 	c := a.c
-	a.c.p.exit()
-	k, words, bits := c.p.fills.of(c)
-	if k == nil {
-		return fmt.Errorf("qd: FillOn: no fill kernel for %d-byte elements: %w", c.lay.size, ErrUnsupported)
+	bits := elemBits(v)
+	if f, ok := c.buf.(backend.Filler); ok && c.lay.size <= 4 && c.lay.size != 3 {
+		defer c.p.exit()
+		return c.p.enqueueOn(s, "FillOn", []operand{{c, a}}, func(bs backend.Stream) error {
+			if err := f.Fill(bs, uint32(bits), c.lay.size, c.n); err != nil {
+				return fmt.Errorf("qd: FillOn: %w", err)
+			}
+			return nil
+		}, zeroUse{c.st, !c.view})
+	}
+	c.p.exit()
+	k, words, arr, err := c.p.fills.of(c)
+	if err != nil {
+		return fmt.Errorf("qd: FillOn: %w", err)
 	}
 	var val any
-	switch w := elemBits(v); words.lay.size {
+	switch words.lay.size {
 	case 1:
-		val = uint8(w)
+		val = uint8(bits)
 	case 2:
-		val = uint16(w)
+		val = uint16(bits)
 	case 4:
-		val = uint32(w)
+		val = uint32(bits)
 	default:
-		val = w
+		val = bits
 	}
 	h := Kernel{c: k} // a handle of the Program's own, never closed
-	if err := h.launch(nil, s, []any{bits, val}); err != nil {
+	if err := h.launch(nil, s, []any{arr, val}); err != nil {
 		return fmt.Errorf("qd: FillOn: %w", err)
 	}
 	return nil
@@ -250,49 +261,74 @@ func elemBits[T Elem](v T) uint64 {
 }
 
 // fillKernels are a Program's built-in fill kernels (internal/builtin), by
-// element size.
+// element size. Init loads the one for 8-byte elements; the smaller sizes
+// are memsets on every backend qd ships, and their kernels are loaded at
+// a first need only where a device's buffers cannot fill themselves.
 type fillKernels struct {
-	k map[int]*kernelCore
+	mu sync.Mutex
+	k  map[int]*kernelCore
 }
 
-// load compiles the fill kernels; the Program is starting.
+// load compiles the fill kernel for 8-byte elements; the Program is
+// starting.
 func (f *fillKernels) load(p *Program) error {
 	f.k = map[int]*kernelCore{}
-	for _, t := range builtin.FillTypes {
-		plan, err := lower.Lower(builtin.Fill(t))
-		if err != nil {
-			return err
-		}
-		k, err := p.newKernel(plan)
-		if err != nil {
-			return fmt.Errorf("qd: loading qd's fill kernels: %w", err)
-		}
-		k.fills = true
-		f.k[t.Size()] = k
+	_, err := f.kernel(p, 8)
+	return err
+}
+
+// kernel returns the fill kernel for elements of size bytes, compiling it
+// at a first call.
+func (f *fillKernels) kernel(p *Program, size int) (*kernelCore, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if k := f.k[size]; k != nil {
+		return k, nil
 	}
-	return nil
+	t, ok := builtin.FillType(size)
+	if !ok {
+		return nil, fmt.Errorf("no fill kernel for %d-byte elements: %w", size, ErrUnsupported)
+	}
+	plan, err := lower.Lower(builtin.Fill(t))
+	if err != nil {
+		return nil, err
+	}
+	k, err := p.newKernel(plan)
+	if err != nil {
+		return nil, fmt.Errorf("loading qd's fill kernels: %w", err)
+	}
+	k.fills = true
+	f.k[size] = k
+	return k, nil
+}
+
+// loaded is the number of fill kernels compiled.
+func (f *fillKernels) loaded() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.k)
 }
 
 // of returns the fill kernel for c's elements and an argument for its
 // array: c's memory seen as a 1-D array of the kernel's element type,
 // sharing c's storage (so its tracking and its zero fill).
-func (f *fillKernels) of(c *ndCore) (*kernelCore, *ndCore, any) {
-	k := f.k[c.lay.size]
-	if k == nil {
-		return nil, nil, nil
+func (f *fillKernels) of(c *ndCore) (*kernelCore, *ndCore, any, error) {
+	k, err := f.kernel(c.p, c.lay.size)
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	w := &ndCore{p: c.p, st: c.st, buf: c.buf, shape: [4]int{c.n, 1, 1, 1}, dims: 1, n: c.n, view: c.view}
 	switch c.lay.size {
 	case 1:
 		w.lay = layoutOf[uint8]()
-		return k, w, &Ndarray[uint8]{c: w}
+		return k, w, &Ndarray[uint8]{c: w}, nil
 	case 2:
 		w.lay = layoutOf[uint16]()
-		return k, w, &Ndarray[uint16]{c: w}
+		return k, w, &Ndarray[uint16]{c: w}, nil
 	case 4:
 		w.lay = layoutOf[uint32]()
-		return k, w, &Ndarray[uint32]{c: w}
+		return k, w, &Ndarray[uint32]{c: w}, nil
 	}
 	w.lay = layoutOf[uint64]()
-	return k, w, &Ndarray[uint64]{c: w}
+	return k, w, &Ndarray[uint64]{c: w}, nil
 }

@@ -240,14 +240,24 @@ func triple(x []float32) {
 }
 
 // TestFirstFillLoadsNothing: over the fake driver, a Program's first
-// FillOn loads no module (the fill kernels were loaded when the Program
+// FillOn of any element size loads no module (1-, 2- and 4-byte elements
+// are memsets, and the 8-byte fill kernel was loaded when the Program
 // started), so it cannot wait for a driver's module load.
 func TestFirstFillLoadsNothing(t *testing.T) {
 	e, fake := openFake(t)
 	before := fake.Count(fakedriver.Load)
-	check(t, e.x.FillOn(e.s, 7))
+	b8 := newNdarray[uint8](t, e.p, 5)
+	b16 := newNdarray[int16](t, e.p, 5)
+	b64 := newNdarray[float64](t, e.p, 5)
+	check(t, errors.Join(e.x.FillOn(e.s, 7), b8.FillOn(e.s, 1), b16.FillOn(e.s, 2), b64.FillOn(e.s, 3)))
 	check(t, e.s.Synchronize())
 	if n := fake.Count(fakedriver.Load) - before; n != 0 {
-		t.Fatalf("the first FillOn loaded %d modules", n)
+		t.Fatalf("the first FillOns loaded %d modules", n)
+	}
+	// The fake runs memsets (not kernels).
+	allEqual(t, "u8 fill", toSlice(t, b8), 1)
+	allEqual(t, "i16 fill", toSlice(t, b16), 2)
+	if n := e.p.fills.loaded(); n != 1 {
+		t.Errorf("the Program loaded %d fill kernels, want 1 (8-byte elements)", n)
 	}
 }

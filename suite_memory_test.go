@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 	"testing"
 
@@ -104,6 +105,19 @@ func TestCopyFromAndFill(t *testing.T) {
 		fillAll[uint32](t, p, s, 7)
 		fillAll[uint64](t, p, s, 1<<40)
 		fillAll[float64](t, p, s, 0.25)
+		fillAll[uint8](t, p, s, 0xA7)
+		fillAll[int16](t, p, s, -2)
+		fillAll[[2]uint16](t, p, s, [2]uint16{1, 0xFFFE})
+		fillAll[Vec2[float32]](t, p, s, Vec2[float32]{1.5, -2})
+		// A view's fill leaves the rest of its parent alone.
+		r := newNdarray[uint16](t, p, 6, 2)
+		check(t, must(r.Rows(2, 4))(t).FillOn(s, 9))
+		if got, want := toSlice(t, r), []uint16{0, 0, 0, 0, 9, 9, 9, 9, 0, 0, 0, 0}; !slices.Equal(got, want) {
+			t.Errorf("fill of rows 2..4: %v, want %v", got, want)
+		}
+		// An element size without a fill is an error, not a panic.
+		odd := newNdarray[[3]uint8](t, p, 4)
+		wantErr(t, odd.FillOn(s, [3]uint8{1, 2, 3}), ErrUnsupported)
 		// Mismatches are errors, and nothing is enqueued.
 		c := newNdarray[int32](t, p, 4)
 		wantErr(t, c.CopyFromOn(s, a), ErrInvalidArgument)

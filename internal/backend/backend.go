@@ -224,6 +224,14 @@ type Zeroer interface {
 	Zero(s Stream) error
 }
 
+// Filler is implemented by buffers that can fill their first count
+// elements of size bytes (1, 2 or 4) with the low bytes of pattern on the
+// device, in the order of a stream. A fill needs no kernel then, and so no
+// module to load.
+type Filler interface {
+	Fill(s Stream, pattern uint32, size, count int) error
+}
+
 // Module is a compiled kernel.
 type Module interface {
 	// Begin starts one launch of the kernel: it takes the per-launch resources

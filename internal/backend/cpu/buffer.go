@@ -107,6 +107,42 @@ func (b *buffer) Zero(bs backend.Stream) error {
 	}})
 }
 
+// Fill enqueues on s a fill of the first count elements of size bytes (1,
+// 2 or 4) with pattern's low bytes.
+func (b *buffer) Fill(bs backend.Stream, pattern uint32, size, count int) error {
+	s, ok := bs.(*stream)
+	if !ok {
+		return fmt.Errorf("cpu backend: fill on a %T", bs)
+	}
+	if size != 1 && size != 2 && size != 4 || count < 0 || count*size > b.bytes {
+		return fmt.Errorf("cpu backend: fill of %d %d-byte elements in a buffer of %d bytes", count, size, b.bytes)
+	}
+	return s.enqueue(op{kind: opFunc, fn: func() error {
+		mem := b.bytesView()[:count*size]
+		switch size {
+		case 1:
+			fillWords(mem, uint8(pattern))
+		case 2:
+			fillWords(unsafe.Slice((*uint16)(unsafe.Pointer(unsafe.SliceData(mem))), count), uint16(pattern))
+		default:
+			fillWords(unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(mem))), count), pattern)
+		}
+		return nil
+	}})
+}
+
+// fillWords sets every element of w to v, doubling the filled prefix so
+// that a large fill runs at copy speed.
+func fillWords[T uint8 | uint16 | uint32](w []T, v T) {
+	if len(w) == 0 {
+		return
+	}
+	w[0] = v
+	for n := 1; n < len(w); n *= 2 {
+		copy(w[n:], w[:n])
+	}
+}
+
 func (b *buffer) Close() error {
 	if !b.view {
 		b.mem = nil

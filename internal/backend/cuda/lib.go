@@ -97,6 +97,8 @@ func bindings(c *gpu.Calls, o *own) []gpu.Binding {
 		req(&c.CopyDtoHAsync, "cuMemcpyDtoHAsync_v2"),
 		req(&c.CopyDtoDAsync, "cuMemcpyDtoDAsync_v2"),
 		req(&c.MemsetD8Async, "cuMemsetD8Async"),
+		req(&c.MemsetD16Async, "cuMemsetD16Async"),
+		req(&c.MemsetD32Async, "cuMemsetD32Async"),
 		req(&c.HostAlloc, "cuMemHostAlloc"),
 		req(&c.HostFree, "cuMemFreeHost"),
 		opt(&o.defaultMemPool, "cuDeviceGetDefaultMemPool"),

@@ -109,13 +109,16 @@ func TestBindingsRequired(t *testing.T) {
 // size_t*) (CUDA 11.3, bound by its versioned name: CUDA 12.3 added a _v3
 // with edge data, and CUDA 13 maps the plain name to that) and
 // cuGraphExecEventRecordNodeSetEvent(CUgraphExec, CUgraphNode, CUevent)
-// (CUDA 11.1); and cuFuncLoad(CUfunction) (CUDA 12.4), which finishes a
-// lazily loaded function.
+// (CUDA 11.1); cuFuncLoad(CUfunction) (CUDA 12.4), which finishes a
+// lazily loaded function; and cuMemsetD16Async(CUdeviceptr, unsigned short,
+// size_t, CUstream), the table's D8/D32 pair's 16-bit sibling, unversioned
+// as they are.
 var notInResearchTable = []string{"cuDeviceGetCount", "cuDeviceGetName", "cuMemHostAlloc", "cuMemFreeHost",
 	"cuDeviceGetDefaultMemPool", "cuMemPoolSetAttribute", "cuMemPoolTrimTo", "cuMemPoolSetAccess",
 	"cuDeviceCanAccessPeer", "cuCtxEnablePeerAccess", "cuMemcpyPeerAsync",
 	"cuGraphExecDestroy", "cuGraphDestroy", "cuGraphExecUpdate_v2", "cuGraphExecUpdate",
-	"cuEventRecordWithFlags", "cuStreamGetCaptureInfo_v2", "cuGraphExecEventRecordNodeSetEvent", "cuFuncLoad"}
+	"cuEventRecordWithFlags", "cuStreamGetCaptureInfo_v2", "cuGraphExecEventRecordNodeSetEvent", "cuFuncLoad",
+	"cuMemsetD16Async"}
 
 // Every bound name is a dlsym name of go-tech.md §4's table (or one of the
 // few above), and none is the legacy unversioned export of a function the

@@ -28,6 +28,7 @@ type buffer struct {
 }
 
 var _ backend.Zeroer = (*buffer)(nil)
+var _ backend.Filler = (*buffer)(nil)
 
 // Alloc allocates bytes (at least 1) of device memory.
 func (d *Device) Alloc(bytes int) (backend.Buffer, error) {
@@ -141,6 +142,24 @@ func (b *buffer) Zero(bs backend.Stream) error {
 		return err
 	}
 	return b.copyAsync(&b.d.c.MemsetD8Async, uintptr(b.ptr), 0, b.n, s)
+}
+
+// Fill enqueues on s a fill of the first count elements of size bytes
+// with pattern's low bytes: a driver memset of 8, 16 or 32 bits.
+func (b *buffer) Fill(bs backend.Stream, pattern uint32, size, count int) error {
+	s, err := b.checkCopy(bs, size*count, "Fill")
+	if err != nil || count == 0 {
+		return err
+	}
+	switch size {
+	case 1:
+		return b.copyAsync(&b.d.c.MemsetD8Async, uintptr(b.ptr), uintptr(uint8(pattern)), count, s)
+	case 2:
+		return b.copyAsync(&b.d.c.MemsetD16Async, uintptr(b.ptr), uintptr(uint16(pattern)), count, s)
+	case 4:
+		return b.copyAsync(&b.d.c.MemsetD32Async, uintptr(b.ptr), uintptr(pattern), count, s)
+	}
+	return fmt.Errorf("%s: Fill of %d-byte elements", b.d.Arch(), size)
 }
 
 // Close frees the memory at once; package qd calls it only after the work

@@ -81,16 +81,18 @@ type Calls struct {
 	// node of the graph (traced graphs, graphtrace.go); optional.
 	EventRecordWithFlags Fn
 
-	MemAlloc      Fn // (ptr*, bytes)
-	MemFree       Fn // (ptr)
-	MemAllocAsync Fn // (ptr*, bytes, stream); optional: stream-ordered pools
-	MemFreeAsync  Fn // (ptr, stream); optional, bound with MemAllocAsync
-	CopyHtoDAsync Fn // (dst ptr, src host*, bytes, stream)
-	CopyDtoHAsync Fn // (dst host*, src ptr, bytes, stream)
-	CopyDtoDAsync Fn // (dst ptr, src ptr, bytes, stream)
-	MemsetD8Async Fn // (dst ptr, value u8, bytes, stream)
-	HostAlloc     Fn // (host**, bytes, flags u32): page-locked host memory
-	HostFree      Fn // (host*)
+	MemAlloc       Fn // (ptr*, bytes)
+	MemFree        Fn // (ptr)
+	MemAllocAsync  Fn // (ptr*, bytes, stream); optional: stream-ordered pools
+	MemFreeAsync   Fn // (ptr, stream); optional, bound with MemAllocAsync
+	CopyHtoDAsync  Fn // (dst ptr, src host*, bytes, stream)
+	CopyDtoHAsync  Fn // (dst host*, src ptr, bytes, stream)
+	CopyDtoDAsync  Fn // (dst ptr, src ptr, bytes, stream)
+	MemsetD8Async  Fn // (dst ptr, value u8, bytes, stream)
+	MemsetD16Async Fn // (dst ptr, value u16, count, stream): count 2-byte words, dst 2-byte aligned
+	MemsetD32Async Fn // (dst ptr, value u32, count, stream): count 4-byte words, dst 4-byte aligned
+	HostAlloc      Fn // (host**, bytes, flags u32): page-locked host memory
+	HostFree       Fn // (host*)
 
 	// Peer access between devices and copies across them (peer.go). The
 	// vendors take the same arguments in the same order; each names a

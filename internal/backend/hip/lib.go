@@ -73,6 +73,8 @@ var callNames = map[string]string{
 	"CopyDtoHAsync":     "hipMemcpyDtoHAsync",
 	"CopyDtoDAsync":     "hipMemcpyDtoDAsync",
 	"MemsetD8Async":     "hipMemsetD8Async",
+	"MemsetD16Async":    "hipMemsetD16Async",
+	"MemsetD32Async":    "hipMemsetD32Async",
 	"HostAlloc":         "hipHostMalloc", // (ptr**, bytes, flags): hipHostAlloc is deprecated
 	"HostFree":          "hipHostFree",
 	"CanAccessPeer":     "hipDeviceCanAccessPeer",

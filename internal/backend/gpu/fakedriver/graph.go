@@ -94,7 +94,7 @@ func streamArg(c call) int {
 		return 2
 	case cMemFreeAsync:
 		return 1
-	case cCopyHtoDAsync, cCopyDtoHAsync, cCopyDtoDAsync, cMemsetD8Async:
+	case cCopyHtoDAsync, cCopyDtoHAsync, cCopyDtoDAsync, cMemsetD8Async, cMemsetD16Async, cMemsetD32Async:
 		return 3
 	case cLaunchKernel:
 		return 8
@@ -342,7 +342,7 @@ func (d *Driver) graphLaunch(a *args) int32 {
 	}
 	for _, o := range x.ops {
 		switch o.c {
-		case cCopyHtoDAsync, cCopyDtoHAsync, cCopyDtoDAsync, cMemsetD8Async:
+		case cCopyHtoDAsync, cCopyDtoHAsync, cCopyDtoDAsync, cMemsetD8Async, cMemsetD16Async, cMemsetD32Async:
 			oa := o.a
 			oa[3] = a[1]
 			if r := d.transfer(o.c, &oa, true); r != 0 {

@@ -40,6 +40,8 @@ const (
 	cCopyDtoHAsync
 	cCopyDtoDAsync
 	cMemsetD8Async
+	cMemsetD16Async
+	cMemsetD32Async
 	cHostAlloc
 	cHostFree
 	cModuleGetFunction
@@ -96,6 +98,8 @@ var calls = [numCalls]struct {
 	cCopyDtoHAsync:                    {"CopyDtoHAsync", 4},
 	cCopyDtoDAsync:                    {"CopyDtoDAsync", 4},
 	cMemsetD8Async:                    {"MemsetD8Async", 4},
+	cMemsetD16Async:                   {"MemsetD16Async", 4},
+	cMemsetD32Async:                   {"MemsetD32Async", 4},
 	cHostAlloc:                        {"HostAlloc", 3},
 	cHostFree:                         {"HostFree", 1},
 	cModuleGetFunction:                {"ModuleGetFunction", 3},

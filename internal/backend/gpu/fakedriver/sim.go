@@ -120,7 +120,7 @@ func (d *Driver) sim(c call, a *args) int32 {
 			return r
 		}
 		return d.dev.free(d, c, a[0])
-	case cCopyHtoDAsync, cCopyDtoHAsync, cCopyDtoDAsync, cMemsetD8Async:
+	case cCopyHtoDAsync, cCopyDtoHAsync, cCopyDtoDAsync, cMemsetD8Async, cMemsetD16Async, cMemsetD32Async:
 		return d.transfer(c, a, true)
 	case cHostAlloc:
 		if a[2]&^1 != 0 {
@@ -207,8 +207,9 @@ func (d *Driver) elapsed(a *args) int32 {
 
 // transfer runs CopyHtoDAsync (dst, src host*, bytes, stream), CopyDtoHAsync
 // (dst host*, src, bytes, stream), CopyDtoDAsync (dst, src, bytes, stream)
-// and MemsetD8Async (dst, value, bytes, stream); with run false it only
-// checks them (a capture records them, graph.go).
+// and the memsets MemsetD8Async (dst, value, bytes, stream), MemsetD16Async
+// and MemsetD32Async (dst, value, count of 2- or 4-byte words, stream);
+// with run false it only checks them (a capture records them, graph.go).
 func (d *Driver) transfer(c call, a *args, run bool) int32 {
 	n := a[2]
 	if r := d.stream(c, a[3]); r != 0 {
@@ -238,6 +239,22 @@ func (d *Driver) transfer(c call, a *args, run bool) int32 {
 	case cMemsetD8Async:
 		if dst, r = d.dev.slice(d, c, a[0], int(n)); r == 0 && run {
 			set(dst, byte(a[1]))
+		}
+		return r
+	case cMemsetD16Async, cMemsetD32Async:
+		w := uintptr(2)
+		if c == cMemsetD32Async {
+			w = 4
+		}
+		if a[0]%w != 0 || n > MemoryBytes/w {
+			return d.misuse(c, CodeInvalidValue, "%d words at %#x", n, a[0])
+		}
+		if dst, r = d.dev.slice(d, c, a[0], int(n)*int(w)); r == 0 && run {
+			for i := 0; i < len(dst); i += int(w) {
+				for j := range int(w) {
+					dst[i+j] = byte(a[1] >> (8 * j))
+				}
+			}
 		}
 		return r
 	}
