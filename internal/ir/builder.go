@@ -13,11 +13,13 @@ import "math"
 //	})
 //	k := b.Kernel()
 type Builder struct {
-	k     *Kernel
-	block *[]Stmt
-	loops []*For
-	nvars int
-	pos   Pos
+	k      *Kernel
+	block  *[]Stmt
+	loops  []*For
+	nvars  int
+	pos    Pos
+	blk    *Blocks // the block loop being built
+	shared int     // shared arrays made so far
 }
 
 // NewBuilder starts a kernel named name.
@@ -286,4 +288,61 @@ func One(t Type) Expr {
 		return BoolC(true)
 	}
 	return &Const{T: t, Bits: 1}
+}
+
+// Blocks adds a block loop of count blocks of size threads (both I64).
+// Inside body, Shared, PerThread, Threads and the block collectives add to
+// it.
+func (b *Builder) Blocks(count, size Expr, body func(blk *Var)) *Blocks {
+	s := &Blocks{Pos: b.pos, Var: b.NewVar("b", I64), Count: count, Size: size}
+	b.add(s)
+	saved := b.blk
+	b.blk = s
+	b.in(&s.Body, func() { body(s.Var) })
+	b.blk = saved
+	return s
+}
+
+// Shared adds a shared array of the block loop being built, of elem
+// elements and the given constant extents.
+func (b *Builder) Shared(name string, elem Type, extents ...int) *Param {
+	b.shared++
+	p := &Param{Name: name, Elem: elem, Dims: len(extents), Index: -b.shared, Pos: b.pos, Shared: extents}
+	if b.blk != nil {
+		b.blk.Shared = append(b.blk.Shared, p)
+	}
+	return p
+}
+
+// PerThread declares a per-thread local of type t, zero in every thread.
+func (b *Builder) PerThread(name string, t Type) *Var {
+	v := b.DeclZero(name, t)
+	if b.blk != nil {
+		b.blk.PerThread = append(b.blk.PerThread, v)
+	}
+	return v
+}
+
+// Threads adds a thread loop of the block loop being built.
+func (b *Builder) Threads(body func(t *Var)) *Threads {
+	s := &Threads{Pos: b.pos, Var: b.NewVar("t", I64)}
+	b.add(s)
+	b.in(&s.Body, func() { body(s.Var) })
+	return s
+}
+
+// BlockReduce declares a uniform local set to the reduction (Add, Min or
+// Max) of the per-thread local x over the block.
+func (b *Builder) BlockReduce(op BinOp, x *Var) *Var {
+	r := b.DeclZero("red", x.Type)
+	b.add(&BlockReduce{Pos: b.pos, Op: op, X: x, Result: r})
+	return r
+}
+
+// BlockScan declares a per-thread local set to the exclusive (or
+// inclusive) prefix sum of the per-thread local x over the block.
+func (b *Builder) BlockScan(inclusive bool, x *Var) *Var {
+	r := b.PerThread("scan", x.Type)
+	b.add(&BlockScan{Pos: b.pos, Inclusive: inclusive, X: x, Result: r})
+	return r
 }

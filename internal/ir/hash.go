@@ -18,7 +18,7 @@ func (h Hash) Short() string { return hex.EncodeToString(h[:6]) }
 
 // hashVersion starts every encoding; bump it when the encoding changes so that
 // stale cache entries miss.
-const hashVersion = "qd-ir-hash-2"
+const hashVersion = "qd-ir-hash-3"
 
 // Node tags of the canonical encoding. Values are part of the encoding: append
 // new ones, never renumber.
@@ -51,6 +51,10 @@ const (
 	tagUnknown
 	tagBitcast
 	tagRecord
+	tagBlocks
+	tagThreads
+	tagBlockReduce
+	tagBlockScan
 )
 
 // HashKernel returns the structural hash of k: equal for kernels with the same
@@ -78,27 +82,7 @@ func HashKernel(k *Kernel) Hash {
 	e.str(k.Name)
 	e.uint(uint64(len(k.Params)))
 	for _, p := range k.Params {
-		if p == nil {
-			e.tag(tagNil)
-			continue
-		}
-		e.tag(tagParam)
-		e.str(p.Name)
-		e.uint(uint64(p.Elem))
-		e.int(int64(p.Dims))
-		e.int(int64(p.Index))
-		if r := p.Rec; r != nil {
-			e.tag(tagRecord)
-			e.str(r.Name)
-			e.int(int64(r.Size))
-			e.int(int64(r.Align))
-			e.uint(uint64(len(r.Leaves)))
-			for _, l := range r.Leaves {
-				e.str(l.Path)
-				e.typ(l.Type)
-				e.int(int64(l.Offset))
-			}
-		}
+		e.paramFields(p)
 	}
 	e.stmts(k.Body)
 	return sha256.Sum256(e.buf)
@@ -117,15 +101,50 @@ func (e *hashEncoder) str(s string)  { e.uint(uint64(len(s))); e.buf = append(e.
 func (e *hashEncoder) bits(v uint64) { e.buf = binary.LittleEndian.AppendUint64(e.buf, v) }
 func (e *hashEncoder) typ(t Type)    { e.uint(uint64(t)) }
 
-// param encodes a parameter reference by its position in Params; the
-// parameter's own fields were encoded once in the header. A nil or foreign
-// parameter encodes as 0 with its fields so the encoding stays total.
-func (e *hashEncoder) param(p *Param) {
+// paramFields encodes a parameter's (or shared array's) own fields.
+func (e *hashEncoder) paramFields(p *Param) {
 	if p == nil {
-		e.uint(0)
+		e.tag(tagNil)
 		return
 	}
-	e.uint(uint64(p.Index) + 1)
+	e.tag(tagParam)
+	e.str(p.Name)
+	e.uint(uint64(p.Elem))
+	e.int(int64(p.Dims))
+	e.int(int64(p.Index))
+	if r := p.Rec; r != nil {
+		e.tag(tagRecord)
+		e.str(r.Name)
+		e.int(int64(r.Size))
+		e.int(int64(r.Align))
+		e.uint(uint64(len(r.Leaves)))
+		for _, l := range r.Leaves {
+			e.str(l.Path)
+			e.typ(l.Type)
+			e.int(int64(l.Offset))
+		}
+	}
+	e.uint(uint64(len(p.Shared)))
+	for _, n := range p.Shared {
+		e.int(int64(n))
+	}
+}
+
+// param encodes a parameter reference by its position in Params plus one
+// (a shared array by its negative Index); the parameter's own fields were
+// encoded once in the header (a shared array's by its Blocks). A nil
+// parameter encodes as 0, a foreign one with its name so the encoding
+// stays total.
+func (e *hashEncoder) param(p *Param) {
+	switch {
+	case p == nil:
+		e.int(0)
+		return
+	case p.Index < 0:
+		e.int(int64(p.Index))
+	default:
+		e.int(int64(p.Index) + 1)
+	}
 	e.str(p.Name)
 }
 
@@ -223,6 +242,38 @@ func (e *hashEncoder) stmt(s Stmt) {
 	case *StreamParallel:
 		e.tag(tagStreamParallel)
 		e.stmts(s.Body)
+	case *Blocks:
+		e.tag(tagBlocks)
+		e.v(s.Var)
+		e.expr(s.Count)
+		e.expr(s.Size)
+		e.uint(uint64(len(s.Shared)))
+		for _, p := range s.Shared {
+			e.paramFields(p)
+		}
+		e.uint(uint64(len(s.PerThread)))
+		for _, v := range s.PerThread {
+			e.v(v)
+		}
+		e.stmts(s.Body)
+	case *Threads:
+		e.tag(tagThreads)
+		e.v(s.Var)
+		e.stmts(s.Body)
+	case *BlockReduce:
+		e.tag(tagBlockReduce)
+		e.uint(uint64(s.Op))
+		e.v(s.X)
+		e.v(s.Result)
+	case *BlockScan:
+		e.tag(tagBlockScan)
+		if s.Inclusive {
+			e.uint(1)
+		} else {
+			e.uint(0)
+		}
+		e.v(s.X)
+		e.v(s.Result)
 	default:
 		e.tag(tagUnknown)
 	}

@@ -21,6 +21,12 @@ type Param struct {
 	Dims  int
 	Index int // position in Kernel.Params
 	Pos   Pos
+	// Shared, for an array of a block's shared memory (qd.Shared), holds
+	// its extents, fixed at compile time (Dims of them). Such an array is
+	// declared by the Blocks loop that holds it, not in Kernel.Params, and
+	// its Index is negative (-1 for the kernel's first, -2, ...) so that
+	// passes keying arrays by Index tell the two kinds apart.
+	Shared []int
 	// GoType is the parameter's type as the kernel's Go source spells it
 	// ("float32", "int", "[][]int64"), for messages and for matching
 	// arguments to the declared type; empty for kernels built with the

@@ -193,6 +193,14 @@ func (p *printer) block(list []Stmt) {
 	p.b.WriteString(strings.Repeat("  ", p.indent) + "}")
 }
 
+// elemText is a shared array's element type as the header prints it.
+func elemText(a *Param) string {
+	if r := a.Rec; r != nil {
+		return "record " + r.Name
+	}
+	return a.Elem.String()
+}
+
 func (p *printer) open(format string, args ...any) {
 	p.b.WriteString(strings.Repeat("  ", p.indent))
 	fmt.Fprintf(&p.b, format, args...)
@@ -258,6 +266,46 @@ func (p *printer) stmt(s Stmt) {
 		p.open("group ")
 		p.block(s.Body)
 		p.b.WriteString("\n")
+	case *Blocks:
+		p.open("blocks for %s := range %s, size %s ", p.v(s.Var), p.expr(s.Count), p.expr(s.Size))
+		p.b.WriteString("{\n")
+		p.indent++
+		for _, a := range s.Shared {
+			if a == nil {
+				p.line("shared <nil>")
+				continue
+			}
+			shape := ""
+			for _, n := range a.Shared {
+				shape += fmt.Sprintf("[%d]", n)
+			}
+			p.line("shared %s %s%s", a.Name, shape, elemText(a))
+		}
+		if len(s.PerThread) > 0 {
+			names := make([]string, len(s.PerThread))
+			for i, v := range s.PerThread {
+				names[i] = p.v(v)
+			}
+			p.line("per-thread %s", strings.Join(names, ", "))
+		}
+		for _, st := range s.Body {
+			p.stmt(st)
+		}
+		p.indent--
+		p.b.WriteString(strings.Repeat("  ", p.indent) + "}\n")
+	case *Threads:
+		p.open("threads for %s ", p.v(s.Var))
+		p.block(s.Body)
+		p.b.WriteString("\n")
+	case *BlockReduce:
+		op := map[BinOp]string{Add: "sum", Min: "min", Max: "max"}[s.Op]
+		p.line("%s = block_%s(%s)", p.v(s.Result), op, p.v(s.X))
+	case *BlockScan:
+		kind := "exclusive"
+		if s.Inclusive {
+			kind = "inclusive"
+		}
+		p.line("%s = block_%s_sum(%s)", p.v(s.Result), kind, p.v(s.X))
 	default:
 		p.line("%s", p.simple([]Stmt{s}))
 	}

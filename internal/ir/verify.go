@@ -83,6 +83,7 @@ type verifier struct {
 	// For, for the message of a Break that tries to leave a parallel loop.
 	inParallel bool
 	pos        Pos // the statement being checked, for expression errors
+	blk        blockState
 }
 
 func (v *verifier) errorf(pos Pos, format string, args ...any) {
@@ -144,6 +145,14 @@ func (v *verifier) run() {
 				if _, ok := v.allDecl[pv]; !ok {
 					v.allDecl[pv] = n.Pos
 				}
+			}
+		case *Blocks:
+			if _, ok := v.allDecl[n.Var]; n.Var != nil && !ok {
+				v.allDecl[n.Var] = n.Pos
+			}
+		case *Threads:
+			if _, ok := v.allDecl[n.Var]; n.Var != nil && !ok {
+				v.allDecl[n.Var] = n.Pos
 			}
 		}
 		return true
@@ -269,6 +278,16 @@ func (v *verifier) stmt(s Stmt) {
 		v.base = len(v.loops)
 		v.block(s.Body)
 		v.base = saved
+	case *Blocks:
+		v.blocks(s)
+	case *Threads:
+		v.threads(s)
+	case *BlockReduce:
+		if v.collective(s.Pos, "block reduction", s.X, s.Result) != Invalid && s.Op != Add && s.Op != Min && s.Op != Max {
+			v.errorf(s.Pos, "block reduction with operator %d; it sums, or takes the minimum or maximum", s.Op)
+		}
+	case *BlockScan:
+		v.collective(s.Pos, "block scan", s.X, s.Result)
 	default:
 		v.errorf(v.pos, "unknown statement %T", s)
 	}
@@ -401,6 +420,10 @@ func (v *verifier) param(p *Param) bool {
 		return false
 	}
 	if !v.params[p] {
+		if p.IsShared() {
+			v.errorf(v.pos, "shared array %q is used outside the block loop that declares it", p.Name)
+			return false
+		}
 		v.errorf(v.pos, "parameter %q is not a parameter of this kernel", p.Name)
 		return false
 	}

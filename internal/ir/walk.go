@@ -6,7 +6,8 @@ type Node any
 // Inspect visits every statement of stmts and everything beneath it, in
 // depth-first source order: a statement, then its expressions, then its
 // nested statements (Store: Index, Value; If: Cond, Then, Else; For: Init,
-// Cond, Post, Body; ParallelFor: Extents, Body). When f returns false for a
+// Cond, Post, Body; ParallelFor: Extents, Body; Blocks: Count, Size,
+// Body; Threads: Body). When f returns false for a
 // node its children are skipped. Nil statements and expressions are skipped, so Inspect is safe
 // on kernels that have not been verified.
 func Inspect(stmts []Stmt, f func(Node) bool) {
@@ -46,6 +47,12 @@ func inspectStmt(s Stmt, f func(Node) bool) {
 		}
 		Inspect(s.Body, f)
 	case *StreamParallel:
+		Inspect(s.Body, f)
+	case *Blocks:
+		inspectExpr(s.Count, f)
+		inspectExpr(s.Size, f)
+		Inspect(s.Body, f)
+	case *Threads:
 		Inspect(s.Body, f)
 	}
 }
@@ -91,7 +98,9 @@ func inspectExpr(e Expr, f func(Node) bool) {
 }
 
 // VarsUsed calls f for every use of a local under stmts: each declaration
-// (Decl and ParallelFor variables), assignment and read, in Inspect's order.
+// (Decl, ParallelFor, Blocks and Threads variables), assignment (Assign,
+// and the results of BlockReduce and BlockScan) and read, in Inspect's
+// order.
 // assigned is true for Assign targets. It lets passes collect the variables a
 // task touches without a type switch of their own.
 func VarsUsed(stmts []Stmt, f func(v *Var, assigned bool)) {
@@ -105,6 +114,16 @@ func VarsUsed(stmts []Stmt, f func(v *Var, assigned bool)) {
 			for _, v := range n.Vars {
 				f(v, false)
 			}
+		case *Blocks:
+			f(n.Var, false)
+		case *Threads:
+			f(n.Var, false)
+		case *BlockReduce:
+			f(n.X, false)
+			f(n.Result, true)
+		case *BlockScan:
+			f(n.X, false)
+			f(n.Result, true)
 		case *VarRef:
 			f(n.Var, false)
 		}

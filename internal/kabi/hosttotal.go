@@ -120,7 +120,9 @@ func hostEvaluable(e ir.Expr) bool {
 	ok := true
 	ir.InspectExpr(e, func(n ir.Node) bool {
 		switch n := n.(type) {
-		case *ir.Const, *ir.Len, *ir.Unary, *ir.Binary, *ir.Convert, *ir.Select, *ir.Bitcast:
+		case *ir.Const, *ir.Unary, *ir.Binary, *ir.Convert, *ir.Select, *ir.Bitcast:
+		case *ir.Len:
+			ok = ok && !n.Array.IsShared()
 		case *ir.ParamRef:
 			ok = ok && !n.Param.IsArray()
 		case *ir.Call:

@@ -33,6 +33,13 @@ type Task struct {
 	// (MaxBlocks); 0 means GridWaves. The code generator sets it where its
 	// loop was measured to want another number.
 	Waves int
+	// Block tasks (qd.Blocks): HostTotal counts blocks, not threads, and
+	// the entry strides over blocks. BlockDim is the loop's constant size,
+	// or 0 when the size comes from the launch's scalars: BlockSize then
+	// computes it (a launcher refuses one outside 1..MaxBlockDim).
+	// SharedBytes is the static shared memory the entry declares.
+	BlockSize   TotalFunc
+	SharedBytes int
 }
 
 // Module is the layout of one lowered kernel: the entries of its tasks and
@@ -111,6 +118,25 @@ func LayoutWith(plan *lower.Plan, opts Options) (*Module, error) {
 			}
 			task.HostTotal = HostTotal(t.Loop.Extents)
 			task.TotalShapes = task.HostTotal != nil && readsShapes(t.Loop.Extents)
+		case lower.Block:
+			b := t.Blocks
+			if b == nil {
+				return nil, ir.Errorf(t.Pos, k.Name, "block task %d has no loop", t.Index)
+			}
+			if c, ok := b.Size.(*ir.Const); ok {
+				task.BlockDim = int(c.Int())
+				if task.BlockDim < 1 || task.BlockDim > MaxBlockDim {
+					return nil, ir.Errorf(b.Pos, k.Name, "block size %d is outside 1..%d", task.BlockDim, MaxBlockDim)
+				}
+			} else {
+				task.BlockDim = 0
+				if task.BlockSize = HostTotal([]ir.Expr{b.Size}); task.BlockSize == nil {
+					return nil, ir.Errorf(b.Pos, k.Name, "the block size must be computed from scalar parameters and constants")
+				}
+			}
+			task.HostTotal = HostTotal([]ir.Expr{b.Count})
+			task.TotalShapes = readsShapes([]ir.Expr{b.Count, b.Size})
+			task.SharedBytes = b.SharedBytes()
 		default:
 			return nil, ir.Errorf(t.Pos, k.Name, "task %d has unknown kind %v", t.Index, t.Kind)
 		}

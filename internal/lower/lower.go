@@ -130,6 +130,11 @@ func (l *lowerer) placeStmt(s ir.Stmt, where place, inGroup bool) {
 			l.errorf(s.Pos, "parallel loop inside a parallel loop: only top-level loops run in parallel; use one qd.NDRange loop over both ranges, or write the inner loop as a serial 3-clause for loop")
 		}
 		l.placeList(s.Body, inParallel, inGroup)
+	case *ir.Blocks:
+		if where != atKernelTop && where != atGroupTop {
+			l.errorf(s.Pos, "block loop %s: a qd.Blocks loop runs in parallel only at the top level of the kernel (or of a qd.StreamParallel block); move it there and put the condition inside the block body", where.phrase())
+		}
+		l.checkBlocks(s)
 	case *ir.StreamParallel:
 		switch {
 		case inGroup:
@@ -193,6 +198,11 @@ func (l *lowerer) split(body []ir.Stmt, group int) {
 			l.add(&Task{Kind: Parallel, Group: group, Loop: pf, Pos: pf.Pos})
 			continue
 		}
+		if bl, ok := s.(*ir.Blocks); ok {
+			flush(i)
+			l.add(&Task{Kind: Block, Group: group, Blocks: bl, Pos: bl.Pos})
+			continue
+		}
 		if start < 0 {
 			start = i
 		}
@@ -229,14 +239,15 @@ func (l *lowerer) temps() {
 		}
 	}
 	for _, t := range l.plan.Tasks {
-		if t.Kind != Parallel {
+		if t.Kind == Serial {
 			continue
 		}
+		what := map[TaskKind]string{Parallel: "parallel loop", Block: "block loop"}[t.Kind]
 		ir.Inspect(t.Stmts(), func(n ir.Node) bool {
 			if a, ok := n.(*ir.Assign); ok {
 				if _, temp := l.plan.TempSlot[a.Var]; temp {
 					d := l.decls[a.Var]
-					l.errorf(a.Pos, "parallel loop assigns kernel-level variable %q (declared at %s): iterations would race; write to an array element instead (or use qd.AtomicAdd on one)", a.Var.Name, posText(d.Pos))
+					l.errorf(a.Pos, "%s assigns kernel-level variable %q (declared at %s): iterations would race; write to an array element instead (or use qd.AtomicAdd on one)", what, a.Var.Name, posText(d.Pos))
 				}
 			}
 			return true

@@ -10,6 +10,9 @@ const (
 	Serial TaskKind = iota + 1
 	// Parallel tasks run the body of a ParallelFor once per point of its range.
 	Parallel
+	// Block tasks run the body of a Blocks loop once per block, on that
+	// block's threads together.
+	Block
 )
 
 func (k TaskKind) String() string {
@@ -18,18 +21,23 @@ func (k TaskKind) String() string {
 		return "serial"
 	case Parallel:
 		return "parallel"
+	case Block:
+		return "block"
 	}
 	return "task?"
 }
 
-// Task is one unit of launch: a parallel loop or a run of serial statements.
+// Task is one unit of launch: a parallel loop, a block loop or a run of
+// serial statements.
 type Task struct {
 	Index int      // position in Plan.Tasks
 	Kind  TaskKind //
 	Group int      // stream-parallel group id, 0 when the kernel has no groups
 	Loop  *ir.ParallelFor
-	Body  []ir.Stmt // Serial tasks only
-	Pos   ir.Pos    // position of the task's first statement
+	// Blocks is a Block task's loop.
+	Blocks *ir.Blocks
+	Body   []ir.Stmt // Serial tasks only
+	Pos    ir.Pos    // position of the task's first statement
 	// Reductions are the loop's atomics that code generators may combine
 	// across iterations (Parallel tasks only; see Reduction).
 	Reductions []*Reduction
@@ -53,10 +61,13 @@ type Plan struct {
 	Hash ir.Hash
 }
 
-// Stmts returns the statements a task runs: its Body, or its Loop alone.
+// Stmts returns the statements a task runs: its Body, or its loop alone.
 func (t *Task) Stmts() []ir.Stmt {
-	if t.Kind == Parallel {
+	switch t.Kind {
+	case Parallel:
 		return []ir.Stmt{t.Loop}
+	case Block:
+		return []ir.Stmt{t.Blocks}
 	}
 	return t.Body
 }

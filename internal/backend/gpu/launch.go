@@ -184,12 +184,39 @@ func (l *launch) pack(d *Device, args *backend.Args) error {
 		switch {
 		case t.Kind == lower.Serial:
 			l.grids[ti] = 1
+		case t.Kind == lower.Block:
+			if err := l.blockGrid(d, ti, t, scal); err != nil {
+				return err
+			}
 		case t.HostTotal == nil:
 			l.grids[ti] = uint32(t.maxBlocks)
 		default:
 			l.grids[ti] = kabi.GridFor(t.HostTotal(scal, l.shapes), t.BlockDim, t.maxBlocks)
 		}
 	}
+	return nil
+}
+
+// blockGrid sizes the launch of block task t (qd.Blocks): one block of
+// the loop per GPU block, up to the device's cap, beyond which the entry
+// strides; the block size is the loop's, from the launch's scalars when
+// it is not a constant.
+func (l *launch) blockGrid(d *Device, ti int, t *task, scal []uint64) error {
+	bd, maxBlocks := t.BlockDim, t.maxBlocks
+	if t.BlockSize != nil && t.BlockDim == 0 {
+		n := t.BlockSize(scal, l.shapes)
+		if n < 1 || n > int64(d.props.MaxBlockDim) {
+			return fmt.Errorf("%s: kernel %s: qd.Blocks block size %d is outside 1..%d", d.Arch(), t.Entry, n, d.props.MaxBlockDim)
+		}
+		bd = int(n)
+		maxBlocks = kabi.MaxBlocks(d.props.Units, d.props.ThreadsPerUnit, bd, t.Waves)
+	}
+	l.kargs[ti][4] = uintptr(bd)
+	if t.HostTotal == nil {
+		l.grids[ti] = uint32(maxBlocks)
+		return nil
+	}
+	l.grids[ti] = kabi.GridFor(t.HostTotal(scal, l.shapes), 1, maxBlocks)
 	return nil
 }
 

@@ -130,12 +130,16 @@ func (m *loadedModule) layout(d *Device) error {
 		if t.Kind == lower.Serial {
 			t.BlockDim = 1
 		}
-		if t.BlockDim < 1 || t.BlockDim > d.props.MaxBlockDim {
+		if t.BlockSize != nil && t.BlockDim == 0 {
+			// A block loop sized by the launch: checked and capped then.
+			m.totals = true
+			m.shapes = m.shapes || t.TotalShapes
+		} else if t.BlockDim < 1 || t.BlockDim > d.props.MaxBlockDim {
 			return fmt.Errorf("%s: task %d (%s): block size %d outside 1..%d", d.Arch(), i, t.Entry, t.BlockDim, d.props.MaxBlockDim)
 		}
 		m.totals = m.totals || (t.Kind != lower.Serial && t.HostTotal != nil)
 		m.shapes = m.shapes || (t.Kind != lower.Serial && t.HostTotal != nil && t.TotalShapes)
-		t.maxBlocks = kabi.MaxBlocks(d.props.Units, d.props.ThreadsPerUnit, t.BlockDim, t.Waves)
+		t.maxBlocks = kabi.MaxBlocks(d.props.Units, d.props.ThreadsPerUnit, max(t.BlockDim, 1), t.Waves)
 		t.slotOff = n
 		for j, s := range t.Slots {
 			switch s.Kind {
