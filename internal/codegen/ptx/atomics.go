@@ -57,7 +57,13 @@ func (f *fnWriter) atomicOf(e *ir.Atomic, v string, want bool) string {
 
 // atomicAt writes the atomic of e at the global address operand addr
 // (a register, or register+offset) with value v.
-func (f *fnWriter) atomicAt(e *ir.Atomic, addrReg, v string, want bool) string {
+func (f *fnWriter) atomicAt(e *ir.Atomic, addrReg, v string, want bool) (r string) {
+	f.in(e.Array, func() { r = f.atomicIn(e, addrReg, v, want) })
+	return r
+}
+
+// atomicIn is atomicAt in the state space f.in chose.
+func (f *fnWriter) atomicIn(e *ir.Atomic, addrReg, v string, want bool) string {
 	t := e.Type()
 	addr := "[" + addrReg + "]"
 	r := f.reg(t)
@@ -91,15 +97,16 @@ func (f *fnWriter) atomicAt(e *ir.Atomic, addrReg, v string, want bool) string {
 		}
 		f.rmw(e.Op.String(), bt, r, addr, v, want)
 	case ir.AtomicExchange:
-		f.emit("atom.global.exch.%s %s, %s, %s", bt, r, addr, v)
+		f.emit("atom.%s.exch.%s %s, %s, %s", f.space(), bt, r, addr, v)
 	case ir.AtomicCAS:
 		if e.Compare == nil || e.Compare.Type() != t {
 			f.fail("atomic cas on %s without a %v compare value", e.Array.Name, t)
 		}
 		// Compare is evaluated after Value (the IR's operand order); the
 		// comparison is of bits, so a float NaN can match itself.
-		c := f.expr(e.Compare)
-		f.emit("atom.global.cas.%s %s, %s, %s, %s", bt, r, addr, c, v)
+		var c string
+		f.in(nil, func() { c = f.expr(e.Compare) })
+		f.emit("atom.%s.cas.%s %s, %s, %s, %s", f.space(), bt, r, addr, c, v)
 	default:
 		f.fail("unknown atomic operation %v", e.Op)
 	}
@@ -109,10 +116,10 @@ func (f *fnWriter) atomicAt(e *ir.Atomic, addrReg, v string, want bool) string {
 // rmw writes atom (or red, when the old value is unused).
 func (f *fnWriter) rmw(op, ty, r, addr, v string, want bool) {
 	if want {
-		f.emit("atom.global.%s.%s %s, %s, %s", op, ty, r, addr, v)
+		f.emit("atom.%s.%s.%s %s, %s, %s", f.space(), op, ty, r, addr, v)
 		return
 	}
-	f.emit("red.global.%s.%s %s, %s", op, ty, addr, v)
+	f.emit("red.%s.%s.%s %s, %s", f.space(), op, ty, addr, v)
 }
 
 // casLoop atomically replaces the element at addr by update(old) and leaves
@@ -130,7 +137,7 @@ func (f *fnWriter) rmw(op, ty, r, addr, v string, want bool) {
 // would not change is still linearizable: the element held old at the load.
 func (f *fnWriter) casLoop(t ir.Type, r, addr string, update func(old string) string) {
 	bt := bitType(t)
-	f.emit("ld.global.%s %s, %s", opType(t), r, addr)
+	f.emit("ld.%s.%s %s, %s", f.space(), opType(t), r, addr)
 	loop, done := f.label(), f.label()
 	f.place(loop)
 	nv := update(r)
@@ -138,7 +145,7 @@ func (f *fnWriter) casLoop(t ir.Type, r, addr string, update func(old string) st
 	f.emit("setp.eq.%s %s, %s, %s", bt, same, nv, r)
 	f.braIf(same, false, done)
 	seen := f.reg(t)
-	f.emit("atom.global.cas.%s %s, %s, %s, %s", bt, seen, addr, r, nv)
+	f.emit("atom.%s.cas.%s %s, %s, %s, %s", f.space(), bt, seen, addr, r, nv)
 	f.emit("setp.ne.%s %s, %s, %s", bt, same, seen, r)
 	f.mov(t, r, seen)
 	f.braIf(same, false, loop)

@@ -128,6 +128,10 @@ func f32Bits(v float32) uint64 { return uint64(math.Float32bits(v)) }
 // does; compile recovers it.
 type bailout struct{ err error }
 
+// maxThreadsPerSM is the fewest resident threads a multiprocessor of any
+// target qd writes PTX for holds (sm_86 and sm_89: 1536).
+const maxThreadsPerSM = 1536
+
 // fnWriter writes the .entry of one task.
 type fnWriter struct {
 	m      *modWriter
@@ -163,6 +167,7 @@ type fnWriter struct {
 	red      map[*ir.ExprStmt]*accumulator // whole-range reductions of the task
 	redOrder []*accumulator                // the same, in task order
 	shared   []string                      // .shared declarations of the entry
+	mem      string                        // "shared" while a shared array's access is written (space)
 }
 
 type loopLabels struct {
@@ -367,15 +372,39 @@ func (f *fnWriter) store(t ir.Type, addr, value string) {
 		f.emit("selp.u32 %s, 1, 0, %s", b, value)
 		value = b
 	}
-	f.emit("st.global.%s %s, %s", memType(t), addr, value)
+	f.emit("st.%s.%s %s, %s", f.space(), memType(t), addr, value)
+}
+
+// space is the state space of the memory access being written: global,
+// or shared while an access of a block's shared array is (f.mem).
+func (f *fnWriter) space() string {
+	if f.mem != "" {
+		return f.mem
+	}
+	return "global"
+}
+
+// in runs write with the accesses it writes in a's state space.
+func (f *fnWriter) in(a *ir.Param, write func()) {
+	saved := f.mem
+	f.mem = ""
+	if a != nil && a.IsShared() {
+		f.mem = "shared"
+	}
+	write()
+	f.mem = saved
 }
 
 // loadInto reads a value of type t from the address operand addr into dst.
 func (f *fnWriter) loadInto(t ir.Type, dst, addr string) {
 	if t == ir.Bool {
 		b := f.reg(ir.U32)
-		f.emit("ld.global.u8 %s, %s", b, addr)
+		f.emit("ld.%s.u8 %s, %s", f.space(), b, addr)
 		f.emit("setp.ne.u32 %s, %s, 0", dst, b)
+		return
+	}
+	if f.mem == "shared" {
+		f.emit("ld.shared.%s %s, %s", memType(t), dst, addr)
 		return
 	}
 	f.emit("ld.global%s.%s %s, %s", f.ldHint, memType(t), dst, addr)
@@ -402,6 +431,11 @@ func (f *fnWriter) compile() (text string, err error) {
 			f.fail("parallel task %d has no loop", f.task.Index)
 		}
 		f.parallelLoop(f.task.Loop, exit)
+	case lower.Block:
+		if f.task.Blocks == nil {
+			f.fail("block task %d has no loop", f.task.Index)
+		}
+		f.blockLoop(f.task.Blocks, exit)
 	default:
 		f.fail("task %d has unknown kind %v", f.task.Index, f.task.Kind)
 	}
@@ -420,9 +454,13 @@ func (f *fnWriter) compile() (text string, err error) {
 		sb.WriteString("\n\t" + p)
 	}
 	sb.WriteString("\n)\n")
-	fmt.Fprintf(&sb, ".maxntid %d, 1, 1\n", f.info.BlockDim)
-	if f.unrolled && !f.serial {
-		fmt.Fprintf(&sb, ".minnctapersm %d\n", unrolledCTAs)
+	if f.info.BlockDim > 0 { // 0: a block loop sized at launch
+		fmt.Fprintf(&sb, ".maxntid %d, 1, 1\n", f.info.BlockDim)
+	}
+	if f.unrolled && !f.serial && f.info.BlockDim > 0 {
+		// No more blocks than the fewest threads a multiprocessor of any
+		// target holds (1536 on sm_86 and sm_89) allows, or ptxas refuses.
+		fmt.Fprintf(&sb, ".minnctapersm %d\n", max(1, min(unrolledCTAs, maxThreadsPerSM/f.info.BlockDim)))
 	}
 	sb.WriteString("{\n")
 	for c := range numRegClasses {

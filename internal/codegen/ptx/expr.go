@@ -46,7 +46,7 @@ func (f *fnWriter) expr(e ir.Expr) string {
 		if ok != "" {
 			f.zeroOf(t, r)
 		}
-		f.guarded(ok, func() { f.loadInto(t, r, "["+addr+"]") })
+		f.guarded(ok, func() { f.in(e.Array, func() { f.loadInto(t, r, "["+addr+"]") }) })
 		return r
 	case *ir.Atomic:
 		return f.atomic(e, true)
@@ -110,6 +110,19 @@ func (f *fnWriter) logical(e *ir.Binary) string {
 	if e.X.Type() != ir.Bool || e.Y.Type() != ir.Bool {
 		f.fail("logical operator on %v and %v", e.X.Type(), e.Y.Type())
 	}
+	if cheapOperand(e.Y) {
+		// Evaluating Y when Go would not changes nothing (it reads only
+		// registers and cannot fault), and a predicate operation keeps
+		// the condition in one basic block: ptxas can then predicate what
+		// it guards instead of branching, and schedule the guarded loads
+		// of an unrolled body together.
+		x := f.expr(e.X)
+		op := ir.And
+		if e.Op == ir.LOr {
+			op = ir.Or
+		}
+		return f.boolOp(op, x, f.expr(e.Y))
+	}
 	r := f.reg(ir.Bool)
 	f.mov(ir.Bool, r, f.expr(e.X))
 	done := f.label()
@@ -117,6 +130,24 @@ func (f *fnWriter) logical(e *ir.Binary) string {
 	f.mov(ir.Bool, r, f.expr(e.Y))
 	f.place(done)
 	return r
+}
+
+// cheapOperand reports whether e is a few register operations that cannot
+// fault or have effects: no memory, no call, no division.
+func cheapOperand(e ir.Expr) bool {
+	ok, n := true, 0
+	ir.InspectExpr(e, func(x ir.Node) bool {
+		n++
+		switch x := x.(type) {
+		case *ir.Const, *ir.ParamRef, *ir.VarRef, *ir.Len, *ir.Unary, *ir.Convert:
+		case *ir.Binary:
+			ok = ok && x.Op != ir.Div && x.Op != ir.Rem
+		default:
+			ok = false
+		}
+		return ok
+	})
+	return ok && n <= 8
 }
 
 func (f *fnWriter) boolOp(op ir.BinOp, x, y string) string {

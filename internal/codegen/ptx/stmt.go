@@ -40,7 +40,7 @@ func (f *fnWriter) stmt(s ir.Stmt) {
 			f.fail("store to %s of a value that is not %v", s.Array.Name, t)
 		}
 		v := f.expr(s.Value)
-		f.guarded(ok, func() { f.store(t, "["+addr+"]", v) })
+		f.guarded(ok, func() { f.in(s.Array, func() { f.store(t, "["+addr+"]", v) }) })
 	case *ir.ExprStmt:
 		if acc := f.red[s]; acc != nil {
 			f.reduceStmt(acc)
@@ -65,6 +65,14 @@ func (f *fnWriter) stmt(s ir.Stmt) {
 		f.fail("parallel loop inside a task: only top-level loops run in parallel (lowering should have made it a task)")
 	case *ir.StreamParallel:
 		f.fail("stream-parallel group inside a task (lowering should have split it)")
+	case *ir.Blocks:
+		f.fail("block loop inside a task (lowering should have made it a task)")
+	case *ir.Threads:
+		f.threadsLoop(s)
+	case *ir.BlockReduce:
+		f.blockReduce(s)
+	case *ir.BlockScan:
+		f.blockScan(s)
 	default:
 		f.fail("unknown statement %T", s)
 	}

@@ -64,7 +64,7 @@ func (f *fnWriter) fusedAdd(s ir.Stmt) *ir.Atomic {
 		return nil
 	}
 	a, ok := es.X.(*ir.Atomic)
-	if !ok || a.Op != ir.AtomicAdd || a.Array == nil || a.Array.Rec == nil || a.Type() != ir.F32 || a.Value == nil {
+	if !ok || a.Op != ir.AtomicAdd || a.Array == nil || a.Array.Rec == nil || a.Array.IsShared() || a.Type() != ir.F32 || a.Value == nil {
 		return nil
 	}
 	return a
