@@ -31,7 +31,7 @@ func TestKernelAPICopy(t *testing.T) {
 // that disagree with the native run. Run go generate ./internal/frontend to
 // refresh them.
 func TestLibraryCopies(t *testing.T) {
-	for _, name := range []string{"vec.go", "mat.go", "quat.go", "decomp.go", "rand.go"} {
+	for _, name := range []string{"vec.go", "mat.go", "quat.go", "decomp.go", "rand.go", "blockapi.go"} {
 		orig, err := os.ReadFile(name)
 		if err != nil {
 			t.Fatal(err)

@@ -56,10 +56,20 @@ func (b *builder) resolveLHS(e ast.Expr) lhs {
 			b.placePath(x) // reports why
 		}
 	case *ast.IndexExpr:
+		if bd, isPT := b.perThreadIndex(x); isPT { // blocks.go
+			switch {
+			case bd == nil:
+			case bd.v != nil:
+				t.v, t.ok = bd.v, true
+			default:
+				t.pl, t.ok = &placeExpr{t: b.typ(x), vars: bd.vars}, true
+			}
+			return t
+		}
 		if b.isRecordAccess(x) {
 			return b.recordLHS(x, t)
 		}
-		if isLocalArray(b.typ(x.X)) {
+		if b.isLocalIndex(x.X) {
 			return b.placeLHS(x, t)
 		}
 		p, idx, ok := b.arrayIndex(x)
@@ -116,6 +126,9 @@ func (b *builder) assignStmt(s *ast.AssignStmt) {
 // and the values on the right are evaluated first, in order, then the
 // assignments are made left to right.
 func (b *builder) assign(lhsList []ast.Expr, rhsList []ast.Expr) {
+	if b.blockDecl(lhsList, rhsList) { // blocks.go
+		return
+	}
 	targets := make([]lhs, len(lhsList))
 	var operands []ast.Expr
 	good := true

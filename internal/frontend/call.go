@@ -37,6 +37,11 @@ func (b *builder) callVals(x *ast.CallExpr) []val {
 	if sel, ok := fun.(*ast.SelectorExpr); ok {
 		if s, ok := b.info.Selections[sel]; ok {
 			if s.Kind() == types.MethodVal || s.Kind() == types.MethodExpr {
+				if fn, ok := s.Obj().(*types.Func); ok {
+					if name, ok := b.std.blockMethods[fn]; ok {
+						return b.scalars(x, b.blockMethod(x, sel, name))
+					}
+				}
 				return b.methodCall(x, sel, s)
 			}
 			b.errorf(x.Pos(), "calling function values is not supported in kernels")
@@ -198,6 +203,12 @@ func (b *builder) apiCall(x *ast.CallExpr, fn *types.Func, a apiFunc) []ir.Expr 
 		b.errorf(x.Pos(), "qd.BlockDim can only be used as an argument of qd.LoopConfig")
 	case apiNDRange, apiNDRange3:
 		b.errorf(x.Pos(), "%s can only be the range of a for loop (for i, j := range qd.NDRange(n, m))", qual)
+	case apiBlocks:
+		b.errorf(x.Pos(), "qd.Blocks can only be the range of a top-level loop (for b := range qd.Blocks(n, size))")
+	case apiShared, apiNewPerThread, apiBlockScan:
+		b.errorf(x.Pos(), "%s declares a variable: write x := %s, at the level of a qd.Blocks loop", qual, shortExpr(x))
+	case apiBlockReduce:
+		return b.blockReduce(x, a.minmax, qual)
 	case apiAtomic:
 		return b.atomic(x, a.atomic, qual)
 	case apiAtomicVec:

@@ -31,7 +31,13 @@ func (b *builder) expr(e ast.Expr) ir.Expr {
 	case *ast.UnaryExpr:
 		return b.unary(x)
 	case *ast.IndexExpr:
-		if isLocalArray(b.typ(x.X)) {
+		if bd, isPT := b.perThreadIndex(x); isPT { // blocks.go
+			if bd == nil || bd.v == nil {
+				return bad()
+			}
+			return &ir.VarRef{Var: bd.v}
+		}
+		if b.isLocalIndex(x.X) {
 			return b.indexVal(x).scalar()
 		}
 		return b.load(x)
@@ -87,7 +93,13 @@ func (b *builder) value(e ast.Expr) val {
 	case *ast.SelectorExpr:
 		return b.selectorVal(x, t)
 	case *ast.IndexExpr:
-		if isLocalArray(b.typ(x.X)) {
+		if bd, isPT := b.perThreadIndex(x); isPT {
+			if bd == nil {
+				return b.badVal(t)
+			}
+			return bindingVal(bd, t)
+		}
+		if b.isLocalIndex(x.X) {
 			return b.indexVal(x)
 		}
 		if b.isRecordAccess(x) {
@@ -402,8 +414,14 @@ func (b *builder) ident(x *ast.Ident) ir.Expr {
 			b.errorf(x.Pos(), "%s has type %s, which cannot be used here; use its fields or elements", x.Name, b.fc.typeString(b.typ(x)))
 		case bd.ptr:
 			b.errorf(x.Pos(), "%s is a pointer; kernels use pointers only as method receivers: write *%s to copy the value", x.Name, x.Name)
+		case bd.param != nil && bd.param.IsShared():
+			b.errorf(x.Pos(), "shared array %s can only be indexed (%s[i]) or measured (len(%s))", x.Name, x.Name, x.Name)
 		case bd.param != nil:
 			b.errorf(x.Pos(), "array %s can only be indexed (%s[i]), measured (len(%s)) or passed to a helper function", x.Name, x.Name, x.Name)
+		case bd.blk != nil:
+			b.errorf(x.Pos(), "%s is a qd.Block: use b.Index(), b.Size() or range over b.Threads()", x.Name)
+		case bd.pt != nil:
+			b.errorf(x.Pos(), "%s is a per-thread value: read or write %s[t] inside a thread loop, or combine the threads' values with qd.BlockSum", x.Name, x.Name)
 		}
 		return bad()
 	}

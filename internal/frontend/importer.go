@@ -50,6 +50,11 @@ const (
 	apiMathNaN
 	apiMathIsNaN
 	apiMathIsInf
+	apiBlocks       // qd.Blocks (blocks.go)
+	apiShared       // qd.Shared
+	apiNewPerThread // qd.NewPerThread
+	apiBlockReduce  // qd.BlockSum, BlockMin, BlockMax: op in minmax
+	apiBlockScan    // qd.BlockExclusiveSum, BlockInclusiveSum
 )
 
 // apiFunc is the meaning of one function of qd or math in kernels.
@@ -58,6 +63,7 @@ type apiFunc struct {
 	atomic    ir.AtomicOp
 	intrinsic ir.Intrinsic
 	minmax    ir.BinOp
+	inclusive bool // apiBlockScan
 }
 
 // stdlib is the type-checked kernel API, value library and math, shared
@@ -70,6 +76,7 @@ type stdlib struct {
 	funcs          map[*types.Func]apiFunc
 	index3         *types.Named // qd.Index3
 	index3Fields   map[*types.Var]int
+	blockMethods   map[*types.Func]string // qd.Block's methods, by name
 	err            error
 }
 
@@ -184,6 +191,15 @@ func (s *stdlib) index() {
 		"AtomicExchange": {kind: apiAtomic, atomic: ir.AtomicExchange},
 		"AtomicCAS":      {kind: apiAtomic, atomic: ir.AtomicCAS},
 		"AtomicAddVec":   {kind: apiAtomicVec, atomic: ir.AtomicAdd},
+		// Block loops (blocks.go).
+		"Blocks":            {kind: apiBlocks},
+		"Shared":            {kind: apiShared},
+		"NewPerThread":      {kind: apiNewPerThread},
+		"BlockSum":          {kind: apiBlockReduce, minmax: ir.Add},
+		"BlockMin":          {kind: apiBlockReduce, minmax: ir.Min},
+		"BlockMax":          {kind: apiBlockReduce, minmax: ir.Max},
+		"BlockExclusiveSum": {kind: apiBlockScan},
+		"BlockInclusiveSum": {kind: apiBlockScan, inclusive: true},
 	}
 	mathNames := map[string]apiFunc{
 		"Min":   {kind: apiMathMinMax, minmax: ir.Min},
@@ -202,6 +218,15 @@ func (s *stdlib) index() {
 		for name, a := range names {
 			if fn, ok := pkg.Scope().Lookup(name).(*types.Func); ok {
 				s.funcs[fn] = a
+			}
+		}
+	}
+	s.blockMethods = map[*types.Func]string{}
+	if tn, ok := s.qd.Scope().Lookup("Block").(*types.TypeName); ok {
+		if named, ok := tn.Type().(*types.Named); ok {
+			for i := range named.NumMethods() {
+				m := named.Method(i)
+				s.blockMethods[m] = m.Name()
 			}
 		}
 	}

@@ -29,7 +29,9 @@ type binding struct {
 	ptr   bool      // a pointer receiver, pointing to vars
 	param *ir.Param // an array (Dims > 0), or the kernel scalar parameter behind val
 	idx3  []*ir.Var // a qd.NDRange3 index: p.I, p.J, p.K
-	bad   bool      // a variable whose declaration failed: uses are not reported again
+	blk   *blockCtx  // a qd.Blocks loop's block variable (blocks.go)
+	pt    *perThread // a qd.PerThread value
+	bad   bool       // a variable whose declaration failed: uses are not reported again
 }
 
 // target is a statement that break or continue may leave.
@@ -100,6 +102,10 @@ type builder struct {
 	// position of that call, consumed by the next parallel loop.
 	blockDim    int
 	blockDimPos token.Pos
+	// blk is the qd.Blocks loop being translated (blocks.go); nshared
+	// counts the kernel's shared arrays.
+	blk     *blockCtx
+	nshared int
 }
 
 // errorf reports an error at p. An error inside the value library is

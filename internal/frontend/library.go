@@ -5,6 +5,7 @@ package frontend
 //go:generate cp ../../quat.go quat.go.txt
 //go:generate cp ../../decomp.go decomp.go.txt
 //go:generate cp ../../rand.go rand.go.txt
+//go:generate cp ../../blockapi.go blockapi.go.txt
 
 import (
 	_ "embed"
@@ -34,6 +35,9 @@ var (
 	decompSource []byte
 	//go:embed rand.go.txt
 	randSource []byte
+	// The block-level kernel API: declarations, as kernelapi.go's.
+	//go:embed blockapi.go.txt
+	blockSource []byte
 )
 
 // qdFiles are the files of package qd the front end sees, named as in the
@@ -44,6 +48,7 @@ var qdFiles = []struct {
 	api  bool // the kernel API: declarations only
 }{
 	{"kernelapi.go", &qdSource, true},
+	{"blockapi.go", &blockSource, true},
 	{"vec.go", &vecSource, false},
 	{"mat.go", &matSource, false},
 	{"quat.go", &quatSource, false},

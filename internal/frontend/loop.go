@@ -107,6 +107,18 @@ func (b *builder) rangeStmt(s *ast.RangeStmt, label *types.Label) {
 		b.errorf(s.Pos(), "range loops must declare their variables (for i := range n); assigning existing variables is not supported")
 		return
 	}
+	if call, _, ok := b.isAPICall(s.X, apiBlocks); ok {
+		b.blocksLoop(s, label, call) // blocks.go
+		return
+	}
+	if call, ok := ast.Unparen(s.X).(*ast.CallExpr); ok {
+		if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok {
+			if fn, ok := b.info.Uses[sel.Sel].(*types.Func); ok && b.std.blockMethods[fn] == "Threads" {
+				b.threadsLoop(s, label, call)
+				return
+			}
+		}
+	}
 	sp, ok := b.rangeSpace(s)
 	if !ok {
 		return

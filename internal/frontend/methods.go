@@ -118,7 +118,19 @@ func (b *builder) receiverPlace(e ast.Expr, t types.Type, path []int) ([]*ir.Var
 	if b.isRecordAccess(e) {
 		return b.recordReceiver(e, t, path)
 	}
-	if ix, ok := ast.Unparen(e).(*ast.IndexExpr); ok && !isLocalArray(b.typ(ix.X)) {
+	if ix, ok := ast.Unparen(e).(*ast.IndexExpr); ok {
+		if bd, isPT := b.perThreadIndex(ix); isPT { // v[t] of a per-thread value
+			if bd == nil {
+				return nil, none, false
+			}
+			vars := bd.vars
+			if bd.v != nil {
+				vars = []*ir.Var{bd.v}
+			}
+			return b.pathVars(vars, t, path)
+		}
+	}
+	if ix, ok := ast.Unparen(e).(*ast.IndexExpr); ok && !b.isLocalIndex(ix.X) {
 		// An element of an array parameter: a scalar of a defined type.
 		p, idx, ok := b.arrayIndex(ix)
 		if !ok {

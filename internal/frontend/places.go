@@ -130,6 +130,15 @@ func (b *builder) placePath(e ast.Expr) (placeExpr, bool) {
 		base.t = t
 		return base, true
 	case *ast.IndexExpr:
+		if bd, isPT := b.perThreadIndex(x); isPT { // v[t] of a per-thread value
+			switch {
+			case bd == nil:
+				return placeExpr{}, false
+			case bd.v != nil:
+				return placeExpr{t: t, vars: []*ir.Var{bd.v}}, true
+			}
+			return placeExpr{t: t, vars: bd.vars}, true
+		}
 		base, ok := b.basePlace(x.X)
 		if !ok {
 			return placeExpr{}, false

@@ -140,7 +140,7 @@ func (b *builder) recordPath(e ast.Expr) (recAccess, bool) {
 	t := b.typ(e)
 	switch x := ast.Unparen(e).(type) {
 	case *ast.IndexExpr:
-		if !isLocalArray(b.typ(x.X)) {
+		if !b.isLocalIndex(x.X) {
 			p, idx, ok := b.arrayIndexBase(x)
 			if !ok {
 				return recAccess{}, false

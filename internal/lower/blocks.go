@@ -54,7 +54,7 @@ func (c *blockCheck) walkLevel(list []ir.Stmt, declared map[*ir.Var]bool) {
 			}
 			c.levelExpr(s.Pos, s.Value)
 		case *ir.Store:
-			c.l.errorf(s.Pos, "a store at the level of a qd.Blocks loop, outside its thread loops, would run once per thread on a GPU; store inside a thread loop (`for t := range b.Threads() { if t == 0 { ... } }` for one thread)")
+			c.l.errorf(s.Pos, "a store at the level of a qd.Blocks loop, outside its thread loops, would run once per thread on a GPU (loops there run alike in every thread); store inside a thread loop (`for t := range b.Threads() { if t == 0 { ... } }` for one thread)")
 		case *ir.ExprStmt:
 			c.levelExpr(s.Pos, s.X)
 		case *ir.If:
