@@ -14,6 +14,7 @@ func All() []*ir.Kernel {
 		RendezvousGroups(2), RendezvousGroups(4), RendezvousGroups(8),
 		RecordUpdate(), Scatter2(), Scatter4(), RecordStats(), RecordGrid(), SmallInts(), Bitcasts(), Fill4(),
 	}
+	ks = append(ks, BlockKernels()...)
 	for _, kind := range RunawayKinds {
 		ks = append(ks, Runaway(kind))
 	}
