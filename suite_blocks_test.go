@@ -310,4 +310,3 @@ func TestBlocksErrors(t *testing.T) {
 		})
 	}
 }
-

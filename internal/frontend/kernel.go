@@ -20,15 +20,15 @@ const maxStmts = 200000
 
 // binding is what a Go variable stands for in the IR.
 type binding struct {
-	v     *ir.Var   // a scalar local: reads are VarRefs, assignments Assigns
-	val   ir.Expr   // a read-only scalar value (kernel scalar parameter, bound helper argument)
-	vars  []*ir.Var // agg: the leaves of a local value; ptr: those the pointer points to
-	vals  []ir.Expr // ro: the leaves of a read-only value (a bound helper argument)
-	agg   bool      // a local of struct or array type, in vars
-	ro    bool      // a read-only value of struct or array type, in vals
-	ptr   bool      // a pointer receiver, pointing to vars
-	param *ir.Param // an array (Dims > 0), or the kernel scalar parameter behind val
-	idx3  []*ir.Var // a qd.NDRange3 index: p.I, p.J, p.K
+	v     *ir.Var    // a scalar local: reads are VarRefs, assignments Assigns
+	val   ir.Expr    // a read-only scalar value (kernel scalar parameter, bound helper argument)
+	vars  []*ir.Var  // agg: the leaves of a local value; ptr: those the pointer points to
+	vals  []ir.Expr  // ro: the leaves of a read-only value (a bound helper argument)
+	agg   bool       // a local of struct or array type, in vars
+	ro    bool       // a read-only value of struct or array type, in vals
+	ptr   bool       // a pointer receiver, pointing to vars
+	param *ir.Param  // an array (Dims > 0), or the kernel scalar parameter behind val
+	idx3  []*ir.Var  // a qd.NDRange3 index: p.I, p.J, p.K
 	blk   *blockCtx  // a qd.Blocks loop's block variable (blocks.go)
 	pt    *perThread // a qd.PerThread value
 	bad   bool       // a variable whose declaration failed: uses are not reported again
