@@ -93,16 +93,7 @@ func ex5_centre(x []float32, count []int32) {
 	}
 }
 
-// Example 6: docs/kernels.md:275.
-
-//qd:kernel
-func ex6_clearSlow(x []float32, on bool) {
-	if on {
-		for i := range len(x) { // inside an if: serial, one thread
-			x[i] = 0
-		}
-	}
-}
+// Example 6: docs/kernels.md:288.
 
 //qd:kernel
 func ex6_clearFast(x []float32, on bool) {
@@ -113,7 +104,7 @@ func ex6_clearFast(x []float32, on bool) {
 	}
 }
 
-// Example 7: docs/kernels.md:313.
+// Example 7: docs/kernels.md:317.
 
 //qd:kernel
 func ex7_matmul(a, b, c [][]float32) {
@@ -141,7 +132,7 @@ func ex7_negate(x []float64) {
 	}
 }
 
-// Example 8: docs/kernels.md:362.
+// Example 8: docs/kernels.md:366.
 
 //qd:kernel
 func ex8_double(x []float64) {
@@ -151,7 +142,7 @@ func ex8_double(x []float64) {
 	}
 }
 
-// Example 9: docs/kernels.md:396.
+// Example 9: docs/kernels.md:400.
 
 //qd:kernel
 func ex9_prepare(hist, values []int32, grid [][]float32, ramp []float32) {
@@ -175,7 +166,7 @@ func ex9_prepare(hist, values []int32, grid [][]float32, ramp []float32) {
 	})
 }
 
-// Example 10: docs/kernels.md:459.
+// Example 10: docs/kernels.md:463.
 
 //qd:kernel
 func ex10_classify(x []float64, code []int32) {
@@ -237,7 +228,7 @@ rows:
 	}
 }
 
-// Example 11: docs/kernels.md:528.
+// Example 11: docs/kernels.md:532.
 
 func ex11_clamp(x, lo, hi float32) float32 {
 	if x < lo {
@@ -277,7 +268,7 @@ func ex11_smooth(x, y, width []float32) {
 	}
 }
 
-// Example 12: docs/kernels.md:629.
+// Example 12: docs/kernels.md:633.
 
 //qd:kernel
 func ex12_ints(a []int32, b []uint32, wrapped, quo, rem, shifted []int32, mixed []uint32) {
@@ -300,7 +291,7 @@ func ex12_floats(x []float64, y []float32, r []int32) {
 	}
 }
 
-// Example 13: docs/kernels.md:663.
+// Example 13: docs/kernels.md:667.
 
 //qd:kernel
 func ex13_polar(x, y, r, theta []float64, r32 []float32, bad []bool) {
@@ -313,7 +304,7 @@ func ex13_polar(x, y, r, theta []float64, r32 []float32, bad []bool) {
 	}
 }
 
-// Example 14: docs/kernels.md:709.
+// Example 14: docs/kernels.md:713.
 
 //qd:kernel
 func ex14_histogram(values, hist []int32) {
@@ -333,7 +324,7 @@ func ex14_tick(counts, before []int64, flags []uint32) {
 	}
 }
 
-// Example 15: docs/kernels.md:744.
+// Example 15: docs/kernels.md:748.
 
 //qd:kernel
 func ex15_stats(x, sum, lo, hi []float32, positive []int64) {
@@ -354,7 +345,7 @@ func ex15_rowTotals(m [][]float64, rows []float64) {
 	}
 }
 
-// Example 16: docs/kernels.md:776.
+// Example 16: docs/kernels.md:780.
 
 //qd:kernel
 func ex16_scatterVec(cell []int32, vs, grid, total []qd.Vec2[float32]) {
@@ -364,7 +355,7 @@ func ex16_scatterVec(cell []int32, vs, grid, total []qd.Vec2[float32]) {
 	}
 }
 
-// Example 17: docs/kernels.md:815.
+// Example 17: docs/kernels.md:819.
 
 type ex17_body struct {
 	pos, vel qd.Vec3[float32]
@@ -396,7 +387,7 @@ func ex17_step(x, y, z, out []float32, n []int32) {
 	}
 }
 
-// Example 18: docs/kernels.md:859.
+// Example 18: docs/kernels.md:863.
 
 //qd:kernel
 func ex18_jitter(x []float32, u []uint32, seed uint64) {
@@ -407,7 +398,7 @@ func ex18_jitter(x []float32, u []uint32, seed uint64) {
 	}
 }
 
-// Example 19: docs/kernels.md:882.
+// Example 19: docs/kernels.md:886.
 
 type ex19_Particle struct {
 	X, V qd.Vec2[float32]
@@ -446,7 +437,7 @@ var natives = map[int]map[string]any{
 	3:  {"shapes": ex3_shapes},
 	4:  {"brighten": ex4_brighten},
 	5:  {"centre": ex5_centre},
-	6:  {"clearSlow": ex6_clearSlow, "clearFast": ex6_clearFast},
+	6:  {"clearFast": ex6_clearFast},
 	7:  {"matmul": ex7_matmul, "interior": ex7_interior, "negate": ex7_negate},
 	8:  {"double": ex8_double},
 	9:  {"prepare": ex9_prepare},
