@@ -93,7 +93,7 @@ func ex5_centre(x []float32, count []int32) {
 	}
 }
 
-// Example 6: docs/kernels.md:289.
+// Example 6: docs/kernels.md:297.
 
 //qd:kernel
 func ex6_clearFast(x []float32, on bool) {
@@ -104,7 +104,7 @@ func ex6_clearFast(x []float32, on bool) {
 	}
 }
 
-// Example 7: docs/kernels.md:318.
+// Example 7: docs/kernels.md:326.
 
 //qd:kernel
 func ex7_matmul(a, b, c [][]float32) {
@@ -132,7 +132,7 @@ func ex7_negate(x []float64) {
 	}
 }
 
-// Example 8: docs/kernels.md:367.
+// Example 8: docs/kernels.md:375.
 
 //qd:kernel
 func ex8_double(x []float64) {
@@ -142,7 +142,7 @@ func ex8_double(x []float64) {
 	}
 }
 
-// Example 9: docs/kernels.md:401.
+// Example 9: docs/kernels.md:409.
 
 //qd:kernel
 func ex9_prepare(hist, values []int32, grid [][]float32, ramp []float32) {
@@ -166,7 +166,7 @@ func ex9_prepare(hist, values []int32, grid [][]float32, ramp []float32) {
 	})
 }
 
-// Example 10: docs/kernels.md:499.
+// Example 10: docs/kernels.md:507.
 
 // runningSum doubles x in parallel, then sums it on one thread: each sum
 // needs the one before it.
@@ -188,7 +188,7 @@ func ex10_runningSum(x, sums []float32, on bool) {
 	})
 }
 
-// Example 11: docs/kernels.md:541.
+// Example 11: docs/kernels.md:549.
 
 //qd:kernel
 func ex11_classify(x []float64, code []int32) {
@@ -250,7 +250,7 @@ rows:
 	}
 }
 
-// Example 12: docs/kernels.md:610.
+// Example 12: docs/kernels.md:618.
 
 func ex12_clamp(x, lo, hi float32) float32 {
 	if x < lo {
@@ -290,7 +290,7 @@ func ex12_smooth(x, y, width []float32) {
 	}
 }
 
-// Example 13: docs/kernels.md:713.
+// Example 13: docs/kernels.md:721.
 
 //qd:kernel
 func ex13_ints(a []int32, b []uint32, wrapped, quo, rem, shifted []int32, mixed []uint32) {
@@ -313,7 +313,7 @@ func ex13_floats(x []float64, y []float32, r []int32) {
 	}
 }
 
-// Example 14: docs/kernels.md:747.
+// Example 14: docs/kernels.md:755.
 
 //qd:kernel
 func ex14_polar(x, y, r, theta []float64, r32 []float32, bad []bool) {
@@ -326,7 +326,7 @@ func ex14_polar(x, y, r, theta []float64, r32 []float32, bad []bool) {
 	}
 }
 
-// Example 15: docs/kernels.md:793.
+// Example 15: docs/kernels.md:801.
 
 //qd:kernel
 func ex15_histogram(values, hist []int32) {
@@ -346,7 +346,7 @@ func ex15_tick(counts, before []int64, flags []uint32) {
 	}
 }
 
-// Example 16: docs/kernels.md:828.
+// Example 16: docs/kernels.md:836.
 
 //qd:kernel
 func ex16_stats(x, sum, lo, hi []float32, positive []int64) {
@@ -367,7 +367,7 @@ func ex16_rowTotals(m [][]float64, rows []float64) {
 	}
 }
 
-// Example 17: docs/kernels.md:860.
+// Example 17: docs/kernels.md:868.
 
 //qd:kernel
 func ex17_scatterVec(cell []int32, vs, grid, total []qd.Vec2[float32]) {
@@ -377,7 +377,7 @@ func ex17_scatterVec(cell []int32, vs, grid, total []qd.Vec2[float32]) {
 	}
 }
 
-// Example 18: docs/kernels.md:899.
+// Example 18: docs/kernels.md:907.
 
 type ex18_body struct {
 	pos, vel qd.Vec3[float32]
@@ -409,7 +409,7 @@ func ex18_step(x, y, z, out []float32, n []int32) {
 	}
 }
 
-// Example 19: docs/kernels.md:943.
+// Example 19: docs/kernels.md:951.
 
 //qd:kernel
 func ex19_jitter(x []float32, u []uint32, seed uint64) {
@@ -420,7 +420,7 @@ func ex19_jitter(x []float32, u []uint32, seed uint64) {
 	}
 }
 
-// Example 20: docs/kernels.md:966.
+// Example 20: docs/kernels.md:974.
 
 type ex20_Particle struct {
 	X, V qd.Vec2[float32]
