@@ -30,8 +30,8 @@
 // The package holds two things: the host API (Init, Program, Stream, Event,
 // Ndarray, HostArray, Compile, Module, Kernel, Graph, and their options and
 // errors) and the kernel language, the functions and types kernels call
-// ([StreamParallel], [NDRange], [AtomicAdd], [Sqrt] and the other math
-// functions). The kernel language's functions are ordinary Go with native
+// ([StreamParallel], [Serial], [NDRange], [AtomicAdd], [Sqrt] and the other
+// math functions). The kernel language's functions are ordinary Go with native
 // implementations, so a kernel called from Go runs serially as a
 // reference; docs/kernels.md is its reference page.
 //

@@ -28,6 +28,17 @@ import (
 // blocks simply run one after the other.
 func StreamParallel(body func()) { body() }
 
+// Serial runs body. In a kernel compiled by qd it marks serial work as
+// meant: a range loop outside a parallel loop that is not at the top level
+// of the kernel (or of a qd.StreamParallel block), under an if or inside a
+// serial loop, would run its whole range on one thread, so qd refuses it
+// unless it is inside a qd.Serial block. The block's statements run where
+// it stands, its range loops as serial loops. Its argument is a function
+// literal, and the call a statement; inside a parallel loop, where every
+// loop is serial per iteration already, it changes nothing. Natively it
+// simply calls body.
+func Serial(body func()) { body() }
+
 // LoopOption tunes the parallel loop that follows a [LoopConfig] call.
 type LoopOption struct {
 	blockDim int

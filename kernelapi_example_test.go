@@ -61,6 +61,32 @@ func ExampleStreamParallel() {
 	// Output: [1 1] [[0 1] [1.4142135 1.7320508]]
 }
 
+// cumulate scales x in parallel, then turns it into its running sums on one
+// thread: each sum needs the one before it, so the loop is serial on
+// purpose, and qd.Serial says so (a range loop under the if alone would be
+// refused, since it would run on one thread by mistake as often).
+//
+//qd:kernel
+func cumulate(x []int64, on bool) {
+	for i := range len(x) {
+		x[i] *= 10
+	}
+	qd.Serial(func() {
+		if on {
+			for i := range len(x) - 1 {
+				x[i+1] += x[i]
+			}
+		}
+	})
+}
+
+func ExampleSerial() {
+	x := []int64{1, 2, 3, 4}
+	cumulate(x, true)
+	fmt.Println(x)
+	// Output: [10 30 60 100]
+}
+
 func ExampleNDRange3() {
 	v := [][][]int{{{0, 0}, {0, 0}}, {{0, 0}, {0, 0}}}
 	for p := range qd.NDRange3(2, 2, 2) {

@@ -25,8 +25,9 @@ Write what qd generates for each //qd:kernel function of FILE.go: PTX for
 cuda (for compute capability -sm, one that qd knows), the HIP C source
 that hiprtc compiles for amdgpu (the processor is -gfx), the lowered IR
 for cpu; no GPU is needed. Each kernel's text starts with its tasks: entry
-names, parallel or serial, block size, how the grid is sized and the
-parameters each entry takes. With -o, kernel K goes to DIR/K.ptx (K.hip,
+names, parallel or serial (one thread, a launch of its own, its first
+statement quoted), block size, how the grid is sized and the parameters
+each entry takes. With -o, kernel K goes to DIR/K.ptx (K.hip,
 K.ir); without it, everything goes to standard output. Compile errors are
 printed as FILE:LINE:COL: message, one per line, and exit 1.
 
@@ -101,8 +102,9 @@ func compileCmd(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	failed := false
+	code := source{file: file, lines: strings.Split(string(src), "\n")}
 	for _, k := range kernels {
-		text, ext, err := generateKernel(k, *arch, targets{ptx: target, amd: amd}, ptx.Options{FastMath: *fast})
+		text, ext, err := generateKernel(k, *arch, targets{ptx: target, amd: amd}, ptx.Options{FastMath: *fast}, code)
 		if err != nil {
 			printCompileErrors(stderr, err)
 			failed = true
@@ -164,8 +166,9 @@ type targets struct {
 }
 
 // generateKernel lowers k and writes its code for arch, headed by a
-// description of its tasks; ext is the file extension for -o.
-func generateKernel(k *ir.Kernel, arch string, t targets, opts ptx.Options) (text, ext string, err error) {
+// description of its tasks, which quotes code from src; ext is the file
+// extension for -o.
+func generateKernel(k *ir.Kernel, arch string, t targets, opts ptx.Options, src source) (text, ext string, err error) {
 	plan, err := lower.Lower(k)
 	if err != nil {
 		return "", "", err
@@ -179,7 +182,7 @@ func generateKernel(k *ir.Kernel, arch string, t targets, opts ptx.Options) (tex
 	switch arch {
 	case "cpu":
 		for _, t := range plan.Tasks {
-			describeTask(&b, t, nil, k)
+			describeTask(&b, t, nil, k, src)
 		}
 		b.WriteString("\n")
 		b.WriteString(ir.Print(k))
@@ -190,7 +193,7 @@ func generateKernel(k *ir.Kernel, arch string, t targets, opts ptx.Options) (tex
 			return "", "", err
 		}
 		for i, task := range plan.Tasks {
-			describeTask(&b, task, &layout.Tasks[i], k)
+			describeTask(&b, task, &layout.Tasks[i], k, src)
 		}
 		fmt.Fprintf(&b, "// HIP C source for %s (wave size %d), as hiprtc compiles it\n\n", t.amd.Processor(), t.amd.WaveSize)
 		b.WriteString(code)
@@ -201,7 +204,7 @@ func generateKernel(k *ir.Kernel, arch string, t targets, opts ptx.Options) (tex
 			return "", "", err
 		}
 		for i, t := range plan.Tasks {
-			describeTask(&b, t, &layout.Tasks[i], k)
+			describeTask(&b, t, &layout.Tasks[i], k, src)
 		}
 		b.WriteString("\n")
 		b.WriteString(code)
@@ -210,14 +213,28 @@ func generateKernel(k *ir.Kernel, arch string, t targets, opts ptx.Options) (tex
 }
 
 // describeTask writes one comment line (and, on a GPU, its entry's
-// parameters) for task t.
-func describeTask(b *strings.Builder, t *lower.Task, e *kabi.Task, k *ir.Kernel) {
+// parameters) for task t. A serial task says that it runs on one thread
+// and quotes its first statement: statements between parallel loops (a
+// scalar computed before one) are a launch of their own, which the source
+// does not show.
+func describeTask(b *strings.Builder, t *lower.Task, e *kabi.Task, k *ir.Kernel, src source) {
 	fmt.Fprintf(b, "// task %d: %s", t.Index, t.Kind)
+	if t.Kind == lower.Serial {
+		b.WriteString(" (one thread)")
+	}
 	if t.Group > 0 {
 		fmt.Fprintf(b, ", group %d", t.Group)
 	}
 	if t.Pos.IsKnown() {
 		fmt.Fprintf(b, ", at %s", t.Pos)
+	}
+	if t.Kind == lower.Serial {
+		if q := src.quote(t.Pos); q != "" {
+			b.WriteString(": " + q)
+			if src.moreLines(t) {
+				b.WriteString(" …")
+			}
+		}
 	}
 	for _, r := range t.Reductions {
 		fmt.Fprintf(b, ", %s-range reduction (%s on %s)", r.Scope, r.Atomic.Op, r.Atomic.Array.Name)

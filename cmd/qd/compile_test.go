@@ -9,6 +9,7 @@ import (
 
 	"github.com/quadrants-go/qd/internal/amdtools"
 	"github.com/quadrants-go/qd/internal/codegen/csrc"
+	"github.com/quadrants-go/qd/internal/ir"
 )
 
 const compileTestSrc = `package k
@@ -181,5 +182,66 @@ func TestCompileLongSwitch(t *testing.T) {
 		if size[arch] > size["cuda"] {
 			t.Errorf("-arch %s wrote %d bytes, more than the %d of PTX", arch, size[arch], size["cuda"])
 		}
+	}
+}
+
+// TestCompileSerialTasks: a serial task is described as one thread and
+// quotes its first statement, without its comment and shortened, with …
+// when it runs more lines: a scalar computed before a parallel loop is a
+// launch of its own that the source does not show. A task whose position
+// a //line directive moved to another file quotes nothing.
+func TestCompileSerialTasks(t *testing.T) {
+	const src = `package k
+
+import "github.com/quadrants-go/qd"
+
+//qd:kernel
+func scale(x []float32, a float32, on bool) {
+	s := a * 2 // "//" in a comment
+	if on {
+		s = -s
+	}
+	for i := range len(x) {
+		x[i] *= s
+	}
+	qd.Serial(func() {
+		for i := range len(x) - 1 {
+			x[i+1] += x[i] + x[i]*x[i] + x[i]*x[i]*x[i] + x[i]*x[i]*x[i]*x[i] + 1
+		}
+	})
+}
+
+//line other.go:1:1
+//qd:kernel
+func elsewhere(x []float32) {
+	x[0] = 1
+}
+`
+	file := filepath.Join(t.TempDir(), "k.go")
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, arch := range []string{"cpu", "cuda", "amdgpu"} {
+		var out, errs strings.Builder
+		if code := run([]string{"compile", "-arch", arch, file}, &out, &errs); code != 0 {
+			t.Fatalf("-arch %s: exit %d: %s", arch, code, errs.String())
+		}
+		for _, want := range []string{
+			"// task 0: serial (one thread), at " + file + ":7:2: s := a * 2 …\n",
+			"// task 1: parallel, at " + file + ":11:2\n",
+			"// task 2: serial (one thread), at " + file + ":15:3: for i := range len(x) - 1 {\n",
+			"// task 0: serial (one thread), at " + filepath.Join(filepath.Dir(file), "other.go") + ":3:2\n",
+		} {
+			if !strings.Contains(out.String(), want) {
+				t.Errorf("-arch %s: output lacks %q", arch, want)
+			}
+		}
+	}
+	long := source{file: "k.go", lines: []string{"\tx[i+1] += x[i] + x[i]*x[i] + x[i]*x[i]*x[i] + x[i]*x[i]*x[i]*x[i] + 1 // more"}}
+	if got, want := long.quote(ir.Pos{File: "k.go", Line: 1, Col: 2}), "x[i+1] += x[i] + x[i]*x[i] + x[i]*x[i]*x[i] + x[i]*x[i]*x[i…"; got != want {
+		t.Errorf("quote of a long line: %q, want %q", got, want)
+	}
+	if got := long.quote(ir.Pos{File: "k.go", Line: 2, Col: 1}); got != "" {
+		t.Errorf("quote past the end: %q, want none", got)
 	}
 }

@@ -81,7 +81,7 @@ func (b *builder) callVals(x *ast.CallExpr) []val {
 		}
 		return b.scalars(x, []ir.Expr{ir.Bits(bitCasts[fn.Name()], v)})
 	case fn.Pkg() == b.std.qd:
-		b.errorf(x.Pos(), "qd.%s cannot be used in kernels; kernels may call qd.StreamParallel, qd.LoopConfig, qd.NDRange, qd.NDRange3, the qd atomics, qd math (%s) and qd's value types", fn.Name(), supportedMath())
+		b.errorf(x.Pos(), "qd.%s cannot be used in kernels; kernels may call qd.StreamParallel, qd.Serial, qd.LoopConfig, qd.NDRange, qd.NDRange3, the qd atomics, qd math (%s) and qd's value types", fn.Name(), supportedMath())
 	case fn.Pkg() == b.std.math:
 		b.errorf(x.Pos(), "math.%s is not supported in kernels; supported: %s", fn.Name(), supportedMath())
 	case fn.Pkg() != nil && fn.Pkg() != b.fc.pkg:
@@ -197,6 +197,8 @@ func (b *builder) apiCall(x *ast.CallExpr, fn *types.Func, a apiFunc) []ir.Expr 
 	switch a.kind {
 	case apiStreamParallel:
 		b.errorf(x.Pos(), "qd.StreamParallel must be called as a statement at the top level of a kernel")
+	case apiSerial:
+		b.errorf(x.Pos(), "qd.Serial must be called as a statement: qd.Serial(func() { ... })")
 	case apiLoopConfig:
 		b.errorf(x.Pos(), "qd.LoopConfig must be a statement at the top level of the kernel, immediately before a parallel loop")
 	case apiBlockDim:

@@ -50,7 +50,7 @@ func TestConstructs(t *testing.T) {
 			[]string{"n[0] = len(x, 0) + len(x, 1) + len(x, 2)"}, nil},
 		{"atomic statement", "//qd:kernel\nfunc k(x []float32) {\n\tfor i := range len(x) {\n\t\tqd.AtomicAdd(&x[0], x[i])\n\t}\n}\n",
 			[]string{"atomic_add(&x[0], x[i])"}, nil},
-		{"early return helper at top level: loop under if is serial", "func f(x []int) {\n\tif len(x) == 0 {\n\t\treturn\n\t}\n\tfor i := range len(x) {\n\t\tx[i] = 1\n\t}\n}\n\n//qd:kernel\nfunc k(x []int) {\n\tf(x)\n}\n",
+		{"early return helper in qd.Serial: loop under if is serial", "func f(x []int) {\n\tif len(x) == 0 {\n\t\treturn\n\t}\n\tfor i := range len(x) {\n\t\tx[i] = 1\n\t}\n}\n\n//qd:kernel\nfunc k(x []int) {\n\tqd.Serial(func() { f(x) })\n}\n",
 			[]string{"if len(x, 0) == 0 {", "} else {", "for var i i64 = 0; i < len(x, 0); i = i + 1 {"}, []string{"parallel"}},
 		{"range value copy", "//qd:kernel\nfunc k(x []int) {\n\tfor i := range len(x) {\n\t\ti *= 2\n\t\tx[0] = i\n\t}\n}\n",
 			[]string{"var i#2 i64 = i#1", "i#2 = i#2 * 2"}, nil},
@@ -146,8 +146,8 @@ func TestExamplesParse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ks) != 3 {
-		t.Fatalf("got %d kernels, want 3", len(ks))
+	if len(ks) != 4 {
+		t.Fatalf("got %d kernels, want 4", len(ks))
 	}
 	for _, k := range ks {
 		checkKernel(t, k)

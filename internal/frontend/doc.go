@@ -26,7 +26,13 @@
 //     loop wrapped around the inlined body; "if c { return a }; rest" is
 //     first rewritten to an if/else so that the common early-return pattern
 //     needs no wrapper.
-//  4. Structured control flow is kept structured: a switch becomes an if/else
+//  4. A range loop at the top level of the kernel (or of a
+//     qd.StreamParallel block) is a ParallelFor; anywhere else it is a
+//     serial loop. Outside a parallel loop such a loop would run its whole
+//     range on one thread, so it is refused unless a qd.Serial block, whose
+//     statements are emitted in place, says that one thread is meant
+//     (serial.go).
+//  5. Structured control flow is kept structured: a switch becomes an if/else
 //     chain (inside a one-trip ir.For when a break leaves it), continue in a
 //     parallel loop leaves a one-trip ir.For around its body, and every
 //     Break and Continue names its target loop explicitly.

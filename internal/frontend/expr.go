@@ -61,7 +61,7 @@ func (b *builder) expr(e ast.Expr) ir.Expr {
 		}
 		return &ir.VarRef{Var: vars[0]}
 	case *ast.FuncLit:
-		b.errorf(x.Pos(), "function literals (closures) are not supported in kernels, except as the argument of qd.StreamParallel")
+		b.errorf(x.Pos(), "function literals (closures) are not supported in kernels, except as the argument of qd.StreamParallel or qd.Serial")
 	case *ast.CompositeLit:
 		b.composite(x, b.typ(x)) // reports what is wrong
 	case *ast.SliceExpr:
@@ -285,7 +285,7 @@ func readsAny(e ir.Expr, set map[*ir.Var]bool) bool {
 func (b *builder) logical(op ir.BinOp, x ir.Expr, f func() ir.Expr) ir.Expr {
 	var pre []ir.Stmt
 	var y ir.Expr
-	b.nested(&pre, func() { y = f() })
+	b.nested(inOperand, &pre, func() { y = f() })
 	if len(pre) == 0 {
 		return foldBinary(ir.NewBinary(op, x, y))
 	}

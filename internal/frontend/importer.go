@@ -38,6 +38,7 @@ type apiKind uint8
 const (
 	apiNone apiKind = iota
 	apiStreamParallel
+	apiSerial
 	apiLoopConfig
 	apiBlockDim
 	apiNDRange
@@ -177,6 +178,7 @@ func (s *stdlib) index() {
 	s.funcs = map[*types.Func]apiFunc{}
 	qdNames := map[string]apiFunc{
 		"StreamParallel": {kind: apiStreamParallel},
+		"Serial":         {kind: apiSerial},
 		"LoopConfig":     {kind: apiLoopConfig},
 		"BlockDim":       {kind: apiBlockDim},
 		"NDRange":        {kind: apiNDRange},

@@ -251,7 +251,7 @@ func (b *builder) inline(x *ast.CallExpr, c *callee, recv *receiver, args []ast.
 	if earlyReturn(decl.Body.List, true) {
 		// A return in the middle leaves this one-trip loop; loops inside it
 		// are serial even when the call is at the kernel's top level.
-		b.nested(&fr.retFor.Body, func() { b.stmtList(decl.Body.List, true) })
+		b.nested(inEarlyReturn, &fr.retFor.Body, func() { b.stmtList(decl.Body.List, true) })
 		fr.retFor.Body = append(fr.retFor.Body, &ir.Break{Pos: fr.retFor.Pos, Loop: fr.retFor})
 		b.emit(fr.retFor)
 	} else {

@@ -69,6 +69,9 @@ type frame struct {
 	lib      bool             // a function of qd's value library
 	userPos  ir.Pos           // in a library frame: the call in the kernel's file that led there
 	owned    map[*ir.Var]bool // the frame's own locals (see tailReturn)
+	// inLit counts the qd.Serial function literals being translated in
+	// this frame: a return there ends the literal, not the function.
+	inLit int
 }
 
 // result is a helper's result: the locals of its leaves.
@@ -79,21 +82,26 @@ type result struct {
 
 // builder translates one kernel.
 type builder struct {
-	name    string // the kernel's name in messages: saxpy, or saxpy[float64]
-	fc      *fileCtx
-	std     *stdlib
-	info    *types.Info
-	k       *ir.Kernel
-	nvars   int
-	block   *[]ir.Stmt
-	fr      *frame
-	pos     ir.Pos // position of the statements emitted next
-	top     bool   // at the top level of the kernel or of a StreamParallel block
-	inPar   bool   // inside a parallel loop
-	inSP    bool   // inside a StreamParallel block
-	inlines int
-	nstmts  int
-	nerrs   int
+	name  string // the kernel's name in messages: saxpy, or saxpy[float64]
+	fc    *fileCtx
+	std   *stdlib
+	info  *types.Info
+	k     *ir.Kernel
+	nvars int
+	block *[]ir.Stmt
+	fr    *frame
+	pos   ir.Pos // position of the statements emitted next
+	top   bool   // at the top level of the kernel or of a StreamParallel block
+	inPar bool   // inside a parallel loop
+	inSP  bool   // inside a StreamParallel block
+	// serialIn, while top is false outside a parallel loop, is what made
+	// the code serial: the statement where top turned false, or a
+	// qd.Serial block. A range loop there is refused unless it is
+	// inSerial (serial.go).
+	serialIn serialCtx
+	inlines  int
+	nstmts   int
+	nerrs    int
 	// fresh are locals holding results that calls handed over and that
 	// nothing names yet: a declaration may adopt them (see tailReturn).
 	fresh   map[*ir.Var]bool
@@ -162,12 +170,17 @@ func (b *builder) into(dst *[]ir.Stmt, f func()) {
 }
 
 // nested runs f for statements that are not at the top level (inside an if,
-// a loop, a lazily evaluated operand): range loops there are serial.
-func (b *builder) nested(dst *[]ir.Stmt, f func()) {
-	saved := b.top
+// a loop, a lazily evaluated operand): range loops there are serial. ctx
+// says which, for the error a range loop there gets when the statement was
+// at the top level.
+func (b *builder) nested(ctx serialCtx, dst *[]ir.Stmt, f func()) {
+	saved, savedIn := b.top, b.serialIn
+	if b.top {
+		b.serialIn = ctx
+	}
 	b.top = false
 	b.into(dst, f)
-	b.top = saved
+	b.top, b.serialIn = saved, savedIn
 }
 
 func (b *builder) newVar(name string, t ir.Type) *ir.Var {

@@ -18,7 +18,7 @@ func (b *builder) forStmt(s *ast.ForStmt, label *types.Label) {
 	loop := &ir.For{Pos: b.at(s.Pos())}
 	t := &target{label: label, loop: true, brk: loop, cont: loop}
 	if s.Init != nil {
-		b.nested(&loop.Init, func() { b.stmt(s.Init, false) })
+		b.nested(inLoop, &loop.Init, func() { b.stmt(s.Init, false) })
 		if !allKinds(loop.Init, true) {
 			// An init that needs more than declarations and assignments
 			// (an inlined call) runs once before the loop instead.
@@ -30,7 +30,7 @@ func (b *builder) forStmt(s *ast.ForStmt, label *types.Label) {
 	var pre []ir.Stmt
 	if s.Cond != nil {
 		var c ir.Expr
-		b.nested(&pre, func() { c = b.cond(s.Cond) })
+		b.nested(inLoop, &pre, func() { c = b.cond(s.Cond) })
 		if len(pre) == 0 {
 			loop.Cond = c
 		} else {
@@ -41,7 +41,7 @@ func (b *builder) forStmt(s *ast.ForStmt, label *types.Label) {
 		}
 	}
 	if s.Post != nil {
-		b.nested(&loop.Post, func() { b.stmt(s.Post, false) })
+		b.nested(inLoop, &loop.Post, func() { b.stmt(s.Post, false) })
 	}
 	var post []ir.Stmt
 	if !allKinds(loop.Post, false) {
@@ -53,7 +53,7 @@ func (b *builder) forStmt(s *ast.ForStmt, label *types.Label) {
 	}
 	var body []ir.Stmt
 	b.withTarget(t, func() {
-		b.nested(&body, func() { b.stmtList(s.Body.List, false) })
+		b.nested(inLoop, &body, func() { b.stmtList(s.Body.List, false) })
 	})
 	if t.contBrk != nil {
 		t.contBrk.Body = append(body, &ir.Break{Pos: loop.Pos, Loop: t.contBrk})
@@ -101,7 +101,8 @@ type rangeSpace struct {
 
 // rangeStmt translates a range loop over an integer, an array parameter,
 // qd.NDRange or qd.NDRange3: parallel at the top level of the kernel (or of
-// a qd.StreamParallel block), serial elsewhere.
+// a qd.StreamParallel block), serial elsewhere; serial outside a parallel
+// loop only inside qd.Serial (refuseSerialRange).
 func (b *builder) rangeStmt(s *ast.RangeStmt, label *types.Label) {
 	if s.Tok == token.ASSIGN {
 		b.errorf(s.Pos(), "range loops must declare their variables (for i := range n); assigning existing variables is not supported")
@@ -146,6 +147,13 @@ func (b *builder) rangeStmt(s *ast.RangeStmt, label *types.Label) {
 	// A range over a local array is a loop over its few elements: serial,
 	// as every loop that reads a local value is.
 	parallel := b.top && !sp.local
+	if !parallel && b.refuseSerialRange(s, sp.local) {
+		// The loop is translated on, for the errors of its body, as a
+		// serial loop: loops inside it are not reported again.
+		savedIn := b.serialIn
+		b.serialIn = inSerial
+		defer func() { b.serialIn = savedIn }()
+	}
 	if !parallel && b.unrollRange(s, label, sp, objs[0]) {
 		return
 	}
@@ -346,7 +354,7 @@ func (b *builder) serialRange(s *ast.RangeStmt, label *types.Label, sp rangeSpac
 	}
 	t := &target{label: label, loop: true, brk: outer, cont: inner}
 	b.withTarget(t, func() {
-		b.nested(&inner.Body, func() {
+		b.nested(inLoop, &inner.Body, func() {
 			bindVars()
 			b.stmtList(s.Body.List, false)
 		})

@@ -9,14 +9,15 @@ import (
 )
 
 // stmtList translates a list of statements. tail says that control leaves
-// the function right after the list: a return there needs no jump, and in a
-// helper "if c { ...; return }; rest" becomes "if c { ...; return } else {
-// rest }", so that its returns stay at the tail.
+// the function (or qd.Serial's function literal) right after the list: a
+// return there needs no jump, and in a helper or a literal "if c { ...;
+// return }; rest" becomes "if c { ...; return } else { rest }", so that its
+// returns stay at the tail.
 func (b *builder) stmtList(list []ast.Stmt, tail bool) {
 	for i := 0; i < len(list); i++ {
 		s := list[i]
 		last := i == len(list)-1
-		if tail && !last && !b.fr.isKernel {
+		if tail && !last && (!b.fr.isKernel || b.fr.inLit > 0) {
 			if ifs, ok := s.(*ast.IfStmt); ok && ifTerminates(ifs) {
 				b.ifStmt(ifs, list[i+1:], true)
 				return
@@ -215,6 +216,9 @@ func (b *builder) exprStmt(s *ast.ExprStmt) {
 	case apiStreamParallel:
 		b.streamParallel(call)
 		return
+	case apiSerial:
+		b.serialBlock(call)
+		return
 	case apiLoopConfig:
 		b.errorf(call.Pos(), "qd.LoopConfig must be a statement at the top level of the kernel (or of a qd.StreamParallel block), immediately before a parallel loop")
 		return
@@ -250,6 +254,9 @@ func (b *builder) streamParallel(call *ast.CallExpr) {
 		return
 	case b.inPar:
 		b.errorf(call.Pos(), "qd.StreamParallel cannot be used inside a parallel loop; it must be a top-level statement of the kernel")
+		return
+	case b.serialIn == inSerial:
+		b.errorf(call.Pos(), "qd.StreamParallel cannot be used inside qd.Serial; it must be a top-level statement of the kernel")
 		return
 	case !b.top:
 		b.errorf(call.Pos(), "qd.StreamParallel must be a top-level statement of the kernel, not inside if, for or switch")
@@ -320,27 +327,36 @@ func (b *builder) ifStmt(s *ast.IfStmt, rest []ast.Stmt, tail bool) {
 	}
 	c := b.cond(s.Cond)
 	then, els := s.Body.List, elseList(s)
+	thenIn, elseIn := inIf, inIf
 	if rest != nil {
 		then, els = splitIfRest(s, rest)
+		// What follows an early return runs in a branch: a range loop
+		// there is refused for the return, which the user wrote, rather
+		// than for an if the translation made.
+		if terminates(s.Body) {
+			elseIn = inEarlyReturn
+		} else {
+			thenIn = inEarlyReturn
+		}
 	}
 	if k, ok := c.(*ir.Const); ok && k.T == ir.Bool && b.info.Types[s.Cond].Value == nil {
 		// A condition that is constant only once translated (T(1+1e-10)
 		// == 1 for float32, a test of an unrolled loop's variable): only
 		// the branch it takes is translated.
 		var taken []ir.Stmt
-		branch := then
+		branch, in := then, thenIn
 		if k.Bits == 0 {
-			branch = els
+			branch, in = els, elseIn
 		}
-		b.nested(&taken, func() { b.stmtList(branch, tail) })
+		b.nested(in, &taken, func() { b.stmtList(branch, tail) })
 		*b.block = append(*b.block, taken...)
 		return
 	}
 	node := &ir.If{Pos: b.at(s.Pos()), Cond: c}
 	b.emit(node)
-	b.nested(&node.Then, func() { b.stmtList(then, tail) })
+	b.nested(thenIn, &node.Then, func() { b.stmtList(then, tail) })
 	if len(els) > 0 {
-		b.nested(&node.Else, func() { b.stmtList(els, tail) })
+		b.nested(elseIn, &node.Else, func() { b.stmtList(els, tail) })
 	}
 }
 
@@ -395,7 +411,7 @@ func (b *builder) switchStmt(s *ast.SwitchStmt, label *types.Label, tail bool) {
 	t := &target{label: label, brk: wrap}
 	b.fr.targets = append(b.fr.targets, t)
 	var body []ir.Stmt
-	b.nested(&body, func() {
+	b.nested(inSwitch, &body, func() {
 		if falls {
 			b.fallthroughSwitch(clauses, def, match, tail)
 			return
@@ -547,6 +563,13 @@ func (b *builder) branchStmt(s *ast.BranchStmt) {
 // returnStmt translates a return: in a helper it sets the result locals and,
 // unless at the tail, leaves the helper's one-trip wrapper.
 func (b *builder) returnStmt(s *ast.ReturnStmt, tail bool) {
+	if b.fr.inLit > 0 {
+		// It returns from qd.Serial's literal (which has no results).
+		if !tail {
+			b.errorf(s.Pos(), "return inside qd.Serial is only supported where it ends the function literal (its last statement, or an if whose other branch holds the rest); use if/else to skip work, or break to leave a loop")
+		}
+		return
+	}
 	if b.fr.isKernel {
 		switch {
 		case len(s.Results) > 0:

@@ -120,7 +120,7 @@ func (b *builder) unroll(pos ir.Pos, label *types.Label, body []ast.Stmt, n int,
 			it := &ir.For{Pos: pos}
 			t.contBrk, t.usedCont = it, false
 			var iter []ir.Stmt
-			b.nested(&iter, func() {
+			b.nested(inLoop, &iter, func() {
 				bind(k)
 				b.stmtList(body, false)
 			})

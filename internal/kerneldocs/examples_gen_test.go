@@ -21,7 +21,7 @@ var (
 	_ = diffcheck.RecordElem[float32]
 )
 
-// Example 1: docs/kernels.md:42.
+// Example 1: docs/kernels.md:43.
 
 //qd:kernel
 func ex1_saxpy(a float32, x, y []float32) {
@@ -30,7 +30,7 @@ func ex1_saxpy(a float32, x, y []float32) {
 	}
 }
 
-// Example 2: docs/kernels.md:75.
+// Example 2: docs/kernels.md:76.
 
 const ex2_g = 9.81 // untyped: rounded once, to float64 here
 
@@ -46,7 +46,7 @@ func ex2_heights(t, h []float64) {
 	}
 }
 
-// Example 3: docs/kernels.md:119.
+// Example 3: docs/kernels.md:120.
 
 //qd:kernel
 func ex3_shapes(on bool, n int32, s float64, x []float64, m [][]float32, v [][][]uint32) {
@@ -63,7 +63,7 @@ func ex3_shapes(on bool, n int32, s float64, x []float64, m [][]float32, v [][][
 	}
 }
 
-// Example 4: docs/kernels.md:196.
+// Example 4: docs/kernels.md:197.
 
 //qd:kernel
 func ex4_brighten(px []uint8, gain uint8, d [][][][]int16) {
@@ -77,7 +77,7 @@ func ex4_brighten(px []uint8, gain uint8, d [][][][]int16) {
 	}
 }
 
-// Example 5: docs/kernels.md:226.
+// Example 5: docs/kernels.md:227.
 
 //qd:kernel
 func ex5_centre(x []float32, count []int32) {
@@ -93,16 +93,7 @@ func ex5_centre(x []float32, count []int32) {
 	}
 }
 
-// Example 6: docs/kernels.md:275.
-
-//qd:kernel
-func ex6_clearSlow(x []float32, on bool) {
-	if on {
-		for i := range len(x) { // inside an if: serial, one thread
-			x[i] = 0
-		}
-	}
-}
+// Example 6: docs/kernels.md:297.
 
 //qd:kernel
 func ex6_clearFast(x []float32, on bool) {
@@ -113,7 +104,7 @@ func ex6_clearFast(x []float32, on bool) {
 	}
 }
 
-// Example 7: docs/kernels.md:313.
+// Example 7: docs/kernels.md:326.
 
 //qd:kernel
 func ex7_matmul(a, b, c [][]float32) {
@@ -141,7 +132,7 @@ func ex7_negate(x []float64) {
 	}
 }
 
-// Example 8: docs/kernels.md:362.
+// Example 8: docs/kernels.md:375.
 
 //qd:kernel
 func ex8_double(x []float64) {
@@ -151,7 +142,7 @@ func ex8_double(x []float64) {
 	}
 }
 
-// Example 9: docs/kernels.md:396.
+// Example 9: docs/kernels.md:409.
 
 //qd:kernel
 func ex9_prepare(hist, values []int32, grid [][]float32, ramp []float32) {
@@ -175,10 +166,32 @@ func ex9_prepare(hist, values []int32, grid [][]float32, ramp []float32) {
 	})
 }
 
-// Example 10: docs/kernels.md:459.
+// Example 10: docs/kernels.md:507.
+
+// runningSum doubles x in parallel, then sums it on one thread: each sum
+// needs the one before it.
+//
+//qd:kernel
+func ex10_runningSum(x, sums []float32, on bool) {
+	for i := range len(x) { // parallel
+		x[i] *= 2
+	}
+	qd.Serial(func() { // one thread, on purpose
+		if !on {
+			return // leaves the literal, not the kernel
+		}
+		var s float32
+		for i := range len(x) { // serial
+			s += x[i]
+			sums[i] = s
+		}
+	})
+}
+
+// Example 11: docs/kernels.md:549.
 
 //qd:kernel
-func ex10_classify(x []float64, code []int32) {
+func ex11_classify(x []float64, code []int32) {
 	for i := range len(x) {
 		v := x[i]
 		var c int32
@@ -200,7 +213,7 @@ func ex10_classify(x []float64, code []int32) {
 }
 
 //qd:kernel
-func ex10_firstAbove(m [][]float32, limit float32, col []int) {
+func ex11_firstAbove(m [][]float32, limit float32, col []int) {
 	for i := range len(m) {
 		col[i] = -1
 		for j := 0; j < len(m[i]); j++ {
@@ -213,7 +226,7 @@ func ex10_firstAbove(m [][]float32, limit float32, col []int) {
 }
 
 //qd:kernel
-func ex10_digits(n []int64, out []int64) {
+func ex11_digits(n []int64, out []int64) {
 rows:
 	for i := range len(n) {
 		if n[i] == 0 {
@@ -237,9 +250,9 @@ rows:
 	}
 }
 
-// Example 11: docs/kernels.md:528.
+// Example 12: docs/kernels.md:618.
 
-func ex11_clamp(x, lo, hi float32) float32 {
+func ex12_clamp(x, lo, hi float32) float32 {
 	if x < lo {
 		return lo
 	}
@@ -250,7 +263,7 @@ func ex11_clamp(x, lo, hi float32) float32 {
 }
 
 // span returns the smallest and largest of a[i-1], a[i], a[i+1] that exist.
-func ex11_span(a []float32, i int) (lo, hi float32) {
+func ex12_span(a []float32, i int) (lo, hi float32) {
 	lo, hi = a[i], a[i]
 	if i > 0 {
 		lo, hi = min(lo, a[i-1]), max(hi, a[i-1])
@@ -261,26 +274,26 @@ func ex11_span(a []float32, i int) (lo, hi float32) {
 	return
 }
 
-func ex11_fill(a []float32, v float32) {
+func ex12_fill(a []float32, v float32) {
 	for i := range len(a) {
 		a[i] = v
 	}
 }
 
 //qd:kernel
-func ex11_smooth(x, y, width []float32) {
-	ex11_fill(width, 0) // called at the top level: its range loop is a parallel loop of the kernel
+func ex12_smooth(x, y, width []float32) {
+	ex12_fill(width, 0) // called at the top level: its range loop is a parallel loop of the kernel
 	for i := range len(x) {
-		lo, hi := ex11_span(x, i)
-		y[i] = ex11_clamp(x[i], -1, 1)
+		lo, hi := ex12_span(x, i)
+		y[i] = ex12_clamp(x[i], -1, 1)
 		width[i] = hi - lo
 	}
 }
 
-// Example 12: docs/kernels.md:629.
+// Example 13: docs/kernels.md:721.
 
 //qd:kernel
-func ex12_ints(a []int32, b []uint32, wrapped, quo, rem, shifted []int32, mixed []uint32) {
+func ex13_ints(a []int32, b []uint32, wrapped, quo, rem, shifted []int32, mixed []uint32) {
 	for i := range len(a) {
 		x := a[i]*50_000_000 - 2_000_000_000 // wraps around, as in Go
 		wrapped[i] = x
@@ -292,7 +305,7 @@ func ex12_ints(a []int32, b []uint32, wrapped, quo, rem, shifted []int32, mixed 
 }
 
 //qd:kernel
-func ex12_floats(x []float64, y []float32, r []int32) {
+func ex13_floats(x []float64, y []float32, r []int32) {
 	for i := range len(x) {
 		y[i] = float32(x[i]) * 0.1 // 0.1 rounded to float32 once, as Go does
 		r[i] = int32(x[i] * 1000)  // truncates toward zero
@@ -300,10 +313,10 @@ func ex12_floats(x []float64, y []float32, r []int32) {
 	}
 }
 
-// Example 13: docs/kernels.md:663.
+// Example 14: docs/kernels.md:755.
 
 //qd:kernel
-func ex13_polar(x, y, r, theta []float64, r32 []float32, bad []bool) {
+func ex14_polar(x, y, r, theta []float64, r32 []float32, bad []bool) {
 	for i := range len(x) {
 		r[i] = math.Hypot(x[i], y[i])
 		theta[i] = math.Atan2(y[i], x[i])
@@ -313,10 +326,10 @@ func ex13_polar(x, y, r, theta []float64, r32 []float32, bad []bool) {
 	}
 }
 
-// Example 14: docs/kernels.md:709.
+// Example 15: docs/kernels.md:801.
 
 //qd:kernel
-func ex14_histogram(values, hist []int32) {
+func ex15_histogram(values, hist []int32) {
 	for i := range len(hist) {
 		hist[i] = 0
 	}
@@ -326,17 +339,17 @@ func ex14_histogram(values, hist []int32) {
 }
 
 //qd:kernel
-func ex14_tick(counts, before []int64, flags []uint32) {
+func ex15_tick(counts, before []int64, flags []uint32) {
 	for i := range len(counts) {
 		before[i] = recordAdd(&counts[i], 1) // the value before the add
 		qd.AtomicOr(&flags[i%len(flags)], 1<<(i%32))
 	}
 }
 
-// Example 15: docs/kernels.md:744.
+// Example 16: docs/kernels.md:836.
 
 //qd:kernel
-func ex15_stats(x, sum, lo, hi []float32, positive []int64) {
+func ex16_stats(x, sum, lo, hi []float32, positive []int64) {
 	for i := range len(x) {
 		recordAdd(&sum[0], x[i])
 		qd.AtomicMin(&lo[0], x[i])
@@ -348,58 +361,58 @@ func ex15_stats(x, sum, lo, hi []float32, positive []int64) {
 }
 
 //qd:kernel
-func ex15_rowTotals(m [][]float64, rows []float64) {
+func ex16_rowTotals(m [][]float64, rows []float64) {
 	for i, j := range qd.NDRange(len(m), len(m[0])) {
 		recordAdd(&rows[i], m[i][j]) // 24 iterations add to each row's element
 	}
 }
 
-// Example 16: docs/kernels.md:776.
+// Example 17: docs/kernels.md:868.
 
 //qd:kernel
-func ex16_scatterVec(cell []int32, vs, grid, total []qd.Vec2[float32]) {
+func ex17_scatterVec(cell []int32, vs, grid, total []qd.Vec2[float32]) {
 	for i := range len(vs) {
 		recordAddVec(&grid[cell[i]%int32(len(grid))], vs[i])
 		recordAddVec(&total[0], vs[i]) // a reduction per component
 	}
 }
 
-// Example 17: docs/kernels.md:815.
+// Example 18: docs/kernels.md:907.
 
-type ex17_body struct {
+type ex18_body struct {
 	pos, vel qd.Vec3[float32]
 	mass     float32
 }
 
 // kick is a method with a pointer receiver: it changes the caller's value.
-func (b *ex17_body) kick(f qd.Vec3[float32], dt float32) {
+func (b *ex18_body) kick(f qd.Vec3[float32], dt float32) {
 	b.vel = b.vel.Add(f.Scale(dt / b.mass))
 	b.pos = b.pos.Add(b.vel.Scale(dt))
 }
 
 // sum3 is generic: it is translated once per type it is called with.
-func ex17_sum3[T int32 | float32](a [3]T) T { return a[0] + a[1] + a[2] }
+func ex18_sum3[T int32 | float32](a [3]T) T { return a[0] + a[1] + a[2] }
 
 //qd:kernel
-func ex17_step(x, y, z, out []float32, n []int32) {
+func ex18_step(x, y, z, out []float32, n []int32) {
 	for i := range len(x) {
-		b := ex17_body{pos: qd.Vec3[float32]{x[i], y[i], z[i]}, mass: 2}
+		b := ex18_body{pos: qd.Vec3[float32]{x[i], y[i], z[i]}, mass: 2}
 		b.kick(qd.Vec3[float32]{0, -9.8, 1}, 0.1)
 		r := qd.Mat3[float32]{{0, -1, 0}, {1, 0, 0}, {0, 0, 1}} // a quarter turn about z
 		p := r.MulVec(b.pos)
-		out[i] = p.Dot(b.vel) + ex17_sum3([3]float32{p[0], p[1], p[2]})
+		out[i] = p.Dot(b.vel) + ex18_sum3([3]float32{p[0], p[1], p[2]})
 		counts := [3]int32{n[i], 1, 2}
 		for k := range 3 { // a constant count: unrolled, so counts[k] is a register
 			counts[k] *= 2
 		}
-		n[i] = ex17_sum3(counts)
+		n[i] = ex18_sum3(counts)
 	}
 }
 
-// Example 18: docs/kernels.md:859.
+// Example 19: docs/kernels.md:951.
 
 //qd:kernel
-func ex18_jitter(x []float32, u []uint32, seed uint64) {
+func ex19_jitter(x []float32, u []uint32, seed uint64) {
 	for i := range len(x) {
 		r := qd.NewRand(seed, uint64(i))
 		x[i] += 0.01 * (r.Float32() - 0.5)
@@ -407,20 +420,20 @@ func ex18_jitter(x []float32, u []uint32, seed uint64) {
 	}
 }
 
-// Example 19: docs/kernels.md:882.
+// Example 20: docs/kernels.md:974.
 
-type ex19_Particle struct {
+type ex20_Particle struct {
 	X, V qd.Vec2[float32]
 	Bin  int32
 }
 
-type ex19_Bin struct {
+type ex20_Bin struct {
 	N    int32
 	Mass [2]float32
 }
 
 //qd:kernel
-func ex19_drift(ps []ex19_Particle, bins []ex19_Bin, dt float32) {
+func ex20_drift(ps []ex20_Particle, bins []ex20_Bin, dt float32) {
 	for i := range len(ps) {
 		p := ps[i] // the whole element, as a value
 		p.X = p.X.Add(p.V.Scale(dt))
@@ -434,9 +447,9 @@ func ex19_drift(ps []ex19_Particle, bins []ex19_Bin, dt float32) {
 // The examples' struct and array types, which arrays passed as Ndarrays
 // may hold.
 func init() {
-	diffcheck.RecordElem[ex17_body]()
-	diffcheck.RecordElem[ex19_Particle]()
-	diffcheck.RecordElem[ex19_Bin]()
+	diffcheck.RecordElem[ex18_body]()
+	diffcheck.RecordElem[ex20_Particle]()
+	diffcheck.RecordElem[ex20_Bin]()
 }
 
 // natives are the kernels of each example, by example number and name.
@@ -446,18 +459,19 @@ var natives = map[int]map[string]any{
 	3:  {"shapes": ex3_shapes},
 	4:  {"brighten": ex4_brighten},
 	5:  {"centre": ex5_centre},
-	6:  {"clearSlow": ex6_clearSlow, "clearFast": ex6_clearFast},
+	6:  {"clearFast": ex6_clearFast},
 	7:  {"matmul": ex7_matmul, "interior": ex7_interior, "negate": ex7_negate},
 	8:  {"double": ex8_double},
 	9:  {"prepare": ex9_prepare},
-	10: {"classify": ex10_classify, "firstAbove": ex10_firstAbove, "digits": ex10_digits},
-	11: {"smooth": ex11_smooth},
-	12: {"ints": ex12_ints, "floats": ex12_floats},
-	13: {"polar": ex13_polar},
-	14: {"histogram": ex14_histogram, "tick": ex14_tick},
-	15: {"stats": ex15_stats, "rowTotals": ex15_rowTotals},
-	16: {"scatterVec": ex16_scatterVec},
-	17: {"step": ex17_step},
-	18: {"jitter": ex18_jitter},
-	19: {"drift": ex19_drift},
+	10: {"runningSum": ex10_runningSum},
+	11: {"classify": ex11_classify, "firstAbove": ex11_firstAbove, "digits": ex11_digits},
+	12: {"smooth": ex12_smooth},
+	13: {"ints": ex13_ints, "floats": ex13_floats},
+	14: {"polar": ex14_polar},
+	15: {"histogram": ex15_histogram, "tick": ex15_tick},
+	16: {"stats": ex16_stats, "rowTotals": ex16_rowTotals},
+	17: {"scatterVec": ex17_scatterVec},
+	18: {"step": ex18_step},
+	19: {"jitter": ex19_jitter},
+	20: {"drift": ex20_drift},
 }

@@ -34,9 +34,11 @@ func flow(x []float32, a []int32, m [][]float32, n int) {
 	for i := 0; i < n; i++ {
 		total += i
 	}
-	for k := 0; k < 3 && find(a, int32(k)) >= 0; k++ {
-		a[k] = 0
-	}
+	qd.Serial(func() { // find's range loop runs in the loop's condition: one thread, on purpose
+		for k := 0; k < 3 && find(a, int32(k)) >= 0; k++ {
+			a[k] = 0
+		}
+	})
 	for i, v := range x {
 		if v < 0 {
 			continue
