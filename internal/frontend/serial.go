@@ -46,7 +46,8 @@ const serialFix = "; for one thread on purpose, wrap the code in qd.Serial(func(
 
 // refuseSerialRange reports whether the range loop s, which is not at the
 // top level, runs serially by mistake, and if so reports it. A loop inside
-// a parallel loop runs once per iteration, as meant; a loop over a local
+// a parallel loop runs once per iteration, as meant, and one in a block
+// loop (qd.Blocks) per block or per thread; a loop over a local
 // array is serial by nature; the value library's loops are over a few
 // components; a qd.Serial block says that one thread is meant. Any other
 // range loop would run its whole range on the one thread of a serial task
@@ -54,7 +55,7 @@ const serialFix = "; for one thread on purpose, wrap the code in qd.Serial(func(
 // a loop that the front end unrolls over a constant count is no exception:
 // where it may stand does not depend on its count.
 func (b *builder) refuseSerialRange(s *ast.RangeStmt, local bool) bool {
-	if local || b.inPar || b.fr.lib || b.serialIn == inSerial {
+	if local || b.inPar || b.blk != nil || b.fr.lib || b.serialIn == inSerial {
 		return false
 	}
 	w := serialWhy[b.serialIn]
