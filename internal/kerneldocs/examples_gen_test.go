@@ -444,6 +444,88 @@ func ex20_drift(ps []ex20_Particle, bins []ex20_Bin, dt float32) {
 	}
 }
 
+// Example 21: docs/kernels.md:1080.
+
+// reverseRuns reverses each run of 100 elements of x in place, through
+// the block's shared memory.
+//
+//qd:kernel
+func ex21_reverseRuns(x []float32) {
+	for b := range qd.Blocks(len(x)/100, 100) {
+		buf := qd.Shared[[100]float32]()
+		for t := range b.Threads() {
+			buf[t] = x[b.Index()*100+t]
+		}
+		for t := range b.Threads() {
+			x[b.Index()*100+t] = buf[99-t]
+		}
+	}
+}
+
+// transposeTiles transposes a square matrix 8×8 tiles at a time; the tile
+// has a ninth column so that a column's reads fall in different banks.
+//
+//qd:kernel
+func ex21_transposeTiles(in, out [][]float32) {
+	for b := range qd.Blocks((len(in)/8)*(len(in)/8), 64) {
+		tiles := len(in) / 8
+		r0, c0 := b.Index()/tiles*8, b.Index()%tiles*8
+		tile := qd.Shared[[8][9]float32]()
+		for t := range b.Threads() {
+			tile[t/8][t%8] = in[r0+t/8][c0+t%8]
+		}
+		for t := range b.Threads() {
+			out[c0+t/8][r0+t%8] = tile[t%8][t/8]
+		}
+	}
+}
+
+// Example 22: docs/kernels.md:1121.
+
+// runSums writes, for each run of 64 elements of x, its total, its
+// largest element and, per element, the sum of the run's elements
+// before it.
+//
+//qd:kernel
+func ex22_runSums(x, totals, largest, before []int32) {
+	for b := range qd.Blocks(len(x)/64, 64) {
+		v := qd.NewPerThread[int32](b)
+		for t := range b.Threads() {
+			v[t] = x[b.Index()*64+t]
+		}
+		total := qd.BlockSum(b, v)
+		top := qd.BlockMax(b, v)
+		prefix := qd.BlockExclusiveSum(b, v)
+		for t := range b.Threads() {
+			before[b.Index()*64+t] = prefix[t]
+			if t == 0 {
+				totals[b.Index()] = total
+				largest[b.Index()] = top
+			}
+		}
+	}
+}
+
+// histogram16 counts x by its value modulo 16 into hist, with 4 blocks of
+// 128 threads that each count their share into bins of their own.
+//
+//qd:kernel
+func ex22_histogram16(x, hist []int32) {
+	for b := range qd.Blocks(4, 128) {
+		bins := qd.Shared[[16]int32]()
+		for t := range b.Threads() {
+			for i := b.Index()*128 + t; i < len(x); i += 4 * 128 {
+				recordAdd(&bins[x[i]%16], 1)
+			}
+		}
+		for t := range b.Threads() {
+			if t < 16 {
+				recordAdd(&hist[t], bins[t])
+			}
+		}
+	}
+}
+
 // The examples' struct and array types, which arrays passed as Ndarrays
 // may hold.
 func init() {
@@ -474,4 +556,6 @@ var natives = map[int]map[string]any{
 	18: {"step": ex18_step},
 	19: {"jitter": ex19_jitter},
 	20: {"drift": ex20_drift},
+	21: {"reverseRuns": ex21_reverseRuns, "transposeTiles": ex21_transposeTiles},
+	22: {"runSums": ex22_runSums, "histogram16": ex22_histogram16},
 }
