@@ -94,6 +94,11 @@ func dropExitedAfter(fn func(*frame), slot, exitR int) func(*frame) {
 func (c *compiler) stmt(s ir.Stmt) (func(*frame), exits) {
 	c.pos = s.Position()
 	c.noAlias = hasAtomic(s)
+	if c.task.Blocks != nil {
+		if fn, ok := c.blockStmt(s); ok {
+			return fn, nil
+		}
+	}
 	switch s := s.(type) {
 	case *ir.Decl:
 		if s.Init == nil {
@@ -118,6 +123,10 @@ func (c *compiler) stmt(s ir.Stmt) (func(*frame), exits) {
 		c.failf("a parallel loop may appear only at the top level of a kernel or of a stream-parallel group")
 	case *ir.StreamParallel:
 		c.failf("a stream-parallel group may appear only at the top level of a kernel")
+	case *ir.Blocks:
+		c.failf("a block loop may appear only at the top level of a kernel or of a stream-parallel group")
+	case *ir.Threads, *ir.BlockReduce, *ir.BlockScan:
+		c.failf("%T outside a block loop", s)
 	case nil:
 		c.failf("missing statement")
 	}
