@@ -207,17 +207,21 @@ func runBlocks(pool *blockPool, cd *code, a *Args, size int, lo, hi int64) (err 
 		// Loops leave their lanes' exit codes at zero; a run starts so.
 		clear(lanesOf[int32](f, cd.exitR, size))
 	}
-	shared := bf.shared[:pool.words]
+	// The block level is lane 0 of a batch of one; thread loops and
+	// control flow give the batch back as they found it.
+	f.n, f.off, f.ix = 1, 0, [3]int64{}
+	f.m = f.allMask()
+	shared, stop := bf.shared[:pool.words], a.Stop
 	for b := lo; b < hi; b++ {
 		// A block has no loop of its own to check in (forStmt's check).
-		if st := a.Stop; st != nil && st.Load() {
+		if stop != nil && stop.Load() {
 			f.fail(ErrStopped)
 			break
 		}
-		clear(shared)
+		if len(shared) > 0 {
+			clear(shared)
+		}
 		bf.index = b
-		f.n, f.off, f.ix = 1, 0, [3]int64{}
-		f.m = f.allMask()
 		if cd.body(f); f.err != nil {
 			break
 		}

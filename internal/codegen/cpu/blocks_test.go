@@ -492,3 +492,40 @@ func TestBlockRuntimeError(t *testing.T) {
 	}
 	equal(t, "x", xs, []int32{20, 25, 0, 2})
 }
+
+// TestBlockConstSizes: blocks of a constant size, at the edges of a
+// batch (512 lanes: one batch, 513: a batch and one lane, 1024: two), one
+// element per thread: y[i] = a*x[i] + y[i] for i < len(x) rounded down to
+// whole blocks.
+func TestBlockConstSizes(t *testing.T) {
+	for _, bs := range []int64{1, 7, 512, 513, 1024} {
+		t.Run(fmt.Sprint(bs), func(t *testing.T) {
+			b := ir.NewBuilder("blockAxpy")
+			a, xp, yp := b.Scalar("a", ir.I32), b.Array("x", ir.I32, 1), b.Array("y", ir.I32, 1)
+			b.Blocks(ir.Op(ir.Div, ir.LenOf(xp, 0), ir.I64c(bs)), ir.I64c(bs), func(blk *ir.Var) {
+				b.Threads(func(t *ir.Var) {
+					i := ir.Op(ir.Add, ir.Op(ir.Mul, ir.Ref(blk), ir.I64c(bs)), ir.Ref(t))
+					b.Store(yp, ir.Op(ir.Add, ir.Op(ir.Mul, ir.P(a), ir.Ld(xp, i)), ir.Ld(yp, i)), i)
+				})
+			})
+			p := compileKernel(t, b.Kernel())
+			x := make([]int32, 5000)
+			for i := range x {
+				x[i] = int32(i%13) - 6
+			}
+			want := make([]int32, len(x))
+			for i := range int(int64(len(x)) / bs * bs) {
+				want[i] = 3*x[i] + 1
+			}
+			runBlockCase(t, p, func() (*Args, []int32) {
+				y := make([]int32, len(x))
+				for i := range y {
+					if i < len(x)/int(bs)*int(bs) {
+						y[i] = 1
+					}
+				}
+				return &Args{Scalars: []uint64{3, 0, 0}, Arrays: []Array{{}, arr(x), arr(y)}}, y
+			}, func(t *testing.T, y []int32) { equal(t, "y", y, want) })
+		})
+	}
+}

@@ -69,6 +69,12 @@
 // values combine in lane order and one atomic per batch writes the total
 // (reduce.go).
 //
+// A block task (qd.Blocks) runs each block start to end on one goroutine
+// (blocks.go): a thread loop is a batch, or two, whose lanes are the
+// block's threads; the block level, uniform, runs once as a batch of one;
+// per-thread locals are lane registers that span the block's threads; and
+// the shared arrays are a buffer per frame, zeroed for every block.
+//
 // Arrays of records (Go structs and fixed arrays) are read and written a
 // leaf at a time, at the element's address plus the leaf's offset, with
 // the same per-index checks; their lanes are Rec.Size bytes apart, so
