@@ -104,7 +104,7 @@ func (c *compiler) stmt(s ir.Stmt) (func(*frame), exits) {
 		if s.Init == nil {
 			return c.assign(s.Var, &ir.Const{T: s.Var.Type}), nil
 		}
-		return c.assign(s.Var, s.Init), nil
+		return c.declare(s), nil
 	case *ir.Assign:
 		return c.assign(s.Var, s.Value), nil
 	case *ir.Store:
@@ -185,7 +185,11 @@ func exprHasAtomic(e ir.Expr) bool {
 // assign writes a value to a local (per active lane) or, in a serial task,
 // to a per-launch temporary.
 func (c *compiler) assign(v *ir.Var, e ir.Expr) func(*frame) {
-	x := c.expr(e)
+	return c.assignValue(v, c.expr(e))
+}
+
+// assignValue is assign of the compiled value x.
+func (c *compiler) assignValue(v *ir.Var, x value) func(*frame) {
 	if x.typ() != v.Type {
 		c.failf("assignment of %v to %s of type %v", x.typ(), v.Name, v.Type)
 	}

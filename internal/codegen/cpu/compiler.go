@@ -91,6 +91,7 @@ type compiler struct {
 
 	vars     map[*ir.Var]int // register of each per-lane local
 	uvars    map[*ir.Var]int // scalar slot of each uniform local (uniform.go)
+	lins     map[*ir.Var]int // scalar slot of each contiguous local's offset (linear.go)
 	uni      *uniformity     // the analysis that found them; nil outside a body
 	shadow   map[*ir.Var]int // registers standing in for locals in a converted if's branch (ifconv.go)
 	pending  map[*ir.Var]int // shadows that start standing in at their local's next assignment
@@ -125,7 +126,7 @@ type compiler struct {
 func newCompiler(plan *lower.Plan, t *lower.Task, m mode) *compiler {
 	return &compiler{
 		plan: plan, task: t, kname: plan.Kernel.Name, mode: m,
-		vars: map[*ir.Var]int{}, uvars: map[*ir.Var]int{}, declared: map[*ir.Var]bool{},
+		vars: map[*ir.Var]int{}, uvars: map[*ir.Var]int{}, lins: map[*ir.Var]int{}, declared: map[*ir.Var]bool{},
 		index: map[*ir.Var]int{}, assigned: map[*ir.Var]bool{},
 		loopIDs: map[*ir.For]int32{}, exitR: -1, scratch: -1, pos: t.Pos, wide: 1,
 	}
@@ -411,6 +412,9 @@ func (c *compiler) varRef(v *ir.Var) value {
 	}
 	if _, ok := c.vars[v]; !ok {
 		c.failf("variable %s is used but not declared in this task", v.Name)
+	}
+	if x := c.linearRef(v); x != nil {
+		return x
 	}
 	return byType(v.Type, c, regRef{c.regOf(c.shadow, v)})
 }
