@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -121,11 +122,15 @@ func (l *launch) stopErr() error {
 // inside the kernel check on their own (cg.Args.Stop), but a long
 // parallel range of loop-free iterations has no loop to check in.
 func (l *launch) runRange(t *cg.Task, r cg.Range, lo, hi int64) error {
+	step := int64(stepIters)
+	if r.Threads > 0 {
+		step = max(1, step/r.Threads) // a block task's blocks are Threads iterations each
+	}
 	for lo < hi {
 		if l.stopped() {
 			return l.stopErr()
 		}
-		end := min(hi, lo+stepIters)
+		end := min(hi, lo+step)
 		if err := t.Run(&l.args, r, lo, end); err != nil {
 			if errors.Is(err, cg.ErrStopped) {
 				return l.stopErr()
@@ -160,14 +165,22 @@ func (l *launch) run(task int) error {
 		return err
 	}
 	workers := runtime.GOMAXPROCS(0)
-	if r.Total < 2*minChunk || workers == 1 {
+	work := r.Total // iterations
+	if r.Threads > 0 {
+		// A block task counts blocks, each a thread loop's iterations.
+		work = r.Total * r.Threads
+		if work/r.Threads != r.Total {
+			work = math.MaxInt64
+		}
+	}
+	if work < 2*minChunk || workers == 1 {
 		return l.runRange(t, r, 0, r.Total)
 	}
 	// Several chunks per worker balance uneven iterations. The stream's
 	// goroutine takes them from the front, helpers from the back, so that
 	// each core works on the same part of the arrays launch after launch
 	// and finds it in its own cache.
-	chunks := min(int64(workers*4), r.Total/minChunk)
+	chunks := min(int64(workers*4), work/minChunk, r.Total)
 	pt, _ := parallels.Get().(*parallel)
 	if pt == nil {
 		pt = new(parallel)

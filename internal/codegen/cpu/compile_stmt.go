@@ -94,12 +94,17 @@ func dropExitedAfter(fn func(*frame), slot, exitR int) func(*frame) {
 func (c *compiler) stmt(s ir.Stmt) (func(*frame), exits) {
 	c.pos = s.Position()
 	c.noAlias = hasAtomic(s)
+	if c.task.Blocks != nil {
+		if fn, ok := c.blockStmt(s); ok {
+			return fn, nil
+		}
+	}
 	switch s := s.(type) {
 	case *ir.Decl:
 		if s.Init == nil {
 			return c.assign(s.Var, &ir.Const{T: s.Var.Type}), nil
 		}
-		return c.assign(s.Var, s.Init), nil
+		return c.declare(s), nil
 	case *ir.Assign:
 		return c.assign(s.Var, s.Value), nil
 	case *ir.Store:
@@ -118,6 +123,10 @@ func (c *compiler) stmt(s ir.Stmt) (func(*frame), exits) {
 		c.failf("a parallel loop may appear only at the top level of a kernel or of a stream-parallel group")
 	case *ir.StreamParallel:
 		c.failf("a stream-parallel group may appear only at the top level of a kernel")
+	case *ir.Blocks:
+		c.failf("a block loop may appear only at the top level of a kernel or of a stream-parallel group")
+	case *ir.Threads, *ir.BlockReduce, *ir.BlockScan:
+		c.failf("%T outside a block loop", s)
 	case nil:
 		c.failf("missing statement")
 	}
@@ -176,7 +185,11 @@ func exprHasAtomic(e ir.Expr) bool {
 // assign writes a value to a local (per active lane) or, in a serial task,
 // to a per-launch temporary.
 func (c *compiler) assign(v *ir.Var, e ir.Expr) func(*frame) {
-	x := c.expr(e)
+	return c.assignValue(v, c.expr(e))
+}
+
+// assignValue is assign of the compiled value x.
+func (c *compiler) assignValue(v *ir.Var, x value) func(*frame) {
 	if x.typ() != v.Type {
 		c.failf("assignment of %v to %s of type %v", x.typ(), v.Name, v.Type)
 	}

@@ -91,6 +91,7 @@ type compiler struct {
 
 	vars     map[*ir.Var]int // register of each per-lane local
 	uvars    map[*ir.Var]int // scalar slot of each uniform local (uniform.go)
+	lins     map[*ir.Var]int // scalar slot of each contiguous local's offset (linear.go)
 	uni      *uniformity     // the analysis that found them; nil outside a body
 	shadow   map[*ir.Var]int // registers standing in for locals in a converted if's branch (ifconv.go)
 	pending  map[*ir.Var]int // shadows that start standing in at their local's next assignment
@@ -113,14 +114,21 @@ type compiler struct {
 	loopIDs map[*ir.For]int32
 	pos     ir.Pos // statement being compiled, for messages
 	noAlias bool   // the statement has atomics: loads must copy
+
+	// wide is how many Batch-lane registers each register spans: 1, or
+	// more in a block task whose blocks may have more threads than a
+	// batch has lanes (blocks.go).
+	wide int
+	// inThreads: a thread loop's body is being compiled (blocks.go).
+	inThreads bool
 }
 
 func newCompiler(plan *lower.Plan, t *lower.Task, m mode) *compiler {
 	return &compiler{
 		plan: plan, task: t, kname: plan.Kernel.Name, mode: m,
-		vars: map[*ir.Var]int{}, uvars: map[*ir.Var]int{}, declared: map[*ir.Var]bool{},
+		vars: map[*ir.Var]int{}, uvars: map[*ir.Var]int{}, lins: map[*ir.Var]int{}, declared: map[*ir.Var]bool{},
 		index: map[*ir.Var]int{}, assigned: map[*ir.Var]bool{},
-		loopIDs: map[*ir.For]int32{}, exitR: -1, scratch: -1, pos: t.Pos,
+		loopIDs: map[*ir.For]int32{}, exitR: -1, scratch: -1, pos: t.Pos, wide: 1,
 	}
 }
 
@@ -135,7 +143,7 @@ func (c *compiler) rtError(format string, args ...any) *ir.Error {
 
 func (c *compiler) tmp() int {
 	r := c.cur
-	c.cur++
+	c.cur += c.wide
 	c.maxRegs = max(c.maxRegs, c.cur)
 	return r
 }
@@ -173,6 +181,9 @@ func (c *compiler) compileBody(body []ir.Stmt) (cd *code, err error) {
 			c.index[v] = -1
 		}
 	}
+	if c.task.Blocks != nil && c.mode != modeSerial {
+		c.threadVars(-1) // index variables, set up after the prepass
+	}
 	c.body = body
 	c.uni = analyzeUniform(c, body)
 	for _, v := range c.uni.vars() {
@@ -182,6 +193,9 @@ func (c *compiler) compileBody(body []ir.Stmt) (cd *code, err error) {
 	c.prepass(body)
 	if c.task.Loop != nil && c.mode != modeSerial {
 		c.indexVars(c.task.Loop)
+	}
+	if c.task.Blocks != nil && c.mode != modeSerial {
+		c.threadVars(0)
 	}
 	fn, exits := c.block(body)
 	if len(exits) > 0 {
@@ -227,6 +241,10 @@ func (c *compiler) prepass(list []ir.Stmt) {
 			if c.exitR < 0 {
 				c.exitR = c.tmp()
 			}
+		case *ir.Threads:
+			c.prepass(s.Body)
+		case *ir.Blocks:
+			c.failf("a block loop may appear only at the top level of a kernel or of a stream-parallel group")
 		case *ir.ParallelFor:
 			c.failf("a parallel loop may appear only at the top level of a kernel or of a stream-parallel group")
 		case *ir.StreamParallel:
@@ -295,7 +313,10 @@ func fillIndex[T integer](dst []T, f *frame, d int) {
 
 // indexRef compiles a read of parallel index d.
 func indexRef[T integer](c *compiler, d int) *ev[T] {
-	last := len(c.task.Loop.Vars) - 1
+	last := 0 // a thread loop's index: the one dimension of a block
+	if c.task.Loop != nil {
+		last = len(c.task.Loop.Vars) - 1
+	}
 	if c.mode == modeRow && d < last {
 		return uni(func(f *frame) T { return T(f.ix[d]) })
 	}
@@ -371,6 +392,9 @@ func (c *compiler) varRef(v *ir.Var) value {
 	if s, ok := c.isTemp(v); ok {
 		return byType(v.Type, c, scalarWord{slot: s, temp: true})
 	}
+	if b := c.task.Blocks; b != nil && v == b.Var {
+		return c.blockIndex()
+	}
 	if d, ok := c.index[v]; ok && d >= 0 && !c.assigned[v] {
 		switch v.Type {
 		case ir.I32:
@@ -388,6 +412,9 @@ func (c *compiler) varRef(v *ir.Var) value {
 	}
 	if _, ok := c.vars[v]; !ok {
 		c.failf("variable %s is used but not declared in this task", v.Name)
+	}
+	if x := c.linearRef(v); x != nil {
+		return x
 	}
 	return byType(v.Type, c, regRef{c.regOf(c.shadow, v)})
 }
@@ -525,6 +552,9 @@ func (c *compiler) arrayParam(p *ir.Param) {
 }
 
 func (c *compiler) lenOf(e *ir.Len) value {
+	if e.Array != nil && e.Array.IsShared() {
+		return c.sharedLen(e)
+	}
 	c.arrayParam(e.Array)
 	if e.Dim < 0 || e.Dim >= e.Array.Dims {
 		c.failf("len of dimension %d of %d-dimensional array %s", e.Dim, e.Array.Dims, e.Array.Name)

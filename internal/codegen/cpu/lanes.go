@@ -66,6 +66,10 @@ type frame struct {
 	ix   [3]int64
 	ext  [3]int64
 	dims int
+
+	// blk is a block task's state: its shared memory, the block running
+	// (blocks.go); nil in other tasks.
+	blk *blockFrame
 }
 
 // frameSize is what a frame holds: lane registers, mask slots, scalar

@@ -102,11 +102,11 @@ func (a *access) ptr(arr *Array, off int64) unsafe.Pointer {
 }
 
 func (c *compiler) access(p *ir.Param, index []ir.Expr, size int64) *access {
-	c.arrayParam(p)
+	pi := c.arraySlot(p)
 	if len(index) != p.Dims {
 		c.failf("%d indices for %d-dimensional array %s", len(index), p.Dims, p.Name)
 	}
-	a := &access{pi: p.Index, dims: p.Dims, name: p.Name, pos: c.pos, kname: c.kname, size: size}
+	a := &access{pi: pi, dims: p.Dims, name: p.Name, pos: c.pos, kname: c.kname, size: size}
 	for _, e := range index {
 		a.idx = append(a.idx, c.indexExpr(e))
 	}

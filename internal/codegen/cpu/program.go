@@ -49,17 +49,24 @@ type Range struct {
 	Ext   [3]int64
 	Dims  int
 	Total int64 // product of Ext[:Dims], 0 if any extent <= 0
+	// Threads is a block task's threads per block (its Size), 1 to
+	// ir.MaxBlockDim; 0 in other tasks. A block task's Total counts
+	// blocks, so a block is Threads iterations of work.
+	Threads int64
 }
 
 // Task is one compiled task of the plan.
 type Task struct {
 	Kind  lower.TaskKind
 	Group int
-	// Prepare evaluates the extents of a parallel task (serial task: Total 1).
+	// Prepare evaluates the extents of a parallel task (serial task: Total
+	// 1), or a block task's count of blocks (Total) and their size
+	// (Threads).
 	Prepare func(a *Args) (Range, error)
 	// Run runs flattened iterations [lo, hi) (row-major over Ext) of a
-	// parallel task, or the whole serial task for lo=0, hi=1. Safe to call
-	// concurrently from several goroutines on disjoint ranges with one Args.
+	// parallel task, blocks [lo, hi) of a block task, or the whole serial
+	// task for lo=0, hi=1. Safe to call concurrently from several
+	// goroutines on disjoint ranges with one Args.
 	Run func(a *Args, r Range, lo, hi int64) error
 }
 
@@ -192,6 +199,10 @@ func compileTask(plan *lower.Plan, t *lower.Task) (*Task, error) {
 				return runParallel(pool, flat, a, &r, lo, hi, false)
 			}
 			return runParallel(pool, row, a, &r, lo, hi, true)
+		}
+	case lower.Block:
+		if err := compileBlocks(plan, t, task); err != nil {
+			return nil, err
 		}
 	default:
 		return nil, ir.Errorf(t.Pos, plan.Kernel.Name, "unknown task kind %v", t.Kind)

@@ -148,6 +148,12 @@ func (c *compiler) holdable(e *ir.Atomic) bool {
 	if ok, seen := c.holds[e.Array]; seen {
 		return ok
 	}
+	if e.Array.IsShared() {
+		// A block's shared memory is zeroed for the next block: a total
+		// held back past the block would land in another block's.
+		c.holds[e.Array] = false
+		return false
+	}
 	// Atomics of one kind whose old values are unused commute: those may
 	// share the array.
 	ok, unused := true, map[*ir.Atomic]bool{}

@@ -50,6 +50,12 @@ func analyzeUniform(c *compiler, body []ir.Stmt) *uniformity {
 		}
 		return true
 	})
+	if b := c.task.Blocks; b != nil {
+		// Per-thread locals hold one value per thread (lane) by definition.
+		for _, v := range b.PerThread {
+			u.varying[v] = true
+		}
+	}
 	for u.changed = true; u.changed; {
 		u.changed = false
 		u.block(body, true)
@@ -84,6 +90,10 @@ func (u *uniformity) block(list []ir.Stmt, ctx bool) {
 			c := ctx && u.loopUniform(s)
 			u.block(s.Body, c)
 			u.block(s.Post, c)
+		case *ir.Threads:
+			// Its lanes are the block's threads, as a parallel loop's are
+			// its iterations: the body's context is the enclosing one.
+			u.block(s.Body, ctx)
 		}
 	}
 }
@@ -192,6 +202,14 @@ func (u *uniformity) varRef(v *ir.Var) bool {
 	c := u.c
 	if _, temp := c.isTemp(v); temp {
 		return true
+	}
+	if b := c.task.Blocks; b != nil {
+		if v == b.Var {
+			return true // the block index: one value for the whole block
+		}
+		if _, thread := c.index[v]; thread {
+			return false // a thread index: lane k is thread k
+		}
 	}
 	if c.task.Loop != nil && c.mode != modeSerial {
 		vars := c.task.Loop.Vars
