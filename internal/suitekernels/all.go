@@ -14,7 +14,8 @@ func All() []*ir.Kernel {
 		RendezvousGroups(2), RendezvousGroups(4), RendezvousGroups(8),
 		RecordUpdate(), Scatter2(), Scatter4(), RecordStats(), RecordGrid(), SmallInts(), Bitcasts(), Fill4(),
 	}
-	ks = append(ks, BlockKernels()...)
+	ks = append(ks, BlockTreeSum(), BlockCollectives(ir.I32), BlockCollectives(ir.F32), BlockCollectives(ir.F64),
+		BlockCollectives(ir.I64), BlockCollectives(ir.U32), BlockTranspose(), BlockHistogram(), BlockRecords())
 	for _, kind := range RunawayKinds {
 		ks = append(ks, Runaway(kind))
 	}

@@ -5,8 +5,9 @@ import "github.com/quadrants-go/qd/internal/ir"
 // Block-level kernels (ir.Blocks): shared memory, barriers, per-thread
 // values and the block collectives.
 
-// BlockTreeSum: out[b] = the sum of block b's 128 elements of x (int32),
-// by a tree in shared memory: a uniform serial loop of thread loops
+// BlockTreeSum: out[b] = the sum of block b's 128 elements of x (int32;
+// those past its end count 0, the shared array's zero), by a tree in
+// shared memory: a uniform serial loop of thread loops
 // ("blockTreeSum").
 func BlockTreeSum() *ir.Kernel {
 	const size = 128
@@ -18,7 +19,7 @@ func BlockTreeSum() *ir.Kernel {
 		sh := b.Shared("sh", ir.I32, size)
 		b.Threads(func(t *ir.Var) {
 			i := b.Decl("i", ir.Op(ir.Add, ir.Op(ir.Mul, ir.Ref(blk), ir.I64c(size)), ir.Ref(t)))
-			b.Store(sh, ir.Sel(ir.Op(ir.Lt, ir.Ref(i), n), ir.Ld(x, ir.Ref(i)), ir.I32c(0)), ir.Ref(t))
+			b.If(ir.Op(ir.Lt, ir.Ref(i), n), func() { b.Store(sh, ir.Ld(x, ir.Ref(i)), ir.Ref(t)) }, nil)
 		})
 		stride := b.Decl("stride", ir.I64c(size/2))
 		b.While(ir.Op(ir.Gt, ir.Ref(stride), ir.I64c(0)), func() {

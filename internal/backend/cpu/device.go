@@ -14,6 +14,8 @@ import (
 
 	"github.com/quadrants-go/qd/internal/backend"
 	cg "github.com/quadrants-go/qd/internal/codegen/cpu"
+	"github.com/quadrants-go/qd/internal/ir"
+	"github.com/quadrants-go/qd/internal/kabi"
 	"github.com/quadrants-go/qd/internal/lower"
 )
 
@@ -163,7 +165,16 @@ func (d *Device) Compile(plan *lower.Plan, _ backend.CompileOptions) (backend.Mo
 	if err != nil {
 		return nil, err
 	}
-	return &module{dev: d, prog: prog}, nil
+	m := &module{dev: d, prog: prog}
+	for _, t := range plan.Tasks {
+		if t.Kind != lower.Block {
+			continue
+		}
+		if f := kabi.HostTotal([]ir.Expr{t.Blocks.Size}); f != nil {
+			m.sizes = append(m.sizes, blockSize{f, t.Blocks.Pos, plan.Kernel.Name})
+		}
+	}
+	return m, nil
 }
 
 func (d *Device) Close() error { return nil }

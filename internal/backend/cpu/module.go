@@ -11,12 +11,24 @@ import (
 
 	"github.com/quadrants-go/qd/internal/backend"
 	cg "github.com/quadrants-go/qd/internal/codegen/cpu"
+	"github.com/quadrants-go/qd/internal/ir"
+	"github.com/quadrants-go/qd/internal/kabi"
 )
 
 type module struct {
 	dev  *Device
 	prog *cg.Program
 	pool sync.Pool // *launch
+	// sizes are the block sizes of the block tasks (qd.Blocks), from the
+	// scalars: Begin refuses one outside 1..1024, as a GPU launch does,
+	// rather than the task failing later on its stream.
+	sizes []blockSize
+}
+
+type blockSize struct {
+	size   kabi.TotalFunc
+	pos    ir.Pos
+	kernel string
 }
 
 // launch holds one call's arguments and temporaries: per call, so the same
@@ -49,6 +61,12 @@ func (m *module) Begin(bs backend.Stream, a *backend.Args) (backend.Launch, erro
 	l, _ := m.pool.Get().(*launch)
 	if l == nil {
 		l = &launch{m: m}
+	}
+	for _, bs := range m.sizes {
+		if s := bs.size(a.Scalars, nil); s < 1 || s > ir.MaxBlockDim {
+			m.pool.Put(l)
+			return nil, ir.Errorf(bs.pos, bs.kernel, "qd.Blocks block size %d is outside 1..%d: a block has at most %d threads", s, ir.MaxBlockDim, ir.MaxBlockDim)
+		}
 	}
 	n := len(a.Scalars)
 	l.args.Scalars = append(l.args.Scalars[:0], a.Scalars...)
