@@ -51,10 +51,16 @@ func transpose(in, out [][]float32) {
 		tile := qd.Shared[[32][33]float32]()
 		for t := range b.Threads() {
 			tx, ty := t%32, t/32
+			// The four loads first, then the four stores: the loads are in
+			// flight together.
+			var v [4]float32
 			for k := range 4 {
 				if i, j := r0+ty+8*k, c0+tx; i < rows && j < cols {
-					tile[ty+8*k][tx] = in[i][j]
+					v[k] = in[i][j]
 				}
+			}
+			for k := range 4 {
+				tile[ty+8*k][tx] = v[k]
 			}
 		}
 		for t := range b.Threads() {
@@ -84,12 +90,18 @@ func sgemm(a, b, c [][]float32) {
 		acc := qd.NewPerThread[[4][4]float32](blk)
 		for k0 := 0; k0 < n; k0 += 16 {
 			for t := range blk.Threads() {
+				// Each thread moves 4 elements of each slice (1024 each):
+				// the 8 loads first, in flight together, then the stores.
+				var va, vb [4]float32
 				for q := range 4 {
-					e := t + 256*q // 1024 elements of each slice
-					ar, ak := e/16, e%16
-					as[ak][ar] = a[r0+ar][k0+ak]
-					bk, bc := e/64, e%64
-					bs[bk][bc] = b[k0+bk][c0+bc]
+					e := t + 256*q
+					va[q] = a[r0+e/16][k0+e%16]
+					vb[q] = b[k0+e/64][c0+e%64]
+				}
+				for q := range 4 {
+					e := t + 256*q
+					as[e%16][e/16] = va[q]
+					bs[e/64][e%64] = vb[q]
 				}
 			}
 			for t := range blk.Threads() {
@@ -175,17 +187,19 @@ func scanTotals(x, sums []int32) {
 // scanRuns writes to y the exclusive scan of x, given in offsets the
 // exclusive scan of the runs' sums: the second pass. A block's run is
 // staged in shared memory so that each thread scans scanItems consecutive
-// elements while the loads and stores of global memory stay coalesced.
+// elements while the loads and stores of global memory stay coalesced;
+// the staging skips a word after every 32 (padded), so that the threads
+// of a warp reading 8 consecutive words each hit different banks.
 //
 //qd:kernel
 func scanRuns(x, y, offsets []int32) {
 	for b := range qd.Blocks(len(offsets), 1024) {
-		run := qd.Shared[[1024 * scanItems]int32]()
+		run := qd.Shared[[1024*scanItems + 1024*scanItems/32]int32]()
 		base := b.Index() * 1024 * scanItems
 		for t := range b.Threads() {
 			for k := range scanItems {
 				if i := base + 1024*k + t; i < len(x) {
-					run[1024*k+t] = x[i]
+					run[padded(1024*k+t)] = x[i]
 				}
 			}
 		}
@@ -193,7 +207,7 @@ func scanRuns(x, y, offsets []int32) {
 		for t := range b.Threads() {
 			var s int32
 			for k := range scanItems {
-				s += run[t*scanItems+k]
+				s += run[padded(t*scanItems+k)]
 			}
 			v[t] = s
 		}
@@ -202,17 +216,21 @@ func scanRuns(x, y, offsets []int32) {
 		for t := range b.Threads() {
 			s := off + prefix[t]
 			for k := range scanItems {
-				e := run[t*scanItems+k]
-				run[t*scanItems+k] = s
+				e := run[padded(t*scanItems+k)]
+				run[padded(t*scanItems+k)] = s
 				s += e
 			}
 		}
 		for t := range b.Threads() {
 			for k := range scanItems {
 				if i := base + 1024*k + t; i < len(x) {
-					y[i] = run[1024*k+t]
+					y[i] = run[padded(1024*k+t)]
 				}
 			}
 		}
 	}
 }
+
+// padded is the place of element p of a staged run: a word skipped after
+// every 32.
+func padded(p int) int { return p + p/32 }

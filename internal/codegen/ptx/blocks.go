@@ -85,6 +85,145 @@ func hasCollectives(body []ir.Stmt) bool {
 	return found
 }
 
+// stagedStores writes a run of stores to shared arrays whose values read
+// global memory (a tile's loads, tile[ty][tx] = in[i][j]), with the
+// declarations and assignments among them, holding the stores back to
+// the run's end, and returns how many statements it wrote (0 when ss does
+// not start such a run with two stores or more). ptxas keeps a global
+// load and a shared store after it in order, so each load of the run
+// would otherwise wait for the one before it to arrive; with the stores
+// last, the loads are in flight together, as nvcc issues them. Each
+// store's address and value are computed where the store stands, so the
+// reorder is invisible: the loads read array parameters, which no shared
+// store can alias, and nothing in the run reads a shared array. With index
+// checks the run is written in order, so that the first index out of
+// range is the one Go would meet first.
+func (f *fnWriter) stagedStores(ss []ir.Stmt) int {
+	if f.bounds() {
+		return 0
+	}
+	n, stores := 0, 0
+	for _, st := range ss {
+		ok := false
+		switch s := st.(type) {
+		case *ir.Store:
+			ok = s.Array.IsShared() && stageable(s.Index, s.Value)
+			if ok {
+				stores++
+			}
+		case *ir.Decl:
+			ok = stageable(nil, s.Init)
+		case *ir.Assign:
+			ok = stageable(nil, s.Value)
+		}
+		if !ok {
+			break
+		}
+		n++
+	}
+	for n > 0 { // the run ends at its last store
+		if _, ok := ss[n-1].(*ir.Store); ok {
+			break
+		}
+		n--
+	}
+	if stores < 2 {
+		return 0
+	}
+	type pending struct {
+		t           ir.Type
+		addr, value string
+		a           *ir.Param
+	}
+	var held []pending
+	for _, st := range ss[:n] {
+		s, ok := st.(*ir.Store)
+		if !ok {
+			f.stmt(st)
+			continue
+		}
+		f.pos = s.Pos
+		t := s.Array.LeafType(s.Leaf)
+		if s.Value.Type() != t {
+			f.fail("store to %s of a value that is not %v", s.Array.Name, t)
+		}
+		addr, _ := f.memAddr(s.Array, s.Index, s.Leaf)
+		v := f.expr(s.Value)
+		if _, isVar := s.Value.(*ir.VarRef); isVar {
+			// A local's register may be assigned before the store is
+			// written: hold a copy.
+			c := f.reg(t)
+			f.mov(t, c, v)
+			v = c
+		}
+		held = append(held, pending{t, addr, v, s.Array})
+	}
+	for _, h := range held {
+		f.in(h.a, func() { f.store(h.t, "["+h.addr+"]", h.value) })
+	}
+	return n
+}
+
+// stageable reports whether a statement with these indices and value may
+// join a staged run: pure indices, and a value (nil for a declaration to
+// zero) that is pure but for loads of array parameters.
+func stageable(index []ir.Expr, value ir.Expr) bool {
+	for _, x := range index {
+		if !pureExpr(x) {
+			return false
+		}
+	}
+	ok := true
+	ir.InspectExpr(value, func(n ir.Node) bool {
+		switch n := n.(type) {
+		case *ir.Load:
+			ok = ok && !n.Array.IsShared()
+		case *ir.Const, *ir.ParamRef, *ir.VarRef, *ir.Len, *ir.Unary, *ir.Binary, *ir.Convert, *ir.Bitcast, *ir.Select:
+		default:
+			ok = false
+		}
+		return ok
+	})
+	return ok
+}
+
+// sharedAddress is the shared-space address of a[index...], in 32 bits:
+// a block's shared memory is a few KiB, and 64-bit index arithmetic
+// would cost two or three instructions for each one of 32 bits in the
+// loops that read shared arrays most (a tiled matrix product's). An index
+// out of range addresses other shared memory, as one of an array
+// parameter addresses other memory; qd.WithDebug checks them.
+func (f *fnWriter) sharedAddress(a *ir.Param, index []ir.Expr) string {
+	off := f.index32(index[0])
+	for d := 1; d < len(index); d++ {
+		n := f.reg(ir.U32)
+		f.emit("mad.lo.u32 %s, %s, %d, %s", n, off, a.Shared[d], f.index32(index[d]))
+		off = n
+	}
+	base, addr := f.reg(ir.U32), f.reg(ir.U32)
+	f.emit("mov.u32 %s, %s", base, sharedName(a))
+	f.emit("mad.lo.u32 %s, %s, %d, %s", addr, off, a.ElemSize(), base)
+	return addr
+}
+
+// index32 is index e in a 32-bit register (its low bits).
+func (f *fnWriter) index32(e ir.Expr) string {
+	t := e.Type()
+	if !t.IsInteger() {
+		f.fail("index of type %v", t)
+	}
+	x := f.expr(e)
+	switch {
+	case t.Size() == 4:
+		return x
+	case t.Size() == 8:
+		r := f.reg(ir.U32)
+		f.emit("cvt.u32.u64 %s, %s", r, x)
+		return r
+	}
+	return f.convert(ir.U32, t, x)
+}
+
 // zeroShared clears every shared array of s, 4 bytes per thread at a time.
 func (f *fnWriter) zeroShared(s *ir.Blocks) {
 	if len(s.Shared) == 0 {

@@ -415,6 +415,9 @@ func (f *fnWriter) address(a *ir.Param, index []ir.Expr) string {
 	if !a.IsArray() || len(index) != a.Dims {
 		f.fail("array %s (%d dims) indexed with %d indices", a.Name, a.Dims, len(index))
 	}
+	if a.IsShared() {
+		return f.sharedAddress(a, index) // blocks.go
+	}
 	size := a.ElemSize()
 	if len(index) == 1 && index[0].Type().Size() == 4 {
 		// A 32-bit index widens and scales in one instruction.

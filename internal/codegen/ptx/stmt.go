@@ -8,6 +8,10 @@ func (f *fnWriter) stmts(ss []ir.Stmt) {
 			i += n - 1
 			continue
 		}
+		if n := f.stagedStores(ss[i:]); n > 0 { // blocks.go
+			i += n - 1
+			continue
+		}
 		f.stmt(ss[i])
 	}
 }
