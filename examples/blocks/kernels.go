@@ -106,3 +106,73 @@ func addOffsets(y, offsets []int32) {
 		y[i] += offsets[i/scanSize]
 	}
 }
+
+// sortBlock is the number of keys a block of the radix sort's kernels
+// handles, one per thread.
+const sortBlock = 256
+
+// sortBlocks is the number of blocks the radix sort's kernels run for n
+// keys.
+func sortBlocks(n int) int { return (n + sortBlock - 1) / sortBlock }
+
+// digitCounts is the first step of a radix sort pass: for each block of
+// keys and each 4-bit digit d of the keys at shift, how many of the
+// block's keys have it, in counts[d*blocks+block] (digit-major, so that
+// an exclusive scan of counts gives every block the place of its first
+// key of each digit).
+//
+//qd:kernel
+func digitCounts(keys []uint32, counts []int32, shift uint32) {
+	for b := range qd.Blocks(sortBlocks(len(keys)), sortBlock) {
+		bins := qd.Shared[[16]int32]()
+		for t := range b.Threads() {
+			if i := b.Index()*sortBlock + t; i < len(keys) {
+				qd.AtomicAdd(&bins[keys[i]>>shift&15], 1)
+			}
+		}
+		for t := range b.Threads() {
+			if t < 16 {
+				counts[t*sortBlocks(len(keys))+b.Index()] = bins[t]
+			}
+		}
+	}
+}
+
+// scatterDigits is the last step of a radix sort pass: each key (and its
+// value) goes to its digit's place for its block, offsets[d*blocks+block],
+// plus the number of keys of the same digit before it in the block —
+// found with one block scan per digit, so that the pass is stable.
+//
+//qd:kernel
+func scatterDigits(keys, vals, outKeys, outVals []uint32, offsets []int32, shift uint32) {
+	for b := range qd.Blocks(sortBlocks(len(keys)), sortBlock) {
+		digit := qd.NewPerThread[int32](b)
+		rank := qd.NewPerThread[int32](b)
+		for t := range b.Threads() {
+			digit[t] = -1 // past the last key
+			if i := b.Index()*sortBlock + t; i < len(keys) {
+				digit[t] = int32(keys[i] >> shift & 15)
+			}
+		}
+		for d := range int32(16) {
+			flag := qd.NewPerThread[int32](b)
+			for t := range b.Threads() {
+				if digit[t] == d {
+					flag[t] = 1
+				}
+			}
+			before := qd.BlockExclusiveSum(b, flag)
+			for t := range b.Threads() {
+				if digit[t] == d {
+					rank[t] = before[t]
+				}
+			}
+		}
+		for t := range b.Threads() {
+			if i := b.Index()*sortBlock + t; i < len(keys) {
+				j := int(offsets[int(digit[t])*sortBlocks(len(keys))+b.Index()] + rank[t])
+				outKeys[j], outVals[j] = keys[i], vals[i]
+			}
+		}
+	}
+}

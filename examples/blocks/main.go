@@ -1,11 +1,14 @@
 package main
 
 import (
+	"cmp"
 	_ "embed"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
+	"slices"
 
 	"github.com/quadrants-go/qd"
 )
@@ -33,7 +36,7 @@ func run(w io.Writer) error {
 	for _, step := range []struct {
 		name string
 		run  func(*qd.Program, *qd.Module) error
-	}{{"matmul", runMatmul}, {"histogram", runHistogram}, {"scan", runScan}} {
+	}{{"matmul", runMatmul}, {"histogram", runHistogram}, {"scan", runScan}, {"sort", runSort}} {
 		if err := step.run(p, mod); err != nil {
 			return fmt.Errorf("%s: %w", step.name, err)
 		}
@@ -141,6 +144,61 @@ func runScan(p *qd.Program, mod *qd.Module) error {
 			return fmt.Errorf("y[%d] = %d, want %d", i, y[i], s)
 		}
 		s += x[i]
+	}
+	return nil
+}
+
+func runSort(p *qd.Program, mod *qd.Module) error {
+	const n = 5000
+	keys, vals := make([]uint32, n), make([]uint32, n)
+	x := uint32(1)
+	for i := range keys {
+		x = x*1664525 + 1013904223
+		keys[i], vals[i] = x>>(i%3*8), uint32(i) // repeated high digits: stability matters
+	}
+	s, err := newSorter(p, mod, n)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	k, err := qd.NewNdarray[uint32](p, n)
+	if err != nil {
+		return err
+	}
+	defer k.Close()
+	v, err := qd.NewNdarray[uint32](p, n)
+	if err != nil {
+		return err
+	}
+	defer v.Close()
+	if err := errors.Join(k.CopyFromHost(keys), v.CopyFromHost(vals)); err != nil {
+		return err
+	}
+	st, err := p.NewStream()
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if err := s.SortOn(st, k, v); err != nil {
+		return err
+	}
+	gotK, err := k.ToSlice()
+	if err != nil {
+		return err
+	}
+	gotV, err := v.ToSlice()
+	if err != nil {
+		return err
+	}
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(keys[a], keys[b]) })
+	for i, j := range idx {
+		if gotK[i] != keys[j] || gotV[i] != vals[j] {
+			return fmt.Errorf("element %d: (%d, %d), want (%d, %d)", i, gotK[i], gotV[i], keys[j], vals[j])
+		}
 	}
 	return nil
 }
