@@ -124,7 +124,11 @@ func TestEntriesFollowLayout(t *testing.T) {
 				for _, s := range task.Slots {
 					params = append(params, `[\w ]+\*?`+regexp.QuoteMeta(slotName(s)))
 				}
-				match(t, src, fmt.Sprintf(`QD_KERNEL void QD_BOUNDS\(%d\) %s\(%s\)\n\{`, task.BlockDim, task.Entry, strings.Join(params, ", ")))
+				bound := task.BlockDim
+				if bound == 0 {
+					bound = kabi.MaxBlockDim // a block loop sized at launch
+				}
+				match(t, src, fmt.Sprintf(`QD_KERNEL void QD_BOUNDS\(%d\) %s\(%s\)\n\{`, bound, task.Entry, strings.Join(params, ", ")))
 			}
 		}
 	}

@@ -36,6 +36,21 @@
 // does. Stream-parallel groups need nothing here: every task is its own
 // entry, and the launcher runs each group's entries on its stream.
 //
+// # Block tasks
+//
+// A block loop (qd.Blocks, ir.Blocks) runs one GPU block of exactly its
+// size per qd block, the entry striding over the blocks the grid does not
+// cover (blocks.go). Its shared arrays are one __shared__ buffer, zeroed
+// by all threads at the start of each block; every thread runs the
+// block-level statements alike and each thread loop's body once, then a
+// barrier. The collectives (BlockReduce, BlockScan) shuffle within warps
+// (shfl.sync on CUDA, with redux.sync for 32-bit integers on sm_80 and
+// later; ds_bpermute on AMD, wavefronts of the target's width), then meet
+// once in a double-buffered scratch of one entry per warp; a reduction's
+// result has the same bits in every thread. Shared-memory atomics are
+// their own primitives (atom.shared on CUDA, work-group scope on AMD);
+// index checks cover shared arrays, with their constant extents.
+//
 // # Semantics
 //
 // Every value is computed into a local declared at the top of the entry,

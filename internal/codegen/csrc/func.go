@@ -62,6 +62,7 @@ type fn struct {
 
 	loops   []loop
 	reduced map[*ir.Atomic]*reduction // the task's combined atomics (reduce.go)
+	blk     *blockState               // a block task's loop (blocks.go)
 }
 
 // loop is an enclosing serial loop and the labels break and continue go to.
@@ -148,12 +149,18 @@ func (f *fn) scalar(p *ir.Param) string {
 }
 
 func (f *fn) array(p *ir.Param) string {
+	if p.IsShared() {
+		return f.sharedBase(p)
+	}
 	return f.slot(kabi.Slot{Kind: kabi.ArraySlot, Param: p.Index}, "array "+p.Name)
 }
 
 func (f *fn) dim(p *ir.Param, d int) string {
 	if d < 0 || d >= p.Dims {
 		f.fail("dimension %d of %s, which has %d", d, p.Name, p.Dims)
+	}
+	if p.IsShared() {
+		return literal(ir.I64, uint64(p.Shared[d])) // a shared array's extents are constants
 	}
 	return f.slot(kabi.Slot{Kind: kabi.DimSlot, Param: p.Index, Dim: d}, fmt.Sprintf("extent %d of %s", d, p.Name))
 }
@@ -233,6 +240,11 @@ func (f *fn) compile() (text string, err error) {
 			f.fail("parallel task %d has no loop", f.task.Index)
 		}
 		f.parallelTask(f.task.Loop)
+	case lower.Block:
+		if f.task.Blocks == nil {
+			f.fail("block task %d has no loop", f.task.Index)
+		}
+		f.blockTask(f.task.Blocks)
 	default:
 		f.fail("task %d has unknown kind %v", f.task.Index, f.task.Kind)
 	}
@@ -248,7 +260,11 @@ func (f *fn) assemble() string {
 	if f.task.Pos.IsKnown() {
 		fmt.Fprintf(&sb, " at %s", strings.ReplaceAll(f.task.Pos.String(), "\n", " "))
 	}
-	fmt.Fprintf(&sb, "\nQD_KERNEL void QD_BOUNDS(%d) %s(", f.info.BlockDim, f.info.Entry)
+	bound := f.info.BlockDim
+	if bound == 0 {
+		bound = kabi.MaxBlockDim // a block loop sized at launch
+	}
+	fmt.Fprintf(&sb, "\nQD_KERNEL void QD_BOUNDS(%d) %s(", bound, f.info.Entry)
 	params := f.plan.Kernel.Params
 	for i, s := range f.info.Slots {
 		if i > 0 {

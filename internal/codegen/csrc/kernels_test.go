@@ -9,11 +9,13 @@ import (
 // corpus are kernels that together use every construct of the IR: every
 // operator on every type it takes, every conversion, every intrinsic,
 // every atomic (result used and unused), all control flow, 1- to 3-D
-// loops, serial tasks with temporaries and stream-parallel groups. The
-// tests check their source with regexps and compile them all with clang for
-// every AMD target and, in the CUDA flavour, to PTX assembled by ptxas.
+// loops, serial tasks with temporaries, stream-parallel groups and block
+// loops (blockCorpus). The tests check their source with regexps and
+// compile them all with clang for every AMD target and, in the CUDA
+// flavour, to PTX assembled by ptxas.
 func corpus() []*ir.Kernel {
 	ks := []*ir.Kernel{saxpy(), control(), layout3(), serialTemps(), groups(), logic()}
+	ks = append(ks, blockCorpus()...)
 	for _, t := range []ir.Type{ir.I32, ir.U32, ir.I64, ir.U64} {
 		ks = append(ks, intOps(t))
 	}

@@ -324,12 +324,20 @@ func commonHelpers() string {
 		// decides without double rounding; the step is copysign(1, x).
 		fmt.Fprintf(&sb, "QD_DEV %[1]s qd_round_%[2]s(%[1]s x) { %[1]s t = qd_trunc_%[2]s(x); %[1]s s = qd_%[2]s_from((qd_bits_%[2]s(x) & %[4]s) | %[5]s); return qd_abs_%[2]s(x - t) >= 0.5%[3]s ? t + s : t; }\n",
 			ft.ct, ft.name, ft.suffix, ft.sign, ft.one)
-		// Float atomic min and max: a compare-and-swap loop on the bits,
-		// which neither loops forever on NaN nor confuses -0 with +0; no
-		// write when the value would not change (still linearizable: the
-		// element held old when it was read).
-		for _, op := range []string{"min", "max"} {
-			fmt.Fprintf(&sb, `QD_DEV %[1]s qd_atomic_%[3]s_%[2]s(%[1]s *p, %[1]s v)
+		floatMinMaxAtomics(&sb, "qd_atomic", ft.ct, ft.name, ft.ut)
+	}
+	return sb.String()
+}
+
+// floatMinMaxAtomics writes the float atomic min and max of one type
+// (prefix_min_f32, ...) over the compare-and-swap prefix_cas_u32 (or u64):
+// a loop on the bits, which neither loops forever on NaN nor confuses -0
+// with +0; no write when the value would not change (still linearizable:
+// the element held old when it was read). The prefix is qd_atomic for
+// global memory, qd_satomic for a block's shared memory (blockprims.go).
+func floatMinMaxAtomics(sb *strings.Builder, prefix, ct, name, ut string) {
+	for _, op := range []string{"min", "max"} {
+		fmt.Fprintf(sb, `QD_DEV %[1]s %[6]s_%[3]s_%[2]s(%[1]s *p, %[1]s v)
 {
 	%[4]s *q = (%[4]s *)p;
 	%[4]s old = *(volatile %[4]s *)q;
@@ -337,15 +345,13 @@ func commonHelpers() string {
 		%[4]s nv = qd_bits_%[2]s(qd_%[3]s_%[2]s(qd_%[2]s_from(old), v));
 		if (nv == old)
 			break;
-		%[4]s seen = qd_atomic_cas_%[5]s(q, old, nv);
+		%[4]s seen = %[6]s_cas_%[5]s(q, old, nv);
 		if (seen == old)
 			break;
 		old = seen;
 	}
 	return qd_%[2]s_from(old);
 }
-`, ft.ct, ft.name, op, ft.ut, "u"+ft.name[1:])
-		}
+`, ct, name, op, ut, "u"+name[1:], prefix)
 	}
-	return sb.String()
 }

@@ -50,18 +50,24 @@ func (f *fn) setupReductions() {
 	}
 }
 
-// combine is the C expression of r's operation on a and b, with Go's
-// semantics: wrapping integer sums, NaN-aware float min and max.
+// combine is the C expression of r's operation on a and b (combineOp).
 func (r *reduction) combine(a, b string) string {
-	t := r.Atomic.Type()
+	op := map[ir.AtomicOp]ir.BinOp{ir.AtomicAdd: ir.Add, ir.AtomicMin: ir.Min, ir.AtomicMax: ir.Max}[r.Atomic.Op]
+	return combineOp(op, r.Atomic.Type(), a, b)
+}
+
+// combineOp is the C expression of a op b for the combined reductions and
+// the block collectives (blocks.go), with Go's semantics: wrapping
+// integer sums, NaN-aware float min and max (gosem.MinMaxFloat).
+func combineOp(op ir.BinOp, t ir.Type, a, b string) string {
 	switch {
-	case r.Atomic.Op == ir.AtomicAdd && t.IsFloat():
+	case op == ir.Add && t.IsFloat():
 		return a + " + " + b
-	case r.Atomic.Op == ir.AtomicAdd:
+	case op == ir.Add:
 		return fmt.Sprintf("(%s)((%s)%s + (%s)%s)", cType(t), unsignedOf(t), a, unsignedOf(t), b)
 	case t.IsFloat():
-		return fmt.Sprintf("qd_%v_%v(%s, %s)", r.Atomic.Op, t, a, b)
-	case r.Atomic.Op == ir.AtomicMin:
+		return fmt.Sprintf("qd_%v_%v(%s, %s)", op, t, a, b)
+	case op == ir.Min:
 		return fmt.Sprintf("%s < %s ? %s : %s", a, b, a, b)
 	}
 	return fmt.Sprintf("%s > %s ? %s : %s", a, b, a, b)

@@ -61,9 +61,15 @@ func (f *fn) stmt(s ir.Stmt) {
 		// A continue of the parallel loop itself is not valid IR (the
 		// verifier rejects it), so every continue has a serial loop.
 		f.line("goto %s;", f.target(s.Loop, "continue").cont)
+	case *ir.Threads:
+		f.threadLoop(s)
+	case *ir.BlockReduce:
+		f.blockReduce(s)
+	case *ir.BlockScan:
+		f.blockScan(s)
 	default:
-		// ParallelFor and StreamParallel included: lowering leaves them
-		// only at the top level, as tasks.
+		// ParallelFor, Blocks and StreamParallel included: lowering
+		// leaves them only at the top level, as tasks.
 		f.fail("statement %T cannot appear inside a task", s)
 	}
 }
@@ -204,7 +210,8 @@ func (f *fn) forStmt(s *ir.For) {
 // atomic writes an atomic read-modify-write of an array element and
 // returns the old value (want), or writes the reduction form where there is
 // one (the old value unused). The prelude's primitives are relaxed, at
-// device scope, as PTX's atom. Signed integers use the unsigned primitives
+// device scope, as PTX's atom; a block's shared arrays have their own
+// (blockprims.go). Signed integers use the unsigned primitives
 // (the same bits) except for min and max; float add is the hardware's (or
 // the compiler's compare-and-swap loop), float min and max are the
 // prelude's compare-and-swap loops with Go's min and max. Exchange and
@@ -252,6 +259,11 @@ func (f *fn) atomicAt(e *ir.Atomic, ptr, v string, want bool) string {
 	t := e.Type()
 	ct, bits := cType(t), "u"+fmt.Sprint(t.Bits())
 	ubits := cTypes[bits]
+	atomic, red := "qd_atomic", "qd_red"
+	if e.Array.IsShared() {
+		atomic, red = "qd_satomic", "qd_sred" // blockprims.go
+		f.useBlockVendor()
+	}
 	// call applies primitive op of type ty to the element, with the value
 	// and result converted between t and ty by the given C expressions.
 	call := func(op, ty, in, out string, args ...string) string {
@@ -264,10 +276,10 @@ func (f *fn) atomicAt(e *ir.Atomic, ptr, v string, want bool) string {
 			list += ", " + fmt.Sprintf(in, a)
 		}
 		if !want && op != "exch" && op != "cas" && !(t.IsFloat() && (op == "min" || op == "max")) {
-			f.line("qd_red_%s_%s(%s);", op, ty, list)
+			f.line("%s_%s_%s(%s);", red, op, ty, list)
 			return ""
 		}
-		return f.tmp(t, out, fmt.Sprintf("qd_atomic_%s_%s(%s)", op, ty, list))
+		return f.tmp(t, out, fmt.Sprintf("%s_%s_%s(%s)", atomic, op, ty, list))
 	}
 	plain := "(" + ct + ")%s"
 	switch e.Op {
