@@ -15,12 +15,10 @@ import (
 	"github.com/quadrants-go/qd/internal/kabi"
 	"github.com/quadrants-go/qd/internal/lower"
 	"github.com/quadrants-go/qd/internal/ptxas"
-	"github.com/quadrants-go/qd/internal/suitekernels"
 )
 
 // Every kernel the tests run (checkedKernels, the set ptxas_test.go
-// assembles), and the block kernels (cKernels), is written as C source
-// (package codegen/csrc) and
+// assembles) is written as C source (package codegen/csrc) and
 //
 //   - compiled offline by clang for gfx90a, gfx942 and gfx1100, each code
 //     object checked with debug/elf (machine, processor, every entry and
@@ -37,25 +35,6 @@ import (
 // one source per target, since a compiler's start-up dominates small
 // compiles; a failing source is retried kernel by kernel to name the
 // kernel.
-
-// cKernels are the kernels the C flavours compile: checkedKernels and the
-// block-loop kernels of suitekernels.BlockKernels, which are not in
-// suitekernels.All yet because only package csrc writes block tasks so
-// far (the PTX and CPU generators' are being written apart); once they
-// are, BlockKernels joins All and this list is checkedKernels again.
-func cKernels(t *testing.T) []*ir.Kernel {
-	t.Helper()
-	kernels := checkedKernels(t)
-	for i, k := range suitekernels.BlockKernels() {
-		if _, err := lower.Lower(k); err != nil {
-			t.Errorf("lower %s: %v", k.Name, err)
-			continue
-		}
-		k.Name = fmt.Sprintf("b%03d_%s", i, k.Name) // BlockCollectives is one name for several types
-		kernels = append(kernels, k)
-	}
-	return kernels
-}
 
 // amdUnit is the kernels written into one source for arch, with their
 // entry names, or the errors of those that failed.
@@ -119,7 +98,7 @@ func TestAMDSuiteKernelsClang(t *testing.T) {
 	if err != nil {
 		amdtools.Unavailable(t, "clang (offline AMDGPU compiles)", err)
 	}
-	kernels := cKernels(t)
+	kernels := checkedKernels(t)
 	dir := t.TempDir()
 	start := time.Now()
 	var wg sync.WaitGroup
@@ -160,7 +139,7 @@ func TestAMDSuiteKernelsHiprtc(t *testing.T) {
 	}
 	t.Setenv("QD_HIP_CACHE", t.TempDir()) // compile for real: no hits from earlier runs
 	const arch = "gfx90a"
-	kernels := cKernels(t)
+	kernels := checkedKernels(t)
 	start := time.Now()
 	u := newAMDUnit(arch, kernels)
 	for _, e := range u.errs {
@@ -192,7 +171,7 @@ func TestAMDSuiteKernelsCUDAFlavour(t *testing.T) {
 	if err != nil {
 		t.Skip(err)
 	}
-	kernels := cKernels(t)
+	kernels := checkedKernels(t)
 	dir := t.TempDir()
 	sm := tool.Archs[len(tool.Archs)-1]
 	arch := fmt.Sprintf("sm_%d", sm)

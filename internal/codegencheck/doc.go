@@ -6,10 +6,9 @@
 //   - localmem_test.go checks with ptxas -v that the kernels of vectors,
 //     matrices and decompositions keep their values in registers: no local
 //     memory, no stack frame, no spills;
-//   - amd_test.go compiles the C source of every kernel, and of the
-//     block-loop kernels (suitekernels.BlockKernels, which only the C
-//     generator compiles so far), for AMD GPUs with clang and through the
-//     HIP backend's real hiprtc path, and its CUDA flavour to PTX;
+//   - amd_test.go compiles the C source of every kernel for AMD GPUs with
+//     clang and through the HIP backend's real hiprtc path, and its CUDA
+//     flavour to PTX;
 //   - accuracy_test.go measures every math function of the kernel language
 //     on every backend present against Go's math and the exact values of
 //     internal/mathref (on a GPU: the code generators' math routines).
