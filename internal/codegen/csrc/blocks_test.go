@@ -33,7 +33,7 @@ func TestBlockSource(t *testing.T) {
 		`for \(bk_b = qd_bid\(\); bk_b < \(qd_u64\)a1_d0; bk_b \+= qd_gdim\(\)\) \{\n\t\tv\d+_b = \(qd_i64\)bk_b;`,
 		`for \(bk_i = bk_tid; bk_i < 64u; bk_i \+= 128u\)\n\t\t\tbk_shm\[bk_i\] = 0ULL;\n\t\tQD_BARRIER\(\);`,
 		`v\d+_t = \(qd_i64\)bk_tid;`, // a thread loop's index: the thread's, unguarded
-		`\(\(qd_i32 \*\)\(\(unsigned char \*\)bk_shm \+ 0\)\)\[v\d+_t\] = t\d+;\n\t\tQD_BARRIER\(\);`,
+		`\(\(qd_i32 \*\)\(\(unsigned char \*\)bk_shm \+ 0\)\)\[v\d+_t\] = t\d+;\n\t\t\}\n\t\tQD_BARRIER\(\);`,
 		`(?s)goto L2;\n\t+// thread loop.*QD_BARRIER\(\);\n.*L1:;\n\t\t\}\nL2:;`, // a thread loop inside a uniform loop
 		`!before the next block`, // the body ends with a thread loop's barrier
 		`!qd_shfl`,

@@ -424,6 +424,11 @@ func (f *fnWriter) blockReduce(s *ir.BlockReduce) {
 	f.emit("bar.sync 0")
 	r := f.declare(s.Result)
 	f.emit("ld.shared.%s %s, [%s]", opType(t), r, f.scratchSlot(fmt.Sprint(maxWarps)))
+	if t.IsFloat() && s.Op == ir.Add {
+		// Go's sum starts at 0, so a block of -0s sums to +0; the tree
+		// would keep -0.
+		f.mov(t, r, f.fold(ir.Add, t, r, f.constant(t, 0)))
+	}
 	f.emit("bar.sync 0") // the scratch is free for the next collective
 }
 
