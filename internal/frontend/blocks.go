@@ -1,11 +1,13 @@
 package frontend
 
 import (
+	"errors"
 	"go/ast"
 	"go/token"
 	"go/types"
 
 	"github.com/quadrants-go/qd/internal/ir"
+	"github.com/quadrants-go/qd/internal/lower"
 )
 
 // Block loops (qd.Blocks, blockapi.go of package qd): the block loop, its
@@ -94,6 +96,7 @@ func (b *builder) blocksLoop(s *ast.RangeStmt, label *types.Label, call *ast.Cal
 	}
 	node.Var = b.newVar(name, ir.I64)
 	b.emit(node)
+	b.sawBlocks = true
 	ctx := &blockCtx{node: node, obj: obj}
 	if obj != nil {
 		b.fr.vars[obj] = &binding{blk: ctx}
@@ -473,4 +476,36 @@ func (b *builder) isSharedRoot(e ast.Expr) bool {
 // value (and not of a shared array, which is memory).
 func (b *builder) isLocalIndex(x ast.Expr) bool {
 	return isLocalArray(b.typ(x)) && !b.isSharedRoot(x)
+}
+
+// blockRulesHold reports whether the kernel's block loops keep the rules
+// of a block body (internal/lower/blocks.go: no store at the block level,
+// no thread loop assigning the block's locals, ...), reporting each breach
+// as the front end's own error: the front end reports every refusal
+// itself, with Go positions, before lowering sees the kernel.
+func (b *builder) blockRulesHold() bool {
+	_, err := lower.Lower(b.k)
+	if err == nil {
+		return true
+	}
+	var each func(error)
+	each = func(err error) {
+		if j, ok := err.(interface{ Unwrap() []error }); ok {
+			for _, e := range j.Unwrap() {
+				each(e)
+			}
+			return
+		}
+		var e *ir.Error
+		if errors.As(err, &e) {
+			c := *e
+			c.Kernel = b.name
+			b.fc.errs.add(&c)
+		} else {
+			b.fc.errs.add(&ir.Error{Pos: b.k.Pos, Kernel: b.name, Msg: err.Error()})
+		}
+		b.nerrs++
+	}
+	each(err)
+	return false
 }

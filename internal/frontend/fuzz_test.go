@@ -61,6 +61,9 @@ func FuzzParse(f *testing.F) {
 // fuzzSeeds are small kernels of the value constructs, for the fuzzer to
 // mutate: values, places, receivers, generics, unrolling and the library.
 var fuzzSeeds = []string{
+	// Block loops: shared arrays, per-thread values, collectives.
+	"package k\n\nimport \"github.com/quadrants-go/qd\"\n\n//qd:kernel\nfunc k(x []float32, out []int32, n int) {\n\tfor b := range qd.Blocks(n, 64) {\n\t\ttile := qd.Shared[[64]float32]()\n\t\tv := qd.NewPerThread[int32](b)\n\t\tfor t := range b.Threads() {\n\t\t\ttile[t] = x[b.Index()*64+t]\n\t\t\tv[t] = int32(t)\n\t\t}\n\t\ts := qd.BlockSum(b, v)\n\t\te := qd.BlockExclusiveSum(b, v)\n\t\tfor t := range b.Threads() {\n\t\t\tx[b.Index()*64+t] = tile[63-t]\n\t\t\tout[t] = s + e[t]\n\t\t}\n\t}\n}\n",
+	"package k\n\nimport \"github.com/quadrants-go/qd\"\n\ntype cell struct{ N int32 }\n\n//qd:kernel\nfunc k(x []float32, n int) {\n\tfor b := range qd.Blocks(n, n) {\n\t\tc := qd.Shared[[8][9]cell]()\n\t\tfor k := 0; k < 3; k++ {\n\t\t\tfor t := range b.Threads() {\n\t\t\t\tqd.AtomicAdd(&c[t%8][t%9].N, 1)\n\t\t\t}\n\t\t}\n\t\tfor t := range b.Threads() {\n\t\t\tx[t] = float32(c[0][0].N)\n\t\t}\n\t}\n}\n",
 	`package k
 
 import "github.com/quadrants-go/qd"

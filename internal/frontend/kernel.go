@@ -112,8 +112,9 @@ type builder struct {
 	blockDimPos token.Pos
 	// blk is the qd.Blocks loop being translated (blocks.go); nshared
 	// counts the kernel's shared arrays.
-	blk     *blockCtx
-	nshared int
+	blk       *blockCtx
+	nshared   int
+	sawBlocks bool // the kernel has a block loop: blockRulesHold checks it
 }
 
 // errorf reports an error at p. An error inside the value library is
@@ -230,7 +231,7 @@ func (fc *fileCtx) buildKernel(fd *ast.FuncDecl, name string, e env) *ir.Kernel 
 	b.checkStreamParallelPlacement(fd.Body.List)
 	b.pos = fc.pos(fd.Body.Pos())
 	b.kernelBody(fd.Body.List)
-	if b.nerrs > 0 {
+	if b.nerrs > 0 || b.sawBlocks && !b.blockRulesHold() {
 		return nil
 	}
 	return b.k
