@@ -200,6 +200,12 @@ func (m *ptxMachine) step(op string, ops []string) error {
 		} else {
 			set(in[1] + in[2])
 		}
+	case "sub":
+		if ty[0] == 'f' {
+			set(floatOp(ty, in[1], in[2], func(x, y float64) float64 { return x - y }))
+		} else {
+			set(in[1] - in[2])
+		}
 	case "div", "rem":
 		set(divRem(parts[0] == "rem", ty, in[1], in[2]))
 	case "min", "max":
