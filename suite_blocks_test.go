@@ -211,6 +211,33 @@ type cell struct {
 	Sum float32
 }
 
+// Helpers take a block loop's values: a shared array, a per-thread value,
+// the block itself.
+func loadTile(tile *[64]float32, x []float32, b qd.Block, t int) { tile[t] = x[b.Index()*64+t] }
+
+func rowSum(b qd.Block, v qd.PerThread[int32]) int32 { return qd.BlockSum(b, v) }
+
+func setMine(v qd.PerThread[int32], t int) { v[t] = int32(t) }
+
+//qd:kernel
+func helpers(x, out []float32, sums []int32) {
+	for b := range qd.Blocks(len(x)/64, 64) {
+		tile := qd.Shared[[64]float32]()
+		v := qd.NewPerThread[int32](b)
+		for t := range b.Threads() {
+			loadTile(tile, x, b, t)
+			setMine(v, t)
+		}
+		s := rowSum(b, v)
+		for t := range b.Threads() {
+			out[b.Index()*64+t] = tile[63-t]
+			if t == 0 {
+				sums[b.Index()] = s
+			}
+		}
+	}
+}
+
 //qd:kernel
 func cells(x []float32, out []cell) {
 	for b := range qd.Blocks(len(out), 64) {
@@ -259,6 +286,22 @@ func TestBlocksFromSource(t *testing.T) {
 		type cell struct {
 			N   int32
 			Sum float32
+		}
+		hk := kernelOf(t, m, "helpers")
+		hx := make([]float32, 128)
+		for i := range hx {
+			hx[i] = float32(i)
+		}
+		hout, hsums := newNdarray[float32](t, p, 128), newNdarray[int32](t, p, 2)
+		check(t, hk.Launch(fromHost(t, p, hx, 128), hout, hsums))
+		got := toSlice(t, hout)
+		for i := range got {
+			if want := float32(i/64*64 + 63 - i%64); got[i] != want {
+				t.Fatalf("helpers: out[%d] = %v, want %v", i, got[i], want)
+			}
+		}
+		if got := toSlice(t, hsums); !slices.Equal(got, []int32{2016, 2016}) {
+			t.Errorf("helpers: sums %v, want [2016 2016]", got)
 		}
 		cells := kernelOf(t, m, "cells")
 		x := newNdarray[float32](t, p, 200)

@@ -509,3 +509,22 @@ func (b *builder) blockRulesHold() bool {
 	each(err)
 	return false
 }
+
+// blockArg is the binding of a helper's argument that names a block
+// loop's value — a shared array, a per-thread value or the block — which
+// the helper's parameter then shares (go/types has matched the types), or
+// nil for any other argument.
+func (b *builder) blockArg(arg ast.Expr) *binding {
+	id, ok := ast.Unparen(arg).(*ast.Ident)
+	if !ok {
+		return nil
+	}
+	bd := b.lookup(b.info.Uses[id])
+	switch {
+	case bd == nil:
+		return nil
+	case bd.param != nil && bd.param.IsShared(), bd.pt != nil, bd.blk != nil:
+		return bd
+	}
+	return nil
+}

@@ -98,6 +98,10 @@ func (b *builder) inline(x *ast.CallExpr, c *callee, recv *receiver, args []ast.
 		typ   types.Type
 		arg   ast.Expr
 		array bool
+		// alias, for an argument that names a block loop's value (a
+		// shared array, a per-thread value, the block): the parameter is
+		// bound to the argument's own binding (blocks.go).
+		alias *binding
 	}
 	var params []param
 	if recv != nil && decl.Recv != nil && len(decl.Recv.List) == 1 {
@@ -139,6 +143,9 @@ func (b *builder) inline(x *ast.CallExpr, c *callee, recv *receiver, args []ast.
 		if params[i].array {
 			continue
 		}
+		if params[i].alias = b.blockArg(args[i-first]); params[i].alias != nil {
+			continue
+		}
 		if _, isPtr := params[i].typ.Underlying().(*types.Pointer); isPtr {
 			b.errorf(args[i-first].Pos(), "pointer parameters are not supported in kernels; return the new value instead, or make %s a method with a pointer receiver", fn.Name())
 			return nil
@@ -164,6 +171,12 @@ func (b *builder) inline(x *ast.CallExpr, c *callee, recv *receiver, args []ast.
 		if pi == 0 && recv != nil && recv.ptr {
 			if p.obj != nil {
 				fr.vars[p.obj] = &binding{ptr: true, vars: recv.vars}
+			}
+			continue
+		}
+		if p.alias != nil {
+			if p.obj != nil {
+				fr.vars[p.obj] = p.alias
 			}
 			continue
 		}
