@@ -221,7 +221,7 @@ func (a *Ndarray[T]) FillOn(s *Stream, v T) error {
 	}
 	c := a.c
 	bits := elemBits(v)
-	if f, ok := c.buf.(backend.Filler); ok && c.lay.size <= 4 && c.lay.size != 3 {
+	if f, ok := c.buf.(backend.Filler); ok && (c.lay.size == 1 || c.lay.size == 2 || c.lay.size == 4) {
 		defer c.p.exit()
 		return c.p.enqueueOn(s, "FillOn", []operand{{c, a}}, func(bs backend.Stream) error {
 			if err := f.Fill(bs, uint32(bits), c.lay.size, c.n); err != nil {

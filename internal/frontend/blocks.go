@@ -84,7 +84,7 @@ func (b *builder) blocksLoop(s *ast.RangeStmt, label *types.Label, call *ast.Cal
 		b.errorf(call.Args[1].Pos(), "block size %d is outside 1..%d: a GPU block has at most %d threads", c.Int(), ir.MaxBlockDim, ir.MaxBlockDim)
 		return
 	}
-	if !hostEvaluable(size) {
+	if !ir.LaunchScalar(size) {
 		b.errorf(call.Args[1].Pos(), "the block size %s must be a constant or computed from scalar parameters, so that a launch knows it", shortExpr(call.Args[1]))
 		return
 	}
@@ -115,21 +115,6 @@ func (b *builder) blocksLoop(s *ast.RangeStmt, label *types.Label, call *ast.Cal
 		body = []ir.Stmt{wrap}
 	}
 	node.Body = body
-}
-
-// hostEvaluable reports whether e reads only constants and scalar
-// parameters (what a launch can evaluate).
-func hostEvaluable(e ir.Expr) bool {
-	ok := true
-	ir.InspectExpr(e, func(n ir.Node) bool {
-		switch n.(type) {
-		case *ir.Const, *ir.ParamRef, *ir.Unary, *ir.Binary, *ir.Convert:
-		default:
-			ok = false
-		}
-		return ok
-	})
-	return ok
 }
 
 // threadsLoop translates for t := range b.Threads().

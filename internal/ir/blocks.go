@@ -96,6 +96,22 @@ func (s *Blocks) SharedBytes() int {
 	return n
 }
 
+// LaunchScalar reports whether e reads only constants and scalar
+// parameters, combined by operators and conversions: a value a launch can
+// compute on the host, as a Blocks loop's size must be.
+func LaunchScalar(e Expr) bool {
+	ok := e != nil
+	InspectExpr(e, func(n Node) bool {
+		switch n.(type) {
+		case *Const, *ParamRef, *Unary, *Binary, *Convert:
+		default:
+			ok = false
+		}
+		return ok
+	})
+	return ok
+}
+
 // IsShared reports whether p is an array of a block's shared memory.
 func (p *Param) IsShared() bool { return len(p.Shared) > 0 }
 

@@ -89,15 +89,9 @@ func (v *verifier) blockSize(e Expr) {
 		}
 		return
 	}
-	InspectExpr(e, func(n Node) bool {
-		switch n := n.(type) {
-		case *Const, *ParamRef, *Unary, *Binary, *Convert:
-			return true
-		default:
-			v.errorf(v.pos, "block size must be a constant or computed from scalar parameters, so that a launch knows it; it reads %T", n)
-			return false
-		}
-	})
+	if !LaunchScalar(e) {
+		v.errorf(v.pos, "block size must be a constant or computed from scalar parameters, so that a launch knows it")
+	}
 }
 
 // sharedArray checks a shared array's declaration.

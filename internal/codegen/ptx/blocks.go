@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/quadrants-go/qd/internal/ir"
+	"github.com/quadrants-go/qd/internal/lower"
 )
 
 // Block tasks (ir.Blocks, qd.Blocks). One CUDA block of exactly the
@@ -291,45 +292,11 @@ func (f *fnWriter) lanes() laneInfo {
 	return l
 }
 
-// identity is op's identity for t: 0 for sums, the largest value for
-// minimums and the smallest for maximums.
+// identity is op's (add, min, max) neutral value for t: the
+// reductions' (lower.Identity; -0 for float sums, so that a lane that
+// adds nothing keeps a sum's bits).
 func identity(op ir.BinOp, t ir.Type) uint64 {
-	neg := op == ir.Max
-	switch {
-	case op == ir.Add:
-		return 0
-	case t == ir.F32 && neg:
-		return uint64(0xff800000)
-	case t == ir.F32:
-		return uint64(0x7f800000)
-	case t == ir.F64 && neg:
-		return 0xfff0000000000000
-	case t == ir.F64:
-		return 0x7ff0000000000000
-	}
-	switch t {
-	case ir.I32:
-		if neg {
-			return uint64(0xffffffff80000000)
-		}
-		return 0x7fffffff
-	case ir.I64:
-		if neg {
-			return 1 << 63
-		}
-		return 1<<63 - 1
-	case ir.U32:
-		if neg {
-			return 0
-		}
-		return 0xffffffff
-	case ir.U64:
-		if neg {
-			return 0
-		}
-		return ^uint64(0)
-	}
-	return 0
+	return lower.Identity(map[ir.BinOp]ir.AtomicOp{ir.Add: ir.AtomicAdd, ir.Min: ir.AtomicMin, ir.Max: ir.AtomicMax}[op], t)
 }
 
 // fold returns op(x, y) with Go's semantics (min and max of floats: NaN
@@ -347,7 +314,7 @@ func (f *fnWriter) warpFold(op ir.BinOp, t ir.Type, x string, l laneInfo) string
 	acc := f.reg(t)
 	f.mov(t, acc, x)
 	for off := 16; off >= 1; off /= 2 {
-		other := f.shuffleDown(t, acc, off, l.mask)
+		other := f.shuffle("down", t, acc, fmt.Sprint(off), l.mask)
 		valid, src := f.reg(ir.Bool), f.reg(ir.U32)
 		f.emit("add.u32 %s, %s, %d", src, l.lane, off)
 		f.emit("setp.lt.u32 %s, %s, %s", valid, src, l.here)
@@ -358,8 +325,10 @@ func (f *fnWriter) warpFold(op ir.BinOp, t ir.Type, x string, l laneInfo) string
 	return acc
 }
 
-// shuffle is x of lane src of the warp (shfl.sync.idx), or, with up, of
-// the lane off below (shfl.sync.up; lanes below off keep their own).
+// shuffle is x of another lane of the warp: with mode "idx" of lane
+// src, "up" of the lane src below (lanes below src keep their own), "down"
+// of the lane src above (shfl.sync), for 32- and 64-bit values of any
+// type.
 func (f *fnWriter) shuffle(mode string, t ir.Type, x, lane, mask string) string {
 	c := 31
 	if mode == "up" {

@@ -58,20 +58,15 @@ func (f *fnWriter) startReductions() bool {
 	return len(f.redOrder) > 0
 }
 
-// combine returns op(x, y) for the reduction's operation, with the same
-// semantics as the atomic it replaces (Go's min and max for floats).
-func (f *fnWriter) combine(a *accumulator, x, y string) string {
-	op := map[ir.AtomicOp]ir.BinOp{ir.AtomicAdd: ir.Add, ir.AtomicMin: ir.Min, ir.AtomicMax: ir.Max}[a.r.Atomic.Op]
-	if a.t.IsFloat() {
-		return f.floatOp(op, a.t, x, y)
-	}
-	return f.intOp(op, a.t, x, y)
+// binOp is the operator of a reduction's atomic (add, min, max).
+func (a *accumulator) binOp() ir.BinOp {
+	return map[ir.AtomicOp]ir.BinOp{ir.AtomicAdd: ir.Add, ir.AtomicMin: ir.Min, ir.AtomicMax: ir.Max}[a.r.Atomic.Op]
 }
 
 // accumulate folds value (a register of the reduction's type) into the
 // thread's partial value.
 func (f *fnWriter) accumulate(a *accumulator, value string) {
-	f.mov(a.t, a.acc, f.combine(a, a.acc, value))
+	f.mov(a.t, a.acc, f.fold(a.binOp(), a.t, a.acc, value))
 }
 
 // reduceStmt writes the statement of a reduction inside the loop: the
@@ -88,27 +83,12 @@ func (f *fnWriter) reduceStmt(a *accumulator) {
 // finishReductions writes the block's epilogue: every thread of the block
 // runs it once, after the loop.
 func (f *fnWriter) finishReductions() {
-	tid, ntid := f.reg(ir.U32), f.reg(ir.U32)
-	f.emit("mov.u32 %s, %%tid.x", tid)
-	f.emit("mov.u32 %s, %%ntid.x", ntid)
-	lane, warp, nwarps := f.reg(ir.U32), f.reg(ir.U32), f.reg(ir.U32)
-	f.emit("and.b32 %s, %s, 31", lane, tid)
-	f.emit("shr.u32 %s, %s, 5", warp, tid)
-	f.emit("add.u32 %s, %s, 31", nwarps, ntid)
-	f.emit("shr.u32 %s, %s, 5", nwarps, nwarps)
-	// The lanes of this warp that exist: all 32 but in a last, partial warp.
-	here, mask := f.reg(ir.U32), f.reg(ir.U32)
-	f.emit("shl.b32 %s, %s, 5", here, warp)
-	f.emit("sub.u32 %s, %s, %s", here, ntid, here)
-	f.emit("min.u32 %s, %s, 32", here, here)
-	f.emit("shl.b32 %s, 1, %s", mask, here) // 1 << 32 is 0 (clamped shift)
-	f.emit("sub.u32 %s, %s, 1", mask, mask)
-	first, isWarp0 := f.reg(ir.Bool), f.reg(ir.Bool)
-	f.emit("setp.eq.u32 %s, %s, 0", first, lane)
-	f.emit("setp.eq.u32 %s, %s, 0", isWarp0, warp)
+	l := f.lanes() // blocks.go
+	lane, warp, nwarps, first := l.lane, l.warp, l.nwarps, l.first
+	isWarp0 := f.isWarp0(l)
 
 	for _, a := range f.redOrder {
-		f.warpReduce(a, lane, here, mask)
+		f.mov(a.t, a.acc, f.warpFold(a.binOp(), a.t, a.acc, l))
 		slot := f.sharedSlot(a, warp)
 		skip := f.label()
 		f.braIf(first, true, skip)
@@ -128,7 +108,7 @@ func (f *fnWriter) finishReductions() {
 		f.emit("mov.%s %s, %s", movType(a.t), a.acc, literal(a.t, a.r.Identity()))
 		f.emit("@%s ld.shared.%s %s, [%s]", has, opType(a.t), v, f.sharedSlot(a, lane))
 		f.emit("@%s mov.%s %s, %s", has, movType(a.t), a.acc, v)
-		f.warpReduce(a, lane, here, mask)
+		f.mov(a.t, a.acc, f.warpFold(a.binOp(), a.t, a.acc, l))
 		// Thread 0 writes, unless the block saw nothing.
 		skip, same := f.label(), f.reg(ir.Bool)
 		f.braIf(first, true, skip)
@@ -139,42 +119,6 @@ func (f *fnWriter) finishReductions() {
 		f.place(skip)
 	}
 	f.place(done)
-}
-
-// warpReduce combines a.acc over the lanes of the warp that exist (here of
-// them, mask set): after it, lane 0 holds the warp's value.
-func (f *fnWriter) warpReduce(a *accumulator, lane, here, mask string) {
-	for off := 16; off >= 1; off /= 2 {
-		other := f.shuffleDown(a.t, a.acc, off, mask)
-		valid, src := f.reg(ir.Bool), f.reg(ir.U32)
-		f.emit("add.u32 %s, %s, %d", src, lane, off)
-		f.emit("setp.lt.u32 %s, %s, %s", valid, src, here)
-		id := f.reg(a.t)
-		f.emit("mov.%s %s, %s", movType(a.t), id, literal(a.t, a.r.Identity()))
-		f.emit("selp.%s %s, %s, %s, %s", opType(a.t), other, other, id, valid)
-		f.accumulate(a, other)
-	}
-}
-
-// shuffleDown is x of the lane off lanes up (shfl.sync.down), for 32- and
-// 64-bit values of any type.
-func (f *fnWriter) shuffleDown(t ir.Type, x string, off int, mask string) string {
-	r := f.reg(t)
-	if t.Size() == 4 {
-		in, out := f.bits(t, x), f.reg(ir.U32)
-		f.emit("shfl.sync.down.b32 %s, %s, %d, 31, %s", out, in, off, mask)
-		f.emit("mov.b32 %s, %s", r, out)
-		return r
-	}
-	in := f.bits(t, x)
-	lo, hi := f.reg(ir.U32), f.reg(ir.U32)
-	f.emit("mov.b64 {%s, %s}, %s", lo, hi, in)
-	f.emit("shfl.sync.down.b32 %s, %s, %d, 31, %s", lo, lo, off, mask)
-	f.emit("shfl.sync.down.b32 %s, %s, %d, 31, %s", hi, hi, off, mask)
-	out := f.reg(ir.U64)
-	f.emit("mov.b64 %s, {%s, %s}", out, lo, hi)
-	f.emit("mov.b64 %s, %s", r, out)
-	return r
 }
 
 // bits is x (of type t) in an integer register of its width.
