@@ -112,6 +112,8 @@ var Cases = []Case{
 	binary(DivZero, ir.Rem, ir.I32, i32(7), 0, i32(7)),
 	binary(DivZero, ir.Rem, ir.I32, i32(-7), 0, i32(-7)),
 	binary(DivZero, ir.Div, ir.I64, i64(-7), 0, i64(-1)),
+	binary(DivZero, ir.Div, ir.I64, 7, 0, i64(-1)),
+	binary(DivZero, ir.Rem, ir.I64, 7, 0, 7),
 	binary(DivZero, ir.Rem, ir.I64, i64(math.MinInt64), 0, i64(math.MinInt64)),
 	binary(DivZero, ir.Div, ir.U32, 7, 0, math.MaxUint32),
 	binary(DivZero, ir.Rem, ir.U32, math.MaxUint32, 0, math.MaxUint32),
@@ -135,6 +137,14 @@ var Cases = []Case{
 	binary(Division, ir.Rem, ir.I64, i64(-9), i64(4), i64(-1)),
 	binary(Division, ir.Div, ir.U32, 0xFFFF_FFFE, 2, 0x7FFF_FFFF),
 	binary(Division, ir.Rem, ir.U32, 0xFFFF_FFFF, 0xFFFF_FFFE, 1),
+	// Operands in [0, 2^31) take the GPU's 32-bit division, the rest its
+	// 64-bit one: both sides of the edge.
+	binary(Division, ir.Div, ir.I64, 7, 2, 3),
+	binary(Division, ir.Rem, ir.I64, math.MaxInt32, 10, 7),
+	binary(Division, ir.Div, ir.I64, 1<<31, 3, 715827882),
+	binary(Division, ir.Div, ir.I64, 5, 1<<31, 0),
+	binary(Division, ir.Div, ir.U64, math.MaxInt32, 7, 306783378),
+	binary(Division, ir.Rem, ir.U64, 1<<32, 7, 4),
 	binary(Division, ir.Div, ir.U64, math.MaxUint64, 1<<62, 3),
 	binary(Division, ir.Rem, ir.U64, math.MaxUint64, 10, 5),
 
