@@ -135,7 +135,7 @@ func (s *suite) transposeRow(m *qd.Module, st *qd.Stream) error {
 		return err
 	}
 	bytes := 8 * float64(side) * float64(side)
-	r := Row{Name: fmt.Sprintf("transpose %d² float32 (32×33 shared tile)", side), Value: bytes / d.Seconds() / 1e9, Unit: "GB/s",
+	r := Row{Name: fmt.Sprintf("transpose %d² float32 (64×65 shared tile)", side), Value: bytes / d.Seconds() / 1e9, Unit: "GB/s",
 		RefName: refName, RefValue: ref / 1e9, Ratio: bytes / d.Seconds() / ref, Note: "bytes read + written per second"}
 	s.gpuBar(&r, 0.8)
 	s.add(r)
@@ -309,10 +309,10 @@ func (s *suite) scanRow(m *qd.Module, st *qd.Stream) error {
 	if err := x.CopyFromHost(host); err != nil {
 		return err
 	}
-	// Two levels of runs of 8192 above x, the last scanned by one block:
-	// n up to 2^39.
-	n1 := (n + 8191) / 8192
-	n2 := (n1 + 8191) / 8192
+	// Two levels of runs of 2048 (scanRun) above x, the last scanned by
+	// one block: n up to 2^33.
+	n1 := (n + 2047) / 2048
+	n2 := (n1 + 2047) / 2048
 	var arrays []*qd.Ndarray[int32]
 	mk := func(n int) *qd.Ndarray[int32] {
 		a, e := qd.NewNdarray[int32](s.p, n)
@@ -363,6 +363,6 @@ func (s *suite) scanRow(m *qd.Module, st *qd.Stream) error {
 		sum += host[i]
 	}
 	s.add(Row{Name: fmt.Sprintf("exclusive scan of 2^%d int32 (qd.BlockSum, qd.BlockExclusiveSum)", log2(n)), Value: ms(d), Unit: "ms",
-		Status: Info, Note: "5 launches (two passes over the input, runs of 8192); against torch.cumsum in docs/performance.md"})
+		Status: Info, Note: "5 launches (two passes over the input, runs of 2048); against torch.cumsum in docs/performance.md"})
 	return nil
 }
