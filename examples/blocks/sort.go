@@ -3,29 +3,28 @@ package main
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/quadrants-go/qd"
 )
 
 // sorter sorts pairs of uint32 keys and values by key, stably: a radix
-// sort of eight passes of 4 bits, each a digitCounts, an exclusive scan of
-// the counts and a scatterDigits, all enqueued on one stream. Its buffers
-// are made once for n pairs.
+// sort of eight passes of 4 bits, each a digitCounts, a scanCounts and a
+// scatterDigits, all enqueued on one stream. Its buffers are made once
+// for n pairs.
 type sorter struct {
-	p                          *qd.Program
-	n                          int
-	counts, offsets, sums, top *qd.Ndarray[int32]
-	sumsScan                   *qd.Ndarray[int32]
-	keys2, vals2               *qd.Ndarray[uint32]
-	count, scatter, scan, add  *qd.Kernel
+	p                    *qd.Program
+	n                    int
+	counts, offsets      *qd.Ndarray[int32]
+	keys2, vals2         *qd.Ndarray[uint32]
+	count, scatter, scan *qd.Kernel
 }
 
 func newSorter(p *qd.Program, mod *qd.Module, n int) (*sorter, error) {
-	c := 16 * sortBlocks(n)
-	runs := (c + scanSize - 1) / scanSize
-	if runs > scanSize {
-		return nil, fmt.Errorf("sort: %d keys need a scan of %d counts, more than this example's two levels (%d)", n, c, scanSize*scanSize)
+	if n > math.MaxInt32 {
+		return nil, fmt.Errorf("sort: %d keys, more than the int32 offsets hold", n)
 	}
+	c := 16 * sortTiles(n)
 	s := &sorter{p: p, n: n}
 	var errs []error
 	i32 := func(n int) *qd.Ndarray[int32] {
@@ -38,9 +37,9 @@ func newSorter(p *qd.Program, mod *qd.Module, n int) (*sorter, error) {
 		errs = append(errs, err)
 		return a
 	}
-	s.counts, s.offsets, s.sums, s.sumsScan, s.top = i32(c), i32(c), i32(runs), i32(runs), i32(1)
+	s.counts, s.offsets = i32(c), i32(c)
 	s.keys2, s.vals2 = u32(n), u32(n)
-	for name, k := range map[string]**qd.Kernel{"digitCounts": &s.count, "scatterDigits": &s.scatter, "scanBlocks": &s.scan, "addOffsets": &s.add} {
+	for name, k := range map[string]**qd.Kernel{"digitCounts": &s.count, "scatterDigits": &s.scatter, "scanCounts": &s.scan} {
 		var err error
 		*k, err = mod.Kernel(name)
 		errs = append(errs, err)
@@ -61,9 +60,7 @@ func (s *sorter) SortOn(st *qd.Stream, keys, vals *qd.Ndarray[uint32]) error {
 	for shift := uint32(0); shift < 32; shift += 4 {
 		steps := []error{
 			s.count.LaunchOn(st, in, s.counts, shift),
-			s.scan.LaunchOn(st, s.counts, s.offsets, s.sums),
-			s.scan.LaunchOn(st, s.sums, s.sumsScan, s.top),
-			s.add.LaunchOn(st, s.offsets, s.sumsScan),
+			s.scan.LaunchOn(st, s.counts, s.offsets),
 			s.scatter.LaunchOn(st, in, inV, out, outV, s.offsets, shift),
 		}
 		if err := errors.Join(steps...); err != nil {
@@ -77,7 +74,7 @@ func (s *sorter) SortOn(st *qd.Stream, keys, vals *qd.Ndarray[uint32]) error {
 // Close frees the sorter's buffers.
 func (s *sorter) Close() error {
 	var errs []error
-	for _, a := range []*qd.Ndarray[int32]{s.counts, s.offsets, s.sums, s.sumsScan, s.top} {
+	for _, a := range []*qd.Ndarray[int32]{s.counts, s.offsets} {
 		if a != nil {
 			errs = append(errs, a.Close())
 		}

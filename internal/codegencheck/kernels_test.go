@@ -44,6 +44,7 @@ func checkedKernels(t *testing.T) []*ir.Kernel {
 		source{difftest.FileName, diff},
 		source{"accuracy.go", []byte(accSource())})
 	sources = append(sources, docSources(t)...)
+	sources = append(sources, kernelFiles(t)...)
 	all := suitekernels.All()
 	for _, ft := range builtin.FillTypes {
 		all = append(all, builtin.Fill(ft))
@@ -75,6 +76,33 @@ func checkedKernels(t *testing.T) []*ir.Kernel {
 		kernels = append(kernels, k)
 	}
 	return kernels
+}
+
+// kernelFiles are the Go files of kernels that the examples and qd bench
+// embed and compile at run time (examples/*/, internal/benchsuite/testdata):
+// each file holding a //qd:kernel.
+func kernelFiles(t *testing.T) []source {
+	t.Helper()
+	var out []source
+	for _, pattern := range []string{"examples/*/*.go", "internal/benchsuite/testdata/*.go"} {
+		files, err := filepath.Glob(filepath.Join("..", "..", pattern))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, file := range files {
+			text, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(string(text), "//qd:kernel") {
+				out = append(out, source{filepath.ToSlash(file[len("../../"):]), text})
+			}
+		}
+	}
+	if len(out) == 0 {
+		t.Fatal("no kernel files found under examples/ and internal/benchsuite/testdata/")
+	}
+	return out
 }
 
 // docSources are the examples of docs/kernels.md, each a kernel file whose
