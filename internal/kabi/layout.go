@@ -33,6 +33,11 @@ type Task struct {
 	// (MaxBlocks); 0 means GridWaves. The code generator sets it where its
 	// loop was measured to want another number.
 	Waves int
+	// PointsPerThread is how many points of the range a thread handles
+	// when the grid is large enough (a row-chunked 2-D loop: a column of
+	// rows): the grid is sized for total/PointsPerThread threads, so that
+	// no block is launched with nothing to do; 0 means 1.
+	PointsPerThread int
 	// Block tasks (qd.Blocks): HostTotal counts blocks, not threads, and
 	// the entry strides over blocks. BlockDim is the loop's constant size,
 	// or 0 when the size comes from the launch's scalars: BlockSize then

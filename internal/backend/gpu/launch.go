@@ -191,7 +191,7 @@ func (l *launch) pack(d *Device, args *backend.Args) error {
 		case t.HostTotal == nil:
 			l.grids[ti] = uint32(t.maxBlocks)
 		default:
-			l.grids[ti] = kabi.GridFor(t.HostTotal(scal, l.shapes), t.BlockDim, t.maxBlocks)
+			l.grids[ti] = kabi.GridFor(t.HostTotal(scal, l.shapes), t.BlockDim*max(t.PointsPerThread, 1), t.maxBlocks)
 		}
 	}
 	return nil

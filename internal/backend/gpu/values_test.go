@@ -106,3 +106,27 @@ func TestPackValues(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A task whose threads each take PointsPerThread points (the PTX row
+// chunks) gets a grid of total/(BlockDim·PointsPerThread) blocks, not one
+// block per BlockDim points, most of which would find nothing to do.
+func TestGridPointsPerThread(t *testing.T) {
+	d := fakeDevice()
+	s := d.newStream(0xabc, false)
+	for _, c := range []struct{ per, want int }{{0, 1024}, {1, 1024}, {16, 64}} {
+		m, _ := moduleOf(t, d, "fill4")
+		m.tasks[0].PointsPerThread = c.per
+		x := &fakeBuffer{d, 0x7f0000001000}
+		bl, err := m.Begin(s, &backend.Args{Scalars: []uint64{0}, Arrays: []backend.ArrayArg{{Buf: x, Shape: [4]int{64, 64, 64, 1}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := bl.(*launch)
+		if l.grids[0] != uint32(c.want) { // 64³ points of 256 threads
+			t.Errorf("%d points a thread: grid %d, want %d", c.per, l.grids[0], c.want)
+		}
+		if err := l.End(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

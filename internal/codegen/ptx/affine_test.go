@@ -3,7 +3,6 @@ package ptx
 import (
 	"fmt"
 	"regexp"
-	"strings"
 	"testing"
 
 	"github.com/quadrants-go/qd/internal/ir"
@@ -87,6 +86,9 @@ func chunkPart(t *testing.T, ptx string) string {
 // load between them.
 func TestRowChunkLoadsFirst(t *testing.T) {
 	m := compileKernel(t, stencilKernel())
+	if got := m.Tasks[0].PointsPerThread; got != chunkRows {
+		t.Errorf("PointsPerThread %d, want %d: the grid sized for one block per unit", got, chunkRows)
+	}
 	part := chunkPart(t, m.PTX)
 	firstStore := regexp.MustCompile(`st\.global\.f32`).FindStringIndex(part)
 	if n := count(part[:firstStore[0]], `ld\.global\.f32`); n != hoistedStencilLoads {
@@ -104,13 +106,13 @@ func TestRowChunkLoadsFirst(t *testing.T) {
 // its trip (it must see the store), and any load of a body with a branch
 // or an atomic (it might not run). Such loads stay in their trip.
 func TestRowChunkLoadsKeptInPlace(t *testing.T) {
-	// out[i][j] = in[i][j] + 1; out2[i][j] = out[i][j] + in[i+1][j]
+	// out[i][j] = in[i][j] + 1; out2[i][j] = out[i][j] + in[i][j+1]
 	b := ir.NewBuilder("storeThenLoad")
 	in, out, out2 := b.Array("in", ir.F32, 2), b.Array("out", ir.F32, 2), b.Array("out2", ir.F32, 2)
-	b.ParallelN([]ir.Expr{ir.Op(ir.Sub, ir.LenOf(out, 0), ir.I64c(1)), ir.LenOf(out, 1)}, func(v []*ir.Var) {
+	b.ParallelN([]ir.Expr{ir.LenOf(out, 0), ir.Op(ir.Sub, ir.LenOf(out, 1), ir.I64c(1))}, func(v []*ir.Var) {
 		i, j := ir.Ref(v[0]), ir.Ref(v[1])
 		b.Store(out, ir.Op(ir.Add, ir.Ld(in, i, j), ir.F32c(1)), i, j)
-		b.Store(out2, ir.Op(ir.Add, ir.Ld(out, i, j), ir.Ld(in, ir.Op(ir.Add, i, ir.I64c(1)), j)), i, j)
+		b.Store(out2, ir.Op(ir.Add, ir.Ld(out, i, j), ir.Ld(in, i, ir.Op(ir.Add, j, ir.I64c(1)))), i, j)
 	})
 	m := compileKernel(t, b.Kernel())
 	part := chunkPart(t, m.PTX)
@@ -119,15 +121,15 @@ func TestRowChunkLoadsKeptInPlace(t *testing.T) {
 		t.Errorf("%d loads before the chunk's first store, want %d (in[i][j] of each trip):\n%s", n, chunkRows, numbered(m.PTX))
 	}
 
-	// if in[i][j] > 0 { out[i][j] = in[i+1][j] }: nothing hoisted, so the
+	// if in[i][j] > 0 { out[i][j] = in[i][j+1] }: nothing hoisted, so the
 	// body appears twice (a row of a chunk, the flat loop), each with its
 	// two loads.
 	b = ir.NewBuilder("branchy")
 	in, out = b.Array("in", ir.F32, 2), b.Array("out", ir.F32, 2)
-	b.ParallelN([]ir.Expr{ir.Op(ir.Sub, ir.LenOf(out, 0), ir.I64c(1)), ir.LenOf(out, 1)}, func(v []*ir.Var) {
+	b.ParallelN([]ir.Expr{ir.LenOf(out, 0), ir.Op(ir.Sub, ir.LenOf(out, 1), ir.I64c(1))}, func(v []*ir.Var) {
 		i, j := ir.Ref(v[0]), ir.Ref(v[1])
 		b.If(ir.Op(ir.Gt, ir.Ld(in, i, j), ir.F32c(0)), func() {
-			b.Store(out, ir.Ld(in, ir.Op(ir.Add, i, ir.I64c(1)), j), i, j)
+			b.Store(out, ir.Ld(in, i, ir.Op(ir.Add, j, ir.I64c(1))), i, j)
 		}, nil)
 	})
 	m = compileKernel(t, b.Kernel())
@@ -184,34 +186,6 @@ func TestRowChunkLoadsPrefetch(t *testing.T) {
 		}
 		if n := count(m.PTX, `ld\.global\.(L2::256B\.)?f32`); n != hoistedStencilLoads+8 {
 			t.Errorf("sm_%d: %d loads in all, want %d", c.target.SM, n, hoistedStencilLoads+8)
-		}
-	}
-}
-
-// Only a body that reads an array at two row offsets gets the row chunks:
-// an elementwise 2-D loop, or one whose neighbours lie along the row, has
-// no rows to reuse and keeps the flat loop (one store in the PTX).
-func TestRowChunkOnlyForRowReuse(t *testing.T) {
-	for _, c := range []struct {
-		name   string
-		rowOff int64 // the second load's row offset
-		colOff int64 // and column offset
-		chunk  bool
-	}{
-		{"elementwise", 0, 0, false},
-		{"along the row", 0, 1, false},
-		{"down the column", 1, 0, true},
-	} {
-		b := ir.NewBuilder(strings.ReplaceAll(c.name, " ", "_"))
-		in, out := b.Array("in", ir.F32, 2), b.Array("out", ir.F32, 2)
-		b.ParallelN([]ir.Expr{ir.Op(ir.Sub, ir.LenOf(out, 0), ir.I64c(1)), ir.Op(ir.Sub, ir.LenOf(out, 1), ir.I64c(1))}, func(v []*ir.Var) {
-			i, j := ir.Ref(v[0]), ir.Ref(v[1])
-			second := ir.Ld(in, ir.Op(ir.Add, i, ir.I64c(c.rowOff)), ir.Op(ir.Add, j, ir.I64c(c.colOff)))
-			b.Store(out, ir.Op(ir.Add, ir.Ld(in, i, j), second), i, j)
-		})
-		m := compileKernel(t, b.Kernel())
-		if got := count(m.PTX, `st\.global\.f32`) > 2; got != c.chunk {
-			t.Errorf("%s: row chunks %v, want %v:\n%s", c.name, got, c.chunk, numbered(m.PTX))
 		}
 	}
 }
