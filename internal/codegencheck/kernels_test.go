@@ -31,7 +31,7 @@ type source struct {
 // checkedKernels are the kernels every check compiles: the behaviour
 // suite's IR-built kernels, qd's own (internal/builtin), every Go source the tests compile (the suite's,
 // the differential tests', the accuracy test's, the examples of
-// docs/kernels.md), without repeats (two tests may build the same kernel),
+// docs/kernels.md, qd bench's), without repeats (two tests may build the same kernel),
 // renamed apart (two kernels may share a name).
 func checkedKernels(t *testing.T) []*ir.Kernel {
 	t.Helper()
@@ -44,6 +44,7 @@ func checkedKernels(t *testing.T) []*ir.Kernel {
 		source{difftest.FileName, diff},
 		source{"accuracy.go", []byte(accSource())})
 	sources = append(sources, docSources(t)...)
+	sources = append(sources, benchSources(t)...)
 	all := suitekernels.All()
 	for _, ft := range builtin.FillTypes {
 		all = append(all, builtin.Fill(ft))
@@ -95,6 +96,29 @@ func docSources(t *testing.T) []source {
 	out := make([]source, len(examples))
 	for i, text := range examples {
 		out[i] = source{kerneldocs.Page, text}
+	}
+	return out
+}
+
+// benchSources are the kernel files of qd bench (internal/benchsuite's
+// testdata: the block rows', the n-body rows', the ports of the CUDA
+// samples and Rodinia), which the suite embeds and runs on GPUs.
+func benchSources(t *testing.T) []source {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join("..", "benchsuite", "testdata", "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatal("no kernel files in internal/benchsuite/testdata")
+	}
+	out := make([]source, len(files))
+	for i, file := range files {
+		text, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[i] = source{filepath.Base(file), text}
 	}
 	return out
 }
