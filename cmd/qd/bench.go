@@ -19,7 +19,9 @@ Run qd's performance suite on one device and print every figure
 beside its reference, measured in the same run, and its bar: launch host
 cost against a raw cuLaunchKernel, K streams and stream-parallel groups of
 latency-bound kernels, saxpy against a device-to-device copy, a reduction
-and a stencil against their byte floors, the stream pool, events, array
+and a stencil against their byte floors, block-level kernels, ports of
+CUDA samples and Rodinia programs (-run ports; their nvcc originals are
+timed by internal/benchsuite/testdata/ports/run.sh), the stream pool, events, array
 allocation, graph replays against launches, and compile times, and with two
 devices a peer copy from device 0 to device 1 against the driver's raw peer
 copy; on the CPU, construct kernels (saxpy, the demo's heat step, a

@@ -44,7 +44,7 @@ type Options struct {
 	FirstInit time.Duration
 	// Run, when set, selects the measurements whose name it matches
 	// (launch host cost, K streams, groups, saxpy, reduction, stencil,
-	// n-body, block-level kernels, stream pool, events, Ndarray alloc/free, host copies, peer
+	// n-body, block-level kernels, ports (of CUDA samples and Rodinia), stream pool, events, Ndarray alloc/free, host copies, peer
 	// copy, copy/compute pipeline, graphs, compile, Init and Close).
 	Run *regexp.Regexp
 }
@@ -111,6 +111,7 @@ func Run(p *qd.Program, opt Options) ([]Row, error) {
 		{"stencil", s.stencil},
 		{"n-body", s.nbody},
 		{"block-level kernels", s.blockRows},
+		{"ports of CUDA samples and Rodinia", s.ports},
 		{"stream pool", s.pool},
 		{"event record+wait", s.events},
 		{"Ndarray alloc/free", s.ndarrays},

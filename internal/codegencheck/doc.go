@@ -16,7 +16,8 @@
 // The kernels are those of the behaviour suite (internal/suitekernels, and
 // the Go sources of the root package's tests, found by parsing them), of
 // the differential tests (internal/difftest), of the accuracy test and
-// the examples of docs/kernels.md (internal/kerneldocs).
+// the examples of docs/kernels.md (internal/kerneldocs), of the kernel
+// files of examples/ and of qd bench (internal/benchsuite/testdata).
 // The tools come from .ci/install-ptxas.sh and .ci/install-amd-tools.sh;
 // without them the checks skip with a notice, and with
 // QD_REQUIRE_AMD_TOOLS=1 (set by .ci/run) the AMD ones fail. The package

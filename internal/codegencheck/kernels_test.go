@@ -31,7 +31,7 @@ type source struct {
 // checkedKernels are the kernels every check compiles: the behaviour
 // suite's IR-built kernels, qd's own (internal/builtin), every Go source the tests compile (the suite's,
 // the differential tests', the accuracy test's, the examples of
-// docs/kernels.md), without repeats (two tests may build the same kernel),
+// docs/kernels.md, qd bench's), without repeats (two tests may build the same kernel),
 // renamed apart (two kernels may share a name).
 func checkedKernels(t *testing.T) []*ir.Kernel {
 	t.Helper()
