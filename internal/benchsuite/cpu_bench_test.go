@@ -12,12 +12,22 @@ import (
 // benchstat: `go test -run XXX -bench CPU -cpu 1,2 -count 10`. The qd side
 // uses GOMAXPROCS cores (-cpu), the reference one goroutine.
 func BenchmarkCPU(b *testing.B) {
+	benchCPUTable(b, cpuKernelSource, "cpu_kernels.go", cpuCases())
+}
+
+// BenchmarkCPUBlocks is BenchmarkCPU for the block kernels
+// (cpu_blocks.go): `go test -run XXX -bench CPUBlocks -cpu 1,2 -count 10`.
+func BenchmarkCPUBlocks(b *testing.B) {
+	benchCPUTable(b, blocksSrc, "blocks.go", cpuBlockCases())
+}
+
+func benchCPUTable(b *testing.B, src, file string, cases []cpuCase) {
 	p, err := qd.Init(qd.WithArch(qd.CPU))
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer p.Close()
-	mod, err := qd.Compile(p, cpuKernelSource, qd.WithFilename("cpu_kernels.go"))
+	mod, err := qd.Compile(p, src, qd.WithFilename(file))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -27,33 +37,38 @@ func BenchmarkCPU(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer st.Close()
-	for _, c := range cpuCases() {
+	for _, c := range cases {
 		// Set up inside b.Run, so that a -bench filter skips the set-up of
 		// the cases it does not run.
-		b.Run(c.kernel, func(b *testing.B) { benchCPUCase(b, p, mod, st, c) })
+		b.Run(benchName(c), func(b *testing.B) { benchCPUCase(b, p, mod, st, c) })
 	}
 }
 
-func benchCPUCase(b *testing.B, p *qd.Program, mod *qd.Module, st *qd.Stream, c cpuCase) {
-	k, err := mod.Kernel(c.kernel)
-	if err != nil {
-		b.Fatal(err)
+// benchName is a case's sub-benchmark name: its kernel, or its id for a
+// case of several launches.
+func benchName(c cpuCase) string {
+	if c.kernel != "" {
+		return c.kernel
 	}
+	return c.id
+}
+
+func benchCPUCase(b *testing.B, p *qd.Program, mod *qd.Module, st *qd.Stream, c cpuCase) {
 	n, m := c.size(os.Getenv("QD_BENCH_QUICK") != "")
-	run, err := c.setup(p, n, m)
+	run, err := c.prepare(p, mod, n, m)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer run.close()
-	if err := checkCPURun(k, st, run); err != nil {
-		b.Fatalf("%s: %v", c.kernel, err)
+	if err := checkCPURun(st, run); err != nil {
+		b.Fatalf("%s: %v", c.name, err)
 	}
 	perElement := func(b *testing.B) {
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/element")
 	}
 	b.Run("qd", func(b *testing.B) {
 		for b.Loop() {
-			if err := k.LaunchOn(st, run.args...); err != nil {
+			if err := run.launch(st); err != nil {
 				b.Fatal(err)
 			}
 			if err := st.Synchronize(); err != nil {
