@@ -74,7 +74,15 @@
 // (blocks.go): a thread loop is a batch, or two, whose lanes are the
 // block's threads; the block level, uniform, runs once as a batch of one;
 // per-thread locals are lane registers that span the block's threads; and
-// the shared arrays are a buffer per frame, zeroed for every block.
+// the shared arrays are a buffer per frame, zeroed for every block. As
+// no other goroutine sees them, atomics on them are plain loads and
+// stores in thread order (gather.go).
+//
+// A load or store whose indices are uniform but one (a table lookup, a
+// histogram's bin, a shared tile's column) checks and addresses every
+// lane in one pass, reading the index vector in its own type; accesses
+// with several varying indices compute each lane's offset into a
+// register first (gather.go).
 //
 // Arrays of records (Go structs and fixed arrays) are read and written a
 // leaf at a time, at the element's address plus the leaf's offset, with

@@ -15,6 +15,7 @@ type index struct {
 	lin  func(*frame) int64   // with v: lane k holds (index type)(lin+k)
 	maxv int64                // largest value of the index type, for lin
 	u64  bool                 // print negative values as uint64
+	raw  value                // the index as compiled, in its own type (gather.go)
 }
 
 func (c *compiler) indexExpr(e ir.Expr) index {
@@ -42,7 +43,7 @@ func (c *compiler) indexExpr(e ir.Expr) index {
 }
 
 func toIndex[T integer | small](c *compiler, x *ev[T], maxv int64, u64 bool) index {
-	ix := index{maxv: maxv, u64: u64}
+	ix := index{maxv: maxv, u64: u64, raw: x}
 	if x.u != nil {
 		xu := x.u
 		if u, ok := any(xu).(func(*frame) int64); ok {
@@ -333,16 +334,10 @@ func loadT[T scalar](c *compiler, e *ir.Load) value {
 			return *elem[T](arr, off, a.size)
 		})
 	}
-	r := c.tmp()
+	r, g := c.tmp(), gatherer[T](a)
 	gather := func(f *frame, arr *Array) []T {
 		d := reg[T](f, r)
-		off, ok := a.offsets(f, arr)
-		if !ok {
-			return d
-		}
-		for _, k := range f.m.idx {
-			d[k] = *elem[T](arr, off[k], a.size)
-		}
+		g(f, arr, d)
 		return d
 	}
 	if !a.contiguous() {
@@ -447,16 +442,7 @@ func storeT[T scalar](c *compiler, s *ir.Store) func(*frame) {
 			}
 		}
 	}
-	xv := vec(c, x)
-	scatter := func(f *frame, arr *Array, v []T) {
-		off, ok := a.offsets(f, arr)
-		if !ok {
-			return
-		}
-		for _, k := range f.m.idx {
-			*elem[T](arr, off[k], a.size) = v[k]
-		}
-	}
+	xv, scatter := vec(c, x), scatterer[T](a)
 	if !a.contiguous() {
 		return func(f *frame) {
 			v := xv(f)
