@@ -10,12 +10,12 @@ import (
 // index is one compiled array index, widened to int64. A U64 index of 2^63
 // or more becomes negative, which is out of range like the real value.
 type index struct {
-	u    func(*frame) int64   // uniform
-	v    func(*frame) []int64 // varying
-	lin  func(*frame) int64   // with v: lane k holds (index type)(lin+k)
-	maxv int64                // largest value of the index type, for lin
-	u64  bool                 // print negative values as uint64
-	raw  value                // the index as compiled, in its own type (gather.go)
+	u    func(*frame) int64         // uniform
+	v    func(*frame) []int64       // varying
+	lin  func(*frame) (int64, bool) // with v: lane k holds (index type)(lin+k), when lin holds
+	maxv int64                      // largest value of the index type, for lin
+	u64  bool                       // print negative values as uint64
+	raw  value                      // the index as compiled, in its own type (gather.go)
 }
 
 func (c *compiler) indexExpr(e ir.Expr) index {
@@ -195,7 +195,10 @@ func (a *access) span(f *frame, arr *Array) (base int64, first, last int, ok boo
 	ix := &a.idx[a.dims-1]
 	m := f.m.idx
 	first, last = int(m[0]), int(m[len(m)-1])
-	b := ix.lin(f)
+	b, lin := ix.lin(f)
+	if !lin {
+		return 0, 0, 0, false
+	}
 	e0, e1 := b+int64(first), b+int64(last)
 	if e0 < 0 || e1 < e0 || e1 >= int64(arr.Shape[a.dims-1]) || e1 > ix.maxv {
 		return 0, 0, 0, false
