@@ -22,9 +22,11 @@ type value interface{ typ() ir.Type }
 // variable) and reports false after a runtime error; rng gives the lanes
 // where a bool is true as one run (see ranges.go).
 type ev[T scalar] struct {
-	u    func(*frame) T
-	v    func(*frame) []T
-	lin  func(*frame) (int64, bool)
+	u   func(*frame) T
+	v   func(*frame) []T
+	lin func(*frame) (int64, bool)
+	// qa is the quasi-affine form of a varying i64 value (quasi.go).
+	qa   *quasi
 	into func(f *frame, d []T) bool
 	rng  rangeFn
 	// rngMasked: rng reads the mask (a nested && or ||, which evaluates

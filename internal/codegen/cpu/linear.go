@@ -32,26 +32,37 @@ import (
 // until an assignment on all of them again; ev.lin reports it, and the
 // users of lin take the vector meanwhile.
 
-// linSlot are the scalar slots of a contiguous local: off, the offset of
-// its lane 0 from the contiguous index; st, its state (linApart,
-// linHeld or linStale); and, for an assigned local, n, the number of
-// lanes active at its declaration, and lo and w, the lanes of the
-// registers the declaration's batch viewed (frame.off, frame.n).
+// A local declared with a quasi-affine value (quasi.go), tx := t%32 or
+// ty := t/32, keeps its form the same way: the declaration notes the
+// form's base in the offset slot.
+//
+// Declarations and assignments of such locals do not write their
+// registers while the lanes hold the form: a register is stale until a
+// use of the vector, or an assignment on some lanes only, writes it from
+// the form (materialize): a pass saved per declaration, and per trip of
+// for i := ...; ...; i += stride.
+
+// linSlot are the scalar slots of a contiguous or quasi-affine local:
+// off, its lane 0's offset from the contiguous index (the form's base);
+// st, its state (linApart, linHeld or linStale); n, the number of lanes
+// active at its declaration; lo and w, the lanes of the registers the
+// declaration's batch viewed (frame.off, frame.n). form is the local's
+// form with no base (lin: b + t).
 type linSlot struct {
 	off, st, n, lo, w int
 	assigned          bool
+	form              quasi
 }
 
-// The states of a contiguous local. An assigned one whose value is
-// contiguous is not written to its register (a pass over the lanes
-// saved at each trip of for i := ...; ...; i += stride): its register is
-// stale until a use of the vector, or an assignment on some lanes only,
-// writes it from the offset (materialize).
+// The states of a contiguous local.
 const (
-	linApart int64 = iota // the lanes are not contiguous: the register holds them
-	linHeld               // contiguous, and the register holds the lanes
-	linStale              // contiguous; the register is stale
+	linApart int64 = iota // the lanes hold no form: the register holds them
+	linHeld               // the form holds, and the register holds the lanes
+	linStale              // the form holds; the register is stale
 )
+
+// linForm is b + t, the form of a contiguous value.
+var linForm = quasi{s: 1}
 
 // linOf is x's lin, nil for a value without one.
 func linOf(x value) func(*frame) (int64, bool) {
@@ -68,6 +79,23 @@ func linOf(x value) func(*frame) (int64, bool) {
 	return nil
 }
 
+// baseOf is the base of x's form, form: for lin, b + t; else x's quasi
+// form (an i64 without lin). nil when x has neither.
+func (c *compiler) baseOf(x value) (base func(*frame) (int64, bool), form quasi) {
+	if lin, last := linOf(x), c.lastDim(); lin != nil {
+		return func(f *frame) (int64, bool) {
+			b, ok := lin(f)
+			return b - f.ix[last], ok
+		}, linForm
+	}
+	if x, ok := x.(*ev[int64]); ok && x.qa != nil {
+		q := *x.qa
+		q.base = nil
+		return x.qa.base, q
+	}
+	return nil, quasi{}
+}
+
 // declare compiles a declaration with a value.
 func (c *compiler) declare(s *ir.Decl) func(*frame) {
 	x := c.expr(s.Init)
@@ -79,35 +107,29 @@ func (c *compiler) declare(s *ir.Decl) func(*frame) {
 		return fn // a uniform local or a temporary
 	}
 	assigned := c.uni.assigned[s.Var]
-	lin := linOf(x)
-	if assigned && !c.linCand[s.Var] || !assigned && lin == nil {
-		return fn
-	}
-	ls, last := linSlot{off: c.nscal, st: c.nscal + 1, assigned: assigned}, c.lastDim()
-	c.nscal += 2
-	if !assigned {
-		c.lins[s.Var] = ls
-		return func(f *frame) {
-			b, ok := lin(f)
-			if fn(f); f.err == nil {
-				*scal[int64](f, ls.off) = b - f.ix[last]
-				*scal[int64](f, ls.st) = boolState(ok)
-			}
+	base, form := c.baseOf(x)
+	if assigned && (!c.linCand[s.Var] || !form.isLin()) {
+		base, form = nil, linForm // contiguous values only
+		if !c.linCand[s.Var] {
+			return fn
 		}
 	}
-	ls.n, ls.lo, ls.w = c.nscal, c.nscal+1, c.nscal+2
-	c.nscal += 3
+	if !assigned && base == nil {
+		return fn
+	}
+	ls := linSlot{off: c.nscal, st: c.nscal + 1, n: c.nscal + 2, lo: c.nscal + 3, w: c.nscal + 4, assigned: assigned, form: form}
+	c.nscal += 5
 	c.lins[s.Var] = ls
 	return func(f *frame) {
 		*scal[int64](f, ls.n) = int64(len(f.m.idx))
 		*scal[int64](f, ls.lo), *scal[int64](f, ls.w) = int64(f.off), int64(f.n)
-		if lin != nil {
-			b, ok := lin(f)
+		if base != nil {
+			b, ok := base(f)
 			if f.err != nil {
 				return
 			}
 			if ok {
-				*scal[int64](f, ls.off) = b - f.ix[last]
+				*scal[int64](f, ls.off) = b
 				*scal[int64](f, ls.st) = linStale
 				return
 			}
@@ -116,13 +138,6 @@ func (c *compiler) declare(s *ir.Decl) func(*frame) {
 			*scal[int64](f, ls.st) = linApart
 		}
 	}
-}
-
-func boolState(ok bool) int64 {
-	if ok {
-		return linHeld
-	}
-	return linApart
 }
 
 // linearAssign wraps fn, the assignment of x to contiguous local v (not
@@ -134,7 +149,7 @@ func (c *compiler) linearAssign(v *ir.Var, x value, fn func(*frame)) func(*frame
 	if !ok || !ls.assigned {
 		return fn
 	}
-	lin, last, mat := linOf(x), c.lastDim(), materializer(v.Type, c.vars[v], ls, c.lastDim())
+	lin, last, mat := linOf(x), c.lastDim(), c.materializer(v)
 	return func(f *frame) {
 		if lin != nil && int64(len(f.m.idx)) == *scal[int64](f, ls.n) {
 			b, ok := lin(f)
@@ -156,10 +171,11 @@ func (c *compiler) linearAssign(v *ir.Var, x value, fn func(*frame)) func(*frame
 	}
 }
 
-// materializer writes the register r of contiguous local v from its
-// offset when it is stale, every lane its declaration's batch viewed.
-func materializer(t ir.Type, r int, ls linSlot, last int) func(*frame) {
-	switch t {
+// materializer writes the register of local v from its form when it is
+// stale, every lane its declaration's batch viewed.
+func (c *compiler) materializer(v *ir.Var) func(*frame) {
+	r, ls, last := c.vars[v], c.lins[v], c.lastDim()
+	switch v.Type {
 	case ir.I32:
 		return materializeT[int32](r, ls, last)
 	case ir.I64:
@@ -171,17 +187,24 @@ func materializer(t ir.Type, r int, ls linSlot, last int) func(*frame) {
 }
 
 func materializeT[T integer](r int, ls linSlot, last int) func(*frame) {
+	q := ls.form
 	return func(f *frame) {
 		if *scal[int64](f, ls.st) != linStale {
 			return
 		}
-		// Register lane L of the batch holds lane L - f.off of its view,
-		// whose value is lin + L - f.off.
-		b := *scal[int64](f, ls.off) + f.ix[last] - int64(f.off)
+		// Register lane L of the batch is lane L - f.off of its view, of
+		// index t = f.ix[last] + L - f.off.
+		b, t0 := *scal[int64](f, ls.off), f.ix[last]-int64(f.off)
 		lo, w := int(*scal[int64](f, ls.lo)), int(*scal[int64](f, ls.w))
 		d := unsafe.Slice((*T)(unsafe.Pointer(&f.regs[r*Batch])), lo+w)[lo:]
-		for k := range d {
-			d[k] = T(b + int64(lo+k))
+		if q.isLin() {
+			for k := range d {
+				d[k] = T(b + t0 + int64(lo+k))
+			}
+		} else {
+			for k := range d {
+				d[k] = T(quasiAt(&q, b, t0+int64(lo+k)))
+			}
 		}
 		*scal[int64](f, ls.st) = linHeld
 	}
@@ -196,11 +219,11 @@ func (c *compiler) linearSelected(v *ir.Var) (before, after func(*frame)) {
 	if !ok || !ls.assigned {
 		return nil, nil
 	}
-	return materializer(v.Type, c.vars[v], ls, c.lastDim()), func(f *frame) { *scal[int64](f, ls.st) = linApart }
+	return c.materializer(v), func(f *frame) { *scal[int64](f, ls.st) = linApart }
 }
 
-// linearRef is a read of contiguous local v, nil if v is not one (or is
-// being stood in for by a shadow register, ifconv.go).
+// linearRef is a read of contiguous or quasi-affine local v, nil if v is
+// not one (or is being stood in for by a shadow register, ifconv.go).
 func (c *compiler) linearRef(v *ir.Var) value {
 	ls, ok := c.lins[v]
 	if !ok {
@@ -210,30 +233,33 @@ func (c *compiler) linearRef(v *ir.Var) value {
 	if r != c.vars[v] {
 		return nil
 	}
-	var mat func(*frame)
-	if ls.assigned {
-		mat = materializer(v.Type, r, ls, last)
+	mat := c.materializer(v)
+	base := func(f *frame) (int64, bool) {
+		return *scal[int64](f, ls.off), *scal[int64](f, ls.st) != linApart
+	}
+	if !ls.form.isLin() {
+		q := ls.form
+		q.base = base
+		return &ev[int64]{v: func(f *frame) []int64 { mat(f); return reg[int64](f, r) }, qa: &q}
+	}
+	lin := func(f *frame) (int64, bool) {
+		b, ok := base(f)
+		return b + f.ix[last], ok
 	}
 	switch v.Type {
 	case ir.I32:
-		return linearT[int32](r, ls, last, mat)
+		return linearT[int32](r, lin, mat)
 	case ir.I64:
-		return linearT[int64](r, ls, last, mat)
+		return linearT[int64](r, lin, mat)
 	case ir.U32:
-		return linearT[uint32](r, ls, last, mat)
+		return linearT[uint32](r, lin, mat)
 	case ir.U64:
-		return linearT[uint64](r, ls, last, mat)
+		return linearT[uint64](r, lin, mat)
 	}
 	return nil
 }
 
-func linearT[T integer](r int, ls linSlot, last int, mat func(*frame)) value {
-	lin := func(f *frame) (int64, bool) {
-		return *scal[int64](f, ls.off) + f.ix[last], *scal[int64](f, ls.st) != linApart
-	}
-	if mat == nil {
-		return &ev[T]{v: func(f *frame) []T { return reg[T](f, r) }, lin: lin}
-	}
+func linearT[T integer](r int, lin func(*frame) (int64, bool), mat func(*frame)) value {
 	return &ev[T]{v: func(f *frame) []T { mat(f); return reg[T](f, r) }, lin: lin}
 }
 
@@ -322,3 +348,6 @@ func (c *compiler) lastDim() int {
 	}
 	return 0 // a thread loop's index: the one dimension of a block
 }
+
+// isLin reports whether q is b + t.
+func (q *quasi) isLin() bool { return q.w == 0 && q.s == 1 && q.d == 0 }

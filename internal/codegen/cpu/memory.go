@@ -344,6 +344,9 @@ func loadT[T scalar](c *compiler, e *ir.Load) value {
 		return d
 	}
 	if !a.contiguous() {
+		if q := quasiLoads(c, a, r, gather); q != nil {
+			return vary(q)
+		}
 		return vary(func(f *frame) []T { return gather(f, &f.a.Arrays[pi]) })
 	}
 	// Contiguous: a bounds check of the end lanes and a copy, or, when every
@@ -447,6 +450,9 @@ func storeT[T scalar](c *compiler, s *ir.Store) func(*frame) {
 	}
 	xv, scatter := vec(c, x), scatterer[T](a)
 	if !a.contiguous() {
+		if q := quasiStores(c, a, scatter); q != nil {
+			scatter = q
+		}
 		return func(f *frame) {
 			v := xv(f)
 			if f.err == nil {

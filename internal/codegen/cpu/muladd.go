@@ -48,10 +48,11 @@ func mulAddT[T number](c *compiler, mulFirst bool, mx, my, o *ev[T]) value {
 	// Integers only: a float x*s + c keeps its two SIMD passes (simd.go),
 	// faster than one scalar loop.
 	if one := T(1); one/2 == 0 && vecU && o.v == nil && o.u != nil && mx.lin == nil && my.lin == nil {
-		return mulAddUniform(c, mulFirst, mx, my, o)
+		return quasiMulAdd(c, mulAddUniform(c, mulFirst, mx, my, o), mx, my, o)
 	}
 	if !vecU || o.v == nil {
 		p := apply(c, mul, mx, my)
+		quasiMulAdd(c, p, mx, my, nil)
 		x, y := p, o
 		if !mulFirst {
 			x, y = o, p
@@ -59,6 +60,7 @@ func mulAddT[T number](c *compiler, mulFirst bool, mx, my, o *ev[T]) value {
 		res := apply(c, add, x, y)
 		if res.v != nil {
 			keepLin(res, x, y)
+			quasiMulAdd(c, res, p, nil, o)
 		}
 		return res
 	}
@@ -100,11 +102,11 @@ func mulAddT[T number](c *compiler, mulFirst bool, mx, my, o *ev[T]) value {
 		return true
 	}
 	r := c.tmp()
-	return &ev[T]{into: into, v: func(f *frame) []T {
+	return quasiMulAdd(c, &ev[T]{into: into, v: func(f *frame) []T {
 		d := reg[T](f, r)
 		into(f, d)
 		return d
-	}}
+	}}, mx, my, o)
 }
 
 // mulAddUniform is mulAddT's integer x*s + c, with s and c uniform (the
