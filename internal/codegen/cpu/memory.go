@@ -344,10 +344,25 @@ func loadT[T scalar](c *compiler, e *ir.Load) value {
 		return d
 	}
 	if !a.contiguous() {
-		if q := quasiLoads(c, a, r, gather); q != nil {
-			return vary(q)
+		// Straight into a destination (an assignment's register) when
+		// every lane is active: no copy from a register of the load's own.
+		qa := c.quasiAccess(a)
+		into := func(f *frame, d []T) bool {
+			arr := &f.a.Arrays[pi]
+			if qa != nil && quasiLoad(qa, f, arr, d) {
+				return true
+			}
+			if f.err != nil {
+				return false
+			}
+			g(f, arr, d)
+			return f.err == nil
 		}
-		return vary(func(f *frame) []T { return gather(f, &f.a.Arrays[pi]) })
+		return &ev[T]{into: into, v: func(f *frame) []T {
+			d := reg[T](f, r)
+			into(f, d)
+			return d
+		}}
 	}
 	// Contiguous: a bounds check of the end lanes and a copy, or, when every
 	// lane is active and nothing in the statement writes memory before the

@@ -111,6 +111,26 @@ func quasiLoad[T scalar](qa *quasiAcc, f *frame, arr *Array, d []T) bool {
 		return true
 	}
 	m := int64(1)<<w - 1
+	if s == 0 && t0&m == 0 && len(d) > int(m+1) {
+		// Every run of lanes reads the same elements (a tile's row for
+		// every row of threads): the first run, then copies of it.
+		run := d[:m+1]
+		for j := range run {
+			run[j] = *at(off + int64(j)*ds)
+		}
+		for done := len(run); done < len(d); done *= 2 {
+			copy(d[done:], d[:done])
+		}
+		return true
+	}
+	if w < 5 && ds != int64(unsafe.Sizeof(d[0])) {
+		// Runs too short for a call per run: lane by lane.
+		for k := range d {
+			t := t0 + int64(k)
+			d[k] = *at(off + (t>>w)*s + (t&m)*ds)
+		}
+		return true
+	}
 	for k := 0; k < len(d); {
 		t := t0 + int64(k)
 		r := t & m
@@ -120,7 +140,10 @@ func quasiLoad[T scalar](qa *quasiAcc, f *frame, arr *Array, d []T) bool {
 		case int64(unsafe.Sizeof(dst[0])):
 			copy(dst, unsafe.Slice(at(e), seg))
 		case 0:
-			fill(dst, *at(e))
+			v := *at(e)
+			for j := range dst {
+				dst[j] = v
+			}
 		default:
 			for j := range dst {
 				dst[j] = *at(e + int64(j)*ds)
@@ -183,25 +206,8 @@ func quasiOff(off, s, d int64, w uint8, t int64) int64 {
 	return off + (t>>w)*s + (t&(int64(1)<<w-1))*d
 }
 
-// quasiLoads is the load of T by a quasi-affine access, nil when a has no
-// form: it fills register r, or falls back to gather.
-func quasiLoads[T scalar](c *compiler, a *access, r int, gather func(*frame, *Array) []T) func(*frame) []T {
-	qa := c.quasiAccess(a)
-	if qa == nil {
-		return nil
-	}
-	pi := a.pi
-	return func(f *frame) []T {
-		arr := &f.a.Arrays[pi]
-		if d := reg[T](f, r); quasiLoad(qa, f, arr, d) || f.err != nil {
-			return d
-		}
-		return gather(f, arr)
-	}
-}
-
-// quasiStores is quasiLoads' store: it stores v, or falls back to
-// scatter.
+// quasiStores is the store of T by a quasi-affine access, nil when a has
+// no form: it stores v, or falls back to scatter.
 func quasiStores[T scalar](c *compiler, a *access, scatter func(*frame, *Array, []T)) func(*frame, *Array, []T) {
 	qa := c.quasiAccess(a)
 	if qa == nil {

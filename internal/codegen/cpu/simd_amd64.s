@@ -851,6 +851,47 @@ mulAddVSV32_tail:
 mulAddVSV32_done:
 	RET
 
+// func mulAddVVV32(d, a, b, c []float32)
+TEXT ·mulAddVVV32(SB), NOSPLIT, $0-96
+	MOVQ d_base+0(FP), DI
+	MOVQ d_len+8(FP), CX
+	MOVQ a_base+24(FP), SI
+	MOVQ b_base+48(FP), DX
+	MOVQ c_base+72(FP), R8
+	XORQ AX, AX
+	MOVQ CX, BX
+	ANDQ $-8, BX
+	JZ mulAddVVV32_tail
+mulAddVVV32_loop:
+	MOVUPS 0(SI)(AX*4), X0
+	MOVUPS 16(SI)(AX*4), X1
+	MOVUPS 0(DX)(AX*4), X2
+	MULPS X2, X0
+	MOVUPS 0(R8)(AX*4), X2
+	ADDPS X2, X0
+	MOVUPS 16(DX)(AX*4), X3
+	MULPS X3, X1
+	MOVUPS 16(R8)(AX*4), X3
+	ADDPS X3, X1
+	MOVUPS X0, (DI)(AX*4)
+	MOVUPS X1, 16(DI)(AX*4)
+	ADDQ $8, AX
+	CMPQ AX, BX
+	JLT mulAddVVV32_loop
+mulAddVVV32_tail:
+	CMPQ AX, CX
+	JGE mulAddVVV32_done
+	MOVSS (SI)(AX*4), X0
+	MOVSS (DX)(AX*4), X2
+	MULSS X2, X0
+	MOVSS (R8)(AX*4), X2
+	ADDSS X2, X0
+	MOVSS X0, (DI)(AX*4)
+	INCQ AX
+	JMP mulAddVVV32_tail
+mulAddVVV32_done:
+	RET
+
 // func addVV64(d, a, b []float64)
 TEXT ·addVV64(SB), NOSPLIT, $0-72
 	MOVQ d_base+0(FP), DI
@@ -1708,6 +1749,47 @@ mulAddVSV64_tail:
 	INCQ AX
 	JMP mulAddVSV64_tail
 mulAddVSV64_done:
+	RET
+
+// func mulAddVVV64(d, a, b, c []float64)
+TEXT ·mulAddVVV64(SB), NOSPLIT, $0-96
+	MOVQ d_base+0(FP), DI
+	MOVQ d_len+8(FP), CX
+	MOVQ a_base+24(FP), SI
+	MOVQ b_base+48(FP), DX
+	MOVQ c_base+72(FP), R8
+	XORQ AX, AX
+	MOVQ CX, BX
+	ANDQ $-4, BX
+	JZ mulAddVVV64_tail
+mulAddVVV64_loop:
+	MOVUPS 0(SI)(AX*8), X0
+	MOVUPS 16(SI)(AX*8), X1
+	MOVUPS 0(DX)(AX*8), X2
+	MULPD X2, X0
+	MOVUPS 0(R8)(AX*8), X2
+	ADDPD X2, X0
+	MOVUPS 16(DX)(AX*8), X3
+	MULPD X3, X1
+	MOVUPS 16(R8)(AX*8), X3
+	ADDPD X3, X1
+	MOVUPS X0, (DI)(AX*8)
+	MOVUPS X1, 16(DI)(AX*8)
+	ADDQ $4, AX
+	CMPQ AX, BX
+	JLT mulAddVVV64_loop
+mulAddVVV64_tail:
+	CMPQ AX, CX
+	JGE mulAddVVV64_done
+	MOVSD (SI)(AX*8), X0
+	MOVSD (DX)(AX*8), X2
+	MULSD X2, X0
+	MOVSD (R8)(AX*8), X2
+	ADDSD X2, X0
+	MOVSD X0, (DI)(AX*8)
+	INCQ AX
+	JMP mulAddVVV64_tail
+mulAddVVV64_done:
 	RET
 
 // func selVV32(d []uint32, c []bool, t, e []uint32)

@@ -217,6 +217,7 @@ func (w *writer) tables() {
 		fmt.Fprintf(&w.g, "vs: map[ir.BinOp]func(d, a []%s, s %s){%s},\n", t, t, entries(arith, "VS", e.bits))
 		fmt.Fprintf(&w.g, "sv: map[ir.BinOp]func(d []%s, s %s, b []%s){%s},\n", t, t, t, entries(sv, "SV", e.bits))
 		fmt.Fprintf(&w.g, "mulAdd: mulAddVSV%d,\n", e.bits)
+		fmt.Fprintf(&w.g, "mulAddVV: mulAddVVV%d,\n", e.bits)
 		fmt.Fprintf(&w.g, "cmpVV: map[ir.BinOp]func(d []bool, a, b []%s){%s},\n", t, entries(cmpNames, "VV", e.bits))
 		fmt.Fprintf(&w.g, "cmpVS: map[ir.BinOp]func(d []bool, a []%s, s %s){%s},\n", t, t, entries(cmpNames, "VS", e.bits))
 		fmt.Fprintf(&w.g, "}\n")
@@ -281,6 +282,20 @@ func main() {
 			},
 			tail: fmt.Sprintf("\t%s (SI)(AX*%d), X0\n\tMUL%s X4, X0\n\t%s (DX)(AX*%d), X2\n\tADD%s X2, X0\n\t%s X0, (DI)(AX*%d)",
 				e.move, sc, e.scalar, e.move, sc, e.scalar, e.move, sc),
+		})
+		// d = a*b + c, all vectors: the acc += x*y of a dot product.
+		w.emit(e, fn{
+			name: fmt.Sprintf("mulAddVVV%d", e.bits), sig: fmt.Sprintf("(d, a, b, c []%s)", t), args: 96,
+			prologue: "\tMOVQ a_base+24(FP), SI\n\tMOVQ b_base+48(FP), DX\n\tMOVQ c_base+72(FP), R8",
+			first:    loadA,
+			second: func(x, tmp string, off int) {
+				w.asm("\tMOVUPS %d(DX)(AX*%d), %s", off, sc, tmp)
+				w.asm("\tMUL%s %s, %s", e.packed, tmp, x)
+				w.asm("\tMOVUPS %d(R8)(AX*%d), %s", off, sc, tmp)
+				w.asm("\tADD%s %s, %s", e.packed, tmp, x)
+			},
+			tail: fmt.Sprintf("\t%s (SI)(AX*%d), X0\n\t%s (DX)(AX*%d), X2\n\tMUL%s X2, X0\n\t%s (R8)(AX*%d), X2\n\tADD%s X2, X0\n\t%s X0, (DI)(AX*%d)",
+				e.move, sc, e.move, sc, e.scalar, e.move, sc, e.scalar, e.move, sc),
 		})
 	}
 	w.sel(4)

@@ -99,6 +99,29 @@ func testSIMD[T float](t *testing.T) {
 			}
 		}
 	}
+	mulAddVV := simdMulAddVVOf[T]()
+	for n := range 30 {
+		for seed := range 4 {
+			a, b, c := operands[T](n, seed), operands[T](n, seed+3), operands[T](n, seed+5)
+			g, w := make([]T, n), make([]T, n)
+			mulAddVV(g, a, b, c)
+			for i := range w {
+				w[i] = T(a[i]*b[i]) + c[i]
+			}
+			for i := range w {
+				if !same(g[i], w[i]) {
+					t.Fatalf("%T mulAddVV n=%d: [%d] = %v, want %v", T(0), n, i, g[i], w[i])
+				}
+			}
+			// In place, the destination being the addend (acc += x*y).
+			mulAddVV(c, a, b, c)
+			for i := range w {
+				if !same(c[i], w[i]) {
+					t.Fatalf("%T mulAddVV in place n=%d: [%d] = %v, want %v", T(0), n, i, c[i], w[i])
+				}
+			}
+		}
+	}
 }
 
 // TestSIMDShortInput: an input shorter than the destination panics, as the
