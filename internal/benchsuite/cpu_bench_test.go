@@ -3,6 +3,7 @@ package benchsuite
 import (
 	"os"
 	"testing"
+	"time"
 
 	"github.com/quadrants-go/qd"
 )
@@ -63,10 +64,19 @@ func benchCPUCase(b *testing.B, p *qd.Program, mod *qd.Module, st *qd.Stream, c 
 	if err := checkCPURun(st, run); err != nil {
 		b.Fatalf("%s: %v", c.name, err)
 	}
+	// ns/element is wall-clock time; cpu-ns/element the process's CPU
+	// time, which on a shared machine does not count what other processes
+	// take (on two cores, both cores' time: the cost per element).
+	var cpu0 time.Duration
+	start := func() { cpu0, _ = cpuTime() }
 	perElement := func(b *testing.B) {
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/element")
+		if cpu1, ok := cpuTime(); ok {
+			b.ReportMetric(float64((cpu1-cpu0).Nanoseconds())/float64(b.N)/float64(n), "cpu-ns/element")
+		}
 	}
 	b.Run("qd", func(b *testing.B) {
+		start()
 		for b.Loop() {
 			if err := run.launch(st); err != nil {
 				b.Fatal(err)
@@ -78,6 +88,7 @@ func benchCPUCase(b *testing.B, p *qd.Program, mod *qd.Module, st *qd.Stream, c 
 		perElement(b)
 	})
 	b.Run("go", func(b *testing.B) {
+		start()
 		for b.Loop() {
 			run.plain()
 		}

@@ -123,14 +123,6 @@ func quasiLoad[T scalar](qa *quasiAcc, f *frame, arr *Array, d []T) bool {
 		}
 		return true
 	}
-	if w < 5 && ds != int64(unsafe.Sizeof(d[0])) {
-		// Runs too short for a call per run: lane by lane.
-		for k := range d {
-			t := t0 + int64(k)
-			d[k] = *at(off + (t>>w)*s + (t&m)*ds)
-		}
-		return true
-	}
 	for k := 0; k < len(d); {
 		t := t0 + int64(k)
 		r := t & m
