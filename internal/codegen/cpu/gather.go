@@ -62,17 +62,24 @@ func (a *access) around(f *frame, arr *Array, vd int) (p unsafe.Pointer, n, stri
 	return a.ptr(arr, off), n, stride, true
 }
 
+// A fused pass computes lane k's index as (x[k] >> sh) & m in the
+// index's own type: from the index vector itself (sh 0, m all ones), or,
+// for an index that is a bit field of a vector, bins[w>>8&255] or
+// bins[key>>shift&15], from that vector, with no passes for the shift
+// and the mask (bitField).
+
 // fusedLoad is the pass over the active lanes of a load varying in
-// dimension vd only, with index vector idx, into d. It reports false
-// after recording an index error.
-func fusedLoad[T scalar, I integer | small](f *frame, a *access, arr *Array, vd int, idx []I, d []T) bool {
+// dimension vd only, into d. It reports false after recording an index
+// error.
+func fusedLoad[T scalar, I integer | small](f *frame, a *access, arr *Array, vd int, xs []I, sh uint, m I, d []T) bool {
 	p, n, stride, ok := a.around(f, arr, vd)
 	if !ok {
 		return false
 	}
 	if f.m.all {
-		idx = idx[:len(d)]
-		for k, i := range idx {
+		xs = xs[:len(d)]
+		for k, x := range xs {
+			i := x >> (sh & (uint(unsafe.Sizeof(m))*8 - 1)) & m
 			if uint64(int64(i)) >= uint64(n) {
 				return a.fusedErr(f, int64(i), n, vd)
 			}
@@ -81,7 +88,7 @@ func fusedLoad[T scalar, I integer | small](f *frame, a *access, arr *Array, vd 
 		return true
 	}
 	for _, k := range f.m.idx {
-		i := idx[k]
+		i := xs[k] >> (sh & (uint(unsafe.Sizeof(m))*8 - 1)) & m
 		if uint64(int64(i)) >= uint64(n) {
 			return a.fusedErr(f, int64(i), n, vd)
 		}
@@ -93,14 +100,15 @@ func fusedLoad[T scalar, I integer | small](f *frame, a *access, arr *Array, vd 
 // fusedStore is fusedLoad's store of v, lane by lane in order (the last
 // lane to write an element wins, as in a sequential run of the lanes);
 // the lanes before a failing one have stored, as on the general path.
-func fusedStore[T scalar, I integer | small](f *frame, a *access, arr *Array, vd int, idx []I, v []T) bool {
+func fusedStore[T scalar, I integer | small](f *frame, a *access, arr *Array, vd int, xs []I, sh uint, m I, v []T) bool {
 	p, n, stride, ok := a.around(f, arr, vd)
 	if !ok {
 		return false
 	}
 	if f.m.all {
-		idx = idx[:len(v)]
-		for k, i := range idx {
+		xs = xs[:len(v)]
+		for k, x := range xs {
+			i := x >> (sh & (uint(unsafe.Sizeof(m))*8 - 1)) & m
 			if uint64(int64(i)) >= uint64(n) {
 				return a.fusedErr(f, int64(i), n, vd)
 			}
@@ -109,7 +117,7 @@ func fusedStore[T scalar, I integer | small](f *frame, a *access, arr *Array, vd
 		return true
 	}
 	for _, k := range f.m.idx {
-		i := idx[k]
+		i := xs[k] >> (sh & (uint(unsafe.Sizeof(m))*8 - 1)) & m
 		if uint64(int64(i)) >= uint64(n) {
 			return a.fusedErr(f, int64(i), n, vd)
 		}
@@ -121,22 +129,33 @@ func fusedStore[T scalar, I integer | small](f *frame, a *access, arr *Array, vd
 // fusedAdd adds v[k] (or u on every lane, when v is nil) to the element
 // of each active lane, in lane order, with plain adds: for block-private
 // memory (privateAdd).
-func fusedAdd[T number, I integer | small](f *frame, a *access, arr *Array, vd int, idx []I, v []T, u T) bool {
+func fusedAdd[T number, I integer | small](f *frame, a *access, arr *Array, vd int, xs []I, sh uint, m I, v []T, u T) bool {
 	p, n, stride, ok := a.around(f, arr, vd)
 	if !ok {
 		return false
 	}
 	switch {
+	case f.m.all && v == nil && stride == int64(unsafe.Sizeof(u)):
+		// A histogram's bins: the stride a constant, a shift.
+		for _, x := range xs[:f.n] {
+			i := x >> (sh & (uint(unsafe.Sizeof(m))*8 - 1)) & m
+			if uint64(int64(i)) >= uint64(n) {
+				return a.fusedErr(f, int64(i), n, vd)
+			}
+			*(*T)(unsafe.Add(p, int64(i)*int64(unsafe.Sizeof(u)))) += u
+		}
 	case f.m.all && v == nil:
-		for _, i := range idx[:f.n] {
+		for _, x := range xs[:f.n] {
+			i := x >> (sh & (uint(unsafe.Sizeof(m))*8 - 1)) & m
 			if uint64(int64(i)) >= uint64(n) {
 				return a.fusedErr(f, int64(i), n, vd)
 			}
 			*(*T)(unsafe.Add(p, int64(i)*stride)) += u
 		}
 	case f.m.all:
-		idx = idx[:len(v)]
-		for k, i := range idx {
+		xs = xs[:len(v)]
+		for k, x := range xs {
+			i := x >> (sh & (uint(unsafe.Sizeof(m))*8 - 1)) & m
 			if uint64(int64(i)) >= uint64(n) {
 				return a.fusedErr(f, int64(i), n, vd)
 			}
@@ -144,7 +163,7 @@ func fusedAdd[T number, I integer | small](f *frame, a *access, arr *Array, vd i
 		}
 	default:
 		for _, k := range f.m.idx {
-			i := idx[k]
+			i := xs[k] >> (sh & (uint(unsafe.Sizeof(m))*8 - 1)) & m
 			if uint64(int64(i)) >= uint64(n) {
 				return a.fusedErr(f, int64(i), n, vd)
 			}
@@ -162,6 +181,112 @@ func (a *access) fusedErr(f *frame, i, n int64, d int) bool {
 	return false
 }
 
+// bitField is an index (x >> sh) & m of a vector x, with sh a constant
+// or a uniform count below the width and m a constant: raw is the index
+// as compiled, x its vector operand, sh nil for no shift.
+type bitField struct {
+	x  value
+	sh func(*frame) uint64
+	m  uint64 // as the index type's bits
+}
+
+// bitFieldOf recognises an index of the form (x >> sh) & m, x >> sh or
+// x & m with x varying, nil otherwise. x compiles again, beside the whole
+// index: so that the general path keeps the index's vector, x may hold
+// no atomic or call, whose second compilation could differ.
+func (c *compiler) bitFieldOf(e ir.Expr) *bitField {
+	t := e.Type()
+	if t != ir.I32 && t != ir.U32 && t != ir.I64 {
+		return nil
+	}
+	bf := &bitField{m: ^uint64(0)}
+	matched := false
+	if b, ok := e.(*ir.Binary); ok && b.Op == ir.And {
+		x, k := b.X, b.Y
+		if _, ok := x.(*ir.Const); ok {
+			x, k = k, x
+		}
+		if kc, ok := k.(*ir.Const); ok && (t.IsUnsigned() || int64(kc.Bits) >= 0 && (t != ir.I32 || int32(kc.Bits) >= 0)) {
+			bf.m, e, matched = kc.Bits, x, true
+		}
+	}
+	if b, ok := e.(*ir.Binary); ok && b.Op == ir.Shr {
+		width := uint64(t.Size() * 8)
+		switch k := b.Y.(type) {
+		case *ir.Const:
+			if cnt := k.Bits; (k.T.IsUnsigned() || int64(cnt) >= 0) && cnt < width {
+				bf.sh, e, matched = func(*frame) uint64 { return cnt }, b.X, true
+			}
+		default:
+			if b.Y.Type().IsUnsigned() && c.uni != nil && c.uni.expr(b.Y) && pureIndex(b.Y) {
+				if cnt := c.shiftCount(c.expr(b.Y)); cnt.u != nil {
+					bf.sh, e, matched = cnt.u, b.X, true
+				}
+			}
+		}
+	}
+	if !matched || !pureIndex(e) || e.Type() != t {
+		return nil
+	}
+	x := c.expr(e)
+	if x.typ() != t {
+		return nil
+	}
+	switch x := x.(type) {
+	case *ev[int32]:
+		if x.v == nil {
+			return nil
+		}
+	case *ev[uint32]:
+		if x.v == nil {
+			return nil
+		}
+	case *ev[int64]:
+		if x.v == nil {
+			return nil
+		}
+	}
+	bf.x = x
+	return bf
+}
+
+// pureIndex reports whether e holds no atomic and no call.
+func pureIndex(e ir.Expr) bool {
+	ok := true
+	ir.InspectExpr(e, func(n ir.Node) bool {
+		switch n.(type) {
+		case *ir.Atomic, *ir.Call:
+			ok = false
+		}
+		return ok
+	})
+	return ok
+}
+
+// laneIndexOf gives the vector and field of the index in dimension vd
+// of a, as a fused pass of index type I reads them: the bit field's
+// operand when its count is below the width in this batch, else the
+// index itself.
+func laneIndexOf[I integer](a *access, vd int, iv func(*frame) []I) func(f *frame) ([]I, uint, I) {
+	bf := a.idx[vd].field
+	all := ^I(0)
+	if bf == nil {
+		return func(f *frame) ([]I, uint, I) { return iv(f), 0, all }
+	}
+	xv, m := bf.x.(*ev[I]).v, I(bf.m)
+	width := uint64(unsafe.Sizeof(m) * 8)
+	sh := bf.sh
+	if sh == nil {
+		return func(f *frame) ([]I, uint, I) { return xv(f), 0, m }
+	}
+	return func(f *frame) ([]I, uint, I) {
+		if s := sh(f); s < width {
+			return xv(f), uint(s), m
+		}
+		return iv(f), 0, all
+	}
+}
+
 // The fused passes of an access varying in dimension vd only, reading
 // the index vector in its own type where it is a 32-bit or 64-bit
 // integer (the index of a bin computed in uint32, a loop's int), else
@@ -171,51 +296,60 @@ func (a *access) fusedErr(f *frame, i, n int64, d int) bool {
 func gatherOne[T scalar](a *access, vd int) func(f *frame, arr *Array, d []T) bool {
 	switch x := a.idx[vd].raw.(type) {
 	case *ev[int32]:
-		return gatherBy[T](a, vd, x.v)
+		return gatherBy[T](a, vd, laneIndexOf(a, vd, x.v))
 	case *ev[uint32]:
-		return gatherBy[T](a, vd, x.v)
+		return gatherBy[T](a, vd, laneIndexOf(a, vd, x.v))
+	case *ev[int64]:
+		return gatherBy[T](a, vd, laneIndexOf(a, vd, x.v))
 	}
-	return gatherBy[T](a, vd, a.idx[vd].v)
+	a.idx[vd].field = nil
+	return gatherBy[T](a, vd, laneIndexOf(a, vd, a.idx[vd].v))
 }
 
-func gatherBy[T scalar, I integer | small](a *access, vd int, iv func(*frame) []I) func(f *frame, arr *Array, d []T) bool {
+func gatherBy[T scalar, I integer](a *access, vd int, li func(*frame) ([]I, uint, I)) func(f *frame, arr *Array, d []T) bool {
 	return func(f *frame, arr *Array, d []T) bool {
-		idx := iv(f)
-		return f.err == nil && fusedLoad(f, a, arr, vd, idx, d)
+		xs, sh, m := li(f)
+		return f.err == nil && fusedLoad(f, a, arr, vd, xs, sh, m, d)
 	}
 }
 
 func scatterOne[T scalar](a *access, vd int) func(f *frame, arr *Array, v []T) bool {
 	switch x := a.idx[vd].raw.(type) {
 	case *ev[int32]:
-		return scatterBy[T](a, vd, x.v)
+		return scatterBy[T](a, vd, laneIndexOf(a, vd, x.v))
 	case *ev[uint32]:
-		return scatterBy[T](a, vd, x.v)
+		return scatterBy[T](a, vd, laneIndexOf(a, vd, x.v))
+	case *ev[int64]:
+		return scatterBy[T](a, vd, laneIndexOf(a, vd, x.v))
 	}
-	return scatterBy[T](a, vd, a.idx[vd].v)
+	a.idx[vd].field = nil
+	return scatterBy[T](a, vd, laneIndexOf(a, vd, a.idx[vd].v))
 }
 
-func scatterBy[T scalar, I integer | small](a *access, vd int, iv func(*frame) []I) func(f *frame, arr *Array, v []T) bool {
+func scatterBy[T scalar, I integer](a *access, vd int, li func(*frame) ([]I, uint, I)) func(f *frame, arr *Array, v []T) bool {
 	return func(f *frame, arr *Array, v []T) bool {
-		idx := iv(f)
-		return f.err == nil && fusedStore(f, a, arr, vd, idx, v)
+		xs, sh, m := li(f)
+		return f.err == nil && fusedStore(f, a, arr, vd, xs, sh, m, v)
 	}
 }
 
 func addOne[T number](a *access, vd int) func(f *frame, arr *Array, v []T, u T) bool {
 	switch x := a.idx[vd].raw.(type) {
 	case *ev[int32]:
-		return addBy[T](a, vd, x.v)
+		return addBy[T](a, vd, laneIndexOf(a, vd, x.v))
 	case *ev[uint32]:
-		return addBy[T](a, vd, x.v)
+		return addBy[T](a, vd, laneIndexOf(a, vd, x.v))
+	case *ev[int64]:
+		return addBy[T](a, vd, laneIndexOf(a, vd, x.v))
 	}
-	return addBy[T](a, vd, a.idx[vd].v)
+	a.idx[vd].field = nil
+	return addBy[T](a, vd, laneIndexOf(a, vd, a.idx[vd].v))
 }
 
-func addBy[T number, I integer | small](a *access, vd int, iv func(*frame) []I) func(f *frame, arr *Array, v []T, u T) bool {
+func addBy[T number, I integer](a *access, vd int, li func(*frame) ([]I, uint, I)) func(f *frame, arr *Array, v []T, u T) bool {
 	return func(f *frame, arr *Array, v []T, u T) bool {
-		idx := iv(f)
-		return f.err == nil && fusedAdd(f, a, arr, vd, idx, v, u)
+		xs, sh, m := li(f)
+		return f.err == nil && fusedAdd(f, a, arr, vd, xs, sh, m, v, u)
 	}
 }
 

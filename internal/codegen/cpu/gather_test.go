@@ -287,3 +287,161 @@ func TestPrivateAtomics(t *testing.T) {
 		}
 	}
 }
+
+// TestBitFieldIndex: an index that is a bit field of a vector, x>>s&m,
+// x&m or x>>s (gather.go), loads, stores and adds to a block's shared
+// array as the same expression in Go does, in each index type, with a
+// constant count and a uniform one (cnt, which may reach the width: the
+// general path then runs).
+func TestBitFieldIndex(t *testing.T) {
+	type field struct {
+		name  string
+		shift int64 // -1: none; -2: the parameter cnt
+		mask  int64 // -1: none
+	}
+	fields := []field{{"x>>8&255", 8, 255}, {"x&127", -1, 127}, {"x>>24", 24, -1}, {"x>>cnt&15", -2, 15}, {"x>>cnt", -2, -1}}
+	const n = 1000 // two batches of lanes, and a block's threads
+	for _, it := range []ir.Type{ir.U32, ir.I32, ir.I64} {
+		for _, fl := range fields {
+			for _, cnt := range []uint32{3, 28, 40} {
+				if fl.shift != -2 && cnt != 3 {
+					continue
+				}
+				name := fmt.Sprintf("%v_%s_cnt%d", it, fl.name, cnt)
+				// The index in IR over x[i], and in Go.
+				index := func(b *ir.Builder, x, cntP *ir.Param, i ir.Expr) ir.Expr {
+					e := ir.Ld(x, i)
+					switch {
+					case fl.shift >= 0:
+						e = ir.Op(ir.Shr, e, ir.U32c(uint32(fl.shift)))
+					case fl.shift == -2:
+						e = ir.Op(ir.Shr, e, ir.P(cntP))
+					}
+					if fl.mask >= 0 {
+						e = ir.Op(ir.And, e, ir.IntC(it, fl.mask))
+					}
+					return e
+				}
+				goIndex := func(x int64) int64 {
+					s := uint64(fl.shift)
+					if fl.shift == -2 {
+						s = uint64(cnt)
+					}
+					switch it {
+					case ir.U32:
+						v := uint32(x)
+						if fl.shift != -1 {
+							v >>= s
+						}
+						if fl.mask >= 0 {
+							v &= uint32(fl.mask)
+						}
+						return int64(v)
+					case ir.I32:
+						v := int32(x)
+						if fl.shift != -1 {
+							v >>= s
+						}
+						if fl.mask >= 0 {
+							v &= int32(fl.mask)
+						}
+						return int64(v)
+					}
+					v := x
+					if fl.shift != -1 {
+						v >>= s
+					}
+					if fl.mask >= 0 {
+						v &= fl.mask
+					}
+					return v
+				}
+				// Values whose index lands in [0, 256): non-negative for
+				// the fields without a mask; negative ones elsewhere too.
+				xs := make([]int64, n)
+				for i := range xs {
+					v := int64(i*2654435761) & 0x7fffffff
+					if fl.mask >= 0 && i%5 == 0 && it != ir.U32 {
+						v = -v
+					}
+					xs[i] = v
+				}
+				if fl.mask < 0 && fl.shift == -2 && cnt < 24 {
+					continue // x>>3 of 32-bit values is past 256
+				}
+				xArr := func() Array {
+					switch it {
+					case ir.U32:
+						s := make([]uint32, n)
+						for i, v := range xs {
+							s[i] = uint32(v)
+						}
+						return arr(s)
+					case ir.I32:
+						s := make([]int32, n)
+						for i, v := range xs {
+							s[i] = int32(v)
+						}
+						return arr(s)
+					}
+					return arr(xs)
+				}
+				tab := make([]float32, 256)
+				for i := range tab {
+					tab[i] = float32(i) + 0.5
+				}
+				t.Run("load_"+name, func(t *testing.T) {
+					b := ir.NewBuilder("load")
+					x, cntP, tb, outP := b.Array("x", it, 1), b.Scalar("cnt", ir.U32), b.Array("tab", ir.F32, 1), b.Array("out", ir.F32, 1)
+					b.Parallel(ir.LenOf(x, 0), func(i *ir.Var) { b.Store(outP, ir.Ld(tb, index(b, x, cntP, ir.Ref(i))), ir.Ref(i)) })
+					p := compileKernel(t, b.Kernel())
+					out := make([]float32, n)
+					if err := launch(p, &Args{Scalars: []uint64{0, uint64(cnt), 0, 0}, Arrays: []Array{xArr(), {}, arr(tab), arr(out)}}, 0, 1); err != nil {
+						t.Fatal(err)
+					}
+					for i := range out {
+						if w := tab[goIndex(xs[i])]; out[i] != w {
+							t.Fatalf("out[%d] = %v, want %v", i, out[i], w)
+						}
+					}
+				})
+				t.Run("store_"+name, func(t *testing.T) {
+					b := ir.NewBuilder("store")
+					x, cntP, tb := b.Array("x", it, 1), b.Scalar("cnt", ir.U32), b.Array("tab", ir.F32, 1)
+					b.Parallel(ir.LenOf(x, 0), func(i *ir.Var) {
+						b.Store(tb, ir.Conv(ir.F32, ir.Ref(i)), index(b, x, cntP, ir.Ref(i)))
+					})
+					p := compileKernel(t, b.Kernel())
+					got, want := make([]float32, 256), make([]float32, 256)
+					for i := range xs {
+						want[goIndex(xs[i])] = float32(i)
+					}
+					if err := launch(p, &Args{Scalars: []uint64{0, uint64(cnt), 0}, Arrays: []Array{xArr(), {}, arr(got)}}, 0, 1); err != nil {
+						t.Fatal(err)
+					}
+					equal(t, "tab", got, want)
+				})
+				t.Run("add_"+name, func(t *testing.T) {
+					b := ir.NewBuilder("add")
+					x, cntP, out := b.Array("x", it, 1), b.Scalar("cnt", ir.U32), b.Array("out", ir.U32, 1)
+					b.Blocks(ir.I64c(1), ir.I64c(n), func(*ir.Var) {
+						bins := b.Shared("bins", ir.U32, 256)
+						b.Threads(func(tv *ir.Var) { b.Do(ir.AtomicE(ir.AtomicAdd, bins, ir.U32c(1), index(b, x, cntP, ir.Ref(tv)))) })
+						b.Threads(func(tv *ir.Var) {
+							b.If(ir.Op(ir.Lt, ir.Ref(tv), ir.I64c(256)), func() { b.Store(out, ir.Ld(bins, ir.Ref(tv)), ir.Ref(tv)) }, nil)
+						})
+					})
+					p := compileKernel(t, b.Kernel())
+					got, want := make([]uint32, 256), make([]uint32, 256)
+					for _, v := range xs {
+						want[goIndex(v)]++
+					}
+					if err := launch(p, &Args{Scalars: []uint64{0, uint64(cnt), 0}, Arrays: []Array{xArr(), {}, arr(got)}}, 0, 1); err != nil {
+						t.Fatal(err)
+					}
+					equal(t, "bins", got, want)
+				})
+			}
+		}
+	}
+}

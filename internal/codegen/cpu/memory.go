@@ -16,6 +16,8 @@ type index struct {
 	maxv int64                      // largest value of the index type, for lin
 	u64  bool                       // print negative values as uint64
 	raw  value                      // the index as compiled, in its own type (gather.go)
+	// field is the index as a bit field of a vector, or nil (gather.go).
+	field *bitField
 }
 
 func (c *compiler) indexExpr(e ir.Expr) index {
@@ -109,7 +111,11 @@ func (c *compiler) access(p *ir.Param, index []ir.Expr, size int64) *access {
 	}
 	a := &access{pi: pi, dims: p.Dims, name: p.Name, pos: c.pos, kname: c.kname, size: size}
 	for _, e := range index {
-		a.idx = append(a.idx, c.indexExpr(e))
+		ix := c.indexExpr(e)
+		if x, ok := ix.raw.(*ev[int64]); ix.u == nil && ix.lin == nil && (!ok || x.qa == nil) {
+			ix.field = c.bitFieldOf(e)
+		}
+		a.idx = append(a.idx, ix)
 	}
 	a.off = c.tmp()
 	a.flat = c.mode == modeFlat && c.byIndexVars(index)
