@@ -51,11 +51,6 @@ func (c *compiler) quasiOf(x *ev[int64]) *quasi {
 	return nil
 }
 
-// uniformQuasi is the uniform u as a form, for sums with forms.
-func uniformQuasi(u func(*frame) int64) *quasi {
-	return &quasi{base: func(f *frame) (int64, bool) { return u(f), true }}
-}
-
 // at is q's form with segments of 2^w lanes (w > 0): a strided form
 // (w = 0) becomes one; nil when q has other segments.
 func (q *quasi) at(w uint8) *quasi {
@@ -81,6 +76,27 @@ func quasiSum(x, y *quasi, k int64) *quasi {
 		b, ok2 := yb(f)
 		return a + k*b, ok1 && ok2
 	}, w: w, s: x.s + k*y.s, d: x.d + k*y.d}
+}
+
+// quasiShift is x + k*u, u uniform: its base moves by k*u, folded when
+// u is a constant (the +8*k of an unrolled loop's index).
+func quasiShift(x *quasi, u *ev[int64], k int64) *quasi {
+	xb := x.base
+	var base func(*frame) (int64, bool)
+	if u.k != nil {
+		c := k * *u.k
+		base = func(f *frame) (int64, bool) {
+			b, ok := xb(f)
+			return b + c, ok
+		}
+	} else {
+		uu := u.u
+		base = func(f *frame) (int64, bool) {
+			b, ok := xb(f)
+			return b + k*uu(f), ok
+		}
+	}
+	return &quasi{base: base, w: x.w, s: x.s, d: x.d}
 }
 
 // quasiScale is x*k, k a constant.
@@ -150,9 +166,12 @@ func (c *compiler) withQuasi(res *ev[int64], op ir.BinOp, x, y *ev[int64]) *ev[i
 		case qx != nil && qy != nil:
 			q = quasiSum(qx, qy, k)
 		case qx != nil && y.u != nil:
-			q = quasiSum(qx, uniformQuasi(y.u), k)
+			q = quasiShift(qx, y, k)
 		case qy != nil && x.u != nil:
-			q = quasiSum(uniformQuasi(x.u), qy, k)
+			if k < 0 {
+				qy = quasiScale(qy, -1)
+			}
+			q = quasiShift(qy, x, 1)
 		}
 	case op == ir.Mul && qx != nil && y.k != nil:
 		q = quasiScale(qx, *y.k)
