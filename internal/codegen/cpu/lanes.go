@@ -207,6 +207,21 @@ func fill[T scalar](d []T, v T) {
 		clear(d)
 		return
 	}
+	// Other values as SSE2 stores of four lanes (simd_gen.go), where
+	// there are some: a broadcast into a register, a row of threads' one
+	// element (quasimem.go).
+	switch p := unsafe.Pointer(unsafe.SliceData(d)); unsafe.Sizeof(v) {
+	case 4:
+		if simdFill32 != nil {
+			simdFill32(unsafe.Slice((*uint32)(p), len(d)), *(*uint32)(unsafe.Pointer(&v)))
+			return
+		}
+	case 8:
+		if simdFill64 != nil {
+			simdFill64(unsafe.Slice((*uint64)(p), len(d)), *(*uint64)(unsafe.Pointer(&v)))
+			return
+		}
+	}
 	for i := range d {
 		d[i] = v
 	}

@@ -123,6 +123,9 @@ func quasiLoad[T scalar](qa *quasiAcc, f *frame, arr *Array, d []T) bool {
 		}
 		return true
 	}
+	if run := int(m + 1); ds == 0 && t0&m == 0 && len(d)%run == 0 && fillRuns(d, unsafe.Add(p, off+(t0>>w)*s), s, run) {
+		return true // each run of threads one element: a broadcast per run
+	}
 	for k := 0; k < len(d); {
 		t := t0 + int64(k)
 		r := t & m
@@ -132,9 +135,12 @@ func quasiLoad[T scalar](qa *quasiAcc, f *frame, arr *Array, d []T) bool {
 		case int64(unsafe.Sizeof(dst[0])):
 			copy(dst, unsafe.Slice(at(e), seg))
 		case 0:
-			v := *at(e)
-			for j := range dst {
-				dst[j] = v
+			if v := *at(e); seg >= 8 {
+				fill(dst, v)
+			} else {
+				for j := range dst {
+					dst[j] = v
+				}
 			}
 		default:
 			for j := range dst {
@@ -210,4 +216,24 @@ func quasiStores[T scalar](c *compiler, a *access, scatter func(*frame, *Array, 
 			scatter(f, arr, v)
 		}
 	}
+}
+
+// fillRuns fills each run of n lanes of d with the element at src plus
+// the run's number times stride bytes, as SSE2 stores (simd_gen.go);
+// false where there are none for T, or n lanes are not a multiple of 16
+// bytes.
+func fillRuns[T scalar](d []T, src unsafe.Pointer, stride int64, n int) bool {
+	var z T
+	p := unsafe.Pointer(unsafe.SliceData(d))
+	switch size := int(unsafe.Sizeof(z)); {
+	case n*size%16 != 0:
+		return false
+	case size == 4 && simdFillRuns32 != nil:
+		simdFillRuns32(unsafe.Slice((*uint32)(p), len(d)), src, stride, n)
+		return true
+	case size == 8 && simdFillRuns64 != nil:
+		simdFillRuns64(unsafe.Slice((*uint64)(p), len(d)), src, stride, n)
+		return true
+	}
+	return false
 }

@@ -4,7 +4,11 @@
 
 package cpu
 
-import "github.com/quadrants-go/qd/internal/ir"
+import (
+	"unsafe"
+
+	"github.com/quadrants-go/qd/internal/ir"
+)
 
 //go:noescape
 func addVV32(d, a, b []float32)
@@ -156,6 +160,18 @@ func selVV32(d []uint32, c []bool, t, e []uint32)
 //go:noescape
 func selVV64(d []uint64, c []bool, t, e []uint64)
 
+//go:noescape
+func fill32(d []uint32, v uint32)
+
+//go:noescape
+func fill64(d []uint64, v uint64)
+
+//go:noescape
+func fillRuns32(d []uint32, src unsafe.Pointer, stride int64, n int)
+
+//go:noescape
+func fillRuns64(d []uint64, src unsafe.Pointer, stride int64, n int)
+
 var (
 	simd32 = &floatLoops[float32]{
 		vv:       map[ir.BinOp]func(d, a, b []float32){ir.Add: addVV32, ir.Sub: subVV32, ir.Mul: mulVV32, ir.Div: divVV32},
@@ -175,6 +191,10 @@ var (
 		cmpVV:    map[ir.BinOp]func(d []bool, a, b []float64){ir.Eq: eqVV64, ir.Ne: neVV64, ir.Lt: ltVV64, ir.Le: leVV64, ir.Gt: gtVV64, ir.Ge: geVV64},
 		cmpVS:    map[ir.BinOp]func(d []bool, a []float64, s float64){ir.Eq: eqVS64, ir.Ne: neVS64, ir.Lt: ltVS64, ir.Le: leVS64, ir.Gt: gtVS64, ir.Ge: geVS64},
 	}
-	simdSel32 = selVV32
-	simdSel64 = selVV64
+	simdSel32      = selVV32
+	simdSel64      = selVV64
+	simdFill32     = fill32
+	simdFill64     = fill64
+	simdFillRuns32 = fillRuns32
+	simdFillRuns64 = fillRuns64
 )

@@ -1895,3 +1895,111 @@ selVV64_tail:
 	JMP selVV64_tail
 selVV64_done:
 	RET
+
+// func fill32(d []uint32, v uint32)
+TEXT ·fill32(SB), NOSPLIT, $0-28
+	MOVQ d_base+0(FP), DI
+	MOVQ d_len+8(FP), CX
+	MOVL v+24(FP), R8
+	MOVL R8, X4
+	SHUFPS $0, X4, X4
+	XORQ AX, AX
+	MOVQ CX, BX
+	ANDQ $-8, BX
+	JZ fill32_tail
+fill32_loop:
+	MOVUPS X4, (DI)(AX*4)
+	MOVUPS X4, 16(DI)(AX*4)
+	ADDQ $8, AX
+	CMPQ AX, BX
+	JLT fill32_loop
+fill32_tail:
+	CMPQ AX, CX
+	JGE fill32_done
+	MOVL R8, (DI)(AX*4)
+	INCQ AX
+	JMP fill32_tail
+fill32_done:
+	RET
+
+// func fill64(d []uint64, v uint64)
+TEXT ·fill64(SB), NOSPLIT, $0-32
+	MOVQ d_base+0(FP), DI
+	MOVQ d_len+8(FP), CX
+	MOVQ v+24(FP), R8
+	MOVQ R8, X4
+	PUNPCKLQDQ X4, X4
+	XORQ AX, AX
+	MOVQ CX, BX
+	ANDQ $-4, BX
+	JZ fill64_tail
+fill64_loop:
+	MOVUPS X4, (DI)(AX*8)
+	MOVUPS X4, 16(DI)(AX*8)
+	ADDQ $4, AX
+	CMPQ AX, BX
+	JLT fill64_loop
+fill64_tail:
+	CMPQ AX, CX
+	JGE fill64_done
+	MOVQ R8, (DI)(AX*8)
+	INCQ AX
+	JMP fill64_tail
+fill64_done:
+	RET
+
+// func fillRuns32(d []uint32, src unsafe.Pointer, stride int64, n int)
+TEXT ·fillRuns32(SB), NOSPLIT, $0-48
+	MOVQ d_base+0(FP), DI
+	MOVQ d_len+8(FP), CX
+	MOVQ src+24(FP), SI
+	MOVQ stride+32(FP), DX
+	MOVQ n+40(FP), R9
+	SHLQ $2, R9
+	SHLQ $2, CX
+	ADDQ DI, CX
+fillRuns32_run:
+	CMPQ DI, CX
+	JGE fillRuns32_done
+	MOVL (SI), R8
+	MOVL R8, X4
+	SHUFPS $0, X4, X4
+	XORQ AX, AX
+fillRuns32_store:
+	MOVUPS X4, (DI)(AX*1)
+	ADDQ $16, AX
+	CMPQ AX, R9
+	JLT fillRuns32_store
+	ADDQ R9, DI
+	ADDQ DX, SI
+	JMP fillRuns32_run
+fillRuns32_done:
+	RET
+
+// func fillRuns64(d []uint64, src unsafe.Pointer, stride int64, n int)
+TEXT ·fillRuns64(SB), NOSPLIT, $0-48
+	MOVQ d_base+0(FP), DI
+	MOVQ d_len+8(FP), CX
+	MOVQ src+24(FP), SI
+	MOVQ stride+32(FP), DX
+	MOVQ n+40(FP), R9
+	SHLQ $3, R9
+	SHLQ $3, CX
+	ADDQ DI, CX
+fillRuns64_run:
+	CMPQ DI, CX
+	JGE fillRuns64_done
+	MOVQ (SI), R8
+	MOVQ R8, X4
+	PUNPCKLQDQ X4, X4
+	XORQ AX, AX
+fillRuns64_store:
+	MOVUPS X4, (DI)(AX*1)
+	ADDQ $16, AX
+	CMPQ AX, R9
+	JLT fillRuns64_store
+	ADDQ R9, DI
+	ADDQ DX, SI
+	JMP fillRuns64_run
+fillRuns64_done:
+	RET
