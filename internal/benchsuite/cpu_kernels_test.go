@@ -6,6 +6,7 @@ import (
 	"go/parser"
 	"go/printer"
 	"go/token"
+	"os"
 	"testing"
 )
 
@@ -32,5 +33,18 @@ func TestHeatIsTheDemos(t *testing.T) {
 	}
 	if got, want := body("cpu_kernels.go", "heatAt"), body("../../cmd/qd/demo_kernels.go", "heatCell"); got != want {
 		t.Errorf("heatAt differs from the demo's heatCell:\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestExampleBlocksCopy: the radix sort measured on the CPU is
+// examples/blocks' own; testdata/blocks_example.go is a copy of its
+// kernels (go:embed reads no file outside the package), kept the same.
+func TestExampleBlocksCopy(t *testing.T) {
+	want, err := os.ReadFile("../../examples/blocks/kernels.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if exampleBlocksSrc != string(want) {
+		t.Error("testdata/blocks_example.go differs from examples/blocks/kernels.go: copy it again")
 	}
 }

@@ -19,7 +19,7 @@ func unitInputs(n int) []float32 {
 }
 
 // ndarrayOf copies data into a new Ndarray of the given shape.
-func ndarrayOf[T float32 | int32](p *qd.Program, data []T, shape ...int) (*qd.Ndarray[T], error) {
+func ndarrayOf[T float32 | int32 | uint32](p *qd.Program, data []T, shape ...int) (*qd.Ndarray[T], error) {
 	a, err := qd.NewNdarray[T](p, shape...)
 	if err != nil {
 		return nil, err
@@ -40,7 +40,7 @@ func rowsOf(flat []float32, m int) [][]float32 {
 	return rows
 }
 
-func widen[T float32 | int32](s []T) []float64 {
+func widen[T float32 | int32 | uint32](s []T) []float64 {
 	out := make([]float64, len(s))
 	for i, v := range s {
 		out[i] = float64(v)
@@ -49,7 +49,7 @@ func widen[T float32 | int32](s []T) []float64 {
 }
 
 // output makes cpuRun.got read a.
-func output[T float32 | int32](a *qd.Ndarray[T]) func() ([]float64, error) {
+func output[T float32 | int32 | uint32](a *qd.Ndarray[T]) func() ([]float64, error) {
 	return func() ([]float64, error) {
 		s, err := a.ToSlice()
 		return widen(s), err
@@ -58,7 +58,7 @@ func output[T float32 | int32](a *qd.Ndarray[T]) func() ([]float64, error) {
 
 // pairOf makes an input Ndarray holding in and an output Ndarray of zeros,
 // both of the given shape; on an error nothing is left open.
-func pairOf[T float32 | int32](p *qd.Program, in []T, shape ...int) (*qd.Ndarray[T], *qd.Ndarray[T], error) {
+func pairOf[T float32 | int32 | uint32](p *qd.Program, in []T, shape ...int) (*qd.Ndarray[T], *qd.Ndarray[T], error) {
 	a, err := ndarrayOf(p, in, shape...)
 	if err != nil {
 		return nil, nil, err
@@ -71,7 +71,7 @@ func pairOf[T float32 | int32](p *qd.Program, in []T, shape ...int) (*qd.Ndarray
 	return a, b, nil
 }
 
-func setupSaxpy(p *qd.Program, n, _ int) (*cpuRun, error) {
+func setupSaxpy(p *qd.Program, _ *qd.Module, n, _ int) (*cpuRun, error) {
 	x, y := unitInputs(n), unitInputs(n)
 	X, Y, err := pairOf(p, x, n)
 	if err != nil {
@@ -90,8 +90,8 @@ func setupSaxpy(p *qd.Program, n, _ int) (*cpuRun, error) {
 
 // setupGrid2 is the set-up of a kernel (in, out [][]float32, extra...) over
 // an n/m × m grid, with ref its plain-Go reference.
-func setupGrid2(extra []any, ref func(in, out [][]float32)) func(p *qd.Program, n, m int) (*cpuRun, error) {
-	return func(p *qd.Program, n, m int) (*cpuRun, error) {
+func setupGrid2(extra []any, ref func(in, out [][]float32)) func(p *qd.Program, _ *qd.Module, n, m int) (*cpuRun, error) {
+	return func(p *qd.Program, _ *qd.Module, n, m int) (*cpuRun, error) {
 		in, out := unitInputs(n), make([]float32, n)
 		In, Out, err := pairOf(p, in, n/m, m)
 		if err != nil {
@@ -113,8 +113,8 @@ var (
 
 // setupMap is the set-up of a kernel (x, y []T) over inputs(n) that is
 // plain Go already: called natively, it is its own reference.
-func setupMap[T float32 | int32](inputs func(n int) []T, kernel func(x, y []T)) func(p *qd.Program, n, _ int) (*cpuRun, error) {
-	return func(p *qd.Program, n, _ int) (*cpuRun, error) {
+func setupMap[T float32 | int32 | uint32](inputs func(n int) []T, kernel func(x, y []T)) func(p *qd.Program, _ *qd.Module, n, _ int) (*cpuRun, error) {
+	return func(p *qd.Program, _ *qd.Module, n, _ int) (*cpuRun, error) {
 		x, y := inputs(n), make([]T, n)
 		X, Y, err := pairOf(p, x, n)
 		if err != nil {
@@ -128,7 +128,7 @@ func setupMap[T float32 | int32](inputs func(n int) []T, kernel func(x, y []T)) 
 }
 
 // setupUnary is setupMap over values in [0, 1).
-func setupUnary(kernel func(x, y []float32)) func(p *qd.Program, n, _ int) (*cpuRun, error) {
+func setupUnary(kernel func(x, y []float32)) func(p *qd.Program, _ *qd.Module, n, _ int) (*cpuRun, error) {
 	return setupMap(unitInputs, kernel)
 }
 
@@ -143,7 +143,7 @@ var setupCollatz = setupMap(func(n int) []int32 {
 
 var setupScan = setupUnary(scan)
 
-func setupSum(p *qd.Program, n, _ int) (*cpuRun, error) {
+func setupSum(p *qd.Program, _ *qd.Module, n, _ int) (*cpuRun, error) {
 	// Small integers: every partial sum of one run is exact in float32, so
 	// the order of the adds does not matter and the check is exact.
 	x := make([]float32, n)

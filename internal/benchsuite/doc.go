@@ -15,6 +15,7 @@
 //
 // On the CPU the GPU-only rows are skipped with the reason, and the rest
 // run, quickly with Options.Quick; the CPU rows (cpu_rows.go) time construct
-// kernels on one core and on two against the same loops in plain Go, and
-// are skipped on a GPU.
+// kernels, and the block kernels (cpu_blocks.go), on one core and on two
+// against the same loops or algorithms in plain Go, and are skipped on a
+// GPU.
 package benchsuite

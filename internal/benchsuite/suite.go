@@ -44,8 +44,10 @@ type Options struct {
 	FirstInit time.Duration
 	// Run, when set, selects the measurements whose name it matches
 	// (launch host cost, K streams, groups, saxpy, reduction, stencil,
-	// n-body, block-level kernels, ports (of CUDA samples and Rodinia), stream pool, events, Ndarray alloc/free, host copies, peer
-	// copy, copy/compute pipeline, graphs, compile, Init and Close).
+	// n-body, block-level kernels, ports (of CUDA samples and Rodinia),
+	// stream pool, events, Ndarray alloc/free, host copies, peer copy,
+	// copy/compute pipeline, graphs, compile, Init and Close, CPU
+	// constructs, CPU block kernels).
 	Run *regexp.Regexp
 }
 
@@ -123,6 +125,7 @@ func Run(p *qd.Program, opt Options) ([]Row, error) {
 		{"compile", s.compile},
 		{"Init and Close", s.programs},
 		{"CPU constructs", s.cpuConstructs},
+		{"CPU block kernels", s.cpuBlocks},
 	}
 	for _, st := range steps {
 		if opt.Run != nil && !opt.Run.MatchString(st.what) {

@@ -44,7 +44,7 @@ func TestQuickCPU(t *testing.T) {
 	}
 	wantSkipped := 11 // K streams ×5, groups ×3, host copies ×2, peer copy
 	if runtime.NumCPU() < 2 {
-		wantSkipped += len(cpuCases()) // the 2-core rows
+		wantSkipped += len(cpuCases()) + len(cpuBlockCases()) // the 2-core rows
 	}
 	if skipped != wantSkipped {
 		t.Errorf("%d rows skipped, want %d", skipped, wantSkipped)
@@ -52,7 +52,7 @@ func TestQuickCPU(t *testing.T) {
 	if measured < 9 {
 		t.Errorf("%d rows measured, want at least 9", measured)
 	}
-	// Every CPU construct has its per-core row and its 2-core row (skipped
+	// Every CPU construct and block kernel has its per-core row and its 2-core row (skipped
 	// on one core), the heat step its demo row; none failed to run.
 	cpuRows := 0
 	for _, r := range rows {
@@ -63,7 +63,7 @@ func TestQuickCPU(t *testing.T) {
 			}
 		}
 	}
-	want := 2 * len(cpuCases())
+	want := 2 * (len(cpuCases()) + len(cpuBlockCases()))
 	if runtime.NumCPU() >= 2 {
 		want++
 	}

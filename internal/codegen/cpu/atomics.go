@@ -47,6 +47,12 @@ func atomicT[T number](c *compiler, e *ir.Atomic, fn atomicFn[T], unused bool) v
 	if fn == nil {
 		c.failf("atomic %v does not apply to array %s of %v", e.Op, e.Array.Name, e.Type())
 	}
+	private := c.isPrivate(e.Array)
+	if private {
+		// A block's shared array is the frame's: one goroutine runs the
+		// block, so its threads' atomics need no atomic instructions.
+		fn = privateFn[T](e.Op)
+	}
 	red := unused && c.reducible(e)
 	if red {
 		// The values combine before the atomic writes memory, so loads
@@ -66,6 +72,11 @@ func atomicT[T number](c *compiler, e *ir.Atomic, fn atomicFn[T], unused bool) v
 	pi, vv, cv, r := a.pi, vec(c, val), vec(c, cmp), c.tmp()
 	if red && a.uniform() {
 		return reduction(c, e, a, vv, fn, r)
+	}
+	if private && unused && e.Op == ir.AtomicAdd {
+		if add := privateAdd(a, val, r); add != nil {
+			return add
+		}
 	}
 	return vary(func(f *frame) []T {
 		d := reg[T](f, r)
@@ -237,4 +248,67 @@ func atomicF64(op ir.AtomicOp) atomicFn[float64] {
 			}
 		}
 	}
+}
+
+// privateFn is op on memory that one goroutine alone touches (a block's
+// shared arrays): the same rules as the atomics, with plain loads and
+// stores.
+func privateFn[T number](op ir.AtomicOp) atomicFn[T] {
+	var next func(old, v, cmp T) (T, bool)
+	switch op {
+	case ir.AtomicAdd:
+		next = func(old, v, _ T) (T, bool) { return old + v, true }
+	case ir.AtomicSub:
+		next = func(old, v, _ T) (T, bool) { return old - v, true }
+	case ir.AtomicMin:
+		next = func(old, v, _ T) (T, bool) { return min(old, v), true }
+	case ir.AtomicMax:
+		next = func(old, v, _ T) (T, bool) { return max(old, v), true }
+	case ir.AtomicExchange:
+		next = func(_, v, _ T) (T, bool) { return v, true }
+	case ir.AtomicCAS:
+		next = func(old, v, cmp T) (T, bool) { return v, old == cmp }
+	default:
+		next = bitNext[T](op)
+	}
+	if next == nil {
+		return nil
+	}
+	return func(p unsafe.Pointer, v, cmp T) T {
+		q := (*T)(p)
+		old := *q
+		if nv, write := next(old, v, cmp); write {
+			*q = nv
+		}
+		return old
+	}
+}
+
+// bitNext is the update rule of and, or and xor on an integer T; nil for
+// a float T or another op.
+func bitNext[T number](op ir.AtomicOp) func(old, v, cmp T) (T, bool) {
+	var z T
+	switch any(z).(type) {
+	case int32:
+		return any(bitRule[int32](op)).(func(old, v, cmp T) (T, bool))
+	case int64:
+		return any(bitRule[int64](op)).(func(old, v, cmp T) (T, bool))
+	case uint32:
+		return any(bitRule[uint32](op)).(func(old, v, cmp T) (T, bool))
+	case uint64:
+		return any(bitRule[uint64](op)).(func(old, v, cmp T) (T, bool))
+	}
+	return nil
+}
+
+func bitRule[T integer](op ir.AtomicOp) func(old, v, cmp T) (T, bool) {
+	switch op {
+	case ir.AtomicAnd:
+		return func(old, v, _ T) (T, bool) { return old & v, true }
+	case ir.AtomicOr:
+		return func(old, v, _ T) (T, bool) { return old | v, true }
+	case ir.AtomicXor:
+		return func(old, v, _ T) (T, bool) { return old ^ v, true }
+	}
+	return nil
 }

@@ -197,19 +197,22 @@ func binaryFloat[T float](c *compiler, op ir.BinOp, x, y *ev[T]) value {
 
 func binaryInt[T integer](c *compiler, op ir.BinOp, x, y *ev[T]) value {
 	if op == ir.Div || op == ir.Rem {
-		return divRem(c, op == ir.Rem, x, y)
+		return withQuasiT(c, divRem(c, op == ir.Rem, x, y), op, x, y)
 	}
 	if k, ok := bitKern[T](op); ok {
-		return apply(c, k, x, y)
+		return withQuasiT(c, apply(c, k, x, y), op, x, y)
 	}
 	if v := binaryCommon(c, op, x, y); v != nil {
 		switch r := v.(type) {
 		case *ev[T]:
 			if r.v != nil {
-				return withLin(r, op, x, y)
+				return withQuasiT(c, withLin(r, op, x, y), op, x, y)
 			}
 		case *ev[bool]:
 			cmpRange(r, op, x, y)
+			if r.rng == nil && r.v != nil {
+				quasiCmp(c, r, op, x, y)
+			}
 		}
 		return v
 	}
@@ -389,7 +392,11 @@ func shiftOp[T integer](c *compiler, op ir.BinOp, x *ev[T], cnt *ev[uint64]) val
 	if cu := cnt.u; cu != nil {
 		// A count the same on every lane (a constant, as in s>>31) is read
 		// once, not broadcast into a register every pass.
-		return shiftUniform(vec(c, x), cu, c.tmp(), op == ir.Shl)
+		res := shiftUniform(vec(c, x), cu, c.tmp(), op == ir.Shl)
+		if cnt.k != nil && *cnt.k < 63 {
+			return withQuasiT(c, res, op, x, known(T(*cnt.k)))
+		}
+		return res
 	}
 	xv, cv, r := vec(c, x), vec(c, cnt), c.tmp()
 	if op == ir.Shl {

@@ -214,6 +214,14 @@ func (c *compiler) assignValue(v *ir.Var, x value) func(*frame) {
 		delete(c.pending, v)
 	}
 	r := c.regOf(c.shadow, v)
+	if r == c.vars[v] {
+		return c.linearAssign(v, x, assignTo(x, r))
+	}
+	return assignTo(x, r)
+}
+
+// assignTo writes x to the active lanes of register r.
+func assignTo(x value, r int) func(*frame) {
 	switch x := x.(type) {
 	case *ev[bool]:
 		return assignReg(x, r)
@@ -544,8 +552,9 @@ func (c *compiler) forStmt(s *ir.For) (func(*frame), exits) {
 	exitR := c.exitR
 	var cu func(*frame) bool
 	var cv func(*frame) []bool
+	var rng rangeFn
 	if cond != nil {
-		cu, cv = cond.u, cond.v
+		cu, cv, rng = cond.u, cond.v, cond.rng
 	}
 	return func(f *frame) {
 		m := f.m
@@ -569,12 +578,22 @@ func (c *compiler) forStmt(s *ir.For) (func(*frame), exits) {
 					return
 				}
 			case cv != nil:
-				b := cv(f)
+				// A lane set (i < n of a contiguous i) narrows the lanes
+				// by slicing, with no vector of the condition.
+				if s, ok := laneSetOf(f, rng); ok {
+					l = restrict(f, l, s, ls)
+				} else {
+					b := cv(f)
+					if f.err != nil {
+						f.m = m
+						return
+					}
+					l = narrow(f.slot(ls), l, b, true)
+				}
 				if f.err != nil {
 					f.m = m
 					return
 				}
-				l = narrow(f.slot(ls), l, b, true)
 				if l.empty() {
 					f.m = m
 					return
@@ -624,4 +643,12 @@ func loopExits(dst []int32, l mask, x []int32, brk, cont int32) mask {
 		return l
 	}
 	return mask{idx: dst[:c]}
+}
+
+// laneSetOf is rng's lane set, ok=false where rng is nil or gives none.
+func laneSetOf(f *frame, rng rangeFn) (laneSet, bool) {
+	if rng == nil {
+		return laneSet{}, false
+	}
+	return rng(f)
 }

@@ -11,17 +11,22 @@ type value interface{ typ() ir.Type }
 
 // ev is a compiled expression of Go type T. Exactly one of u and v is set:
 // u computes a uniform value, v fills (or finds) a vector of f.n lanes.
-// A varying integer value may also carry lin: lane k holds T(lin(f)+k)
-// (wrapping like T), which loads and stores use for contiguous access.
+// A varying integer value may also carry lin: lane k holds T(b+k)
+// (wrapping like T) where b, ok := lin(f) and ok, which loads and stores
+// use for contiguous access; ok is false when the lanes are not
+// contiguous in this batch (a local that only some lanes assigned,
+// linear.go), and the user then takes the vector.
 //
 // Optional fast paths ride along with v: into computes the value straight
 // into a destination vector of f.n lanes (a contiguous store target or a
 // variable) and reports false after a runtime error; rng gives the lanes
 // where a bool is true as one run (see ranges.go).
 type ev[T scalar] struct {
-	u    func(*frame) T
-	v    func(*frame) []T
-	lin  func(*frame) int64
+	u   func(*frame) T
+	v   func(*frame) []T
+	lin func(*frame) (int64, bool)
+	// qa is the quasi-affine form of a varying i64 value (quasi.go).
+	qa   *quasi
 	into func(f *frame, d []T) bool
 	rng  rangeFn
 	// rngMasked: rng reads the mask (a nested && or ||, which evaluates
@@ -89,12 +94,13 @@ type compiler struct {
 	kname string
 	mode  mode
 
-	vars     map[*ir.Var]int // register of each per-lane local
-	uvars    map[*ir.Var]int // scalar slot of each uniform local (uniform.go)
-	lins     map[*ir.Var]int // scalar slot of each contiguous local's offset (linear.go)
-	uni      *uniformity     // the analysis that found them; nil outside a body
-	shadow   map[*ir.Var]int // registers standing in for locals in a converted if's branch (ifconv.go)
-	pending  map[*ir.Var]int // shadows that start standing in at their local's next assignment
+	vars     map[*ir.Var]int     // register of each per-lane local
+	uvars    map[*ir.Var]int     // scalar slot of each uniform local (uniform.go)
+	lins     map[*ir.Var]linSlot // scalar slots of each contiguous local (linear.go)
+	linCand  map[*ir.Var]bool    // assigned locals that may stay contiguous (linear.go)
+	uni      *uniformity         // the analysis that found them; nil outside a body
+	shadow   map[*ir.Var]int     // registers standing in for locals in a converted if's branch (ifconv.go)
+	pending  map[*ir.Var]int     // shadows that start standing in at their local's next assignment
 	declared map[*ir.Var]bool
 	index    map[*ir.Var]int // dimension of each parallel index variable
 	assigned map[*ir.Var]bool
@@ -126,7 +132,7 @@ type compiler struct {
 func newCompiler(plan *lower.Plan, t *lower.Task, m mode) *compiler {
 	return &compiler{
 		plan: plan, task: t, kname: plan.Kernel.Name, mode: m,
-		vars: map[*ir.Var]int{}, uvars: map[*ir.Var]int{}, lins: map[*ir.Var]int{}, declared: map[*ir.Var]bool{},
+		vars: map[*ir.Var]int{}, uvars: map[*ir.Var]int{}, lins: map[*ir.Var]linSlot{}, declared: map[*ir.Var]bool{},
 		index: map[*ir.Var]int{}, assigned: map[*ir.Var]bool{},
 		loopIDs: map[*ir.For]int32{}, exitR: -1, scratch: -1, pos: t.Pos, wide: 1,
 	}
@@ -197,6 +203,7 @@ func (c *compiler) compileBody(body []ir.Stmt) (cd *code, err error) {
 	if c.task.Blocks != nil && c.mode != modeSerial {
 		c.threadVars(0)
 	}
+	c.linearCandidates(body)
 	fn, exits := c.block(body)
 	if len(exits) > 0 {
 		c.failf("break or continue outside a loop")
@@ -334,7 +341,7 @@ func indexRef[T integer](c *compiler, d int) *ev[T] {
 				}
 				return dst
 			},
-			lin: func(f *frame) int64 { return f.ix[d] },
+			lin: func(f *frame) (int64, bool) { return f.ix[d], true },
 		}
 	}
 	return vary(func(f *frame) []T {

@@ -116,6 +116,9 @@ func (c *compiler) convertedIf(s *ir.If, cond *ev[bool], condR int) func(*frame)
 			e = sh
 		}
 		steps = append(steps, selectRegs(v.Type, condR, t, e, cur))
+		if before, after := c.linearSelected(v); before != nil {
+			steps = append([]func(*frame){before}, append(steps, after)...)
+		}
 	}
 	return runSteps(steps)
 }

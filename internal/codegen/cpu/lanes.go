@@ -191,9 +191,7 @@ func assignVec[T scalar](d, s []T, m mask) {
 // assignUni writes v to the active lanes of d.
 func assignUni[T scalar](d []T, v T, m mask) {
 	if m.all {
-		for i := range d {
-			d[i] = v
-		}
+		fill(d, v)
 		return
 	}
 	for _, k := range m.idx {
@@ -201,10 +199,45 @@ func assignUni[T scalar](d []T, v T, m mask) {
 	}
 }
 
+// fill writes v to every lane of d: zero bits (a per-thread value's or
+// an array's start, var v [4]float32) with the runtime's memclr, which
+// is several times faster than a loop of stores.
 func fill[T scalar](d []T, v T) {
+	if zeroBits(v) {
+		clear(d)
+		return
+	}
+	// Other values as SSE2 stores of four lanes (simd_gen.go), where
+	// there are some: a broadcast into a register, a row of threads' one
+	// element (quasimem.go).
+	switch p := unsafe.Pointer(unsafe.SliceData(d)); unsafe.Sizeof(v) {
+	case 4:
+		if simdFill32 != nil {
+			simdFill32(unsafe.Slice((*uint32)(p), len(d)), *(*uint32)(unsafe.Pointer(&v)))
+			return
+		}
+	case 8:
+		if simdFill64 != nil {
+			simdFill64(unsafe.Slice((*uint64)(p), len(d)), *(*uint64)(unsafe.Pointer(&v)))
+			return
+		}
+	}
 	for i := range d {
 		d[i] = v
 	}
+}
+
+// zeroBits reports whether v's bits are all zero (not -0.0).
+func zeroBits[T scalar](v T) bool {
+	switch unsafe.Sizeof(v) {
+	case 1:
+		return *(*uint8)(unsafe.Pointer(&v)) == 0
+	case 2:
+		return *(*uint16)(unsafe.Pointer(&v)) == 0
+	case 4:
+		return *(*uint32)(unsafe.Pointer(&v)) == 0
+	}
+	return *(*uint64)(unsafe.Pointer(&v)) == 0
 }
 
 // fromBits decodes an ir.Const-style bit pattern.

@@ -41,6 +41,9 @@ func (c *compiler) convertedLoop(s *ir.For, init func(*frame), cond *ev[bool], a
 	for _, v := range assignedIn(list) {
 		cur := c.regOf(c.shadow, v)
 		steps = append(steps, selectRegs(v.Type, activeR, m[v], cur, cur))
+		if before, after := c.linearSelected(v); before != nil {
+			steps = append([]func(*frame){before}, append(steps, after)...)
+		}
 	}
 	trip, cv := runSteps(steps), cond.v
 	return func(f *frame) {

@@ -10,11 +10,14 @@ import (
 // index is one compiled array index, widened to int64. A U64 index of 2^63
 // or more becomes negative, which is out of range like the real value.
 type index struct {
-	u    func(*frame) int64   // uniform
-	v    func(*frame) []int64 // varying
-	lin  func(*frame) int64   // with v: lane k holds (index type)(lin+k)
-	maxv int64                // largest value of the index type, for lin
-	u64  bool                 // print negative values as uint64
+	u    func(*frame) int64         // uniform
+	v    func(*frame) []int64       // varying
+	lin  func(*frame) (int64, bool) // with v: lane k holds (index type)(lin+k), when lin holds
+	maxv int64                      // largest value of the index type, for lin
+	u64  bool                       // print negative values as uint64
+	raw  value                      // the index as compiled, in its own type (gather.go)
+	// field is the index as a bit field of a vector, or nil (gather.go).
+	field *bitField
 }
 
 func (c *compiler) indexExpr(e ir.Expr) index {
@@ -42,7 +45,7 @@ func (c *compiler) indexExpr(e ir.Expr) index {
 }
 
 func toIndex[T integer | small](c *compiler, x *ev[T], maxv int64, u64 bool) index {
-	ix := index{maxv: maxv, u64: u64}
+	ix := index{maxv: maxv, u64: u64, raw: x}
 	if x.u != nil {
 		xu := x.u
 		if u, ok := any(xu).(func(*frame) int64); ok {
@@ -108,7 +111,11 @@ func (c *compiler) access(p *ir.Param, index []ir.Expr, size int64) *access {
 	}
 	a := &access{pi: pi, dims: p.Dims, name: p.Name, pos: c.pos, kname: c.kname, size: size}
 	for _, e := range index {
-		a.idx = append(a.idx, c.indexExpr(e))
+		ix := c.indexExpr(e)
+		if x, ok := ix.raw.(*ev[int64]); ix.u == nil && ix.lin == nil && (!ok || x.qa == nil) {
+			ix.field = c.bitFieldOf(e)
+		}
+		a.idx = append(a.idx, ix)
 	}
 	a.off = c.tmp()
 	a.flat = c.mode == modeFlat && c.byIndexVars(index)
@@ -194,7 +201,10 @@ func (a *access) span(f *frame, arr *Array) (base int64, first, last int, ok boo
 	ix := &a.idx[a.dims-1]
 	m := f.m.idx
 	first, last = int(m[0]), int(m[len(m)-1])
-	b := ix.lin(f)
+	b, lin := ix.lin(f)
+	if !lin {
+		return 0, 0, 0, false
+	}
 	e0, e1 := b+int64(first), b+int64(last)
 	if e0 < 0 || e1 < e0 || e1 >= int64(arr.Shape[a.dims-1]) || e1 > ix.maxv {
 		return 0, 0, 0, false
@@ -333,20 +343,32 @@ func loadT[T scalar](c *compiler, e *ir.Load) value {
 			return *elem[T](arr, off, a.size)
 		})
 	}
-	r := c.tmp()
+	r, g := c.tmp(), gatherer[T](a)
 	gather := func(f *frame, arr *Array) []T {
 		d := reg[T](f, r)
-		off, ok := a.offsets(f, arr)
-		if !ok {
-			return d
-		}
-		for _, k := range f.m.idx {
-			d[k] = *elem[T](arr, off[k], a.size)
-		}
+		g(f, arr, d)
 		return d
 	}
 	if !a.contiguous() {
-		return vary(func(f *frame) []T { return gather(f, &f.a.Arrays[pi]) })
+		// Straight into a destination (an assignment's register) when
+		// every lane is active: no copy from a register of the load's own.
+		qa := c.quasiAccess(a)
+		into := func(f *frame, d []T) bool {
+			arr := &f.a.Arrays[pi]
+			if qa != nil && quasiLoad(qa, f, arr, d) {
+				return true
+			}
+			if f.err != nil {
+				return false
+			}
+			g(f, arr, d)
+			return f.err == nil
+		}
+		return &ev[T]{into: into, v: func(f *frame) []T {
+			d := reg[T](f, r)
+			into(f, d)
+			return d
+		}}
 	}
 	// Contiguous: a bounds check of the end lanes and a copy, or, when every
 	// lane is active and nothing in the statement writes memory before the
@@ -447,17 +469,11 @@ func storeT[T scalar](c *compiler, s *ir.Store) func(*frame) {
 			}
 		}
 	}
-	xv := vec(c, x)
-	scatter := func(f *frame, arr *Array, v []T) {
-		off, ok := a.offsets(f, arr)
-		if !ok {
-			return
-		}
-		for _, k := range f.m.idx {
-			*elem[T](arr, off[k], a.size) = v[k]
-		}
-	}
+	xv, scatter := vec(c, x), scatterer[T](a)
 	if !a.contiguous() {
+		if q := quasiStores(c, a, scatter); q != nil {
+			scatter = q
+		}
 		return func(f *frame) {
 			v := xv(f)
 			if f.err == nil {

@@ -48,10 +48,14 @@ func mulAddT[T number](c *compiler, mulFirst bool, mx, my, o *ev[T]) value {
 	// Integers only: a float x*s + c keeps its two SIMD passes (simd.go),
 	// faster than one scalar loop.
 	if one := T(1); one/2 == 0 && vecU && o.v == nil && o.u != nil && mx.lin == nil && my.lin == nil {
-		return mulAddUniform(c, mulFirst, mx, my, o)
+		return quasiMulAdd(c, mulAddUniform(c, mulFirst, mx, my, o), mx, my, o)
+	}
+	if mx.v != nil && my.v != nil && o.v != nil {
+		return mulAddVectors(c, mulFirst, mx, my, o)
 	}
 	if !vecU || o.v == nil {
 		p := apply(c, mul, mx, my)
+		quasiMulAdd(c, p, mx, my, nil)
 		x, y := p, o
 		if !mulFirst {
 			x, y = o, p
@@ -59,6 +63,7 @@ func mulAddT[T number](c *compiler, mulFirst bool, mx, my, o *ev[T]) value {
 		res := apply(c, add, x, y)
 		if res.v != nil {
 			keepLin(res, x, y)
+			quasiMulAdd(c, res, p, nil, o)
 		}
 		return res
 	}
@@ -100,11 +105,11 @@ func mulAddT[T number](c *compiler, mulFirst bool, mx, my, o *ev[T]) value {
 		return true
 	}
 	r := c.tmp()
-	return &ev[T]{into: into, v: func(f *frame) []T {
+	return quasiMulAdd(c, &ev[T]{into: into, v: func(f *frame) []T {
 		d := reg[T](f, r)
 		into(f, d)
 		return d
-	}}
+	}}, mx, my, o)
 }
 
 // mulAddUniform is mulAddT's integer x*s + c, with s and c uniform (the
@@ -213,4 +218,39 @@ func mulSubT[T integer](c *compiler, mx, my, o *ev[T]) value {
 		c.failf("binary operator %d does not apply to %v", ir.Mul, irType[T]())
 	}
 	return binaryInt(c, ir.Sub, p, o)
+}
+
+// mulAddVectors is mulAddT's x*y + o of three vectors (the acc += a*b of
+// a dot product) as one loop, a SIMD one for floats; the product is
+// rounded before the add.
+func mulAddVectors[T number](c *compiler, mulFirst bool, mx, my, o *ev[T]) value {
+	xv, yv, ov := mx.v, my.v, o.v
+	loop := func(d, a, b, s []T) {
+		a, b, s = a[:len(d)], b[:len(d)], s[:len(d)]
+		for i := range d {
+			d[i] = T(a[i]*b[i]) + s[i]
+		}
+	}
+	if f := simdMulAddVVOf[T](); f != nil {
+		loop = f
+	}
+	into := func(f *frame, d []T) bool {
+		var a, b, s []T
+		if mulFirst {
+			a, b, s = xv(f), yv(f), ov(f)
+		} else {
+			s, a, b = ov(f), xv(f), yv(f)
+		}
+		if f.err != nil {
+			return false
+		}
+		loop(d, a, b, s)
+		return true
+	}
+	r := c.tmp()
+	return &ev[T]{into: into, v: func(f *frame) []T {
+		d := reg[T](f, r)
+		into(f, d)
+		return d
+	}}
 }

@@ -402,13 +402,22 @@ func withLin[T integer](res *ev[T], op ir.BinOp, x, y *ev[T]) *ev[T] {
 	case x.lin != nil && y.u != nil && (op == ir.Add || op == ir.Sub):
 		xl, yu := x.lin, y.u
 		if op == ir.Add {
-			res.lin = func(f *frame) int64 { return xl(f) + int64(yu(f)) }
+			res.lin = func(f *frame) (int64, bool) {
+				b, ok := xl(f)
+				return b + int64(yu(f)), ok
+			}
 		} else {
-			res.lin = func(f *frame) int64 { return xl(f) - int64(yu(f)) }
+			res.lin = func(f *frame) (int64, bool) {
+				b, ok := xl(f)
+				return b - int64(yu(f)), ok
+			}
 		}
 	case y.lin != nil && x.u != nil && op == ir.Add:
 		yl, xu := y.lin, x.u
-		res.lin = func(f *frame) int64 { return yl(f) + int64(xu(f)) }
+		res.lin = func(f *frame) (int64, bool) {
+			b, ok := yl(f)
+			return b + int64(xu(f)), ok
+		}
 	}
 	return res
 }

@@ -143,7 +143,7 @@ func cmpRange[T integer](res *ev[bool], op ir.BinOp, x, y *ev[T]) {
 	if !ok || res.v == nil {
 		return
 	}
-	var lin func(*frame) int64
+	var lin func(*frame) (int64, bool)
 	var u func(*frame) T
 	switch {
 	case x.lin != nil && y.u != nil:
@@ -170,7 +170,11 @@ func cmpRange[T integer](res *ev[bool], op ir.BinOp, x, y *ev[T]) {
 		return
 	}
 	res.rng = func(f *frame) (laneSet, bool) {
-		b, n := lin(f), int64(f.n)
+		b, ok := lin(f)
+		if !ok {
+			return laneSet{}, false
+		}
+		n := int64(f.n)
 		// Lane k holds b+k exactly only if no lane wraps around T.
 		if b < minT || b > maxT-(n-1) {
 			return laneSet{}, false

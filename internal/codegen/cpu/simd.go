@@ -18,12 +18,13 @@ import "github.com/quadrants-go/qd/internal/ir"
 // floatLoops are the SIMD loops of one float type; nil where there are
 // none.
 type floatLoops[T float] struct {
-	vv     map[ir.BinOp]func(d, a, b []T)
-	vs     map[ir.BinOp]func(d, a []T, s T)
-	sv     map[ir.BinOp]func(d []T, s T, b []T)
-	mulAdd func(d, a []T, s T, b []T) // d = a*s + b
-	cmpVV  map[ir.BinOp]func(d []bool, a, b []T)
-	cmpVS  map[ir.BinOp]func(d []bool, a []T, s T)
+	vv       map[ir.BinOp]func(d, a, b []T)
+	vs       map[ir.BinOp]func(d, a []T, s T)
+	sv       map[ir.BinOp]func(d []T, s T, b []T)
+	mulAdd   func(d, a []T, s T, b []T) // d = a*s + b
+	mulAddVV func(d, a, b, c []T)       // d = a*b + c
+	cmpVV    map[ir.BinOp]func(d []bool, a, b []T)
+	cmpVS    map[ir.BinOp]func(d []bool, a []T, s T)
 }
 
 // loopsFor returns the SIMD loops of T, or nil.
@@ -85,6 +86,28 @@ func floatScalar[T float](op ir.BinOp) func(a, b T) T {
 		return func(a, b T) T { return a / b }
 	}
 	return nil
+}
+
+// simdMulAddVVOf is d = a*b + c with SIMD loops for a number type, nil
+// unless T is a float with some.
+func simdMulAddVVOf[T number]() func(d, a, b, c []T) {
+	var z T
+	var f any
+	switch any(z).(type) {
+	case float32:
+		if l := loopsFor[float32](); l != nil {
+			f = l.mulAddVV
+		}
+	case float64:
+		if l := loopsFor[float64](); l != nil {
+			f = l.mulAddVV
+		}
+	}
+	g, _ := f.(func(d, a, b, c []T))
+	if g == nil {
+		return nil
+	}
+	return func(d, a, b, c []T) { g(d, a[:len(d)], b[:len(d)], c[:len(d)]) }
 }
 
 // simdMulAddOf is simdMulAdd for a number type: nil unless T is a float.

@@ -4,7 +4,11 @@
 
 package cpu
 
-import "github.com/quadrants-go/qd/internal/ir"
+import (
+	"unsafe"
+
+	"github.com/quadrants-go/qd/internal/ir"
+)
 
 //go:noescape
 func addVV32(d, a, b []float32)
@@ -76,6 +80,9 @@ func geVV32(d []bool, a, b []float32)
 func mulAddVSV32(d, a []float32, s float32, b []float32)
 
 //go:noescape
+func mulAddVVV32(d, a, b, c []float32)
+
+//go:noescape
 func addVV64(d, a, b []float64)
 
 //go:noescape
@@ -145,28 +152,49 @@ func geVV64(d []bool, a, b []float64)
 func mulAddVSV64(d, a []float64, s float64, b []float64)
 
 //go:noescape
+func mulAddVVV64(d, a, b, c []float64)
+
+//go:noescape
 func selVV32(d []uint32, c []bool, t, e []uint32)
 
 //go:noescape
 func selVV64(d []uint64, c []bool, t, e []uint64)
 
+//go:noescape
+func fill32(d []uint32, v uint32)
+
+//go:noescape
+func fill64(d []uint64, v uint64)
+
+//go:noescape
+func fillRuns32(d []uint32, src unsafe.Pointer, stride int64, n int)
+
+//go:noescape
+func fillRuns64(d []uint64, src unsafe.Pointer, stride int64, n int)
+
 var (
 	simd32 = &floatLoops[float32]{
-		vv:     map[ir.BinOp]func(d, a, b []float32){ir.Add: addVV32, ir.Sub: subVV32, ir.Mul: mulVV32, ir.Div: divVV32},
-		vs:     map[ir.BinOp]func(d, a []float32, s float32){ir.Add: addVS32, ir.Sub: subVS32, ir.Mul: mulVS32, ir.Div: divVS32},
-		sv:     map[ir.BinOp]func(d []float32, s float32, b []float32){ir.Sub: subSV32, ir.Div: divSV32},
-		mulAdd: mulAddVSV32,
-		cmpVV:  map[ir.BinOp]func(d []bool, a, b []float32){ir.Eq: eqVV32, ir.Ne: neVV32, ir.Lt: ltVV32, ir.Le: leVV32, ir.Gt: gtVV32, ir.Ge: geVV32},
-		cmpVS:  map[ir.BinOp]func(d []bool, a []float32, s float32){ir.Eq: eqVS32, ir.Ne: neVS32, ir.Lt: ltVS32, ir.Le: leVS32, ir.Gt: gtVS32, ir.Ge: geVS32},
+		vv:       map[ir.BinOp]func(d, a, b []float32){ir.Add: addVV32, ir.Sub: subVV32, ir.Mul: mulVV32, ir.Div: divVV32},
+		vs:       map[ir.BinOp]func(d, a []float32, s float32){ir.Add: addVS32, ir.Sub: subVS32, ir.Mul: mulVS32, ir.Div: divVS32},
+		sv:       map[ir.BinOp]func(d []float32, s float32, b []float32){ir.Sub: subSV32, ir.Div: divSV32},
+		mulAdd:   mulAddVSV32,
+		mulAddVV: mulAddVVV32,
+		cmpVV:    map[ir.BinOp]func(d []bool, a, b []float32){ir.Eq: eqVV32, ir.Ne: neVV32, ir.Lt: ltVV32, ir.Le: leVV32, ir.Gt: gtVV32, ir.Ge: geVV32},
+		cmpVS:    map[ir.BinOp]func(d []bool, a []float32, s float32){ir.Eq: eqVS32, ir.Ne: neVS32, ir.Lt: ltVS32, ir.Le: leVS32, ir.Gt: gtVS32, ir.Ge: geVS32},
 	}
 	simd64 = &floatLoops[float64]{
-		vv:     map[ir.BinOp]func(d, a, b []float64){ir.Add: addVV64, ir.Sub: subVV64, ir.Mul: mulVV64, ir.Div: divVV64},
-		vs:     map[ir.BinOp]func(d, a []float64, s float64){ir.Add: addVS64, ir.Sub: subVS64, ir.Mul: mulVS64, ir.Div: divVS64},
-		sv:     map[ir.BinOp]func(d []float64, s float64, b []float64){ir.Sub: subSV64, ir.Div: divSV64},
-		mulAdd: mulAddVSV64,
-		cmpVV:  map[ir.BinOp]func(d []bool, a, b []float64){ir.Eq: eqVV64, ir.Ne: neVV64, ir.Lt: ltVV64, ir.Le: leVV64, ir.Gt: gtVV64, ir.Ge: geVV64},
-		cmpVS:  map[ir.BinOp]func(d []bool, a []float64, s float64){ir.Eq: eqVS64, ir.Ne: neVS64, ir.Lt: ltVS64, ir.Le: leVS64, ir.Gt: gtVS64, ir.Ge: geVS64},
+		vv:       map[ir.BinOp]func(d, a, b []float64){ir.Add: addVV64, ir.Sub: subVV64, ir.Mul: mulVV64, ir.Div: divVV64},
+		vs:       map[ir.BinOp]func(d, a []float64, s float64){ir.Add: addVS64, ir.Sub: subVS64, ir.Mul: mulVS64, ir.Div: divVS64},
+		sv:       map[ir.BinOp]func(d []float64, s float64, b []float64){ir.Sub: subSV64, ir.Div: divSV64},
+		mulAdd:   mulAddVSV64,
+		mulAddVV: mulAddVVV64,
+		cmpVV:    map[ir.BinOp]func(d []bool, a, b []float64){ir.Eq: eqVV64, ir.Ne: neVV64, ir.Lt: ltVV64, ir.Le: leVV64, ir.Gt: gtVV64, ir.Ge: geVV64},
+		cmpVS:    map[ir.BinOp]func(d []bool, a []float64, s float64){ir.Eq: eqVS64, ir.Ne: neVS64, ir.Lt: ltVS64, ir.Le: leVS64, ir.Gt: gtVS64, ir.Ge: geVS64},
 	}
-	simdSel32 = selVV32
-	simdSel64 = selVV64
+	simdSel32      = selVV32
+	simdSel64      = selVV64
+	simdFill32     = fill32
+	simdFill64     = fill64
+	simdFillRuns32 = fillRuns32
+	simdFillRuns64 = fillRuns64
 )

@@ -851,6 +851,47 @@ mulAddVSV32_tail:
 mulAddVSV32_done:
 	RET
 
+// func mulAddVVV32(d, a, b, c []float32)
+TEXT ·mulAddVVV32(SB), NOSPLIT, $0-96
+	MOVQ d_base+0(FP), DI
+	MOVQ d_len+8(FP), CX
+	MOVQ a_base+24(FP), SI
+	MOVQ b_base+48(FP), DX
+	MOVQ c_base+72(FP), R8
+	XORQ AX, AX
+	MOVQ CX, BX
+	ANDQ $-8, BX
+	JZ mulAddVVV32_tail
+mulAddVVV32_loop:
+	MOVUPS 0(SI)(AX*4), X0
+	MOVUPS 16(SI)(AX*4), X1
+	MOVUPS 0(DX)(AX*4), X2
+	MULPS X2, X0
+	MOVUPS 0(R8)(AX*4), X2
+	ADDPS X2, X0
+	MOVUPS 16(DX)(AX*4), X3
+	MULPS X3, X1
+	MOVUPS 16(R8)(AX*4), X3
+	ADDPS X3, X1
+	MOVUPS X0, (DI)(AX*4)
+	MOVUPS X1, 16(DI)(AX*4)
+	ADDQ $8, AX
+	CMPQ AX, BX
+	JLT mulAddVVV32_loop
+mulAddVVV32_tail:
+	CMPQ AX, CX
+	JGE mulAddVVV32_done
+	MOVSS (SI)(AX*4), X0
+	MOVSS (DX)(AX*4), X2
+	MULSS X2, X0
+	MOVSS (R8)(AX*4), X2
+	ADDSS X2, X0
+	MOVSS X0, (DI)(AX*4)
+	INCQ AX
+	JMP mulAddVVV32_tail
+mulAddVVV32_done:
+	RET
+
 // func addVV64(d, a, b []float64)
 TEXT ·addVV64(SB), NOSPLIT, $0-72
 	MOVQ d_base+0(FP), DI
@@ -1710,6 +1751,47 @@ mulAddVSV64_tail:
 mulAddVSV64_done:
 	RET
 
+// func mulAddVVV64(d, a, b, c []float64)
+TEXT ·mulAddVVV64(SB), NOSPLIT, $0-96
+	MOVQ d_base+0(FP), DI
+	MOVQ d_len+8(FP), CX
+	MOVQ a_base+24(FP), SI
+	MOVQ b_base+48(FP), DX
+	MOVQ c_base+72(FP), R8
+	XORQ AX, AX
+	MOVQ CX, BX
+	ANDQ $-4, BX
+	JZ mulAddVVV64_tail
+mulAddVVV64_loop:
+	MOVUPS 0(SI)(AX*8), X0
+	MOVUPS 16(SI)(AX*8), X1
+	MOVUPS 0(DX)(AX*8), X2
+	MULPD X2, X0
+	MOVUPS 0(R8)(AX*8), X2
+	ADDPD X2, X0
+	MOVUPS 16(DX)(AX*8), X3
+	MULPD X3, X1
+	MOVUPS 16(R8)(AX*8), X3
+	ADDPD X3, X1
+	MOVUPS X0, (DI)(AX*8)
+	MOVUPS X1, 16(DI)(AX*8)
+	ADDQ $4, AX
+	CMPQ AX, BX
+	JLT mulAddVVV64_loop
+mulAddVVV64_tail:
+	CMPQ AX, CX
+	JGE mulAddVVV64_done
+	MOVSD (SI)(AX*8), X0
+	MOVSD (DX)(AX*8), X2
+	MULSD X2, X0
+	MOVSD (R8)(AX*8), X2
+	ADDSD X2, X0
+	MOVSD X0, (DI)(AX*8)
+	INCQ AX
+	JMP mulAddVVV64_tail
+mulAddVVV64_done:
+	RET
+
 // func selVV32(d []uint32, c []bool, t, e []uint32)
 TEXT ·selVV32(SB), NOSPLIT, $0-96
 	MOVQ d_base+0(FP), DI
@@ -1812,4 +1894,112 @@ selVV64_tail:
 	INCQ AX
 	JMP selVV64_tail
 selVV64_done:
+	RET
+
+// func fill32(d []uint32, v uint32)
+TEXT ·fill32(SB), NOSPLIT, $0-28
+	MOVQ d_base+0(FP), DI
+	MOVQ d_len+8(FP), CX
+	MOVL v+24(FP), R8
+	MOVL R8, X4
+	SHUFPS $0, X4, X4
+	XORQ AX, AX
+	MOVQ CX, BX
+	ANDQ $-8, BX
+	JZ fill32_tail
+fill32_loop:
+	MOVUPS X4, (DI)(AX*4)
+	MOVUPS X4, 16(DI)(AX*4)
+	ADDQ $8, AX
+	CMPQ AX, BX
+	JLT fill32_loop
+fill32_tail:
+	CMPQ AX, CX
+	JGE fill32_done
+	MOVL R8, (DI)(AX*4)
+	INCQ AX
+	JMP fill32_tail
+fill32_done:
+	RET
+
+// func fill64(d []uint64, v uint64)
+TEXT ·fill64(SB), NOSPLIT, $0-32
+	MOVQ d_base+0(FP), DI
+	MOVQ d_len+8(FP), CX
+	MOVQ v+24(FP), R8
+	MOVQ R8, X4
+	PUNPCKLQDQ X4, X4
+	XORQ AX, AX
+	MOVQ CX, BX
+	ANDQ $-4, BX
+	JZ fill64_tail
+fill64_loop:
+	MOVUPS X4, (DI)(AX*8)
+	MOVUPS X4, 16(DI)(AX*8)
+	ADDQ $4, AX
+	CMPQ AX, BX
+	JLT fill64_loop
+fill64_tail:
+	CMPQ AX, CX
+	JGE fill64_done
+	MOVQ R8, (DI)(AX*8)
+	INCQ AX
+	JMP fill64_tail
+fill64_done:
+	RET
+
+// func fillRuns32(d []uint32, src unsafe.Pointer, stride int64, n int)
+TEXT ·fillRuns32(SB), NOSPLIT, $0-48
+	MOVQ d_base+0(FP), DI
+	MOVQ d_len+8(FP), CX
+	MOVQ src+24(FP), SI
+	MOVQ stride+32(FP), DX
+	MOVQ n+40(FP), R9
+	SHLQ $2, R9
+	SHLQ $2, CX
+	ADDQ DI, CX
+fillRuns32_run:
+	CMPQ DI, CX
+	JGE fillRuns32_done
+	MOVL (SI), R8
+	MOVL R8, X4
+	SHUFPS $0, X4, X4
+	XORQ AX, AX
+fillRuns32_store:
+	MOVUPS X4, (DI)(AX*1)
+	ADDQ $16, AX
+	CMPQ AX, R9
+	JLT fillRuns32_store
+	ADDQ R9, DI
+	ADDQ DX, SI
+	JMP fillRuns32_run
+fillRuns32_done:
+	RET
+
+// func fillRuns64(d []uint64, src unsafe.Pointer, stride int64, n int)
+TEXT ·fillRuns64(SB), NOSPLIT, $0-48
+	MOVQ d_base+0(FP), DI
+	MOVQ d_len+8(FP), CX
+	MOVQ src+24(FP), SI
+	MOVQ stride+32(FP), DX
+	MOVQ n+40(FP), R9
+	SHLQ $3, R9
+	SHLQ $3, CX
+	ADDQ DI, CX
+fillRuns64_run:
+	CMPQ DI, CX
+	JGE fillRuns64_done
+	MOVQ (SI), R8
+	MOVQ R8, X4
+	PUNPCKLQDQ X4, X4
+	XORQ AX, AX
+fillRuns64_store:
+	MOVUPS X4, (DI)(AX*1)
+	ADDQ $16, AX
+	CMPQ AX, R9
+	JLT fillRuns64_store
+	ADDQ R9, DI
+	ADDQ DX, SI
+	JMP fillRuns64_run
+fillRuns64_done:
 	RET

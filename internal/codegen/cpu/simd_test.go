@@ -99,6 +99,29 @@ func testSIMD[T float](t *testing.T) {
 			}
 		}
 	}
+	mulAddVV := simdMulAddVVOf[T]()
+	for n := range 30 {
+		for seed := range 4 {
+			a, b, c := operands[T](n, seed), operands[T](n, seed+3), operands[T](n, seed+5)
+			g, w := make([]T, n), make([]T, n)
+			mulAddVV(g, a, b, c)
+			for i := range w {
+				w[i] = T(a[i]*b[i]) + c[i]
+			}
+			for i := range w {
+				if !same(g[i], w[i]) {
+					t.Fatalf("%T mulAddVV n=%d: [%d] = %v, want %v", T(0), n, i, g[i], w[i])
+				}
+			}
+			// In place, the destination being the addend (acc += x*y).
+			mulAddVV(c, a, b, c)
+			for i := range w {
+				if !same(c[i], w[i]) {
+					t.Fatalf("%T mulAddVV in place n=%d: [%d] = %v, want %v", T(0), n, i, c[i], w[i])
+				}
+			}
+		}
+	}
 }
 
 // TestSIMDShortInput: an input shorter than the destination panics, as the
@@ -180,4 +203,53 @@ func sameLoops[T float, R scalar](t *testing.T, op ir.BinOp, got, want kern[T, R
 func validBool[R scalar](v R) bool {
 	b, ok := any(v).(bool)
 	return !ok || *(*uint8)(unsafe.Pointer(&b)) <= 1
+}
+
+// TestSIMDFill: the SSE2 fills (fill, lanes.go) write v to every lane and
+// nothing past the slice, for every length around their 8- and 4-lane
+// steps.
+func TestSIMDFill(t *testing.T) {
+	if simdFill32 == nil || simdFill64 == nil {
+		t.Skip("no SIMD loops on this platform")
+	}
+	for n := range 40 {
+		d32, d64 := make([]uint32, n+1), make([]uint64, n+1)
+		simdFill32(d32[:n], 0xdeadbeef)
+		simdFill64(d64[:n], 0x0123456789abcdef)
+		for i := range n {
+			if d32[i] != 0xdeadbeef || d64[i] != 0x0123456789abcdef {
+				t.Fatalf("n=%d: lane %d = %#x, %#x", n, i, d32[i], d64[i])
+			}
+		}
+		if d32[n] != 0 || d64[n] != 0 {
+			t.Fatalf("n=%d: wrote past the end", n)
+		}
+	}
+}
+
+// TestSIMDFillRuns: each run of n lanes gets the element at its row of
+// the source, and nothing past the slice is written.
+func TestSIMDFillRuns(t *testing.T) {
+	if simdFillRuns32 == nil {
+		t.Skip("no SIMD loops on this platform")
+	}
+	src32, src64 := make([]uint32, 64), make([]uint64, 64)
+	for i := range src32 {
+		src32[i], src64[i] = uint32(i*7+1), uint64(i*9+2)<<33
+	}
+	for _, n := range []int{4, 8, 16, 32} {
+		for runs := range 5 {
+			d32, d64 := make([]uint32, n*runs+1), make([]uint64, n*runs+1)
+			simdFillRuns32(d32[:n*runs], unsafe.Pointer(&src32[1]), 12, n) // every third element from src32[1]
+			simdFillRuns64(d64[:n*runs], unsafe.Pointer(&src64[1]), 24, n)
+			for k := range n * runs {
+				if r := k / n; d32[k] != src32[1+3*r] || d64[k] != src64[1+3*r] {
+					t.Fatalf("n=%d runs=%d: lane %d = %d, %d; want %d, %d", n, runs, k, d32[k], d64[k], src32[1+3*r], src64[1+3*r])
+				}
+			}
+			if d32[n*runs] != 0 || d64[n*runs] != 0 {
+				t.Fatalf("n=%d runs=%d: wrote past the end", n, runs)
+			}
+		}
+	}
 }

@@ -76,7 +76,7 @@ func loadLeafT[T scalar](c *compiler, e *ir.Load) value {
 			return *(*T)(a.ptr(arr, off))
 		})
 	}
-	r, strided := c.tmp(), a.contiguous()
+	r, strided, gather := c.tmp(), a.contiguous(), gatherer[T](a)
 	return vary(func(f *frame) []T {
 		d := reg[T](f, r)
 		arr := &f.a.Arrays[pi]
@@ -91,13 +91,7 @@ func loadLeafT[T scalar](c *compiler, e *ir.Load) value {
 				return d
 			}
 		}
-		off, ok := a.offsets(f, arr)
-		if !ok {
-			return d
-		}
-		for _, k := range f.m.idx {
-			d[k] = *(*T)(a.ptr(arr, off[k]))
-		}
+		gather(f, arr, d)
 		return d
 	})
 }
@@ -154,7 +148,7 @@ func storeLeafT[T scalar](c *compiler, s *ir.Store) func(*frame) {
 			}
 		}
 	}
-	xv, strided := vec(c, x), a.contiguous()
+	xv, strided, scatter := vec(c, x), a.contiguous(), scatterer[T](a)
 	return func(f *frame) {
 		v := xv(f)
 		if f.err != nil {
@@ -172,13 +166,7 @@ func storeLeafT[T scalar](c *compiler, s *ir.Store) func(*frame) {
 				return
 			}
 		}
-		off, ok := a.offsets(f, arr)
-		if !ok {
-			return
-		}
-		for _, k := range f.m.idx {
-			*(*T)(a.ptr(arr, off[k])) = v[k]
-		}
+		scatter(f, arr, v)
 	}
 }
 
