@@ -244,7 +244,21 @@ func describeTask(b *strings.Builder, t *lower.Task, e *kabi.Task, k *ir.Kernel,
 		return
 	}
 	grid := "1 block of 1 thread"
-	if t.Kind == lower.Parallel {
+	switch t.Kind {
+	case lower.Block:
+		size := fmt.Sprintf("%d threads", e.BlockDim)
+		if e.BlockDim == 0 {
+			size = "threads from the launch's scalars"
+		}
+		count := "the launch's count of blocks"
+		if e.HostTotal == nil {
+			count = "the device's cap (the count known only on it)"
+		}
+		grid = fmt.Sprintf("one GPU block per qd.Blocks block, of %s; grid of %s, up to the device's cap, the entry striding over the rest", size, count)
+		if e.SharedBytes > 0 {
+			grid += fmt.Sprintf("; %d bytes of shared memory", e.SharedBytes)
+		}
+	case lower.Parallel:
 		waves := e.Waves
 		if waves <= 0 {
 			waves = kabi.GridWaves

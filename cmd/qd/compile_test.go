@@ -245,3 +245,47 @@ func elsewhere(x []float32) {
 		t.Errorf("quote past the end: %q, want none", got)
 	}
 }
+
+// A block task's entry line says how its grid and blocks are sized: one
+// GPU block per qd.Blocks block, of the loop's size, from a constant or
+// from the launch's scalars.
+func TestCompileBlockTasks(t *testing.T) {
+	const src = `package k
+
+import "github.com/quadrants-go/qd"
+
+//qd:kernel
+func rev(x []float32, size int) {
+	for b := range qd.Blocks(len(x)/64, 64) {
+		buf := qd.Shared[[64]float32]()
+		for t := range b.Threads() {
+			buf[t] = x[b.Index()*64+t]
+		}
+		for t := range b.Threads() {
+			x[b.Index()*64+t] = buf[63-t]
+		}
+	}
+	for b := range qd.Blocks(len(x)/size, size) {
+		for t := range b.Threads() {
+			x[b.Index()*size+t] += 1
+		}
+	}
+}
+`
+	file := filepath.Join(t.TempDir(), "k.go")
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errs strings.Builder
+	if code := run([]string{"compile", "-arch", "cuda", file}, &out, &errs); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs.String())
+	}
+	for _, want := range []string{
+		"//   entry rev_t0: one GPU block per qd.Blocks block, of 64 threads; grid of the launch's count of blocks, up to the device's cap, the entry striding over the rest; 256 bytes of shared memory\n",
+		"//   entry rev_t1: one GPU block per qd.Blocks block, of threads from the launch's scalars;",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+}
