@@ -367,37 +367,39 @@ func (f *fnWriter) divPow2(op ir.BinOp, t ir.Type, x string, k int) string {
 // call of a routine several times as long. The quotient is sign-extended
 // so that x / 0 stays all ones (x % 0 is x either way).
 func (f *fnWriter) intDivRem(op ir.BinOp, t ir.Type, r, x, y string) {
+	if t.Size() != 8 {
+		f.divRem(op, t, r, x, y)
+		return
+	}
+	both, high, small := f.reg(ir.U64), f.reg(ir.U64), f.reg(ir.Bool)
+	f.emit("or.b64 %s, %s, %s", both, x, y)
+	f.emit("and.b64 %s, %s, 0xFFFFFFFF80000000", high, both)
+	f.emit("setp.eq.u64 %s, %s, 0", small, high)
+	wide, done := f.label(), f.label()
+	f.braIf(small, true, wide)
+	x32, y32, r32 := f.reg(ir.U32), f.reg(ir.U32), f.reg(ir.U32)
+	f.emit("cvt.u32.u64 %s, %s", x32, x)
+	f.emit("cvt.u32.u64 %s, %s", y32, y)
+	f.divRem(op, ir.U32, r32, x32, y32)
+	ext := "u64.u32"
+	if op == ir.Div {
+		ext = "s64.s32"
+	}
+	f.emit("cvt.%s %s, %s", ext, r, r32)
+	f.bra(done)
+	f.place(wide)
+	f.divRem(op, t, r, x, y)
+	f.place(done)
+}
+
+// divRem writes the division or remainder instruction of type t, with
+// Go's MinInt / -1 for signed types.
+func (f *fnWriter) divRem(op ir.BinOp, t ir.Type, r, x, y string) {
 	ty, bt := opType(t), bitType(t)
 	name := "div"
 	if op == ir.Rem {
 		name = "rem"
 	}
-	var done string
-	if t.Size() == 8 {
-		both, high, small := f.reg(ir.U64), f.reg(ir.U64), f.reg(ir.Bool)
-		f.emit("or.b64 %s, %s, %s", both, x, y)
-		f.emit("and.b64 %s, %s, 0xFFFFFFFF80000000", high, both)
-		f.emit("setp.eq.u64 %s, %s, 0", small, high)
-		wide := f.label()
-		done = f.label()
-		f.braIf(small, true, wide)
-		x32, y32, r32 := f.reg(ir.U32), f.reg(ir.U32), f.reg(ir.U32)
-		f.emit("cvt.u32.u64 %s, %s", x32, x)
-		f.emit("cvt.u32.u64 %s, %s", y32, y)
-		f.emit("%s.u32 %s, %s, %s", name, r32, x32, y32)
-		ext := "u64.u32"
-		if op == ir.Div {
-			ext = "s64.s32"
-		}
-		f.emit("cvt.%s %s, %s", ext, r, r32)
-		f.bra(done)
-		f.place(wide)
-	}
-	defer func() {
-		if done != "" {
-			f.place(done)
-		}
-	}()
 	f.emit("%s.%s %s, %s, %s", name, ty, r, x, y)
 	if !t.IsSigned() {
 		return
