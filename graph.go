@@ -251,17 +251,22 @@ func (g *Graph) Update(fn func() error) error {
 	if err != nil {
 		return err
 	}
-	defer bg.Close()
 	return c.update(bg, parts)
 }
 
-// update makes the graph replay bg.
+// update makes the graph replay bg, and closes bg. It closes bg before it
+// lets Program.Close in, as newGraph does: a backend graph closed after
+// the Program's Close had begun raced the device's Close, which destroys
+// the graphs still open, and could outlive it (a leaked driver graph,
+// found by TestStress).
 func (c *graphCore) update(bg backend.Graph, parts graphParts) error {
 	p := c.p
 	if err := p.enter(); err != nil {
+		bg.Close() // the device's Close has destroyed it: a no-op
 		return err
 	}
 	defer p.exit()
+	defer bg.Close()
 	c.mu.Lock()
 	if c.closed.Load() {
 		c.mu.Unlock()

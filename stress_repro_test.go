@@ -32,6 +32,7 @@ type hookDevice struct {
 	backend.Device
 	hook   atomic.Pointer[func(task int)] // before Launch.Run
 	replay atomic.Pointer[func()]         // before GraphExec.Launch
+	closed atomic.Pointer[func()]         // before Graph.Close
 }
 
 type hookModule struct {
@@ -95,6 +96,13 @@ func (g *hookGraph) Instantiate() (backend.GraphExec, error) {
 		return nil, err
 	}
 	return &hookExec{x, g.d}, nil
+}
+
+func (g *hookGraph) Close() error {
+	if h := g.d.closed.Load(); h != nil {
+		(*h)()
+	}
+	return g.Graph.Close()
 }
 
 func (x *hookExec) Launch(s backend.Stream) error {
@@ -722,5 +730,56 @@ func TestReproLaunchInterleaved(t *testing.T) {
 	check(t, <-done)
 	if got := must(y.ToSlice())(t); got[0] != 0 && got[0] != 2 {
 		t.Errorf("a copy of x enqueued on the stream while inc2(x) was being enqueued = %d, want 0 or 2", got[0])
+	}
+}
+
+// New (TestStress, third session of 2026-12-02: a round that closed its
+// Program early left one driver graph live): Graph.Update closed the
+// captured backend graph after it had let the Program go, so a
+// Program.Close could run in between; the device's Close then skipped the
+// graph that Update was closing, and Update's destroy came after the device
+// had closed. Every backend graph must be closed while the Program is held
+// (p.life shared), which shuts Close out: the hook checks that at each
+// Graph.Close, on every path that makes and drops one.
+func TestReproGraphClosedOutsideProgram(t *testing.T) {
+	for _, b := range []string{"cpu", "fake"} {
+		t.Run(b, func(t *testing.T) {
+			p, d, fake, base := hookedProgram(t, b)
+			var closes, outside atomic.Int32
+			h := func() {
+				closes.Add(1)
+				if p.life.TryLock() { // no holder: Close could have run here
+					p.life.Unlock()
+					outside.Add(1)
+				}
+			}
+			d.closed.Store(&h)
+			fill := stressKernel(t, p, "fill")
+			s := must(p.NewStream())(t)
+			x := must(NewNdarrayOn[int32](s, 64))(t)
+			body := func() error { return fill.LaunchOn(s, x, int32(1)) }
+			g := must(s.Capture(body))(t)
+			check(t, g.Update(body))                        // same shape: updated in place
+			check(t, g.Update(func() error { return nil })) // another shape: rebuilt
+			if _, err := s.Capture(func() error { return errors.New("fn failed") }); err == nil {
+				t.Error("a capture whose function failed gave a graph")
+			}
+			func() {
+				defer func() { recover() }()
+				s.Capture(func() error { panic("in the capture") })
+			}()
+			check(t, errors.Join(g.Close(), x.Close(), s.Close(), p.Close()))
+			if n := outside.Load(); n > 0 {
+				t.Errorf("%d of %d backend graphs were closed while Program.Close could run", n, closes.Load())
+			}
+			if closes.Load() < 3 {
+				t.Errorf("the hook saw %d graph closes; the test makes at least 3", closes.Load())
+			}
+			if fake != nil {
+				if live := fake.Live(); live != base.live {
+					t.Errorf("after Close the fake holds %v; before the Program: %v", live, base.live)
+				}
+			}
+		})
 	}
 }
