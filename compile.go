@@ -15,6 +15,7 @@ import (
 	"github.com/quadrants-go/qd/internal/frontend"
 	"github.com/quadrants-go/qd/internal/ir"
 	"github.com/quadrants-go/qd/internal/lower"
+	"github.com/quadrants-go/qd/native"
 )
 
 // Module is the set of kernels compiled from one Go source file. It owns
@@ -210,6 +211,13 @@ func parseCached(filename string, src []byte) ([]*lower.Plan, []*frontend.Generi
 	if len(errs) > 0 {
 		return nil, nil, errors.Join(errs...)
 	}
+	if gen, ok := native.Lookup(src); ok {
+		for _, plan := range plans {
+			if f := gen.Kernels[plan.Kernel.Name]; f != nil {
+				plan.Native, plan.NativeFile = f, gen.File
+			}
+		}
+	}
 	sourceCache.put(key, planEntry{plans: plans, generics: f.Generics}, len(filename)+len(src))
 	return plans, f.Generics, nil
 }
@@ -276,16 +284,24 @@ type cachedModule struct {
 // handle is closed, and a Program compiles a bounded set of kernels.
 type moduleCache struct {
 	mu   sync.Mutex
-	m    map[ir.Hash]*cachedModule
+	m    map[moduleKey]*cachedModule
 	opts backend.CompileOptions // the Program's (WithFastMath)
 }
 
-func (mc *moduleCache) init() { mc.m = make(map[ir.Hash]*cachedModule) }
+// moduleKey is a kernel's IR hash, and whether the kernel runs as `qd
+// gen` generated it (lower.Plan.Native) on the CPU.
+type moduleKey struct {
+	hash   ir.Hash
+	native bool // the module may run the generated code
+}
+
+func (mc *moduleCache) init() { mc.m = make(map[moduleKey]*cachedModule) }
 
 func (mc *moduleCache) get(dev backend.Device, plan *lower.Plan) (*cachedModule, error) {
 	mc.mu.Lock()
 	defer mc.mu.Unlock()
-	if m := mc.m[plan.Hash]; m != nil {
+	key := moduleKey{plan.Hash, plan.Native != nil && mc.opts.Native != backend.NativeOff}
+	if m := mc.m[key]; m != nil {
 		return m, nil
 	}
 	mod, err := dev.Compile(plan, mc.opts)
@@ -293,7 +309,7 @@ func (mc *moduleCache) get(dev backend.Device, plan *lower.Plan) (*cachedModule,
 		return nil, fmt.Errorf("qd: compiling kernel %s: %w", plan.Kernel.Name, err)
 	}
 	m := &cachedModule{hash: plan.Hash, mod: mod}
-	mc.m[plan.Hash] = m
+	mc.m[key] = m
 	return m, nil
 }
 

@@ -1,5 +1,7 @@
 package qd
 
+import "github.com/quadrants-go/qd/internal/backend"
+
 // InitOption configures Init.
 type InitOption func(*initConfig)
 
@@ -9,6 +11,7 @@ type initConfig struct {
 	trace    bool // WithTrace (trace.go)
 	fastMath bool
 	debug    bool
+	native   backend.NativeMode // WithNative, or QD_NATIVE
 }
 
 // WithArch chooses the backend (default Auto).
@@ -49,6 +52,25 @@ func WithFastMath() InitOption { return func(c *initConfig) { c.fastMath = true 
 // has the cost). Without it (the default) a GPU kernel indexing out of
 // range reads or writes whatever lies there, or faults.
 func WithDebug() InitOption { return func(c *initConfig) { c.debug = true } }
+
+// WithNative chooses how the CPU backend runs a kernel that `qd gen`
+// generated. By default it times the generated code and its closure
+// compiler on the kernel's first launches (three each) and keeps the
+// faster: the generated code, compiled by the Go compiler into the
+// program, runs at plain Go's speed, and the closures' SIMD passes beat
+// plain Go on some float loops (docs/cpu.md). WithNative(true) always runs
+// the generated code, WithNative(false) never does (to compare the two, or
+// rule the generated code out). QD_NATIVE=1 or QD_NATIVE=0 in the
+// environment does the same for every Program that has no WithNative.
+// GPU backends ignore it.
+func WithNative(on bool) InitOption {
+	return func(c *initConfig) {
+		c.native = backend.NativeOff
+		if on {
+			c.native = backend.NativeOn
+		}
+	}
+}
 
 // StreamOption configures [Program.NewStream].
 type StreamOption func(*streamConfig)

@@ -91,6 +91,10 @@ func newProgram(dev backend.Device, arch Arch, cfg initConfig) (*Program, error)
 	p.modules.init()
 	p.modules.opts.FastMath = cfg.fastMath
 	p.modules.opts.Debug = cfg.debug
+	p.modules.opts.Native = cfg.native
+	if cfg.native == backend.NativeAuto {
+		p.modules.opts.Native = nativeEnv
+	}
 	bs, err := dev.NewStream(0)
 	if err != nil {
 		dev.Close()

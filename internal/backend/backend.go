@@ -111,7 +111,21 @@ type CompileOptions struct {
 	// reported, with its kernel, array and position, by the next
 	// Synchronize of the launch's stream. The CPU always checks.
 	Debug bool
+	// Native says whether the CPU backend runs the kernel as `qd gen`
+	// generated it (lower.Plan.Native), where the plan has it
+	// (qd.WithNative): NativeAuto measures both paths on the first
+	// launches and keeps the faster.
+	Native NativeMode
 }
+
+// NativeMode is CompileOptions.Native.
+type NativeMode uint8
+
+const (
+	NativeAuto NativeMode = iota // measure, keep the faster
+	NativeOn                     // the generated code always
+	NativeOff                    // the closures always
+)
 
 // Stream is an in-order queue of work.
 type Stream interface {

@@ -1,6 +1,9 @@
 package lower
 
-import "github.com/quadrants-go/qd/internal/ir"
+import (
+	"github.com/quadrants-go/qd/internal/ir"
+	"github.com/quadrants-go/qd/native"
+)
 
 // TaskKind says how a task runs.
 type TaskKind uint8
@@ -59,6 +62,12 @@ type Plan struct {
 	Groups int
 	// Hash is ir.HashKernel(Kernel), the compile cache key.
 	Hash ir.Hash
+	// Native, when set, is the kernel as `qd gen` generated it, compiled
+	// into the program by the Go compiler (package native): the CPU backend
+	// runs it in place of its closures. NativeFile is its source file's
+	// name in the generated //line directives.
+	Native     native.Func
+	NativeFile string
 }
 
 // Stmts returns the statements a task runs: its Body, or its loop alone.

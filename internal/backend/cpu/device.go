@@ -160,12 +160,18 @@ func (d *Device) WrapHost(p unsafe.Pointer, bytes int) (backend.Buffer, error) {
 	return &buffer{ptr: p, bytes: bytes}, nil
 }
 
-func (d *Device) Compile(plan *lower.Plan, _ backend.CompileOptions) (backend.Module, error) {
+func (d *Device) Compile(plan *lower.Plan, opts backend.CompileOptions) (backend.Module, error) {
 	prog, err := cg.Compile(plan)
 	if err != nil {
 		return nil, err
 	}
 	m := &module{dev: d, prog: prog}
+	if opts.Native != backend.NativeOff && plan.Native != nil {
+		m.native, m.nativeFile = plan.Native, plan.NativeFile
+		if opts.Native == backend.NativeOn {
+			m.pick.choice = 1
+		}
+	}
 	for _, t := range plan.Tasks {
 		if t.Kind != lower.Block {
 			continue

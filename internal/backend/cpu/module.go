@@ -8,11 +8,13 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/quadrants-go/qd/internal/backend"
 	cg "github.com/quadrants-go/qd/internal/codegen/cpu"
 	"github.com/quadrants-go/qd/internal/ir"
 	"github.com/quadrants-go/qd/internal/kabi"
+	"github.com/quadrants-go/qd/native"
 )
 
 type module struct {
@@ -23,6 +25,12 @@ type module struct {
 	// scalars: Begin refuses one outside 1..1024, as a GPU launch does,
 	// rather than the task failing later on its stream.
 	sizes []blockSize
+	// native is the kernel as qd gen generated it (lower.Plan.Native):
+	// its task 0 runs the whole kernel, the other tasks nothing
+	// (native.go).
+	native     native.Func
+	nativeFile string
+	pick       pathPick // native.go: which of the two runs this kernel
 }
 
 type blockSize struct {
@@ -40,6 +48,12 @@ type launch struct {
 	ctx  context.Context       // the launch's context, if any
 	// unstop releases a launch's own stop flag (launches with a context).
 	unstop func()
+	// native: this launch runs the generated kernel (module.native);
+	// busy is the time its tasks ran and units its arrays' elements, for
+	// the module's choice of path (native.go).
+	native bool
+	busy   atomic.Int64
+	units  int64
 }
 
 // fail keeps the first error a task of the launch raised. Tasks of
@@ -94,6 +108,17 @@ func (m *module) Begin(bs backend.Stream, a *backend.Args) (backend.Launch, erro
 	clear(l.args.Temps)
 	l.ctx = a.Ctx
 	l.args.Stop, l.unstop = m.dev.stopFlag(a.Ctx)
+	l.native = false
+	if m.native != nil {
+		l.native = m.pick.next()
+		l.busy.Store(0)
+		l.units = 1
+		for _, arr := range l.args.Arrays {
+			if arr.Data != nil {
+				l.units += int64(arr.Shape[0]) * int64(arr.Shape[1]) * int64(arr.Shape[2]) * int64(arr.Shape[3])
+			}
+		}
+	}
 	return l, nil
 }
 
@@ -104,6 +129,9 @@ func (l *launch) Run(task int, bs backend.Stream) error {
 	}
 	if task < 0 || task >= len(l.m.prog.Tasks) {
 		return fmt.Errorf("cpu backend: no task %d", task)
+	}
+	if l.native && task > 0 {
+		return nil // task 0 ran them
 	}
 	return s.enqueue(op{kind: opRun, l: l, task: task})
 }
@@ -176,6 +204,13 @@ const stepIters = 1 << 16
 func (l *launch) run(task int) error {
 	if l.stopped() {
 		return l.stopErr() // tasks queued behind a stop do not start
+	}
+	if l.m.pick.timing() {
+		start := time.Now()
+		defer func() { l.busy.Add(int64(time.Since(start))) }()
+	}
+	if l.native {
+		return l.runNative()
 	}
 	t := l.m.prog.Tasks[task]
 	r, err := t.Prepare(&l.args)

@@ -184,6 +184,7 @@ func (s *stream) execute(o op) (err error) {
 			o.l.fail(err)
 		}
 	case opEnd:
+		o.l.m.pick.record(o.l)
 		err := o.l.takeErr()
 		o.l.release()
 		return err

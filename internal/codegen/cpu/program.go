@@ -6,20 +6,17 @@ import (
 	"math/bits"
 	"sync"
 	"sync/atomic"
-	"unsafe"
 
 	"github.com/quadrants-go/qd/internal/ir"
 	"github.com/quadrants-go/qd/internal/lower"
+	"github.com/quadrants-go/qd/native"
 )
 
 // Array is one array argument: Data points at the product of Shape's
 // elements of the parameter's element type (ir.Bool: 1 byte each, Go bool
 // layout; a record: Rec.Size bytes each, Go's layout), row-major; unused
 // dims are 1.
-type Array struct {
-	Data  unsafe.Pointer
-	Shape [4]int
-}
+type Array = native.Array
 
 // Args are one launch's arguments, indexed by ir.Param.Index.
 type Args struct {

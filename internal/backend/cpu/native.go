@@ -1,0 +1,179 @@
+package cpu
+
+import (
+	"errors"
+	"math"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/quadrants-go/qd/internal/backend"
+	"github.com/quadrants-go/qd/native"
+)
+
+// The native path: a kernel that `qd gen` generated (package native) is Go
+// code compiled into the program. Its task 0 runs the whole kernel on the
+// stream's goroutine, which hands each top-level parallel loop to
+// nativeRunner; the plan's other tasks are part of it and run nothing.
+// Arguments, stop flags and errors are the closure path's.
+
+// runNative runs the launch's generated kernel.
+func (l *launch) runNative() error {
+	nl := native.NewLaunch(l.m.prog.Plan.Kernel.Name, l.m.nativeFile, l.args.Scalars, l.args.Arrays, l.args.Stop, nativeRunner{})
+	err := nl.Run(l.m.native)
+	if errors.Is(err, native.ErrStopped) {
+		return l.stopErr()
+	}
+	return err
+}
+
+// heavyLoop is the time above which a loop of fewer iterations than two
+// chunks is worth splitting: well above what waking the helpers costs
+// (a few µs when they are spinning, tens when parked).
+const heavyLoop = 50 * time.Microsecond
+
+// nativeRunner splits a generated kernel's parallel loops over the helper
+// goroutines (helpers.go), as run splits a closure task: chunks taken from
+// both ends, four per worker.
+type nativeRunner struct{}
+
+func (nativeRunner) Parallel(n, weight int64, chunk func(lo, hi int64)) {
+	workers := int64(runtime.GOMAXPROCS(0))
+	if workers == 1 || n == 1 {
+		chunk(0, n)
+		return
+	}
+	work := n * weight
+	if work/weight != n {
+		work = math.MaxInt64
+	}
+	lo, chunks := int64(0), min(workers*4, work/minChunk, n)
+	if work < 2*minChunk {
+		// Few iterations: their count says nothing of their cost (an
+		// n-body step over 3000 bodies). Time the first and split the
+		// rest when they are heavy.
+		start := time.Now()
+		chunk(0, 1)
+		if time.Since(start)*time.Duration(n-1) < heavyLoop {
+			chunk(1, n)
+			return
+		}
+		lo, chunks = 1, min(workers*4, n-1)
+	}
+	np, _ := nativePars.Get().(*nativePar)
+	if np == nil {
+		np = new(nativePar)
+		np.work = np.run
+	}
+	np.chunk, np.lo, np.hi = chunk, lo, n
+	np.size = (n - lo + chunks - 1) / chunks
+	np.ends.reset(chunks)
+	pool.lend(int(min(workers, chunks))-1, np.work)
+	np.chunk = nil
+	nativePars.Put(np)
+}
+
+// nativePar is one parallel loop lent to helpers.
+type nativePar struct {
+	chunk  func(lo, hi int64)
+	lo, hi int64 // the iterations to split
+	size   int64 // per chunk
+	ends   chunkEnds
+	work   func(helper bool) // run, bound once
+}
+
+var nativePars sync.Pool // *nativePar
+
+func (np *nativePar) run(helper bool) {
+	for {
+		c, ok := np.ends.take(helper)
+		if !ok {
+			return
+		}
+		lo := np.lo + c*np.size
+		np.chunk(lo, min(lo+np.size, np.hi))
+	}
+}
+
+// pathPick chooses, per kernel, between its generated code and the
+// closures, by measuring both: neither wins everywhere. The closures' SSE2
+// passes beat plain Go on float streams (saxpy, stencils, short rows), and
+// the generated code, which is plain Go, beats the closures on control
+// flow, serial loops, scatters and data-dependent loops (docs/cpu.md has
+// the figures). The first launches of a kernel alternate between the two,
+// each timed on the stream's goroutine (the tasks' time over the elements
+// of the launch's arrays); after trialsEach launches of each, the faster
+// per element runs every later launch. Both give the same results (the
+// tests compare them bit for bit), except the order in which float
+// reductions add up, which no parallel path fixes.
+type pathPick struct {
+	mu     sync.Mutex
+	choice int // 0 undecided, 1 native, 2 closures
+	trials int // launches begun while undecided
+	best   [2]float64
+	done   [2]int
+}
+
+// trialsEach is the number of timed launches of each path.
+const trialsEach = 3
+
+// next says whether the next launch runs the generated code.
+func (p *pathPick) next() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch p.choice {
+	case 1:
+		return true
+	case 2:
+		return false
+	}
+	p.trials++
+	return p.trials%2 == 1
+}
+
+// timing reports whether launches are still timed.
+func (p *pathPick) timing() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.choice == 0
+}
+
+// record takes a finished launch's time into the choice.
+func (p *pathPick) record(l *launch) {
+	if l.m.native == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.choice != 0 || l.err.Load() != nil {
+		return
+	}
+	i := 1
+	if l.native {
+		i = 0
+	}
+	per := float64(l.busy.Load()) / float64(l.units)
+	if p.done[i] == 0 || per < p.best[i] {
+		p.best[i] = per
+	}
+	p.done[i]++
+	if p.done[0] >= trialsEach && p.done[1] >= trialsEach {
+		p.choice = 2
+		if p.best[0] <= p.best[1] {
+			p.choice = 1
+		}
+	}
+}
+
+// Path says which path runs a module's launches now: "native",
+// "closures", or "measuring" while its first launches time both; for
+// tests and qd bench.
+func Path(m backend.Module) string {
+	mod, ok := m.(*module)
+	if !ok || mod.native == nil {
+		return "closures"
+	}
+	mod.pick.mu.Lock()
+	defer mod.pick.mu.Unlock()
+	return [...]string{"measuring", "native", "closures"}[mod.pick.choice]
+}
