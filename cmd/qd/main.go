@@ -19,6 +19,7 @@ usage:
   qd trace FILE      render a recorded trace (Chrome JSON) as an SVG timeline
   qd bench [-json]   run the performance suite: each figure, its reference and bar
   qd compile FILE.go write the PTX (or IR) qd generates for each kernel of a file
+  qd gen FILE.go     write FILE_qdgen.go: the kernels as Go for the CPU backend to run natively
   qd help            this text
 
 Run 'qd demo -h' for the demo's flags.
@@ -42,6 +43,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return traceCmd(args[1:], stdout, stderr)
 	case "compile":
 		return compileCmd(args[1:], stdout, stderr)
+	case "gen":
+		return genCmd(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

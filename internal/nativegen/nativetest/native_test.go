@@ -1,0 +1,292 @@
+package nativetest
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/quadrants-go/qd"
+	"github.com/quadrants-go/qd/internal/nativegen"
+)
+
+//go:embed kernels.go
+var kernelSrc string
+
+// programs are the modules' Programs.
+var programs = map[*qd.Module]*qd.Program{}
+
+// paths are the two ways the CPU runs a kernel.
+var paths = []struct {
+	name string
+	on   bool
+}{{"native", true}, {"closures", false}}
+
+func program(t *testing.T, native bool) (*qd.Program, *qd.Module) {
+	t.Helper()
+	p, err := qd.Init(qd.WithArch(qd.CPU), qd.WithNative(native))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	m, err := qd.Compile(p, kernelSrc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	programs[m] = p
+	return p, m
+}
+
+func launch(t *testing.T, m *qd.Module, name string, args ...any) error {
+	t.Helper()
+	p := programs[m]
+	k, err := m.Kernel(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := k.Launch(args...); err != nil {
+		return err
+	}
+	return p.Synchronize()
+}
+
+// nd is a 2-D Ndarray holding rows.
+func nd[T qd.Elem](t *testing.T, p *qd.Program, rows [][]T) *qd.Ndarray[T] {
+	t.Helper()
+	a, err := qd.NewNdarray[T](p, len(rows), len(rows[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var flat []T
+	for _, r := range rows {
+		flat = append(flat, r...)
+	}
+	if err := a.CopyFromHost(flat); err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+func rows[T any](n, m int, f func(i, j int) T) [][]T {
+	out := make([][]T, n)
+	for i := range out {
+		out[i] = make([]T, m)
+		for j := range out[i] {
+			out[i][j] = f(i, j)
+		}
+	}
+	return out
+}
+
+func flat[T any](r [][]T) []T {
+	var out []T
+	for _, x := range r {
+		out = append(out, x...)
+	}
+	return out
+}
+
+func read[T qd.Elem](t *testing.T, a *qd.Ndarray[T]) []T {
+	t.Helper()
+	s, err := a.ToSlice()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestNativeMatchesClosures runs every kernel natively on the CPU and on
+// the closures, against the kernel called as plain Go: the results are
+// the same, bit for bit.
+func TestNativeMatchesClosures(t *testing.T) {
+	const n = 10007 // several chunks on two cores, and a ragged end
+	cases := []struct {
+		name string
+		run  func(t *testing.T, p *qd.Program, m *qd.Module) string // on qd
+		ref  func() string                                          // as plain Go
+	}{
+		{"scaleAdd", func(t *testing.T, p *qd.Program, m *qd.Module) string {
+			x, y, total := ramp(n), ones(n), make([]float32, 1)
+			check(t, launch(t, m, "scaleAdd", float32(3), x, y, total))
+			return fmt.Sprint(y, total)
+		}, func() string {
+			x, y, total := ramp(n), ones(n), make([]float32, 1)
+			scaleAdd(3, x, y, total)
+			return fmt.Sprint(y, total)
+		}},
+		{"countdown", func(t *testing.T, p *qd.Program, m *qd.Module) string {
+			out := make([]int32, n)
+			check(t, launch(t, m, "countdown", int32(n), out))
+			return fmt.Sprint(out)
+		}, func() string { out := make([]int32, n); countdown(n, out); return fmt.Sprint(out) }},
+		{"negate", func(t *testing.T, p *qd.Program, m *qd.Module) string {
+			x := []float64{1, -2, 3.5, 0}
+			check(t, launch(t, m, "negate", x))
+			return fmt.Sprint(x)
+		}, func() string { x := []float64{1, -2, 3.5, 0}; negate(x); return fmt.Sprint(x) }},
+		{"grid", func(t *testing.T, p *qd.Program, m *qd.Module) string {
+			in := nd(t, p, rows(67, 151, func(i, j int) float32 { return float32(i*j%17) / 3 }))
+			out := nd(t, p, rows(67, 151, func(i, j int) float32 { return 0 }))
+			check(t, launch(t, m, "grid", in, out, []int32{0, 1, 2, 5}))
+			return fmt.Sprint(read(t, out))
+		}, func() string {
+			in := rows(67, 151, func(i, j int) float32 { return float32(i*j%17) / 3 })
+			out := rows(67, 151, func(i, j int) float32 { return 0 })
+			grid(in, out, []int32{0, 1, 2, 5})
+			return fmt.Sprint(flat(out))
+		}},
+		{"volume", func(t *testing.T, p *qd.Program, m *qd.Module) string {
+			v, err := qd.NewNdarray[int32](p, 7, 33, 65)
+			check(t, err)
+			check(t, launch(t, m, "volume", v))
+			return fmt.Sprint(read(t, v))
+		}, func() string {
+			v := make([][][]int32, 7)
+			var all []int32
+			for i := range v {
+				v[i] = rows(33, 65, func(int, int) int32 { return 0 })
+			}
+			volume(v)
+			for i := range v {
+				all = append(all, flat(v[i])...)
+			}
+			return fmt.Sprint(all)
+		}},
+		{"reverseBlocks", func(t *testing.T, p *qd.Program, m *qd.Module) string {
+			x, y, sums := ramp(64*300), make([]float32, 64*300), make([]float32, 300)
+			check(t, launch(t, m, "reverseBlocks", x, y, sums))
+			return fmt.Sprint(y, sums)
+		}, func() string {
+			x, y, sums := ramp(64*300), make([]float32, 64*300), make([]float32, 300)
+			reverseBlocks(x, y, sums)
+			return fmt.Sprint(y, sums)
+		}},
+		{"histogram", func(t *testing.T, p *qd.Program, m *qd.Module) string {
+			d, bins := bytesOf(1<<18), make([]uint32, 16)
+			check(t, launch(t, m, "histogram", d, bins))
+			return fmt.Sprint(bins)
+		}, func() string {
+			d, bins := bytesOf(1<<18), make([]uint32, 16)
+			histogram(d, bins)
+			return fmt.Sprint(bins)
+		}},
+		{"twoStreams", func(t *testing.T, p *qd.Program, m *qd.Module) string {
+			a, b := make([]int32, n), make([]int32, n)
+			for i := range a {
+				a[i], b[i] = int32(i), int32(-i)
+			}
+			check(t, launch(t, m, "twoStreams", a, b))
+			return fmt.Sprint(a, b)
+		}, func() string {
+			a, b := make([]int32, n), make([]int32, n)
+			for i := range a {
+				a[i], b[i] = int32(i), int32(-i)
+			}
+			twoStreams(a, b)
+			return fmt.Sprint(a, b)
+		}},
+	}
+	for _, c := range cases {
+		want := c.ref()
+		for _, path := range paths {
+			t.Run(c.name+"/"+path.name, func(t *testing.T) {
+				p, m := program(t, path.on)
+				if got := c.run(t, p, m); got != want {
+					t.Errorf("%s on the CPU (%s) differs from the plain Go call:\n got %.300s\nwant %.300s", c.name, path.name, got, want)
+				}
+			})
+		}
+	}
+}
+
+// TestNativeIndexError: an index out of range ends the launch with an
+// error naming the kernel, its file and line, reported by Synchronize; the
+// Program goes on working.
+func TestNativeIndexError(t *testing.T) {
+	p, m := program(t, true)
+	x := make([]float32, 4)
+	err := launch(t, m, "outOfRange", x, 5)
+	if err == nil {
+		t.Fatal("writing x[4] of 4 elements succeeded")
+	}
+	for _, want := range []string{"kernels.go:123", "kernel outOfRange", "index out of range [4] with length 4"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the error %q does not say %q", err, want)
+		}
+	}
+	check(t, launch(t, m, "outOfRange", x, 4))
+	if x[3] != 1 {
+		t.Errorf("after the failed launch, a good one wrote %v", x)
+	}
+	_ = p
+}
+
+// TestNativeStop: a launch whose context ends stops inside the kernel's
+// own loop, with the context's error.
+func TestNativeStop(t *testing.T) {
+	p, m := program(t, true)
+	k, err := m.Kernel("spin")
+	check(t, err)
+	s, err := p.NewStream()
+	check(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	err = k.LaunchContext(ctx, s, []int32{0}, []int32{0}) // with slices: waits
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("the stopped launch reported %v; want the context's deadline", err)
+	}
+	if !strings.Contains(err.Error(), "kernel spin") {
+		t.Errorf("the error %q does not name the kernel", err)
+	}
+}
+
+// TestGeneratedIsCurrent: kernels_qdgen.go is what qd gen writes for
+// kernels.go now (go generate ./internal/nativegen/nativetest).
+func TestGeneratedIsCurrent(t *testing.T) {
+	res, err := nativegen.Generate("kernels.go", []byte(kernelSrc))
+	check(t, err)
+	old, err := os.ReadFile("kernels_qdgen.go")
+	check(t, err)
+	if !bytes.Equal(old, res.Source) {
+		t.Error("kernels_qdgen.go is stale: run go generate ./internal/nativegen/nativetest")
+	}
+	if len(res.Skipped) > 0 {
+		t.Errorf("kernels left to the closures: %v", res.Skipped)
+	}
+}
+
+func ramp(n int) []float32 {
+	x := make([]float32, n)
+	for i := range x {
+		x[i] = float32(i%97) * 0.25
+	}
+	return x
+}
+
+func ones(n int) []float32 {
+	x := make([]float32, n)
+	for i := range x {
+		x[i] = 1
+	}
+	return x
+}
+
+func bytesOf(n int) []uint8 {
+	d := make([]uint8, n)
+	for i := range d {
+		d[i] = uint8(i * 7919 >> 3)
+	}
+	return d
+}
+
+func check(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
