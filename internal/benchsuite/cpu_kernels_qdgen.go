@@ -106,12 +106,17 @@ func qdgsum(qdgL *native.Launch) {
 	{
 		qdgN := int( /*line cpu_kernels.go:60:17*/ len(x))
 		native.For(qdgL, qdgN, func(qdgLo, qdgHi int) {
+			var qdgR0 float32
+			var qdgOK0 bool
 			for qdgI := qdgLo; qdgI < qdgHi; qdgI++ {
 				i := qdgI
 				_ = i
 				/*line cpu_kernels.go:60:25*/
-				qd.AtomicAdd(&out[0], x[i])
+				qdgR0, qdgOK0 = qdgR0+(x[i]), true
 
+			}
+			if qdgOK0 {
+				qd.AtomicAdd( /*line cpu_kernels.go:61:16*/ &out[0], qdgR0)
 			}
 		})
 	}

@@ -154,9 +154,9 @@ func (g *gen) lineAt(off int) string {
 
 // text is the source of [from, to) under a line directive, with a stop
 // check at the top of every loop body in it, and notes the imports it uses.
-func (g *gen) text(from, to token.Pos) string {
+func (g *gen) text(from, to token.Pos, edits ...edit) string {
 	lo, hi := g.off(from), g.off(to)
-	var at []int
+	var at []edit
 	ast.Inspect(g.syn.File, func(n ast.Node) bool {
 		if n == nil || n.End() <= from || n.Pos() >= to {
 			return false
@@ -166,30 +166,42 @@ func (g *gen) text(from, to token.Pos) string {
 		}
 		switch n := n.(type) {
 		case *ast.ForStmt:
-			at = append(at, g.off(n.Body.Lbrace)+1)
+			at = append(at, g.check(g.off(n.Body.Lbrace)+1))
 		case *ast.RangeStmt:
-			at = append(at, g.off(n.Body.Lbrace)+1)
+			at = append(at, g.check(g.off(n.Body.Lbrace)+1))
 		case *ast.SelectorExpr:
 			g.noteImport(n)
 		}
 		return true
 	})
-	slices.Sort(at)
+	at = append(at, edits...)
+	slices.SortFunc(at, func(a, b edit) int { return a.from - b.from })
 	var b strings.Builder
 	b.WriteString(g.line(from))
 	prev := lo
-	for _, a := range at {
-		if a <= lo || a > hi {
+	for _, e := range at {
+		if e.from <= lo || e.from > hi || e.from < prev {
 			continue
 		}
-		b.Write(g.src[prev:a])
-		// gofmt puts the check on a line of its own: the directive after
-		// it gives the rest its lines back.
-		b.WriteString(" " + prefix + "L.Check() " + g.lineAt(a))
-		prev = a
+		b.Write(g.src[prev:e.from])
+		b.WriteString(e.repl)
+		prev = e.to
 	}
 	b.Write(g.src[prev:hi])
 	return b.String()
+}
+
+// edit replaces src[from:to] by repl in a copied text.
+type edit struct {
+	from, to int
+	repl     string
+}
+
+// check is the stop check at the top of a loop body (off is just after
+// its brace). gofmt puts it on a line of its own: the directive after it
+// gives the rest its lines back.
+func (g *gen) check(off int) edit {
+	return edit{off, off, " " + prefix + "L.Check() " + g.lineAt(off)}
 }
 
 // kernel writes fd's native function, or says why it cannot.

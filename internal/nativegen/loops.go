@@ -106,22 +106,25 @@ func (g *gen) rangeLoop(b *strings.Builder, st *ast.RangeStmt) string {
 		return "a top-level range loop that assigns existing variables"
 	}
 	key, val := vars(st)
-	body := g.text(st.Body.Lbrace+1, st.Body.Rbrace)
+	red := g.reductions(st)
+	body := g.text(st.Body.Lbrace+1, st.Body.Rbrace, red.edits...)
 	L := prefix + "L"
 	if call, ok := st.X.(*ast.CallExpr); ok {
 		switch g.qdFunc(call.Fun) {
 		case "NDRange":
 			fmt.Fprintf(b, "\t{\n\t\tqdgN, qdgM := %s, %s\n", g.arg(call.Args[0]), g.arg(call.Args[1]))
 			fmt.Fprintf(b, "\t\tnative.For2(%s, qdgN, qdgM, func(qdgLo, qdgHi int) {\n", L)
+			b.WriteString(red.pro)
 			b.WriteString("\t\t\tqdgI, qdgJ := qdgLo/qdgM, qdgLo%qdgM\n\t\t\tfor qdgLo < qdgHi {\n")
 			b.WriteString("\t\t\t\tqdgEnd := min(qdgM, qdgJ+qdgHi-qdgLo)\n\t\t\t\tqdgLo += qdgEnd - qdgJ\n")
 			b.WriteString("\t\t\t\tfor ; qdgJ < qdgEnd; qdgJ++ {\n")
 			declare(b, "\t\t\t\t\t", []string{key, val}, []string{"qdgI", "qdgJ"})
-			fmt.Fprintf(b, "\t\t\t\t\t%s\n\t\t\t\t}\n\t\t\t\tqdgI, qdgJ = qdgI+1, 0\n\t\t\t}\n\t\t})\n\t}\n", body)
+			fmt.Fprintf(b, "\t\t\t\t\t%s\n\t\t\t\t}\n\t\t\t\tqdgI, qdgJ = qdgI+1, 0\n\t\t\t}\n%s\t\t})\n\t}\n", body, red.epi)
 			return ""
 		case "NDRange3":
 			fmt.Fprintf(b, "\t{\n\t\tqdgN, qdgM, qdgK := %s, %s, %s\n", g.arg(call.Args[0]), g.arg(call.Args[1]), g.arg(call.Args[2]))
 			fmt.Fprintf(b, "\t\tnative.For3(%s, qdgN, qdgM, qdgK, func(qdgLo, qdgHi int) {\n", L)
+			b.WriteString(red.pro)
 			b.WriteString("\t\t\tqdgA, qdgB, qdgC := qdgLo/(qdgM*qdgK), qdgLo/qdgK%qdgM, qdgLo%qdgK\n\t\t\tfor qdgLo < qdgHi {\n")
 			b.WriteString("\t\t\t\tqdgEnd := min(qdgK, qdgC+qdgHi-qdgLo)\n\t\t\t\tqdgLo += qdgEnd - qdgC\n")
 			b.WriteString("\t\t\t\tfor ; qdgC < qdgEnd; qdgC++ {\n")
@@ -129,16 +132,16 @@ func (g *gen) rangeLoop(b *strings.Builder, st *ast.RangeStmt) string {
 				g.used[g.qd] = true
 			}
 			declare(b, "\t\t\t\t\t", []string{key}, []string{g.qd + ".Index3{I: qdgA, J: qdgB, K: qdgC}"})
-			fmt.Fprintf(b, "\t\t\t\t\t%s\n\t\t\t\t}\n\t\t\t\tqdgB, qdgC = qdgB+1, 0\n\t\t\t\tif qdgB == qdgM {\n\t\t\t\t\tqdgA, qdgB = qdgA+1, 0\n\t\t\t\t}\n\t\t\t}\n\t\t})\n\t}\n", body)
+			fmt.Fprintf(b, "\t\t\t\t\t%s\n\t\t\t\t}\n\t\t\t\tqdgB, qdgC = qdgB+1, 0\n\t\t\t\tif qdgB == qdgM {\n\t\t\t\t\tqdgA, qdgB = qdgA+1, 0\n\t\t\t\t}\n\t\t\t}\n%s\t\t})\n\t}\n", body, red.epi)
 			return ""
 		case "Blocks":
 			if key != "" {
 				g.used[g.qd] = true
 			}
 			fmt.Fprintf(b, "\t{\n\t\tqdgN, qdgS := %s, %s\n", g.arg(call.Args[0]), g.arg(call.Args[1]))
-			fmt.Fprintf(b, "\t\tnative.Blocks(%s, qdgN, qdgS, func(qdgLo, qdgHi int) {\n\t\t\tfor qdgI := qdgLo; qdgI < qdgHi; qdgI++ {\n", L)
+			fmt.Fprintf(b, "\t\tnative.Blocks(%s, qdgN, qdgS, func(qdgLo, qdgHi int) {\n%s\t\t\tfor qdgI := qdgLo; qdgI < qdgHi; qdgI++ {\n", L, red.pro)
 			declare(b, "\t\t\t\t", []string{key}, []string{g.qd + ".BlockAt(qdgI, qdgS)"})
-			fmt.Fprintf(b, "\t\t\t\t%s\n\t\t\t}\n\t\t})\n\t}\n", body)
+			fmt.Fprintf(b, "\t\t\t\t%s\n\t\t\t}\n%s\t\t})\n\t}\n", body, red.epi)
 			return ""
 		}
 	}
@@ -156,15 +159,15 @@ func (g *gen) rangeLoop(b *strings.Builder, st *ast.RangeStmt) string {
 			tname = types.TypeString(t, g.qualifier)
 		}
 		fmt.Fprintf(b, "\t{\n\t\tqdgN := %s(%s)\n", tname, g.arg(st.X))
-		fmt.Fprintf(b, "\t\tnative.For(%s, qdgN, func(qdgLo, qdgHi %s) {\n\t\t\tfor qdgI := qdgLo; qdgI < qdgHi; qdgI++ {\n", L, tname)
+		fmt.Fprintf(b, "\t\tnative.For(%s, qdgN, func(qdgLo, qdgHi %s) {\n%s\t\t\tfor qdgI := qdgLo; qdgI < qdgHi; qdgI++ {\n", L, tname, red.pro)
 		declare(b, "\t\t\t\t", []string{key}, []string{"qdgI"})
-		fmt.Fprintf(b, "\t\t\t\t%s\n\t\t\t}\n\t\t})\n\t}\n", body)
+		fmt.Fprintf(b, "\t\t\t\t%s\n\t\t\t}\n%s\t\t})\n\t}\n", body, red.epi)
 		return ""
 	case *types.Slice:
 		fmt.Fprintf(b, "\t{\n\t\tqdgX := %s\n", g.arg(st.X))
-		fmt.Fprintf(b, "\t\tnative.For(%s, len(qdgX), func(qdgLo, qdgHi int) {\n\t\t\tfor qdgI := qdgLo; qdgI < qdgHi; qdgI++ {\n", L)
+		fmt.Fprintf(b, "\t\tnative.For(%s, len(qdgX), func(qdgLo, qdgHi int) {\n%s\t\t\tfor qdgI := qdgLo; qdgI < qdgHi; qdgI++ {\n", L, red.pro)
 		declare(b, "\t\t\t\t", []string{key, val}, []string{"qdgI", "qdgX[qdgI]"})
-		fmt.Fprintf(b, "\t\t\t\t%s\n\t\t\t}\n\t\t})\n\t}\n", body)
+		fmt.Fprintf(b, "\t\t\t\t%s\n\t\t\t}\n%s\t\t})\n\t}\n", body, red.epi)
 		return ""
 	case *types.Array, *types.Pointer:
 		b.WriteString("\t" + g.text(st.Pos(), st.End()) + "\n") // a serial loop over a local array

@@ -99,6 +99,20 @@ func histogram(data []uint8, bins []uint32) {
 	}
 }
 
+// total: reductions into fixed elements (one local per chunk, then an
+// atomic), beside a scatter that stays atomic.
+//
+//qd:kernel
+func total(x []float32, out []float32, counts []int32) {
+	for i := range len(x) {
+		if x[i] > 1 {
+			qd.AtomicAdd(&out[0], x[i])
+			qd.AtomicAdd(&counts[1], 1)
+		}
+		qd.AtomicAdd(&counts[2+i%2], 1)
+	}
+}
+
 // twoStreams: stream-parallel blocks, each with a parallel loop.
 //
 //qd:kernel

@@ -11,7 +11,7 @@ import (
 )
 
 func init() {
-	native.Register(1, "kernels.go", "473877edb62b884370ab627f04b382f017e9fdae526b8199f7c76148409daaba",
+	native.Register(1, "kernels.go", "18b4b6b187275546ed95c81ca9a2f174c3fe65eaa952e83ec66238ee0d1a3668",
 		native.Kernel{Name: "scaleAdd", Run: qdgscaleAdd},
 		native.Kernel{Name: "countdown", Run: qdgcountdown},
 		native.Kernel{Name: "negate", Run: qdgnegate},
@@ -19,6 +19,7 @@ func init() {
 		native.Kernel{Name: "volume", Run: qdgvolume},
 		native.Kernel{Name: "reverseBlocks", Run: qdgreverseBlocks},
 		native.Kernel{Name: "histogram", Run: qdghistogram},
+		native.Kernel{Name: "total", Run: qdgtotal},
 		native.Kernel{Name: "twoStreams", Run: qdgtwoStreams},
 		native.Kernel{Name: "outOfRange", Run: qdgoutOfRange},
 		native.Kernel{Name: "spin", Run: qdgspin})
@@ -204,6 +205,36 @@ func qdghistogram(qdgL *native.Launch) {
 	}
 }
 
+func qdgtotal(qdgL *native.Launch) {
+	x := native.Slice[float32](qdgL, 0)
+	_ = x
+	out := native.Slice[float32](qdgL, 1)
+	_ = out
+	counts := native.Slice[int32](qdgL, 2)
+	_ = counts
+	{
+		qdgN := int( /*line kernels.go:107:17*/ len(x))
+		native.For(qdgL, qdgN, func(qdgLo, qdgHi int) {
+			var qdgR0 float32
+			var qdgOK0 bool
+			for qdgI := qdgLo; qdgI < qdgHi; qdgI++ {
+				i := qdgI
+				_ = i
+				/*line kernels.go:107:25*/
+				if x[i] > 1 {
+					qdgR0, qdgOK0 = qdgR0+(x[i]), true
+					qd.AtomicAdd(&counts[1], 1)
+				}
+				qd.AtomicAdd(&counts[2+i%2], 1)
+
+			}
+			if qdgOK0 {
+				qd.AtomicAdd( /*line kernels.go:109:17*/ &out[0], qdgR0)
+			}
+		})
+	}
+}
+
 func qdgtwoStreams(qdgL *native.Launch) {
 	a := native.Slice[int32](qdgL, 0)
 	_ = a
@@ -211,12 +242,12 @@ func qdgtwoStreams(qdgL *native.Launch) {
 	_ = b
 	qd.StreamParallel(func() {
 		{
-			qdgN := int( /*line kernels.go:107:18*/ len(a))
+			qdgN := int( /*line kernels.go:121:18*/ len(a))
 			native.For(qdgL, qdgN, func(qdgLo, qdgHi int) {
 				for qdgI := qdgLo; qdgI < qdgHi; qdgI++ {
 					i := qdgI
 					_ = i
-					/*line kernels.go:107:26*/
+					/*line kernels.go:121:26*/
 					a[i] += 1
 
 				}
@@ -225,12 +256,12 @@ func qdgtwoStreams(qdgL *native.Launch) {
 	})
 	qd.StreamParallel(func() {
 		{
-			qdgN := int( /*line kernels.go:112:18*/ len(b))
+			qdgN := int( /*line kernels.go:126:18*/ len(b))
 			native.For(qdgL, qdgN, func(qdgLo, qdgHi int) {
 				for qdgI := qdgLo; qdgI < qdgHi; qdgI++ {
 					i := qdgI
 					_ = i
-					/*line kernels.go:112:26*/
+					/*line kernels.go:126:26*/
 					b[i] *= 2
 
 				}
@@ -245,12 +276,12 @@ func qdgoutOfRange(qdgL *native.Launch) {
 	n := native.Scalar[int](qdgL, 1)
 	_ = n
 	{
-		qdgN := int( /*line kernels.go:122:17*/ n)
+		qdgN := int( /*line kernels.go:136:17*/ n)
 		native.For(qdgL, qdgN, func(qdgLo, qdgHi int) {
 			for qdgI := qdgLo; qdgI < qdgHi; qdgI++ {
 				i := qdgI
 				_ = i
-				/*line kernels.go:122:20*/
+				/*line kernels.go:136:20*/
 				x[i] = 1
 
 			}
@@ -264,14 +295,14 @@ func qdgspin(qdgL *native.Launch) {
 	out := native.Slice[int32](qdgL, 1)
 	_ = out
 	{
-		qdgN := int( /*line kernels.go:132:17*/ 1)
+		qdgN := int( /*line kernels.go:146:17*/ 1)
 		native.For(qdgL, qdgN, func(qdgLo, qdgHi int) {
 			for qdgI := qdgLo; qdgI < qdgHi; qdgI++ {
 				i := qdgI
 				_ = i
-				/*line kernels.go:132:20*/
+				/*line kernels.go:146:20*/
 				for stop[0] == 0 {
-					qdgL.Check() /*line kernels.go:133:21*/
+					qdgL.Check() /*line kernels.go:147:21*/
 					out[i]++
 				}
 
