@@ -337,6 +337,8 @@ func TestBlocksErrors(t *testing.T) {
 		{"nested threads", "for b := range qd.Blocks(n, 32) {\nfor t := range b.Threads() {\nfor u := range b.Threads() {\nx[t+u] = 1\n}\n}\n}\n", "thread loops do not nest"},
 		{"parallel loop in block", "for b := range qd.Blocks(n, 32) {\n_ = b.Index()\nfor i := range n {\nx[i] = 1\n}\n}\n", "loops there run alike in every thread"},
 		{"block escapes", "for b := range qd.Blocks(n, 32) {\nc := b\n_ = c\n}\n", "is a qd.Block"},
+		{"two per-thread values at once", "for b := range qd.Blocks(n, 32) {\nv, w := qd.NewPerThread[float32](b), qd.NewPerThread[int32](b)\nfor t := range b.Threads() {\nv[t], w[t] = x[t], 1\n}\nfor t := range b.Threads() {\nx[t] = v[t] + float32(w[t])\n}\n}\n", ""},
+		{"per-thread beside a value", "for b := range qd.Blocks(n, 32) {\nv, k := qd.NewPerThread[float32](b), 2\nfor t := range b.Threads() {\nv[t] = x[t]\nx[t] = v[t] * float32(k)\n}\n}\n", "8:9: kernel k: assign qd.NewPerThread[float32] to a variable of its own (x := qd.NewPerThread[float32](b)), not in one statement with other values"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -349,6 +351,8 @@ func TestBlocksErrors(t *testing.T) {
 				t.Fatalf("compiled; want an error with %q", c.want)
 			case !strings.Contains(err.Error(), c.want):
 				t.Errorf("error:\n%v\nwant it to contain %q", err, c.want)
+			case c.name == "per-thread beside a value" && strings.Count(err.Error(), "kernel k:") > 1:
+				t.Errorf("one mistake, several errors (a cascade):\n%v", err)
 			}
 		})
 	}

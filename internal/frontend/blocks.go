@@ -218,13 +218,39 @@ func (b *builder) atBlockLevel(p token.Pos, what string) bool {
 // whether rhs was one of them.
 func (b *builder) blockDecl(lhs []ast.Expr, rhs []ast.Expr) bool {
 	if len(lhs) != 1 || len(rhs) != 1 {
+		calls := 0
 		for _, r := range rhs {
-			if call, _, ok := b.isAPICall(r, apiShared, apiNewPerThread, apiBlockScan); ok {
-				b.errorf(call.Pos(), "assign %s to a variable of its own (x := %s)", shortExpr(call.Fun), shortExpr(call))
-				return true
+			if _, _, ok := b.isAPICall(r, apiShared, apiNewPerThread, apiBlockScan); ok {
+				calls++
 			}
 		}
-		return false
+		switch {
+		case calls == 0:
+			return false
+		case calls == len(rhs) && len(lhs) == len(rhs):
+			// a, c := qd.NewPerThread[T](b), qd.NewPerThread[T](b): each
+			// pair is a declaration of its own (none has side effects).
+			for i := range lhs {
+				b.blockDecl(lhs[i:i+1], rhs[i:i+1])
+			}
+			return true
+		}
+		for _, r := range rhs {
+			if call, _, ok := b.isAPICall(r, apiShared, apiNewPerThread, apiBlockScan); ok {
+				b.errorf(call.Pos(), "assign %s to a variable of its own (x := %s), not in one statement with other values", shortExpr(call.Fun), shortExpr(call))
+				break
+			}
+		}
+		// The variables are declared, and wrong: their uses say nothing
+		// more.
+		for _, l := range lhs {
+			if id, ok := ast.Unparen(l).(*ast.Ident); ok {
+				if obj := b.info.Defs[id]; obj != nil {
+					b.fr.vars[obj] = &binding{bad: true}
+				}
+			}
+		}
+		return true
 	}
 	call, kind, ok := b.isAPICall(rhs[0], apiShared, apiNewPerThread, apiBlockScan)
 	if !ok {
