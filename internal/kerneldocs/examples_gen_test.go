@@ -444,7 +444,7 @@ func ex20_drift(ps []ex20_Particle, bins []ex20_Bin, dt float32) {
 	}
 }
 
-// Example 21: docs/kernels.md:1080.
+// Example 21: docs/kernels.md:1082.
 
 // reverseRuns reverses each run of 100 elements of x in place, through
 // the block's shared memory.
@@ -480,7 +480,7 @@ func ex21_transposeTiles(in, out [][]float32) {
 	}
 }
 
-// Example 22: docs/kernels.md:1121.
+// Example 22: docs/kernels.md:1123.
 
 // runSums writes, for each run of 64 elements of x, its total, its
 // largest element and, per element, the sum of the run's elements
