@@ -226,21 +226,34 @@ func (l *launch) run(task int) error {
 			work = math.MaxInt64
 		}
 	}
-	if work < 2*minChunk || workers == 1 {
+	if workers == 1 || r.Total == 1 {
 		return l.runRange(t, r, 0, r.Total)
 	}
 	// Several chunks per worker balance uneven iterations. The stream's
 	// goroutine takes them from the front, helpers from the back, so that
 	// each core works on the same part of the arrays launch after launch
 	// and finds it in its own cache.
-	chunks := min(int64(workers*4), work/minChunk, r.Total)
+	lo, chunks := int64(0), min(int64(workers*4), work/minChunk, r.Total)
+	if work < 2*minChunk {
+		// Few iterations: their count says nothing of their cost (an
+		// n-body step over 3000 bodies). Time the first and split the
+		// rest when they are heavy, as nativeRunner does.
+		start := time.Now()
+		if err := l.runRange(t, r, 0, 1); err != nil {
+			return err
+		}
+		if time.Since(start)*time.Duration(r.Total-1) < heavyLoop {
+			return l.runRange(t, r, 1, r.Total)
+		}
+		lo, chunks = 1, min(int64(workers*4), r.Total-1)
+	}
 	pt, _ := parallels.Get().(*parallel)
 	if pt == nil {
 		pt = new(parallel)
 		pt.work = pt.run // bound once: lending it allocates nothing
 	}
-	pt.l, pt.t, pt.r = l, t, r
-	pt.size = (r.Total + chunks - 1) / chunks
+	pt.l, pt.t, pt.r, pt.lo = l, t, r, lo
+	pt.size = (r.Total - lo + chunks - 1) / chunks
 	pt.ends.reset(chunks)
 	pool.lend(min(workers, int(chunks))-1, pt.work)
 	err = nil
@@ -260,6 +273,7 @@ type parallel struct {
 	l        *launch
 	t        *cg.Task
 	r        cg.Range
+	lo       int64 // the first iteration to split (the rest ran already)
 	size     int64 // iterations per chunk
 	ends     chunkEnds
 	firstErr atomic.Pointer[error]
@@ -281,7 +295,7 @@ func (pt *parallel) run(helper bool) {
 		if !ok {
 			return
 		}
-		lo := c * pt.size
+		lo := pt.lo + c*pt.size
 		if err := pt.l.runRange(pt.t, pt.r, lo, min(lo+pt.size, pt.r.Total)); err != nil {
 			kept := err // a copy made only here: &err would cost every chunk a heap word
 			pt.firstErr.CompareAndSwap(nil, &kept)

@@ -149,3 +149,33 @@ func spin(stop []int32, out []int32) {
 		}
 	}
 }
+
+// meet is a loop of 4 iterations, the first heavy: the rest are split over
+// the workers only if the loop is split by its cost, not its count.
+// Iteration 1 waits for iteration 3, so they must run at once; the wait
+// is bounded, and met[1] says whether it ended by meeting.
+//
+//qd:kernel
+func meet(flag []int32, met []float32, work int) {
+	for i := range 4 {
+		if i == 0 {
+			s := float32(0)
+			for k := range work {
+				s += float32(k & 1)
+			}
+			met[0] = s
+		}
+		if i == 1 {
+			met[1] = -1
+			for k := 0; k < 1<<26; k++ {
+				if qd.AtomicAdd(&flag[0], 0) != 0 {
+					met[1] = 1
+					break
+				}
+			}
+		}
+		if i == 3 {
+			qd.AtomicAdd(&flag[0], 1)
+		}
+	}
+}

@@ -11,7 +11,7 @@ import (
 )
 
 func init() {
-	native.Register(1, "kernels.go", "18b4b6b187275546ed95c81ca9a2f174c3fe65eaa952e83ec66238ee0d1a3668",
+	native.Register(1, "kernels.go", "7a44db93773034cfb5c433204d238ddaeb18205fe3071792649e16963001efae",
 		native.Kernel{Name: "scaleAdd", Run: qdgscaleAdd},
 		native.Kernel{Name: "countdown", Run: qdgcountdown},
 		native.Kernel{Name: "negate", Run: qdgnegate},
@@ -22,7 +22,8 @@ func init() {
 		native.Kernel{Name: "total", Run: qdgtotal},
 		native.Kernel{Name: "twoStreams", Run: qdgtwoStreams},
 		native.Kernel{Name: "outOfRange", Run: qdgoutOfRange},
-		native.Kernel{Name: "spin", Run: qdgspin})
+		native.Kernel{Name: "spin", Run: qdgspin},
+		native.Kernel{Name: "meet", Run: qdgmeet})
 }
 
 func qdgscaleAdd(qdgL *native.Launch) {
@@ -304,6 +305,47 @@ func qdgspin(qdgL *native.Launch) {
 				for stop[0] == 0 {
 					qdgL.Check() /*line kernels.go:147:21*/
 					out[i]++
+				}
+
+			}
+		})
+	}
+}
+
+func qdgmeet(qdgL *native.Launch) {
+	flag := native.Slice[int32](qdgL, 0)
+	_ = flag
+	met := native.Slice[float32](qdgL, 1)
+	_ = met
+	work := native.Scalar[int](qdgL, 2)
+	_ = work
+	{
+		qdgN := int( /*line kernels.go:160:17*/ 4)
+		native.For(qdgL, qdgN, func(qdgLo, qdgHi int) {
+			for qdgI := qdgLo; qdgI < qdgHi; qdgI++ {
+				i := qdgI
+				_ = i
+				/*line kernels.go:160:20*/
+				if i == 0 {
+					s := float32(0)
+					for k := range work {
+						qdgL.Check() /*line kernels.go:163:25*/
+						s += float32(k & 1)
+					}
+					met[0] = s
+				}
+				if i == 1 {
+					met[1] = -1
+					for k := 0; k < 1<<26; k++ {
+						qdgL.Check() /*line kernels.go:170:32*/
+						if qd.AtomicAdd(&flag[0], 0) != 0 {
+							met[1] = 1
+							break
+						}
+					}
+				}
+				if i == 3 {
+					qd.AtomicAdd(&flag[0], 1)
 				}
 
 			}

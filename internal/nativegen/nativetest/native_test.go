@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -249,6 +250,25 @@ func TestNativeStop(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), "kernel spin") {
 		t.Errorf("the error %q does not name the kernel", err)
+	}
+}
+
+// TestShortHeavyLoopSplits: a parallel loop of 4 iterations whose first
+// is heavy runs its others at once on two workers, on both paths (a
+// rendezvous: iteration 1 waits for iteration 3).
+func TestShortHeavyLoopSplits(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		t.Skip("needs two workers (GOMAXPROCS >= 2)")
+	}
+	for _, path := range paths {
+		t.Run(path.name, func(t *testing.T) {
+			_, m := program(t, path.on)
+			met := make([]float32, 2)
+			check(t, launch(t, m, "meet", []int32{0}, met, 1<<22))
+			if met[1] != 1 {
+				t.Errorf("iteration 1 never met iteration 3 (met %v): the short loop ran on one worker", met)
+			}
+		})
 	}
 }
 
