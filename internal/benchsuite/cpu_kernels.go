@@ -143,3 +143,77 @@ func rows3(in, out [][]float32, s float32) {
 		out[i][j] = in[i][j]*s + 1
 	}
 }
+
+// The classes of issue 25 (kernels where the CPU backend loses to plain
+// serial Go); docs/cpu.md lists them with their row ids.
+
+// rareBranch (class 4): heavy work under a branch true for about 8 of
+// 1024 elements (x < 1/128 over unitInputs); the rest copy.
+//
+//qd:kernel
+func rareBranch(x, y []float32) {
+	for i := range len(y) {
+		v := x[i]
+		if v < 1.0/128 {
+			for range 64 {
+				v = v*v*0.5 + 0.25
+			}
+		}
+		y[i] = v
+	}
+}
+
+// mandel (class 5): an escape-time fractal, a loop whose trip count (up
+// to 256) varies per element; y is the iteration count.
+//
+//qd:kernel
+func mandel(x, y []float32) {
+	for i := range len(y) {
+		cr := x[i]*2.5 - 2
+		ci := float32(i%256)/128 - 1
+		zr, zi := float32(0), float32(0)
+		k := 0
+		for k < 256 && zr*zr+zi*zi < 4 {
+			zr, zi = zr*zr-zi*zi+cr, 2*zr*zi+ci
+			k++
+		}
+		y[i] = float32(k)
+	}
+}
+
+// intDivRem (class 6): integer / and % per element by a data-dependent
+// divisor.
+//
+//qd:kernel
+func intDivRem(x, y []int32) {
+	for i := range len(y) {
+		d := x[i]%97 + 1
+		y[i] = (x[i]*31)/d + x[i]%d
+	}
+}
+
+// histogram (class 3): qd.AtomicAdd at data-dependent addresses, the
+// read-modify-write h[idx[i]] += 1 that a plain Go loop does serially.
+//
+//qd:kernel
+func histogram(idx []int32, h []float32) {
+	for i := range len(idx) {
+		qd.AtomicAdd(&h[idx[i]], 1)
+	}
+}
+
+// nbody1 (class 1): a parallel loop of a few thousand iterations, each a
+// loop over every body: too few iterations for the count to say it is
+// worth splitting.
+//
+//qd:kernel
+func nbody1(x, y []float32) {
+	for i := range len(y) {
+		s := float32(0)
+		for j := range len(x) {
+			d := x[i] - x[j]
+			s += 1 / (d*d + 0.01)
+		}
+		y[i] = s
+	}
+}

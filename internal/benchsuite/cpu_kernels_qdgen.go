@@ -12,7 +12,7 @@ import (
 )
 
 func init() {
-	native.Register(1, "cpu_kernels.go", "63e616b1f2781742ac941c1808dfb05caacb35398ff0dc33ed428cd974650a92",
+	native.Register(1, "cpu_kernels.go", "e8b5acddd351bbe0d1be60e514d22f5b2b9c857a0ad6545ade270c6214246f60",
 		native.Kernel{Name: "saxpy", Run: qdgsaxpy},
 		native.Kernel{Name: "heat", Run: qdgheat},
 		native.Kernel{Name: "stencil5", Run: qdgstencil5},
@@ -22,7 +22,12 @@ func init() {
 		native.Kernel{Name: "poly", Run: qdgpoly},
 		native.Kernel{Name: "mathy", Run: qdgmathy},
 		native.Kernel{Name: "scan", Run: qdgscan},
-		native.Kernel{Name: "rows3", Run: qdgrows3})
+		native.Kernel{Name: "rows3", Run: qdgrows3},
+		native.Kernel{Name: "rareBranch", Run: qdgrareBranch},
+		native.Kernel{Name: "mandel", Run: qdgmandel},
+		native.Kernel{Name: "intDivRem", Run: qdgintDivRem},
+		native.Kernel{Name: "histogram", Run: qdghistogram},
+		native.Kernel{Name: "nbody1", Run: qdgnbody1})
 }
 
 func qdgsaxpy(qdgL *native.Launch) {
@@ -257,6 +262,124 @@ func qdgrows3(qdgL *native.Launch) {
 
 				}
 				qdgI, qdgJ = qdgI+1, 0
+			}
+		})
+	}
+}
+
+func qdgrareBranch(qdgL *native.Launch) {
+	x := native.Slice[float32](qdgL, 0)
+	_ = x
+	y := native.Slice[float32](qdgL, 1)
+	_ = y
+	{
+		qdgN := int( /*line cpu_kernels.go:155:17*/ len(y))
+		native.For(qdgL, qdgN, func(qdgLo, qdgHi int) {
+			for qdgI := qdgLo; qdgI < qdgHi; qdgI++ {
+				i := qdgI
+				_ = i
+				/*line cpu_kernels.go:155:25*/
+				v := x[i]
+				if v < 1.0/128 {
+					for range 64 {
+						qdgL.Check() /*line cpu_kernels.go:158:18*/
+						v = v*v*0.5 + 0.25
+					}
+				}
+				y[i] = v
+
+			}
+		})
+	}
+}
+
+func qdgmandel(qdgL *native.Launch) {
+	x := native.Slice[float32](qdgL, 0)
+	_ = x
+	y := native.Slice[float32](qdgL, 1)
+	_ = y
+	{
+		qdgN := int( /*line cpu_kernels.go:171:17*/ len(y))
+		native.For(qdgL, qdgN, func(qdgLo, qdgHi int) {
+			for qdgI := qdgLo; qdgI < qdgHi; qdgI++ {
+				i := qdgI
+				_ = i
+				/*line cpu_kernels.go:171:25*/
+				cr := x[i]*2.5 - 2
+				ci := float32(i%256)/128 - 1
+				zr, zi := float32(0), float32(0)
+				k := 0
+				for k < 256 && zr*zr+zi*zi < 4 {
+					qdgL.Check() /*line cpu_kernels.go:176:35*/
+					zr, zi = zr*zr-zi*zi+cr, 2*zr*zi+ci
+					k++
+				}
+				y[i] = float32(k)
+
+			}
+		})
+	}
+}
+
+func qdgintDivRem(qdgL *native.Launch) {
+	x := native.Slice[int32](qdgL, 0)
+	_ = x
+	y := native.Slice[int32](qdgL, 1)
+	_ = y
+	{
+		qdgN := int( /*line cpu_kernels.go:189:17*/ len(y))
+		native.For(qdgL, qdgN, func(qdgLo, qdgHi int) {
+			for qdgI := qdgLo; qdgI < qdgHi; qdgI++ {
+				i := qdgI
+				_ = i
+				/*line cpu_kernels.go:189:25*/
+				d := x[i]%97 + 1
+				y[i] = (x[i]*31)/d + x[i]%d
+
+			}
+		})
+	}
+}
+
+func qdghistogram(qdgL *native.Launch) {
+	idx := native.Slice[int32](qdgL, 0)
+	_ = idx
+	h := native.Slice[float32](qdgL, 1)
+	_ = h
+	{
+		qdgN := int( /*line cpu_kernels.go:200:17*/ len(idx))
+		native.For(qdgL, qdgN, func(qdgLo, qdgHi int) {
+			for qdgI := qdgLo; qdgI < qdgHi; qdgI++ {
+				i := qdgI
+				_ = i
+				/*line cpu_kernels.go:200:27*/
+				qd.AtomicAdd(&h[idx[i]], 1)
+
+			}
+		})
+	}
+}
+
+func qdgnbody1(qdgL *native.Launch) {
+	x := native.Slice[float32](qdgL, 0)
+	_ = x
+	y := native.Slice[float32](qdgL, 1)
+	_ = y
+	{
+		qdgN := int( /*line cpu_kernels.go:211:17*/ len(y))
+		native.For(qdgL, qdgN, func(qdgLo, qdgHi int) {
+			for qdgI := qdgLo; qdgI < qdgHi; qdgI++ {
+				i := qdgI
+				_ = i
+				/*line cpu_kernels.go:211:25*/
+				s := float32(0)
+				for j := range len(x) {
+					qdgL.Check() /*line cpu_kernels.go:213:26*/
+					d := x[i] - x[j]
+					s += 1 / (d*d + 0.01)
+				}
+				y[i] = s
+
 			}
 		})
 	}

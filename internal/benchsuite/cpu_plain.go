@@ -42,3 +42,10 @@ func rows3Plain(in, out [][]float32, s float32) {
 		}
 	}
 }
+
+// histogramPlain is histogram with +=.
+func histogramPlain(idx []int32, h []float32) {
+	for _, b := range idx {
+		h[b] += 1
+	}
+}

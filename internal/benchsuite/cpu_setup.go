@@ -167,3 +167,38 @@ func setupSum(p *qd.Program, _ *qd.Module, n, _ int) (*cpuRun, error) {
 }
 
 func closers(as ...interface{ Close() error }) []interface{ Close() error } { return as }
+
+// setupIntDivRem divides by 1 to 97 the values 1 to 10007.
+var setupIntDivRem = setupMap(func(n int) []int32 {
+	x := make([]int32, n)
+	for i := range x {
+		x[i] = int32(1 + i%10007)
+	}
+	return x
+}, intDivRem)
+
+// setupScatterHist bins n pseudo-random indices into 256 bins (counts
+// small enough to be exact in float32).
+func setupScatterHist(p *qd.Program, _ *qd.Module, n, _ int) (*cpuRun, error) {
+	const bins = 256
+	idx := make([]int32, n)
+	s := uint32(1)
+	for i := range idx {
+		s = s*1664525 + 1013904223
+		idx[i] = int32(s >> 24)
+	}
+	h := make([]float32, bins)
+	Idx, err := ndarrayOf(p, idx, n)
+	if err != nil {
+		return nil, err
+	}
+	H, err := qd.NewNdarray[float32](p, bins)
+	if err != nil {
+		Idx.Close()
+		return nil, err
+	}
+	return &cpuRun{
+		args: []any{Idx, H}, plain: func() { histogramPlain(idx, h) },
+		got: output(H), want: func() []float64 { return widen(h) }, free: closers(Idx, H),
+	}, nil
+}
