@@ -174,8 +174,27 @@ func addBits[T AtomicElem](p *T, v T) T {
 // AtomicAdd atomically adds v to *p and returns the old value. In a kernel p
 // must be the address of an array element, &x[i].
 func AtomicAdd[T AtomicElem](p *T, v T) T {
-	if isFloat[T]() {
-		return rmw(p, func(old T) T { return old + v })
+	switch any(v).(type) {
+	case float32:
+		// A compare-and-swap loop of its own, not rmw's: a scatter's
+		// adds are the hot path of the kernels that make them.
+		u := (*uint32)(unsafe.Pointer(p))
+		for {
+			ob := atomic.LoadUint32(u)
+			nv := *(*T)(unsafe.Pointer(&ob)) + v
+			if atomic.CompareAndSwapUint32(u, ob, *(*uint32)(unsafe.Pointer(&nv))) {
+				return *(*T)(unsafe.Pointer(&ob))
+			}
+		}
+	case float64:
+		u := (*uint64)(unsafe.Pointer(p))
+		for {
+			ob := atomic.LoadUint64(u)
+			nv := *(*T)(unsafe.Pointer(&ob)) + v
+			if atomic.CompareAndSwapUint64(u, ob, *(*uint64)(unsafe.Pointer(&nv))) {
+				return *(*T)(unsafe.Pointer(&ob))
+			}
+		}
 	}
 	return addBits(p, v)
 }
