@@ -290,3 +290,74 @@ func scatterDigits(keys, vals, outKeys, outVals []uint32, offsets []int32, shift
 		}
 	}
 }
+
+// scatterKeys is scatterDigits for keys alone, with coalesced writes: the
+// block first places each key at its rank in the tile sorted by digit (in
+// shared memory), then thread t writes keys t, t+sortThreads, ... of that
+// order, so that consecutive threads write consecutive places of a digit's
+// run instead of each thread's keys landing far apart.
+//
+//qd:kernel
+func scatterKeys(keys, outKeys []uint32, counts, offsets []int32, shift uint32) {
+	for b := range qd.Blocks(sortTiles(len(keys)), sortThreads) {
+		tiles := sortTiles(len(keys))
+		staged := qd.Shared[[sortTile + sortTile/32]uint32]()
+		sorted := qd.Shared[[sortTile + sortTile/32]uint32]()
+		start := qd.Shared[[16]int32]()
+		local := qd.Shared[[16]int32]()
+		base := b.Index() * sortTile
+		n := min(sortTile, len(keys)-base)
+		for t := range b.Threads() {
+			for k := range sortItems {
+				if i := base + k*sortThreads + t; i < len(keys) {
+					staged[spaced(k*sortThreads+t)] = keys[i]
+				}
+			}
+			if t < 16 {
+				start[t] = offsets[t*tiles+b.Index()]
+				s := int32(0)
+				for d := range t {
+					s += counts[d*tiles+b.Index()]
+				}
+				local[t] = s
+			}
+		}
+		c0 := qd.NewPerThread[uint64](b)
+		c1 := qd.NewPerThread[uint64](b)
+		c2 := qd.NewPerThread[uint64](b)
+		c3 := qd.NewPerThread[uint64](b)
+		for t := range b.Threads() {
+			var c [4]uint64
+			for k := range sortItems {
+				if t*sortItems+k < n {
+					c = countDigit(c, staged[spaced(t*sortItems+k)]>>shift&15)
+				}
+			}
+			c0[t], c1[t], c2[t], c3[t] = c[0], c[1], c[2], c[3]
+		}
+		p0 := qd.BlockExclusiveSum(b, c0)
+		p1 := qd.BlockExclusiveSum(b, c1)
+		p2 := qd.BlockExclusiveSum(b, c2)
+		p3 := qd.BlockExclusiveSum(b, c3)
+		for t := range b.Threads() {
+			c := [4]uint64{p0[t], p1[t], p2[t], p3[t]}
+			for k := range sortItems {
+				if t*sortItems+k < n {
+					key := staged[spaced(t*sortItems+k)]
+					d := key >> shift & 15
+					sorted[spaced(int(local[d]+digitCount(c[0], c[1], c[2], c[3], d)))] = key
+					c = countDigit(c, d)
+				}
+			}
+		}
+		for t := range b.Threads() {
+			for k := range sortItems {
+				if e := k*sortThreads + t; e < n {
+					key := sorted[spaced(e)]
+					d := key >> shift & 15
+					outKeys[int(start[d])+e-int(local[d])] = key
+				}
+			}
+		}
+	}
+}

@@ -200,5 +200,18 @@ func runSort(p *qd.Program, mod *qd.Module) error {
 			return fmt.Errorf("element %d: (%d, %d), want (%d, %d)", i, gotK[i], gotV[i], keys[j], vals[j])
 		}
 	}
+	// Keys alone, from the same unsorted keys.
+	if err := errors.Join(k.CopyFromHost(keys), s.SortKeysOn(st, k)); err != nil {
+		return err
+	}
+	gotK, err = k.ToSlice()
+	if err != nil {
+		return err
+	}
+	for i, j := range idx {
+		if gotK[i] != keys[j] {
+			return fmt.Errorf("keys alone, element %d: %d, want %d", i, gotK[i], keys[j])
+		}
+	}
 	return nil
 }

@@ -18,6 +18,7 @@ type sorter struct {
 	counts, offsets      *qd.Ndarray[int32]
 	keys2, vals2         *qd.Ndarray[uint32]
 	count, scatter, scan *qd.Kernel
+	scatterKeys          *qd.Kernel
 }
 
 func newSorter(p *qd.Program, mod *qd.Module, n int) (*sorter, error) {
@@ -39,7 +40,7 @@ func newSorter(p *qd.Program, mod *qd.Module, n int) (*sorter, error) {
 	}
 	s.counts, s.offsets = i32(c), i32(c)
 	s.keys2, s.vals2 = u32(n), u32(n)
-	for name, k := range map[string]**qd.Kernel{"digitCounts": &s.count, "scatterDigits": &s.scatter, "scanCounts": &s.scan} {
+	for name, k := range map[string]**qd.Kernel{"digitCounts": &s.count, "scatterDigits": &s.scatter, "scanCounts": &s.scan, "scatterKeys": &s.scatterKeys} {
 		var err error
 		*k, err = mod.Kernel(name)
 		errs = append(errs, err)
@@ -69,6 +70,28 @@ func (s *sorter) SortOn(st *qd.Stream, keys, vals *qd.Ndarray[uint32]) error {
 		in, inV, out, outV = out, outV, in, inV
 	}
 	return nil // an even number of passes: the result is back in keys, vals
+}
+
+// SortKeysOn enqueues on st the sort of keys alone (n of them): the same
+// passes as SortOn with a scatter that moves no values and writes each
+// digit's run of a tile in consecutive places.
+func (s *sorter) SortKeysOn(st *qd.Stream, keys *qd.Ndarray[uint32]) error {
+	if keys.Len() != s.n {
+		return fmt.Errorf("sort: %d keys for a sorter of %d", keys.Len(), s.n)
+	}
+	in, out := keys, s.keys2
+	for shift := uint32(0); shift < 32; shift += 4 {
+		steps := []error{
+			s.count.LaunchOn(st, in, s.counts, shift),
+			s.scan.LaunchOn(st, s.counts, s.offsets),
+			s.scatterKeys.LaunchOn(st, in, out, s.counts, s.offsets, shift),
+		}
+		if err := errors.Join(steps...); err != nil {
+			return err
+		}
+		in, out = out, in
+	}
+	return nil // an even number of passes: the result is back in keys
 }
 
 // Close frees the sorter's buffers.
