@@ -11,14 +11,15 @@ import (
 )
 
 func init() {
-	native.Register(1, "kernels.go", "6486606664c4735d51d8f776308266aa490b2396747b78db7fac5e8cbf4c0e29",
+	native.Register(1, "kernels.go", "2a340f6321c7ad85b4fed1643a666bb6d482f5f22eb971ad6bd52079e59f7685",
 		native.Kernel{Name: "matmul", Run: qdgmatmul},
 		native.Kernel{Name: "histogram", Run: qdghistogram},
 		native.Kernel{Name: "scanBlocks", Run: qdgscanBlocks},
 		native.Kernel{Name: "addOffsets", Run: qdgaddOffsets},
 		native.Kernel{Name: "digitCounts", Run: qdgdigitCounts},
 		native.Kernel{Name: "scanCounts", Run: qdgscanCounts},
-		native.Kernel{Name: "scatterDigits", Run: qdgscatterDigits})
+		native.Kernel{Name: "scatterDigits", Run: qdgscatterDigits},
+		native.Kernel{Name: "scatterKeys", Run: qdgscatterKeys})
 }
 
 func qdgmatmul(qdgL *native.Launch) {
@@ -346,6 +347,98 @@ func qdgscatterDigits(qdgL *native.Launch) {
 							j := int(start[d] + digitCount(c[0], c[1], c[2], c[3], d))
 							outKeys[j], outVals[j] = key, vals[i]
 							c = countDigit(c, d)
+						}
+					}
+				}
+
+			}
+		})
+	}
+}
+
+func qdgscatterKeys(qdgL *native.Launch) {
+	keys := native.Slice[uint32](qdgL, 0)
+	_ = keys
+	outKeys := native.Slice[uint32](qdgL, 1)
+	_ = outKeys
+	counts := native.Slice[int32](qdgL, 2)
+	_ = counts
+	offsets := native.Slice[int32](qdgL, 3)
+	_ = offsets
+	shift := native.Scalar[uint32](qdgL, 4)
+	_ = shift
+	{
+		qdgN, qdgS := /*line kernels.go:302:27*/ sortTiles(len(keys)) /*line kernels.go:302:49*/, sortThreads
+		native.Blocks(qdgL, qdgN, qdgS, func(qdgLo, qdgHi int) {
+			for qdgI := qdgLo; qdgI < qdgHi; qdgI++ {
+				b := qd.BlockAt(qdgI, qdgS)
+				_ = b
+				/*line kernels.go:302:63*/
+				tiles := sortTiles(len(keys))
+				staged := qd.Shared[[sortTile + sortTile/32]uint32]()
+				sorted := qd.Shared[[sortTile + sortTile/32]uint32]()
+				start := qd.Shared[[16]int32]()
+				local := qd.Shared[[16]int32]()
+				base := b.Index() * sortTile
+				n := min(sortTile, len(keys)-base)
+				for t := range b.Threads() {
+					qdgL.Check() /*line kernels.go:310:31*/
+					for k := range sortItems {
+						qdgL.Check() /*line kernels.go:311:30*/
+						if i := base + k*sortThreads + t; i < len(keys) {
+							staged[spaced(k*sortThreads+t)] = keys[i]
+						}
+					}
+					if t < 16 {
+						start[t] = offsets[t*tiles+b.Index()]
+						s := int32(0)
+						for d := range t {
+							qdgL.Check() /*line kernels.go:319:23*/
+							s += counts[d*tiles+b.Index()]
+						}
+						local[t] = s
+					}
+				}
+				c0 := qd.NewPerThread[uint64](b)
+				c1 := qd.NewPerThread[uint64](b)
+				c2 := qd.NewPerThread[uint64](b)
+				c3 := qd.NewPerThread[uint64](b)
+				for t := range b.Threads() {
+					qdgL.Check() /*line kernels.go:329:31*/
+					var c [4]uint64
+					for k := range sortItems {
+						qdgL.Check() /*line kernels.go:331:30*/
+						if t*sortItems+k < n {
+							c = countDigit(c, staged[spaced(t*sortItems+k)]>>shift&15)
+						}
+					}
+					c0[t], c1[t], c2[t], c3[t] = c[0], c[1], c[2], c[3]
+				}
+				p0 := qd.BlockExclusiveSum(b, c0)
+				p1 := qd.BlockExclusiveSum(b, c1)
+				p2 := qd.BlockExclusiveSum(b, c2)
+				p3 := qd.BlockExclusiveSum(b, c3)
+				for t := range b.Threads() {
+					qdgL.Check() /*line kernels.go:342:31*/
+					c := [4]uint64{p0[t], p1[t], p2[t], p3[t]}
+					for k := range sortItems {
+						qdgL.Check() /*line kernels.go:344:30*/
+						if t*sortItems+k < n {
+							key := staged[spaced(t*sortItems+k)]
+							d := key >> shift & 15
+							sorted[spaced(int(local[d]+digitCount(c[0], c[1], c[2], c[3], d)))] = key
+							c = countDigit(c, d)
+						}
+					}
+				}
+				for t := range b.Threads() {
+					qdgL.Check() /*line kernels.go:353:31*/
+					for k := range sortItems {
+						qdgL.Check() /*line kernels.go:354:30*/
+						if e := k*sortThreads + t; e < n {
+							key := sorted[spaced(e)]
+							d := key >> shift & 15
+							outKeys[int(start[d])+e-int(local[d])] = key
 						}
 					}
 				}
