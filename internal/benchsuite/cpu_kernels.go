@@ -217,3 +217,18 @@ func nbody1(x, y []float32) {
 		y[i] = s
 	}
 }
+
+// pairForce (class 2): arrays with a short last dimension, (n, 2), and
+// force[i][0] += f in an inner loop, as particle codes write them.
+//
+//qd:kernel
+func pairForce(pos, force [][]float32) {
+	for i := range len(pos) {
+		force[i][0], force[i][1] = 0, 0
+		for k := 1; k <= 8; k++ {
+			j := (i + k) % len(pos)
+			force[i][0] += pos[j][0] - pos[i][0]
+			force[i][1] += pos[j][1] - pos[i][1]
+		}
+	}
+}

@@ -12,7 +12,7 @@ import (
 )
 
 func init() {
-	native.Register(1, "cpu_kernels.go", "e8b5acddd351bbe0d1be60e514d22f5b2b9c857a0ad6545ade270c6214246f60",
+	native.Register(1, "cpu_kernels.go", "62705083a3f0d4a118c1153e4e18da744195a900a3281a87f15e3831a0f66dd0",
 		native.Kernel{Name: "saxpy", Run: qdgsaxpy},
 		native.Kernel{Name: "heat", Run: qdgheat},
 		native.Kernel{Name: "stencil5", Run: qdgstencil5},
@@ -27,7 +27,8 @@ func init() {
 		native.Kernel{Name: "mandel", Run: qdgmandel},
 		native.Kernel{Name: "intDivRem", Run: qdgintDivRem},
 		native.Kernel{Name: "histogram", Run: qdghistogram},
-		native.Kernel{Name: "nbody1", Run: qdgnbody1})
+		native.Kernel{Name: "nbody1", Run: qdgnbody1},
+		native.Kernel{Name: "pairForce", Run: qdgpairForce})
 }
 
 func qdgsaxpy(qdgL *native.Launch) {
@@ -379,6 +380,31 @@ func qdgnbody1(qdgL *native.Launch) {
 					s += 1 / (d*d + 0.01)
 				}
 				y[i] = s
+
+			}
+		})
+	}
+}
+
+func qdgpairForce(qdgL *native.Launch) {
+	pos := native.Slice2[float32](qdgL, 0)
+	_ = pos
+	force := native.Slice2[float32](qdgL, 1)
+	_ = force
+	{
+		qdgN := int( /*line cpu_kernels.go:226:17*/ len(pos))
+		native.For(qdgL, qdgN, func(qdgLo, qdgHi int) {
+			for qdgI := qdgLo; qdgI < qdgHi; qdgI++ {
+				i := qdgI
+				_ = i
+				/*line cpu_kernels.go:226:27*/
+				force[i][0], force[i][1] = 0, 0
+				for k := 1; k <= 8; k++ {
+					qdgL.Check() /*line cpu_kernels.go:228:28*/
+					j := (i + k) % len(pos)
+					force[i][0] += pos[j][0] - pos[i][0]
+					force[i][1] += pos[j][1] - pos[i][1]
+				}
 
 			}
 		})
