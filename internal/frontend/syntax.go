@@ -24,10 +24,11 @@ func (f *File) Syntax() Syntax {
 	s := Syntax{Fset: fc.fset, File: fc.file, Info: fc.info}
 	for _, d := range fc.file.Decls {
 		fd, ok := d.(*ast.FuncDecl)
-		if !ok || fd.Body == nil || fd.Recv != nil || fd.Doc == nil || !hasMarker(fd.Doc) {
+		if !ok {
 			continue
 		}
-		if fd.Type.TypeParams != nil && fd.Type.TypeParams.NumFields() > 0 {
+		fn, ok := fc.info.Defs[fd.Name].(*types.Func)
+		if !ok || !fc.kernels[fn] || fd.Type.TypeParams.NumFields() > 0 {
 			continue
 		}
 		s.Kernels = append(s.Kernels, fd)

@@ -169,7 +169,7 @@ func (d *Device) Compile(plan *lower.Plan, opts backend.CompileOptions) (backend
 	if opts.Native != backend.NativeOff && plan.Native != nil {
 		m.native, m.nativeFile = plan.Native, plan.NativeFile
 		if opts.Native == backend.NativeOn {
-			m.pick.choice = 1
+			m.pick.choice.Store(1)
 		}
 	}
 	for _, t := range plan.Tasks {

@@ -111,6 +111,8 @@ func (m *module) Begin(bs backend.Stream, a *backend.Args) (backend.Launch, erro
 	l.native = false
 	if m.native != nil {
 		l.native = m.pick.next()
+	}
+	if m.native != nil && m.pick.timing() {
 		l.busy.Store(0)
 		l.units = 1
 		for _, arr := range l.args.Arrays {
@@ -205,7 +207,7 @@ func (l *launch) run(task int) error {
 	if l.stopped() {
 		return l.stopErr() // tasks queued behind a stop do not start
 	}
-	if l.m.pick.timing() {
+	if l.m.native != nil && l.m.pick.timing() {
 		start := time.Now()
 		defer func() { l.busy.Add(int64(time.Since(start))) }()
 	}
@@ -233,19 +235,9 @@ func (l *launch) run(task int) error {
 	// goroutine takes them from the front, helpers from the back, so that
 	// each core works on the same part of the arrays launch after launch
 	// and finds it in its own cache.
-	lo, chunks := int64(0), min(int64(workers*4), work/minChunk, r.Total)
-	if work < 2*minChunk {
-		// Few iterations: their count says nothing of their cost (an
-		// n-body step over 3000 bodies). Time the first and split the
-		// rest when they are heavy, as nativeRunner does.
-		start := time.Now()
-		if err := l.runRange(t, r, 0, 1); err != nil {
-			return err
-		}
-		if time.Since(start)*time.Duration(r.Total-1) < heavyLoop {
-			return l.runRange(t, r, 1, r.Total)
-		}
-		lo, chunks = 1, min(int64(workers*4), r.Total-1)
+	lo, chunks, err := split(r.Total, work, int64(workers), func(lo, hi int64) error { return l.runRange(t, r, lo, hi) })
+	if chunks == 0 || err != nil {
+		return err
 	}
 	pt, _ := parallels.Get().(*parallel)
 	if pt == nil {

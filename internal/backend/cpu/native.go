@@ -5,9 +5,9 @@ import (
 	"math"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
-	"github.com/quadrants-go/qd/internal/backend"
 	"github.com/quadrants-go/qd/native"
 )
 
@@ -47,18 +47,9 @@ func (nativeRunner) Parallel(n, weight int64, chunk func(lo, hi int64)) {
 	if work/weight != n {
 		work = math.MaxInt64
 	}
-	lo, chunks := int64(0), min(workers*4, work/minChunk, n)
-	if work < 2*minChunk {
-		// Few iterations: their count says nothing of their cost (an
-		// n-body step over 3000 bodies). Time the first and split the
-		// rest when they are heavy.
-		start := time.Now()
-		chunk(0, 1)
-		if time.Since(start)*time.Duration(n-1) < heavyLoop {
-			chunk(1, n)
-			return
-		}
-		lo, chunks = 1, min(workers*4, n-1)
+	lo, chunks, _ := split(n, work, workers, func(lo, hi int64) error { chunk(lo, hi); return nil })
+	if chunks == 0 {
+		return
 	}
 	np, _ := nativePars.Get().(*nativePar)
 	if np == nil {
@@ -71,6 +62,27 @@ func (nativeRunner) Parallel(n, weight int64, chunk func(lo, hi int64)) {
 	pool.lend(int(min(workers, chunks))-1, np.work)
 	np.chunk = nil
 	nativePars.Put(np)
+}
+
+// split says how to cut a parallel range of n iterations (work units of
+// work in all) over workers: chunks from iteration lo on, four per worker
+// and none under minChunk units. A range of fewer units than two chunks
+// says nothing of its cost by its count (an n-body step over 3000
+// bodies): run times its first iteration, and runs the rest too (chunks
+// 0) unless they would take over heavyLoop. Both paths, run's closure
+// tasks and nativeRunner's loops, cut their ranges here.
+func split(n, work, workers int64, run func(lo, hi int64) error) (lo, chunks int64, err error) {
+	if work >= 2*minChunk {
+		return 0, min(workers*4, work/minChunk, n), nil
+	}
+	start := time.Now()
+	if err := run(0, 1); err != nil {
+		return 0, 0, err
+	}
+	if time.Since(start)*time.Duration(n-1) < heavyLoop {
+		return 0, 0, run(1, n)
+	}
+	return 1, min(workers*4, n-1), nil
 }
 
 // nativePar is one parallel loop lent to helpers.
@@ -107,8 +119,8 @@ func (np *nativePar) run(helper bool) {
 // tests compare them bit for bit), except the order in which float
 // reductions add up, which no parallel path fixes.
 type pathPick struct {
+	choice atomic.Int32 // 0 undecided, 1 native, 2 closures: read without mu on every launch
 	mu     sync.Mutex
-	choice int // 0 undecided, 1 native, 2 closures
 	trials int // launches begun while undecided
 	best   [2]float64
 	done   [2]int
@@ -119,33 +131,26 @@ const trialsEach = 3
 
 // next says whether the next launch runs the generated code.
 func (p *pathPick) next() bool {
+	if c := p.choice.Load(); c != 0 {
+		return c == 1
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	switch p.choice {
-	case 1:
-		return true
-	case 2:
-		return false
-	}
 	p.trials++
 	return p.trials%2 == 1
 }
 
 // timing reports whether launches are still timed.
-func (p *pathPick) timing() bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.choice == 0
-}
+func (p *pathPick) timing() bool { return p.choice.Load() == 0 }
 
 // record takes a finished launch's time into the choice.
 func (p *pathPick) record(l *launch) {
-	if l.m.native == nil {
+	if l.m.native == nil || !p.timing() {
 		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.choice != 0 || l.err.Load() != nil {
+	if !p.timing() || l.err.Load() != nil {
 		return
 	}
 	i := 1
@@ -158,22 +163,10 @@ func (p *pathPick) record(l *launch) {
 	}
 	p.done[i]++
 	if p.done[0] >= trialsEach && p.done[1] >= trialsEach {
-		p.choice = 2
+		c := int32(2)
 		if p.best[0] <= p.best[1] {
-			p.choice = 1
+			c = 1
 		}
+		p.choice.Store(c)
 	}
-}
-
-// Path says which path runs a module's launches now: "native",
-// "closures", or "measuring" while its first launches time both; for
-// tests and qd bench.
-func Path(m backend.Module) string {
-	mod, ok := m.(*module)
-	if !ok || mod.native == nil {
-		return "closures"
-	}
-	mod.pick.mu.Lock()
-	defer mod.pick.mu.Unlock()
-	return [...]string{"measuring", "native", "closures"}[mod.pick.choice]
 }

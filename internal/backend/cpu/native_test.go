@@ -23,7 +23,7 @@ func TestPathPick(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			m := &module{native: func(*native.Launch) {}}
 			var ran []bool
-			for m.pick.choice == 0 {
+			for m.pick.choice.Load() == 0 {
 				if len(ran) > 2*trialsEach+2 {
 					t.Fatalf("no choice after %d launches", len(ran))
 				}
@@ -52,8 +52,8 @@ func TestPathPick(t *testing.T) {
 					t.Errorf("launch %d ran native=%v: the trials alternate, native first", i, n)
 				}
 			}
-			if m.pick.choice != c.want {
-				t.Errorf("chose %d, want %d", m.pick.choice, c.want)
+			if int(m.pick.choice.Load()) != c.want {
+				t.Errorf("chose %d, want %d", m.pick.choice.Load(), c.want)
 			}
 			if got := m.pick.next(); got != (c.want == 1) {
 				t.Errorf("after the choice a launch runs native=%v", got)
