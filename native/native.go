@@ -3,7 +3,6 @@ package native
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
 	"sync"
 	"unsafe"
 )
@@ -38,22 +37,19 @@ type Source struct {
 var registry struct {
 	mu sync.RWMutex
 	m  map[string]*Source // by the hex SHA-256 of the source text
-	// bad are registrations refused (another version), reported by
-	// Lookup for their file.
-	bad []string
 }
 
 // Register records the generated kernels of the source whose SHA-256 is
 // hash (hex). It is called from the init function of a generated file.
 // Code generated for another Version is not registered: qd.Compile then
-// runs those kernels on the closure compiler, and Lookup's note says why.
+// runs those kernels on the closure compiler, as for a stale file, and
+// `qd gen -check` reports the file as out of date.
 func Register(version int, file, hash string, kernels ...Kernel) {
-	registry.mu.Lock()
-	defer registry.mu.Unlock()
 	if version != Version {
-		registry.bad = append(registry.bad, fmt.Sprintf("the native kernels of %s were generated for qd gen version %d, not %d: run qd gen again", file, version, Version))
 		return
 	}
+	registry.mu.Lock()
+	defer registry.mu.Unlock()
 	if registry.m == nil {
 		registry.m = map[string]*Source{}
 	}
@@ -79,15 +75,4 @@ func Lookup(src []byte) (*Source, bool) {
 	}
 	s, ok := registry.m[Hash(src)]
 	return s, ok
-}
-
-// Registered lists the files with generated kernels registered in the
-// process, and the registrations refused, for messages.
-func Registered() (files []string, refused []string) {
-	registry.mu.RLock()
-	defer registry.mu.RUnlock()
-	for _, s := range registry.m {
-		files = append(files, s.File)
-	}
-	return files, append([]string(nil), registry.bad...)
 }
