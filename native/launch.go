@@ -215,21 +215,27 @@ func Slice[T any](l *Launch, i int) []T {
 
 // Slice2 is the launch's 2-D array parameter i as rows of its memory.
 func Slice2[T any](l *Launch, i int) [][]T {
-	a := l.arrays[i]
-	rows := make([][]T, a.Shape[0])
-	if a.Data == nil {
+	a := &l.arrays[i]
+	if rows, ok := a.cached().([][]T); ok {
 		return rows
 	}
-	flat := unsafe.Slice((*T)(a.Data), a.Shape[0]*a.Shape[1])
-	for r := range rows {
-		rows[r] = flat[r*a.Shape[1] : (r+1)*a.Shape[1] : (r+1)*a.Shape[1]]
+	rows := make([][]T, a.Shape[0])
+	if a.Data != nil {
+		flat := unsafe.Slice((*T)(a.Data), a.Shape[0]*a.Shape[1])
+		for r := range rows {
+			rows[r] = flat[r*a.Shape[1] : (r+1)*a.Shape[1] : (r+1)*a.Shape[1]]
+		}
 	}
+	a.keep(rows)
 	return rows
 }
 
 // Slice3 is the launch's 3-D array parameter i as planes of rows.
 func Slice3[T any](l *Launch, i int) [][][]T {
-	a := l.arrays[i]
+	a := &l.arrays[i]
+	if planes, ok := a.cached().([][][]T); ok {
+		return planes
+	}
 	n, m, k := a.Shape[0], a.Shape[1], a.Shape[2]
 	planes := make([][][]T, n)
 	rows := make([][]T, n*m)
@@ -242,5 +248,6 @@ func Slice3[T any](l *Launch, i int) [][][]T {
 	for p := range planes {
 		planes[p] = rows[p*m : (p+1)*m : (p+1)*m]
 	}
+	a.keep(planes)
 	return planes
 }

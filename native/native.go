@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -22,10 +23,48 @@ type Kernel struct {
 }
 
 // Array is an array argument as the CPU backend holds it: its first
-// element and its shape (unused dimensions are 1).
+// element, its shape (unused dimensions are 1) and, where the backend
+// keeps one for the array's memory, the cache of its row headers.
 type Array struct {
 	Data  unsafe.Pointer
 	Shape [4]int
+	Rows  *Rows // nil: Slice2 and Slice3 build the headers per launch
+}
+
+// Rows keeps the row headers Slice2 and Slice3 last built over one
+// buffer, so that launches over an (n, 2) array do not allocate and fill n
+// headers each time (a third of a short-row kernel's time when they did).
+// The CPU backend keeps one per buffer. The headers stay as built because
+// kernels cannot assign, slice or append to a row: qd refuses those.
+type Rows struct {
+	last atomic.Pointer[rowsEntry]
+}
+
+// rowsEntry is one set of headers: for data seen with shape, as a [][]T or
+// a [][][]T.
+type rowsEntry struct {
+	data  unsafe.Pointer
+	shape [4]int
+	rows  any
+}
+
+// cached returns the headers kept for a, or nil.
+func (a *Array) cached() any {
+	if a.Rows == nil {
+		return nil
+	}
+	e := a.Rows.last.Load()
+	if e == nil || e.data != a.Data || e.shape != a.Shape {
+		return nil
+	}
+	return e.rows
+}
+
+// keep records rows as the headers of a.
+func (a *Array) keep(rows any) {
+	if a.Rows != nil {
+		a.Rows.last.Store(&rowsEntry{a.Data, a.Shape, rows})
+	}
 }
 
 // Source is the generated kernels of one source text.

@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/quadrants-go/qd/internal/backend"
+	"github.com/quadrants-go/qd/native"
 )
 
 // buffer is host memory. Allocated buffers are backed by []uint64 so that
@@ -15,6 +16,7 @@ type buffer struct {
 	ptr   unsafe.Pointer
 	bytes int
 	view  bool
+	rows  native.Rows // the generated kernels' row headers over this memory
 }
 
 // View is bytes [off, off+n) of b, sharing its memory.

@@ -152,7 +152,8 @@ func (d *Device) AllocHost(bytes int) (backend.HostBuffer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &hostBuffer{*b.(*buffer)}, nil
+	a := b.(*buffer)
+	return &hostBuffer{buffer{mem: a.mem, ptr: a.ptr, bytes: a.bytes}}, nil
 }
 
 // WrapHost uses host memory directly as a buffer.

@@ -98,7 +98,7 @@ func (m *module) Begin(bs backend.Stream, a *backend.Args) (backend.Launch, erro
 			m.pool.Put(l)
 			return nil, fmt.Errorf("cpu backend: argument %d is a %T, not a CPU buffer", i, arr.Buf)
 		}
-		l.args.Arrays[i] = cg.Array{Data: b.ptr, Shape: arr.Shape}
+		l.args.Arrays[i] = cg.Array{Data: b.ptr, Shape: arr.Shape, Rows: &b.rows}
 	}
 	nt := m.prog.NumTemps
 	if cap(l.args.Temps) < nt {
