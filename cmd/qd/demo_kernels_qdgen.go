@@ -27,6 +27,9 @@ func qdgpoly(qdgL *native.Launch) {
 	{
 		qdgN := int( /*line demo_kernels.go:18:17*/ len(x))
 		native.For(qdgL, qdgN, func(qdgLo, qdgHi int) {
+			if qdgLo < 0 || qdgHi > len(x) {
+				panic("qd gen: a chunk outside its loop")
+			}
 			for qdgI := qdgLo; qdgI < qdgHi; qdgI++ {
 				i := qdgI
 				_ = i
@@ -34,7 +37,9 @@ func qdgpoly(qdgL *native.Launch) {
 				v := x[i]
 				acc := float32(0)
 				for k := int64(0); k < work; k++ {
-					qdgL.Check() /*line demo_kernels.go:21:37*/
+					if k&1023 == 0 {
+						qdgL.Check()
+					} /*line demo_kernels.go:21:37*/
 					acc = acc*v + 0.5
 				}
 				x[i] = acc
@@ -54,6 +59,9 @@ func qdgwalk(qdgL *native.Launch) {
 	{
 		qdgN := int( /*line demo_kernels.go:47:17*/ len(s))
 		native.For(qdgL, qdgN, func(qdgLo, qdgHi int) {
+			if qdgLo < 0 || qdgHi > len(s) {
+				panic("qd gen: a chunk outside its loop")
+			}
 			for qdgI := qdgLo; qdgI < qdgHi; qdgI++ {
 				i := qdgI
 				_ = i
@@ -87,6 +95,9 @@ func qdgwalk4(qdgL *native.Launch) {
 	{
 		qdgN := int( /*line demo_kernels.go:57:17*/ len(s0))
 		native.For(qdgL, qdgN, func(qdgLo, qdgHi int) {
+			if qdgLo < 0 || qdgHi > len(s0) {
+				panic("qd gen: a chunk outside its loop")
+			}
 			for qdgI := qdgLo; qdgI < qdgHi; qdgI++ {
 				i := qdgI
 				_ = i
@@ -99,6 +110,9 @@ func qdgwalk4(qdgL *native.Launch) {
 	{
 		qdgN := int( /*line demo_kernels.go:60:17*/ len(s1))
 		native.For(qdgL, qdgN, func(qdgLo, qdgHi int) {
+			if qdgLo < 0 || qdgHi > len(s1) {
+				panic("qd gen: a chunk outside its loop")
+			}
 			for qdgI := qdgLo; qdgI < qdgHi; qdgI++ {
 				i := qdgI
 				_ = i
@@ -111,6 +125,9 @@ func qdgwalk4(qdgL *native.Launch) {
 	{
 		qdgN := int( /*line demo_kernels.go:63:17*/ len(s2))
 		native.For(qdgL, qdgN, func(qdgLo, qdgHi int) {
+			if qdgLo < 0 || qdgHi > len(s2) {
+				panic("qd gen: a chunk outside its loop")
+			}
 			for qdgI := qdgLo; qdgI < qdgHi; qdgI++ {
 				i := qdgI
 				_ = i
@@ -123,6 +140,9 @@ func qdgwalk4(qdgL *native.Launch) {
 	{
 		qdgN := int( /*line demo_kernels.go:66:17*/ len(s3))
 		native.For(qdgL, qdgN, func(qdgLo, qdgHi int) {
+			if qdgLo < 0 || qdgHi > len(s3) {
+				panic("qd gen: a chunk outside its loop")
+			}
 			for qdgI := qdgLo; qdgI < qdgHi; qdgI++ {
 				i := qdgI
 				_ = i
@@ -157,6 +177,9 @@ func qdgwalk4Groups(qdgL *native.Launch) {
 		{
 			qdgN := int( /*line demo_kernels.go:78:18*/ len(s0))
 			native.For(qdgL, qdgN, func(qdgLo, qdgHi int) {
+				if qdgLo < 0 || qdgHi > len(s0) {
+					panic("qd gen: a chunk outside its loop")
+				}
 				for qdgI := qdgLo; qdgI < qdgHi; qdgI++ {
 					i := qdgI
 					_ = i
@@ -171,6 +194,9 @@ func qdgwalk4Groups(qdgL *native.Launch) {
 		{
 			qdgN := int( /*line demo_kernels.go:83:18*/ len(s1))
 			native.For(qdgL, qdgN, func(qdgLo, qdgHi int) {
+				if qdgLo < 0 || qdgHi > len(s1) {
+					panic("qd gen: a chunk outside its loop")
+				}
 				for qdgI := qdgLo; qdgI < qdgHi; qdgI++ {
 					i := qdgI
 					_ = i
@@ -185,6 +211,9 @@ func qdgwalk4Groups(qdgL *native.Launch) {
 		{
 			qdgN := int( /*line demo_kernels.go:88:18*/ len(s2))
 			native.For(qdgL, qdgN, func(qdgLo, qdgHi int) {
+				if qdgLo < 0 || qdgHi > len(s2) {
+					panic("qd gen: a chunk outside its loop")
+				}
 				for qdgI := qdgLo; qdgI < qdgHi; qdgI++ {
 					i := qdgI
 					_ = i
@@ -199,6 +228,9 @@ func qdgwalk4Groups(qdgL *native.Launch) {
 		{
 			qdgN := int( /*line demo_kernels.go:93:18*/ len(s3))
 			native.For(qdgL, qdgN, func(qdgLo, qdgHi int) {
+				if qdgLo < 0 || qdgHi > len(s3) {
+					panic("qd gen: a chunk outside its loop")
+				}
 				for qdgI := qdgLo; qdgI < qdgHi; qdgI++ {
 					i := qdgI
 					_ = i

@@ -61,7 +61,9 @@ func qdgmatmul(qdgL *native.Launch) {
 						ty, tx := t/tile, t%tile
 						s := acc[t]
 						for kk := range tile {
-							qdgL.Check() /*line kernels.go:37:27*/
+							if kk&1023 == 0 {
+								qdgL.Check()
+							} /*line kernels.go:37:27*/
 							s += as[ty][kk] * bs[kk][tx]
 						}
 						acc[t] = s
@@ -88,8 +90,10 @@ func qdghistogram(qdgL *native.Launch) {
 	nblocks := native.Scalar[int](qdgL, 2)
 	_ = nblocks
 	{
+		qdgP0S := native.NewPrivate(hist)
 		qdgN, qdgS := /*line kernels.go:59:29*/ nblocks /*line kernels.go:59:38*/, 256
 		native.Blocks(qdgL, qdgN, qdgS, func(qdgLo, qdgHi int) {
+			qdgP0 := qdgP0S.Get(int64(qdgHi - qdgLo))
 			for qdgI := qdgLo; qdgI < qdgHi; qdgI++ {
 				blk := qd.BlockAt(qdgI, qdgS)
 				_ = blk
@@ -103,12 +107,14 @@ func qdghistogram(qdgL *native.Launch) {
 					}
 				}
 				for t := range blk.Threads() {
-					qdgL.Check() /*line kernels.go:66:33*/
-					qd.AtomicAdd(&hist[t], bins[t])
+					qdgL.Check()                                                  /*line kernels.go:66:33*/
+					native.Scatter(qdgP0, hist, t, bins[t], qd.AtomicAdd[uint32]) /*line kernels.go:67:35*/
 				}
 
 			}
+			qdgP0S.Put(qdgP0)
 		})
+		qdgP0S.Merge(qd.AtomicAdd[uint32])
 	}
 }
 
@@ -158,6 +164,9 @@ func qdgaddOffsets(qdgL *native.Launch) {
 	{
 		qdgN := int( /*line kernels.go:105:17*/ len(y))
 		native.For(qdgL, qdgN, func(qdgLo, qdgHi int) {
+			if qdgLo < 0 || qdgHi > len(y) {
+				panic("qd gen: a chunk outside its loop")
+			}
 			for qdgI := qdgLo; qdgI < qdgHi; qdgI++ {
 				i := qdgI
 				_ = i
@@ -192,7 +201,9 @@ func qdgdigitCounts(qdgL *native.Launch) {
 					qdgL.Check() /*line kernels.go:167:31*/
 					var c [4]uint64
 					for k := range sortItems {
-						qdgL.Check() /*line kernels.go:169:30*/
+						if k&1023 == 0 {
+							qdgL.Check()
+						} /*line kernels.go:169:30*/
 						if i := b.Index()*sortTile + k*sortThreads + t; i < len(keys) {
 							c = countDigit(c, keys[i]>>shift&15)
 						}
@@ -235,7 +246,9 @@ func qdgscanCounts(qdgL *native.Launch) {
 					for t := range b.Threads() {
 						qdgL.Check() /*line kernels.go:199:32*/
 						for k := range 8 {
-							qdgL.Check() /*line kernels.go:200:23*/
+							if k&1023 == 0 {
+								qdgL.Check()
+							} /*line kernels.go:200:23*/
 							e := int32(0)
 							if i := base + 1024*k + t; i < len(counts) {
 								e = counts[i]
@@ -247,7 +260,9 @@ func qdgscanCounts(qdgL *native.Launch) {
 						qdgL.Check() /*line kernels.go:208:32*/
 						var s int32
 						for k := range 8 {
-							qdgL.Check() /*line kernels.go:210:23*/
+							if k&1023 == 0 {
+								qdgL.Check()
+							} /*line kernels.go:210:23*/
 							s += run[spaced(t*8+k)]
 						}
 						v[t] = s
@@ -258,7 +273,9 @@ func qdgscanCounts(qdgL *native.Launch) {
 						qdgL.Check() /*line kernels.go:217:32*/
 						s := carry + prefix[t]
 						for k := range 8 {
-							qdgL.Check() /*line kernels.go:219:23*/
+							if k&1023 == 0 {
+								qdgL.Check()
+							} /*line kernels.go:219:23*/
 							e := run[spaced(t*8+k)]
 							run[spaced(t*8+k)] = s
 							s += e
@@ -267,7 +284,9 @@ func qdgscanCounts(qdgL *native.Launch) {
 					for t := range b.Threads() {
 						qdgL.Check() /*line kernels.go:225:32*/
 						for k := range 8 {
-							qdgL.Check() /*line kernels.go:226:23*/
+							if k&1023 == 0 {
+								qdgL.Check()
+							} /*line kernels.go:226:23*/
 							if i := base + 1024*k + t; i < len(counts) {
 								offsets[i] = run[spaced(1024*k+t)]
 							}
@@ -308,7 +327,9 @@ func qdgscatterDigits(qdgL *native.Launch) {
 				for t := range b.Threads() {
 					qdgL.Check() /*line kernels.go:252:31*/
 					for k := range sortItems {
-						qdgL.Check() /*line kernels.go:253:30*/
+						if k&1023 == 0 {
+							qdgL.Check()
+						} /*line kernels.go:253:30*/
 						if i := base + k*sortThreads + t; i < len(keys) {
 							staged[spaced(k*sortThreads+t)] = keys[i]
 						}
@@ -325,7 +346,9 @@ func qdgscatterDigits(qdgL *native.Launch) {
 					qdgL.Check() /*line kernels.go:266:31*/
 					var c [4]uint64
 					for k := range sortItems {
-						qdgL.Check() /*line kernels.go:268:30*/
+						if k&1023 == 0 {
+							qdgL.Check()
+						} /*line kernels.go:268:30*/
 						if base+t*sortItems+k < len(keys) {
 							c = countDigit(c, staged[spaced(t*sortItems+k)]>>shift&15)
 						}
@@ -340,7 +363,9 @@ func qdgscatterDigits(qdgL *native.Launch) {
 					qdgL.Check() /*line kernels.go:279:31*/
 					c := [4]uint64{p0[t], p1[t], p2[t], p3[t]}
 					for k := range sortItems {
-						qdgL.Check() /*line kernels.go:281:30*/
+						if k&1023 == 0 {
+							qdgL.Check()
+						} /*line kernels.go:281:30*/
 						if i := base + t*sortItems + k; i < len(keys) {
 							key := staged[spaced(t*sortItems+k)]
 							d := key >> shift & 15
@@ -384,7 +409,9 @@ func qdgscatterKeys(qdgL *native.Launch) {
 				for t := range b.Threads() {
 					qdgL.Check() /*line kernels.go:310:31*/
 					for k := range sortItems {
-						qdgL.Check() /*line kernels.go:311:30*/
+						if k&1023 == 0 {
+							qdgL.Check()
+						} /*line kernels.go:311:30*/
 						if i := base + k*sortThreads + t; i < len(keys) {
 							staged[spaced(k*sortThreads+t)] = keys[i]
 						}
@@ -393,7 +420,9 @@ func qdgscatterKeys(qdgL *native.Launch) {
 						start[t] = offsets[t*tiles+b.Index()]
 						s := int32(0)
 						for d := range t {
-							qdgL.Check() /*line kernels.go:319:23*/
+							if d&1023 == 0 {
+								qdgL.Check()
+							} /*line kernels.go:319:23*/
 							s += counts[d*tiles+b.Index()]
 						}
 						local[t] = s
@@ -407,7 +436,9 @@ func qdgscatterKeys(qdgL *native.Launch) {
 					qdgL.Check() /*line kernels.go:329:31*/
 					var c [4]uint64
 					for k := range sortItems {
-						qdgL.Check() /*line kernels.go:331:30*/
+						if k&1023 == 0 {
+							qdgL.Check()
+						} /*line kernels.go:331:30*/
 						if t*sortItems+k < n {
 							c = countDigit(c, staged[spaced(t*sortItems+k)]>>shift&15)
 						}
@@ -422,7 +453,9 @@ func qdgscatterKeys(qdgL *native.Launch) {
 					qdgL.Check() /*line kernels.go:342:31*/
 					c := [4]uint64{p0[t], p1[t], p2[t], p3[t]}
 					for k := range sortItems {
-						qdgL.Check() /*line kernels.go:344:30*/
+						if k&1023 == 0 {
+							qdgL.Check()
+						} /*line kernels.go:344:30*/
 						if t*sortItems+k < n {
 							key := staged[spaced(t*sortItems+k)]
 							d := key >> shift & 15
@@ -434,7 +467,9 @@ func qdgscatterKeys(qdgL *native.Launch) {
 				for t := range b.Threads() {
 					qdgL.Check() /*line kernels.go:353:31*/
 					for k := range sortItems {
-						qdgL.Check() /*line kernels.go:354:30*/
+						if k&1023 == 0 {
+							qdgL.Check()
+						} /*line kernels.go:354:30*/
 						if e := k*sortThreads + t; e < n {
 							key := sorted[spaced(e)]
 							d := key >> shift & 15

@@ -23,6 +23,9 @@ func qdgscale(qdgL *native.Launch) {
 	{
 		qdgN := int( /*line kernels.go:12:17*/ len(x))
 		native.For(qdgL, qdgN, func(qdgLo, qdgHi int) {
+			if qdgLo < 0 || qdgHi > len(x) {
+				panic("qd gen: a chunk outside its loop")
+			}
 			for qdgI := qdgLo; qdgI < qdgHi; qdgI++ {
 				i := qdgI
 				_ = i

@@ -49,6 +49,9 @@ func qdgp2g(qdgL *native.Launch) {
 	{
 		qdgN := int( /*line kernels.go:85:17*/ len(ps))
 		native.For(qdgL, qdgN, func(qdgLo, qdgHi int) {
+			if qdgLo < 0 || qdgHi > len(ps) {
+				panic("qd gen: a chunk outside its loop")
+			}
 			for qdgI := qdgLo; qdgI < qdgHi; qdgI++ {
 				p := qdgI
 				_ = p
@@ -59,9 +62,13 @@ func qdgp2g(qdgL *native.Launch) {
 				affine := qd.Mat2[float32]{{stress, 0}, {0, stress}}.Add(q.C.Scale(pMass))
 				mv := q.V.Scale(pMass)
 				for i := range 3 {
-					qdgL.Check() /*line kernels.go:91:21*/
+					if i&1023 == 0 {
+						qdgL.Check()
+					} /*line kernels.go:91:21*/
 					for j := range 3 {
-						qdgL.Check() /*line kernels.go:92:22*/
+						if j&1023 == 0 {
+							qdgL.Check()
+						} /*line kernels.go:92:22*/
 						dpos := qd.Vec2[float32]{float32(i), float32(j)}.Sub(fx).Scale(dx)
 						wt := w[i][0] * w[j][1]
 						dv := mv.Add(affine.MulVec(dpos)).Scale(wt)
@@ -121,6 +128,9 @@ func qdgg2p(qdgL *native.Launch) {
 	{
 		qdgN := int( /*line kernels.go:135:17*/ len(ps))
 		native.For(qdgL, qdgN, func(qdgLo, qdgHi int) {
+			if qdgLo < 0 || qdgHi > len(ps) {
+				panic("qd gen: a chunk outside its loop")
+			}
 			for qdgI := qdgLo; qdgI < qdgHi; qdgI++ {
 				p := qdgI
 				_ = p
@@ -130,9 +140,13 @@ func qdgg2p(qdgL *native.Launch) {
 				var v qd.Vec2[float32]
 				var c qd.Mat2[float32]
 				for i := range 3 {
-					qdgL.Check() /*line kernels.go:140:21*/
+					if i&1023 == 0 {
+						qdgL.Check()
+					} /*line kernels.go:140:21*/
 					for j := range 3 {
-						qdgL.Check() /*line kernels.go:141:22*/
+						if j&1023 == 0 {
+							qdgL.Check()
+						} /*line kernels.go:141:22*/
 						dpos := qd.Vec2[float32]{float32(i), float32(j)}.Sub(fx).Scale(dx)
 						wt := w[i][0] * w[j][1]
 						gv := grid[bi+i][bj+j].V

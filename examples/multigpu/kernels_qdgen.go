@@ -37,7 +37,9 @@ func qdgstep(qdgL *native.Launch) {
 					v := (cur[i][j] + cur[i-1][j] + cur[i+1][j] + cur[i][(j+w-1)%w] + cur[i][(j+1)%w]) * 0.2
 					s := float32(0)
 					for k := 0; k < work; k++ {
-						qdgL.Check() /*line kernels.go:21:30*/
+						if k&1023 == 0 {
+							qdgL.Check()
+						} /*line kernels.go:21:30*/
 						s = s*0.5 + v*0.5
 					}
 					next[i][j] = s

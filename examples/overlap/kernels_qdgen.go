@@ -23,6 +23,9 @@ func qdgsmooth(qdgL *native.Launch) {
 	{
 		qdgN := int( /*line kernels.go:12:17*/ len(x))
 		native.For(qdgL, qdgN, func(qdgLo, qdgHi int) {
+			if qdgLo < 0 || qdgHi > len(x) {
+				panic("qd gen: a chunk outside its loop")
+			}
 			for qdgI := qdgLo; qdgI < qdgHi; qdgI++ {
 				i := qdgI
 				_ = i
@@ -30,7 +33,9 @@ func qdgsmooth(qdgL *native.Launch) {
 				v := x[i]
 				acc := float32(0)
 				for k := 0; k < terms; k++ {
-					qdgL.Check() /*line kernels.go:15:31*/
+					if k&1023 == 0 {
+						qdgL.Check()
+					} /*line kernels.go:15:31*/
 					acc = acc*v + 0.5
 				}
 				x[i] = acc + qd.Sqrt(v*v)

@@ -24,6 +24,9 @@ func qdgproduce(qdgL *native.Launch) {
 	{
 		qdgN := int( /*line kernels.go:12:17*/ len(buf))
 		native.For(qdgL, qdgN, func(qdgLo, qdgHi int) {
+			if qdgLo < 0 || qdgHi > len(buf) {
+				panic("qd gen: a chunk outside its loop")
+			}
 			for qdgI := qdgLo; qdgI < qdgHi; qdgI++ {
 				i := qdgI
 				_ = i
@@ -45,6 +48,9 @@ func qdgconsume(qdgL *native.Launch) {
 	{
 		qdgN := int( /*line kernels.go:21:17*/ len(buf))
 		native.For(qdgL, qdgN, func(qdgLo, qdgHi int) {
+			if qdgLo < 0 || qdgHi > len(buf) {
+				panic("qd gen: a chunk outside its loop")
+			}
 			for qdgI := qdgLo; qdgI < qdgHi; qdgI++ {
 				i := qdgI
 				_ = i

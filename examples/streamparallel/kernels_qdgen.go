@@ -29,6 +29,9 @@ func qdgprepare(qdgL *native.Launch) {
 		{
 			qdgN := int( /*line kernels.go:15:18*/ len(hist))
 			native.For(qdgL, qdgN, func(qdgLo, qdgHi int) {
+				if qdgLo < 0 || qdgHi > len(hist) {
+					panic("qd gen: a chunk outside its loop")
+				}
 				for qdgI := qdgLo; qdgI < qdgHi; qdgI++ {
 					i := qdgI
 					_ = i
@@ -41,6 +44,9 @@ func qdgprepare(qdgL *native.Launch) {
 		{
 			qdgN := int( /*line kernels.go:18:18*/ len(values))
 			native.For(qdgL, qdgN, func(qdgLo, qdgHi int) {
+				if qdgLo < 0 || qdgHi > len(values) {
+					panic("qd gen: a chunk outside its loop")
+				}
 				for qdgI := qdgLo; qdgI < qdgHi; qdgI++ {
 					i := qdgI
 					_ = i
@@ -75,6 +81,9 @@ func qdgprepare(qdgL *native.Launch) {
 		{
 			qdgN := int( /*line kernels.go:28:18*/ len(ramp))
 			native.For(qdgL, qdgN, func(qdgLo, qdgHi int) {
+				if qdgLo < 0 || qdgHi > len(ramp) {
+					panic("qd gen: a chunk outside its loop")
+				}
 				for qdgI := qdgLo; qdgI < qdgHi; qdgI++ {
 					i := qdgI
 					_ = i
@@ -87,6 +96,9 @@ func qdgprepare(qdgL *native.Launch) {
 		{
 			qdgN := int( /*line kernels.go:31:18*/ len(ramp))
 			native.For(qdgL, qdgN, func(qdgLo, qdgHi int) {
+				if qdgLo < 0 || qdgHi > len(ramp) {
+					panic("qd gen: a chunk outside its loop")
+				}
 				for qdgI := qdgLo; qdgI < qdgHi; qdgI++ {
 					i := qdgI
 					_ = i
@@ -111,6 +123,9 @@ func qdgprepareSerial(qdgL *native.Launch) {
 	{
 		qdgN := int( /*line kernels.go:42:17*/ len(hist))
 		native.For(qdgL, qdgN, func(qdgLo, qdgHi int) {
+			if qdgLo < 0 || qdgHi > len(hist) {
+				panic("qd gen: a chunk outside its loop")
+			}
 			for qdgI := qdgLo; qdgI < qdgHi; qdgI++ {
 				i := qdgI
 				_ = i
@@ -123,6 +138,9 @@ func qdgprepareSerial(qdgL *native.Launch) {
 	{
 		qdgN := int( /*line kernels.go:45:17*/ len(values))
 		native.For(qdgL, qdgN, func(qdgLo, qdgHi int) {
+			if qdgLo < 0 || qdgHi > len(values) {
+				panic("qd gen: a chunk outside its loop")
+			}
 			for qdgI := qdgLo; qdgI < qdgHi; qdgI++ {
 				i := qdgI
 				_ = i
@@ -153,6 +171,9 @@ func qdgprepareSerial(qdgL *native.Launch) {
 	{
 		qdgN := int( /*line kernels.go:51:17*/ len(ramp))
 		native.For(qdgL, qdgN, func(qdgLo, qdgHi int) {
+			if qdgLo < 0 || qdgHi > len(ramp) {
+				panic("qd gen: a chunk outside its loop")
+			}
 			for qdgI := qdgLo; qdgI < qdgHi; qdgI++ {
 				i := qdgI
 				_ = i
@@ -165,6 +186,9 @@ func qdgprepareSerial(qdgL *native.Launch) {
 	{
 		qdgN := int( /*line kernels.go:54:17*/ len(ramp))
 		native.For(qdgL, qdgN, func(qdgLo, qdgHi int) {
+			if qdgLo < 0 || qdgHi > len(ramp) {
+				panic("qd gen: a chunk outside its loop")
+			}
 			for qdgI := qdgLo; qdgI < qdgHi; qdgI++ {
 				i := qdgI
 				_ = i

@@ -24,6 +24,9 @@ func qdgsaxpy(qdgL *native.Launch) {
 	{
 		qdgN := int( /*line kernels.go:8:17*/ len(x))
 		native.For(qdgL, qdgN, func(qdgLo, qdgHi int) {
+			if qdgLo < 0 || qdgHi > len(x) {
+				panic("qd gen: a chunk outside its loop")
+			}
 			for qdgI := qdgLo; qdgI < qdgHi; qdgI++ {
 				i := qdgI
 				_ = i

@@ -41,6 +41,9 @@ func qdgsaxpy(qdgL *native.Launch) {
 	{
 		qdgN := int( /*line cpu_kernels.go:20:17*/ len(y))
 		native.For(qdgL, qdgN, func(qdgLo, qdgHi int) {
+			if qdgLo < 0 || qdgHi > len(y) {
+				panic("qd gen: a chunk outside its loop")
+			}
 			for qdgI := qdgLo; qdgI < qdgHi; qdgI++ {
 				i := qdgI
 				_ = i
@@ -114,6 +117,9 @@ func qdgsum(qdgL *native.Launch) {
 		native.For(qdgL, qdgN, func(qdgLo, qdgHi int) {
 			var qdgR0 float32
 			var qdgOK0 bool
+			if qdgLo < 0 || qdgHi > len(x) {
+				panic("qd gen: a chunk outside its loop")
+			}
 			for qdgI := qdgLo; qdgI < qdgHi; qdgI++ {
 				i := qdgI
 				_ = i
@@ -136,6 +142,9 @@ func qdgbranches(qdgL *native.Launch) {
 	{
 		qdgN := int( /*line cpu_kernels.go:69:17*/ len(x))
 		native.For(qdgL, qdgN, func(qdgLo, qdgHi int) {
+			if qdgLo < 0 || qdgHi > len(x) {
+				panic("qd gen: a chunk outside its loop")
+			}
 			for qdgI := qdgLo; qdgI < qdgHi; qdgI++ {
 				i := qdgI
 				_ = i
@@ -163,13 +172,18 @@ func qdgcollatz(qdgL *native.Launch) {
 	{
 		qdgN := int( /*line cpu_kernels.go:87:17*/ len(x))
 		native.For(qdgL, qdgN, func(qdgLo, qdgHi int) {
+			if qdgLo < 0 || qdgHi > len(x) {
+				panic("qd gen: a chunk outside its loop")
+			}
 			for qdgI := qdgLo; qdgI < qdgHi; qdgI++ {
 				i := qdgI
 				_ = i
 				/*line cpu_kernels.go:87:25*/
 				v, n := x[i], int32(0)
 				for v != 1 && n < 64 {
-					qdgL.Check() /*line cpu_kernels.go:89:25*/
+					if n&1023 == 0 {
+						qdgL.Check()
+					} /*line cpu_kernels.go:89:25*/
 					if v%2 == 0 {
 						v = v / 2
 					} else {
@@ -192,13 +206,18 @@ func qdgpoly(qdgL *native.Launch) {
 	{
 		qdgN := int( /*line cpu_kernels.go:106:17*/ len(y))
 		native.For(qdgL, qdgN, func(qdgLo, qdgHi int) {
+			if qdgLo < 0 || qdgHi > len(y) {
+				panic("qd gen: a chunk outside its loop")
+			}
 			for qdgI := qdgLo; qdgI < qdgHi; qdgI++ {
 				i := qdgI
 				_ = i
 				/*line cpu_kernels.go:106:25*/
 				xi, acc := x[i], float32(0)
 				for k := 0; k < 32; k++ {
-					qdgL.Check() /*line cpu_kernels.go:108:28*/
+					if k&1023 == 0 {
+						qdgL.Check()
+					} /*line cpu_kernels.go:108:28*/
 					acc = acc*xi + 0.5
 				}
 				y[i] = acc
@@ -216,6 +235,9 @@ func qdgmathy(qdgL *native.Launch) {
 	{
 		qdgN := int( /*line cpu_kernels.go:119:17*/ len(x))
 		native.For(qdgL, qdgN, func(qdgLo, qdgHi int) {
+			if qdgLo < 0 || qdgHi > len(x) {
+				panic("qd gen: a chunk outside its loop")
+			}
 			for qdgI := qdgLo; qdgI < qdgHi; qdgI++ {
 				i := qdgI
 				_ = i
@@ -235,7 +257,9 @@ func qdgscan(qdgL *native.Launch) {
 	_ = y
 	/*line cpu_kernels.go:130:2*/ acc := float32(0)
 	/*line cpu_kernels.go:131:2*/ for i := 0; i < len(x); i++ {
-		qdgL.Check() /*line cpu_kernels.go:131:31*/
+		if i&1023 == 0 {
+			qdgL.Check()
+		} /*line cpu_kernels.go:131:31*/
 		acc += x[i]
 		y[i] = acc
 	}
@@ -276,14 +300,19 @@ func qdgrareBranch(qdgL *native.Launch) {
 	{
 		qdgN := int( /*line cpu_kernels.go:155:17*/ len(y))
 		native.For(qdgL, qdgN, func(qdgLo, qdgHi int) {
+			if qdgLo < 0 || qdgHi > len(y) {
+				panic("qd gen: a chunk outside its loop")
+			}
 			for qdgI := qdgLo; qdgI < qdgHi; qdgI++ {
 				i := qdgI
 				_ = i
 				/*line cpu_kernels.go:155:25*/
 				v := x[i]
 				if v < 1.0/128 {
-					for range 64 {
-						qdgL.Check() /*line cpu_kernels.go:158:18*/
+					for qdgK := range /*line cpu_kernels.go:158:14*/ 64 {
+						if qdgK&1023 == 0 {
+							qdgL.Check()
+						} /*line cpu_kernels.go:158:18*/
 						v = v*v*0.5 + 0.25
 					}
 				}
@@ -302,6 +331,9 @@ func qdgmandel(qdgL *native.Launch) {
 	{
 		qdgN := int( /*line cpu_kernels.go:171:17*/ len(y))
 		native.For(qdgL, qdgN, func(qdgLo, qdgHi int) {
+			if qdgLo < 0 || qdgHi > len(y) {
+				panic("qd gen: a chunk outside its loop")
+			}
 			for qdgI := qdgLo; qdgI < qdgHi; qdgI++ {
 				i := qdgI
 				_ = i
@@ -311,7 +343,9 @@ func qdgmandel(qdgL *native.Launch) {
 				zr, zi := float32(0), float32(0)
 				k := 0
 				for k < 256 && zr*zr+zi*zi < 4 {
-					qdgL.Check() /*line cpu_kernels.go:176:35*/
+					if k&1023 == 0 {
+						qdgL.Check()
+					} /*line cpu_kernels.go:176:35*/
 					zr, zi = zr*zr-zi*zi+cr, 2*zr*zi+ci
 					k++
 				}
@@ -330,6 +364,9 @@ func qdgintDivRem(qdgL *native.Launch) {
 	{
 		qdgN := int( /*line cpu_kernels.go:189:17*/ len(y))
 		native.For(qdgL, qdgN, func(qdgLo, qdgHi int) {
+			if qdgLo < 0 || qdgHi > len(y) {
+				panic("qd gen: a chunk outside its loop")
+			}
 			for qdgI := qdgLo; qdgI < qdgHi; qdgI++ {
 				i := qdgI
 				_ = i
@@ -348,16 +385,23 @@ func qdghistogram(qdgL *native.Launch) {
 	h := native.Slice[float32](qdgL, 1)
 	_ = h
 	{
+		qdgP0S := native.NewPrivate(h)
 		qdgN := int( /*line cpu_kernels.go:200:17*/ len(idx))
 		native.For(qdgL, qdgN, func(qdgLo, qdgHi int) {
+			qdgP0 := qdgP0S.Get(int64(qdgHi - qdgLo))
+			if qdgLo < 0 || qdgHi > len(idx) {
+				panic("qd gen: a chunk outside its loop")
+			}
 			for qdgI := qdgLo; qdgI < qdgHi; qdgI++ {
 				i := qdgI
 				_ = i
 				/*line cpu_kernels.go:200:27*/
-				qd.AtomicAdd(&h[idx[i]], 1)
+				native.Scatter(qdgP0, h, idx[i], 1, qd.AtomicAdd[float32]) /*line cpu_kernels.go:201:30*/
 
 			}
+			qdgP0S.Put(qdgP0)
 		})
+		qdgP0S.Merge(qd.AtomicAdd[float32])
 	}
 }
 
@@ -369,13 +413,18 @@ func qdgnbody1(qdgL *native.Launch) {
 	{
 		qdgN := int( /*line cpu_kernels.go:211:17*/ len(y))
 		native.For(qdgL, qdgN, func(qdgLo, qdgHi int) {
+			if qdgLo < 0 || qdgHi > len(y) {
+				panic("qd gen: a chunk outside its loop")
+			}
 			for qdgI := qdgLo; qdgI < qdgHi; qdgI++ {
 				i := qdgI
 				_ = i
 				/*line cpu_kernels.go:211:25*/
 				s := float32(0)
 				for j := range len(x) {
-					qdgL.Check() /*line cpu_kernels.go:213:26*/
+					if j&1023 == 0 {
+						qdgL.Check()
+					} /*line cpu_kernels.go:213:26*/
 					d := x[i] - x[j]
 					s += 1 / (d*d + 0.01)
 				}
@@ -394,13 +443,18 @@ func qdgpairForce(qdgL *native.Launch) {
 	{
 		qdgN := int( /*line cpu_kernels.go:226:17*/ len(pos))
 		native.For(qdgL, qdgN, func(qdgLo, qdgHi int) {
+			if qdgLo < 0 || qdgHi > len(pos) {
+				panic("qd gen: a chunk outside its loop")
+			}
 			for qdgI := qdgLo; qdgI < qdgHi; qdgI++ {
 				i := qdgI
 				_ = i
 				/*line cpu_kernels.go:226:27*/
 				force[i][0], force[i][1] = 0, 0
 				for k := 1; k <= 8; k++ {
-					qdgL.Check() /*line cpu_kernels.go:228:28*/
+					if k&1023 == 0 {
+						qdgL.Check()
+					} /*line cpu_kernels.go:228:28*/
 					j := (i + k) % len(pos)
 					force[i][0] += pos[j][0] - pos[i][0]
 					force[i][1] += pos[j][1] - pos[i][1]

@@ -166,9 +166,11 @@ func (g *gen) text(from, to token.Pos, edits ...edit) string {
 		}
 		switch n := n.(type) {
 		case *ast.ForStmt:
-			at = append(at, g.check(g.off(n.Body.Lbrace)+1))
+			at = append(at, g.check(g.off(n.Body.Lbrace)+1, g.forCounter(n)))
 		case *ast.RangeStmt:
-			at = append(at, g.check(g.off(n.Body.Lbrace)+1))
+			counter, name := g.rangeCounter(n)
+			at = append(at, name...)
+			at = append(at, g.check(g.off(n.Body.Lbrace)+1, counter))
 		case *ast.SelectorExpr:
 			g.noteImport(n)
 		}
@@ -198,10 +200,154 @@ type edit struct {
 }
 
 // check is the stop check at the top of a loop body (off is just after
-// its brace). gofmt puts it on a line of its own: the directive after it
-// gives the rest its lines back.
-func (g *gen) check(off int) edit {
-	return edit{off, off, " " + prefix + "L.Check() " + g.lineAt(off)}
+// its brace), ended by a semicolon for a body that goes on in the same
+// line. gofmt puts it on lines of its own: the directive after it gives
+// the rest its lines back. A loop with a counter (one more each
+// iteration) checks on every checkEvery-th value of it, a test of a
+// register where Check loads the flag: in a short inner loop that was
+// a tenth of the kernel's time.
+func (g *gen) check(off int, counter string) edit {
+	if counter != "" {
+		return edit{off, off, fmt.Sprintf(" if %s&%d == 0 { %sL.Check() }; %s", counter, checkEvery-1, prefix, g.lineAt(off))}
+	}
+	return edit{off, off, " " + prefix + "L.Check(); " + g.lineAt(off)}
+}
+
+// checkEvery is how many iterations of a loop with a counter run between
+// stop checks (a power of two).
+const checkEvery = 1024
+
+// forCounter is the name of loop's counter: an integer of at least 32
+// bits that goes up by one each iteration, through the post statement
+// v++ or a v++ among the body's own statements (the way a while loop
+// counts, when no continue can skip it), and that the body changes no
+// other way; else "".
+func (g *gen) forCounter(loop *ast.ForStmt) string {
+	incs := []ast.Stmt{loop.Post}
+	if loop.Post == nil && !g.continues(loop.Body) {
+		incs = loop.Body.List
+	}
+	for _, st := range incs {
+		inc, ok := st.(*ast.IncDecStmt)
+		if !ok || inc.Tok != token.INC {
+			continue
+		}
+		v, ok := inc.X.(*ast.Ident)
+		if !ok || !wideInt(g.syn.Info.TypeOf(v)) {
+			continue
+		}
+		if obj := g.syn.Info.ObjectOf(v); obj != nil && !g.changes(loop.Body, obj, inc) {
+			return v.Name
+		}
+	}
+	return ""
+}
+
+// continues reports whether body has a continue or goto that could skip
+// the rest of an iteration of its own loop.
+func (g *gen) continues(body *ast.BlockStmt) bool {
+	found := false
+	var walk func(n ast.Node, nested bool)
+	walk = func(n ast.Node, nested bool) {
+		ast.Inspect(n, func(m ast.Node) bool {
+			switch m := m.(type) {
+			case *ast.ForStmt:
+				if m != n {
+					walk(m.Body, true)
+					return false
+				}
+			case *ast.RangeStmt:
+				walk(m.Body, true)
+				return false
+			case *ast.BranchStmt:
+				if m.Tok == token.GOTO || m.Tok == token.CONTINUE && (!nested || m.Label != nil) {
+					found = true
+				}
+			}
+			return !found
+		})
+	}
+	walk(body, false)
+	return found
+}
+
+// rangeCounter is the name of a range loop's index over an integer or a
+// slice: a fresh variable each iteration, one more than the last. A loop
+// without one gets one, declared by the edits name.
+func (g *gen) rangeCounter(loop *ast.RangeStmt) (counter string, name []edit) {
+	switch t := g.syn.Info.TypeOf(loop.X).Underlying().(type) {
+	case *types.Basic:
+		if t.Info()&types.IsInteger == 0 {
+			return "", nil // a string's index steps by the runes' bytes
+		}
+	case *types.Slice, *types.Array:
+	default:
+		return "", nil
+	}
+	k, _ := loop.Key.(*ast.Ident)
+	switch {
+	case loop.Key == nil:
+		at, x := g.off(loop.Range), g.off(loop.X.Pos())
+		name = []edit{{at, at, prefix + "K := "}, {x, x, g.lineAt(x)}}
+	case k != nil && k.Name == "_":
+		name = []edit{{g.off(k.Pos()), g.off(k.End()), prefix + "K"}}
+	case k == nil || !wideInt(g.syn.Info.TypeOf(k)):
+		return "", nil
+	default:
+		return k.Name, nil
+	}
+	if t := g.syn.Info.TypeOf(loop.X); !wideInt(t) && !isSliceOrArray(t) {
+		return "", nil // the index would have a narrow type
+	}
+	return prefix + "K", name
+}
+
+// isSliceOrArray reports whether t ranges by an int index.
+func isSliceOrArray(t types.Type) bool {
+	switch t.Underlying().(type) {
+	case *types.Slice, *types.Array:
+		return true
+	}
+	return false
+}
+
+// wideInt reports whether t is an integer type of at least 32 bits, whose
+// counter reaches a multiple of checkEvery.
+func wideInt(t types.Type) bool {
+	b, ok := t.(*types.Basic)
+	if t != nil {
+		b, ok = t.Underlying().(*types.Basic)
+	}
+	if !ok {
+		return false
+	}
+	switch b.Kind() {
+	case types.Int, types.Int32, types.Int64, types.Uint, types.Uint32, types.Uint64, types.Uintptr:
+		return true
+	}
+	return false
+}
+
+// changes reports whether body assigns obj or takes its address, other
+// than by the statement but.
+func (g *gen) changes(body ast.Node, obj types.Object, but ast.Stmt) bool {
+	is := func(e ast.Expr) bool {
+		id, ok := ast.Unparen(e).(*ast.Ident)
+		return ok && g.syn.Info.ObjectOf(id) == obj
+	}
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			found = found || slices.ContainsFunc(n.Lhs, is)
+		case *ast.IncDecStmt:
+			found = found || n != but && is(n.X)
+		case *ast.UnaryExpr:
+			found = found || n.Op == token.AND && is(n.X)
+		}
+		return !found
+	})
+	return found
 }
 
 // kernel writes fd's native function, or says why it cannot.

@@ -112,17 +112,19 @@ func (g *gen) rangeLoop(b *strings.Builder, st *ast.RangeStmt) string {
 	if call, ok := st.X.(*ast.CallExpr); ok {
 		switch g.qdFunc(call.Fun) {
 		case "NDRange":
-			fmt.Fprintf(b, "\t{\n\t\tqdgN, qdgM := %s, %s\n", g.arg(call.Args[0]), g.arg(call.Args[1]))
+			b.WriteString("\t{\n" + red.before)
+			fmt.Fprintf(b, "\t\tqdgN, qdgM := %s, %s\n", g.arg(call.Args[0]), g.arg(call.Args[1]))
 			fmt.Fprintf(b, "\t\tnative.For2(%s, qdgN, qdgM, func(qdgLo, qdgHi int) {\n", L)
 			b.WriteString(red.pro)
 			b.WriteString("\t\t\tqdgI, qdgJ := qdgLo/qdgM, qdgLo%qdgM\n\t\t\tfor qdgLo < qdgHi {\n")
 			b.WriteString("\t\t\t\tqdgEnd := min(qdgM, qdgJ+qdgHi-qdgLo)\n\t\t\t\tqdgLo += qdgEnd - qdgJ\n")
 			b.WriteString("\t\t\t\tfor ; qdgJ < qdgEnd; qdgJ++ {\n")
 			declare(b, "\t\t\t\t\t", []string{key, val}, []string{"qdgI", "qdgJ"})
-			fmt.Fprintf(b, "\t\t\t\t\t%s\n\t\t\t\t}\n\t\t\t\tqdgI, qdgJ = qdgI+1, 0\n\t\t\t}\n%s\t\t})\n\t}\n", body, red.epi)
+			fmt.Fprintf(b, "\t\t\t\t\t%s\n\t\t\t\t}\n\t\t\t\tqdgI, qdgJ = qdgI+1, 0\n\t\t\t}\n%s\t\t})\n%s\t}\n", body, red.epi, red.after)
 			return ""
 		case "NDRange3":
-			fmt.Fprintf(b, "\t{\n\t\tqdgN, qdgM, qdgK := %s, %s, %s\n", g.arg(call.Args[0]), g.arg(call.Args[1]), g.arg(call.Args[2]))
+			b.WriteString("\t{\n" + red.before)
+			fmt.Fprintf(b, "\t\tqdgN, qdgM, qdgK := %s, %s, %s\n", g.arg(call.Args[0]), g.arg(call.Args[1]), g.arg(call.Args[2]))
 			fmt.Fprintf(b, "\t\tnative.For3(%s, qdgN, qdgM, qdgK, func(qdgLo, qdgHi int) {\n", L)
 			b.WriteString(red.pro)
 			b.WriteString("\t\t\tqdgA, qdgB, qdgC := qdgLo/(qdgM*qdgK), qdgLo/qdgK%qdgM, qdgLo%qdgK\n\t\t\tfor qdgLo < qdgHi {\n")
@@ -132,16 +134,17 @@ func (g *gen) rangeLoop(b *strings.Builder, st *ast.RangeStmt) string {
 				g.used[g.qd] = true
 			}
 			declare(b, "\t\t\t\t\t", []string{key}, []string{g.qd + ".Index3{I: qdgA, J: qdgB, K: qdgC}"})
-			fmt.Fprintf(b, "\t\t\t\t\t%s\n\t\t\t\t}\n\t\t\t\tqdgB, qdgC = qdgB+1, 0\n\t\t\t\tif qdgB == qdgM {\n\t\t\t\t\tqdgA, qdgB = qdgA+1, 0\n\t\t\t\t}\n\t\t\t}\n%s\t\t})\n\t}\n", body, red.epi)
+			fmt.Fprintf(b, "\t\t\t\t\t%s\n\t\t\t\t}\n\t\t\t\tqdgB, qdgC = qdgB+1, 0\n\t\t\t\tif qdgB == qdgM {\n\t\t\t\t\tqdgA, qdgB = qdgA+1, 0\n\t\t\t\t}\n\t\t\t}\n%s\t\t})\n%s\t}\n", body, red.epi, red.after)
 			return ""
 		case "Blocks":
 			if key != "" {
 				g.used[g.qd] = true
 			}
-			fmt.Fprintf(b, "\t{\n\t\tqdgN, qdgS := %s, %s\n", g.arg(call.Args[0]), g.arg(call.Args[1]))
+			b.WriteString("\t{\n" + red.before)
+			fmt.Fprintf(b, "\t\tqdgN, qdgS := %s, %s\n", g.arg(call.Args[0]), g.arg(call.Args[1]))
 			fmt.Fprintf(b, "\t\tnative.Blocks(%s, qdgN, qdgS, func(qdgLo, qdgHi int) {\n%s\t\t\tfor qdgI := qdgLo; qdgI < qdgHi; qdgI++ {\n", L, red.pro)
 			declare(b, "\t\t\t\t", []string{key}, []string{g.qd + ".BlockAt(qdgI, qdgS)"})
-			fmt.Fprintf(b, "\t\t\t\t%s\n\t\t\t}\n%s\t\t})\n\t}\n", body, red.epi)
+			fmt.Fprintf(b, "\t\t\t\t%s\n\t\t\t}\n%s\t\t})\n%s\t}\n", body, red.epi, red.after)
 			return ""
 		}
 	}
@@ -158,22 +161,66 @@ func (g *gen) rangeLoop(b *strings.Builder, st *ast.RangeStmt) string {
 		if u.Info()&types.IsUntyped == 0 {
 			tname = types.TypeString(t, g.qualifier)
 		}
-		fmt.Fprintf(b, "\t{\n\t\tqdgN := %s(%s)\n", tname, g.arg(st.X))
-		fmt.Fprintf(b, "\t\tnative.For(%s, qdgN, func(qdgLo, qdgHi %s) {\n%s\t\t\tfor qdgI := qdgLo; qdgI < qdgHi; qdgI++ {\n", L, tname, red.pro)
+		b.WriteString("\t{\n" + red.before)
+		fmt.Fprintf(b, "\t\tqdgN := %s(%s)\n", tname, g.arg(st.X))
+		fmt.Fprintf(b, "\t\tnative.For(%s, qdgN, func(qdgLo, qdgHi %s) {\n%s%s\t\t\tfor qdgI := qdgLo; qdgI < qdgHi; qdgI++ {\n", L, tname, red.pro, within(g.lenOf(st.X)))
 		declare(b, "\t\t\t\t", []string{key}, []string{"qdgI"})
-		fmt.Fprintf(b, "\t\t\t\t%s\n\t\t\t}\n%s\t\t})\n\t}\n", body, red.epi)
+		fmt.Fprintf(b, "\t\t\t\t%s\n\t\t\t}\n%s\t\t})\n%s\t}\n", body, red.epi, red.after)
 		return ""
 	case *types.Slice:
-		fmt.Fprintf(b, "\t{\n\t\tqdgX := %s\n", g.arg(st.X))
-		fmt.Fprintf(b, "\t\tnative.For(%s, len(qdgX), func(qdgLo, qdgHi int) {\n%s\t\t\tfor qdgI := qdgLo; qdgI < qdgHi; qdgI++ {\n", L, red.pro)
+		b.WriteString("\t{\n" + red.before)
+		fmt.Fprintf(b, "\t\tqdgX := %s\n", g.arg(st.X))
+		fmt.Fprintf(b, "\t\tnative.For(%s, len(qdgX), func(qdgLo, qdgHi int) {\n%s%s\t\t\tfor qdgI := qdgLo; qdgI < qdgHi; qdgI++ {\n", L, red.pro, within("qdgX", g.sliceVar(st.X)))
 		declare(b, "\t\t\t\t", []string{key, val}, []string{"qdgI", "qdgX[qdgI]"})
-		fmt.Fprintf(b, "\t\t\t\t%s\n\t\t\t}\n%s\t\t})\n\t}\n", body, red.epi)
+		fmt.Fprintf(b, "\t\t\t\t%s\n\t\t\t}\n%s\t\t})\n%s\t}\n", body, red.epi, red.after)
 		return ""
 	case *types.Array, *types.Pointer:
 		b.WriteString("\t" + g.text(st.Pos(), st.End()) + "\n") // a serial loop over a local array
 		return ""
 	}
 	return "a top-level range over a " + types.TypeString(t, g.qualifier)
+}
+
+// lenOf is the name of s when e is len(s) of a slice variable s, else "".
+func (g *gen) lenOf(e ast.Expr) string {
+	call, ok := e.(*ast.CallExpr)
+	if !ok || len(call.Args) != 1 {
+		return ""
+	}
+	if fn, ok := call.Fun.(*ast.Ident); !ok || fn.Name != "len" {
+		return ""
+	}
+	return g.sliceVar(call.Args[0])
+}
+
+// sliceVar is the name of e when e is a variable of slice type, else "".
+func (g *gen) sliceVar(e ast.Expr) string {
+	s, ok := e.(*ast.Ident)
+	if !ok {
+		return ""
+	}
+	if _, ok := g.syn.Info.TypeOf(s).Underlying().(*types.Slice); !ok {
+		return ""
+	}
+	return s.Name
+}
+
+// within is a chunk's statement that its range [qdgLo, qdgHi) lies in
+// the named slices (the ones whose length is the loop's count; "" ones
+// aside). It never fires; it tells the Go compiler so, which then drops
+// the index checks of s[i] in the body: without it, a body that reads two
+// slices ran 20% slower than the plain loop.
+func within(slices ...string) string {
+	var conds []string
+	for _, s := range slices {
+		if s != "" {
+			conds = append(conds, "qdgHi > len("+s+")")
+		}
+	}
+	if len(conds) == 0 {
+		return ""
+	}
+	return "\t\t\tif qdgLo < 0 || " + strings.Join(conds, " || ") + " {\n\t\t\t\tpanic(\"qd gen: a chunk outside its loop\")\n\t\t\t}\n"
 }
 
 // arg is an expression's text under its line directive.

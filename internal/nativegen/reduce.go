@@ -19,11 +19,23 @@ import (
 // appears nowhere else in the loop (nothing reads the element while the
 // loop runs), and the statement is not in a function literal.
 
+// Scatters. `qd.AtomicAdd(&h[e], v)` statements at addresses the loop
+// does change, into a 1-D slice h that the loop reads and writes no other
+// way, add into a private copy of h (native.Private): one per worker,
+// taken by each chunk long enough for it to pay; after the loop the copies
+// are summed and each non-zero sum added to h with one atomic. A histogram
+// runs at plain Go's speed that way, where an atomic per element was ten
+// times slower on one core, and slower still on two. A chunk too short
+// keeps the atomics.
+
 // reduced is a loop's reductions: the edits of its body, and the chunk's
 // prologue (the locals) and epilogue (the atomics).
 type reduced struct {
 	edits    []edit
 	pro, epi string
+	// before and after are the statements before and after the loop:
+	// the private copies of scatter targets, and their merge.
+	before, after string
 }
 
 // reductions finds the reductions of the top-level loop st.
@@ -54,6 +66,7 @@ func (g *gen) reductions(st *ast.RangeStmt) reduced {
 		}
 		return true
 	})
+	private := g.scatterTargets(st.Body, inside, assigned, uses)
 	var walk func(n ast.Node) bool
 	walk = func(n ast.Node) bool {
 		switch n := n.(type) {
@@ -67,6 +80,15 @@ func (g *gen) reductions(st *ast.RangeStmt) reduced {
 			addr, ok := call.Args[0].(*ast.UnaryExpr)
 			if !ok || addr.Op != token.AND {
 				return true
+			}
+			if ix, ok := addr.X.(*ast.IndexExpr); ok {
+				if p, ok := private[info.Uses[rootIdent(ix)]]; ok {
+					g.used[g.qd] = true
+					r.edits = append(r.edits, edit{g.off(n.Pos()), g.off(n.End()),
+						fmt.Sprintf("native.Scatter(%s, %s, %s, %s, %s.AtomicAdd[%s]) %s", p.name, p.target, g.exprText(ix.Index), g.exprText(call.Args[1]),
+							g.qd, p.elem, g.lineAt(g.off(n.End())))})
+					return false
+				}
 			}
 			root, invariant := g.invariantElem(addr.X, inside, assigned)
 			if !invariant || uses[root] != 1 {
@@ -88,7 +110,84 @@ func (g *gen) reductions(st *ast.RangeStmt) reduced {
 		return true
 	}
 	ast.Inspect(st.Body, walk)
+	for _, p := range private {
+		r.before += fmt.Sprintf("\t\t%sS := native.NewPrivate(%s)\n", p.name, p.target)
+		r.pro += fmt.Sprintf("\t\t\t%s := %sS.Get(int64(qdgHi - qdgLo))\n", p.name, p.name)
+		r.epi += fmt.Sprintf("\t\t\t%sS.Put(%s)\n", p.name, p.name)
+		r.after += fmt.Sprintf("\t\t%sS.Merge(%s.AtomicAdd[%s])\n", p.name, g.qd, p.elem)
+	}
 	return r
+}
+
+// scatter is a privatised scatter target: the slice's name, its element
+// type and the private copy's name.
+type scatter struct {
+	target, elem, name string
+}
+
+// scatterTargets finds the slices body only scatters into: 1-D slices
+// declared outside the loop and not assigned in it, every mention of which
+// in body is the address of an element in a qd.AtomicAdd statement whose
+// index the loop changes (an invariant one is a reduction).
+func (g *gen) scatterTargets(body *ast.BlockStmt, inside func(types.Object) bool, assigned map[types.Object]bool, uses map[types.Object]int) map[types.Object]scatter {
+	info := g.syn.Info
+	adds := map[types.Object]int{}
+	var order []types.Object
+	ast.Inspect(body, func(n ast.Node) bool {
+		if _, ok := n.(*ast.FuncLit); ok {
+			return false
+		}
+		st, ok := n.(*ast.ExprStmt)
+		if !ok {
+			return true
+		}
+		call, ok := st.X.(*ast.CallExpr)
+		if !ok || g.qdFunc(call.Fun) != "AtomicAdd" || len(call.Args) != 2 {
+			return true
+		}
+		addr, ok := call.Args[0].(*ast.UnaryExpr)
+		if !ok || addr.Op != token.AND {
+			return true
+		}
+		ix, ok := addr.X.(*ast.IndexExpr)
+		if !ok {
+			return true
+		}
+		if _, invariant := g.invariantElem(ix, inside, assigned); invariant {
+			return true
+		}
+		id, ok := ix.X.(*ast.Ident)
+		if !ok {
+			return true
+		}
+		obj := info.Uses[id]
+		if _, isVar := obj.(*types.Var); !isVar || inside(obj) || assigned[obj] {
+			return true
+		}
+		if adds[obj] == 0 {
+			order = append(order, obj)
+		}
+		adds[obj]++
+		return true
+	})
+	private := map[types.Object]scatter{}
+	for _, obj := range order {
+		sl, ok := obj.Type().Underlying().(*types.Slice)
+		if !ok || adds[obj] != uses[obj] {
+			continue
+		}
+		if b, ok := sl.Elem().Underlying().(*types.Basic); !ok || b.Info()&types.IsNumeric == 0 {
+			continue
+		}
+		private[obj] = scatter{obj.Name(), types.TypeString(sl.Elem(), g.qualifier), fmt.Sprintf("%sP%d", prefix, len(private))}
+	}
+	return private
+}
+
+// rootIdent is the identifier an index expression's array is, or nil.
+func rootIdent(ix *ast.IndexExpr) *ast.Ident {
+	id, _ := ix.X.(*ast.Ident)
+	return id
 }
 
 // invariantElem reports whether e is an element x[i]..., of an array

@@ -150,6 +150,38 @@ func spin(stop []int32, out []int32) {
 	}
 }
 
+// spinCounted and spinRange loop until a stop, as spin does, in loops
+// whose counter qd gen's stop check reads (every 1024th iteration).
+//
+//qd:kernel
+func spinCounted(stop []int32, out []int32) {
+	for i := range 1 {
+		for k := 0; stop[0] == 0; k++ {
+			out[i] += int32(k & 1)
+		}
+	}
+}
+
+//qd:kernel
+func spinRange(stop []int32, out []int32) {
+	for i := range 1 {
+		for range 1 << 62 {
+			out[i] += stop[0] + 1
+		}
+	}
+}
+
+// scatter adds w[i] at the data-dependent bin idx[i]: a scatter that qd
+// gen privatises in chunks long enough, and leaves atomic in short ones.
+//
+//qd:kernel
+func scatter(idx []int32, w []float32, h []float32, counts []int64) {
+	for i := range len(idx) {
+		qd.AtomicAdd(&h[idx[i]], w[i])
+		qd.AtomicAdd(&counts[idx[i]%4], 1)
+	}
+}
+
 // meet is a loop of 4 iterations, the first heavy: the rest are split over
 // the workers only if the loop is split by its cost, not its count.
 // Iteration 1 waits for iteration 3, so they must run at once; the wait

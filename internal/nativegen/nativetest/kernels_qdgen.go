@@ -11,7 +11,7 @@ import (
 )
 
 func init() {
-	native.Register(1, "kernels.go", "7a44db93773034cfb5c433204d238ddaeb18205fe3071792649e16963001efae",
+	native.Register(1, "kernels.go", "7e40d80fe089c1c77dfdd35abad61da19ce51bd7428861c400495b2262d7938e",
 		native.Kernel{Name: "scaleAdd", Run: qdgscaleAdd},
 		native.Kernel{Name: "countdown", Run: qdgcountdown},
 		native.Kernel{Name: "negate", Run: qdgnegate},
@@ -23,6 +23,9 @@ func init() {
 		native.Kernel{Name: "twoStreams", Run: qdgtwoStreams},
 		native.Kernel{Name: "outOfRange", Run: qdgoutOfRange},
 		native.Kernel{Name: "spin", Run: qdgspin},
+		native.Kernel{Name: "spinCounted", Run: qdgspinCounted},
+		native.Kernel{Name: "spinRange", Run: qdgspinRange},
+		native.Kernel{Name: "scatter", Run: qdgscatter},
 		native.Kernel{Name: "meet", Run: qdgmeet})
 }
 
@@ -76,6 +79,9 @@ func qdgnegate(qdgL *native.Launch) {
 	{
 		qdgX := /*line kernels.go:33:20*/ x
 		native.For(qdgL, len(qdgX), func(qdgLo, qdgHi int) {
+			if qdgLo < 0 || qdgHi > len(qdgX) || qdgHi > len(x) {
+				panic("qd gen: a chunk outside its loop")
+			}
 			for qdgI := qdgLo; qdgI < qdgHi; qdgI++ {
 				i, v := qdgI, qdgX[qdgI]
 				_, _ = i, v
@@ -111,7 +117,9 @@ func qdggrid(qdgL *native.Launch) {
 					}
 					s := float32(0)
 					for k := int32(0); k < steps[j%len(steps)]; k++ {
-						qdgL.Check() /*line kernels.go:49:52*/
+						if k&1023 == 0 {
+							qdgL.Check()
+						} /*line kernels.go:49:52*/
 						s += cell(in, i, j)
 					}
 					out[i][j] = s
@@ -193,16 +201,23 @@ func qdghistogram(qdgL *native.Launch) {
 	bins := native.Slice[uint32](qdgL, 1)
 	_ = bins
 	{
+		qdgP0S := native.NewPrivate(bins)
 		qdgN := int( /*line kernels.go:97:17*/ len(data))
 		native.For(qdgL, qdgN, func(qdgLo, qdgHi int) {
+			qdgP0 := qdgP0S.Get(int64(qdgHi - qdgLo))
+			if qdgLo < 0 || qdgHi > len(data) {
+				panic("qd gen: a chunk outside its loop")
+			}
 			for qdgI := qdgLo; qdgI < qdgHi; qdgI++ {
 				i := qdgI
 				_ = i
 				/*line kernels.go:97:28*/
-				qd.AtomicAdd(&bins[data[i]&15], 1)
+				native.Scatter(qdgP0, bins, data[i]&15, 1, qd.AtomicAdd[uint32]) /*line kernels.go:98:37*/
 
 			}
+			qdgP0S.Put(qdgP0)
 		})
+		qdgP0S.Merge(qd.AtomicAdd[uint32])
 	}
 }
 
@@ -218,6 +233,9 @@ func qdgtotal(qdgL *native.Launch) {
 		native.For(qdgL, qdgN, func(qdgLo, qdgHi int) {
 			var qdgR0 float32
 			var qdgOK0 bool
+			if qdgLo < 0 || qdgHi > len(x) {
+				panic("qd gen: a chunk outside its loop")
+			}
 			for qdgI := qdgLo; qdgI < qdgHi; qdgI++ {
 				i := qdgI
 				_ = i
@@ -245,6 +263,9 @@ func qdgtwoStreams(qdgL *native.Launch) {
 		{
 			qdgN := int( /*line kernels.go:121:18*/ len(a))
 			native.For(qdgL, qdgN, func(qdgLo, qdgHi int) {
+				if qdgLo < 0 || qdgHi > len(a) {
+					panic("qd gen: a chunk outside its loop")
+				}
 				for qdgI := qdgLo; qdgI < qdgHi; qdgI++ {
 					i := qdgI
 					_ = i
@@ -259,6 +280,9 @@ func qdgtwoStreams(qdgL *native.Launch) {
 		{
 			qdgN := int( /*line kernels.go:126:18*/ len(b))
 			native.For(qdgL, qdgN, func(qdgLo, qdgHi int) {
+				if qdgLo < 0 || qdgHi > len(b) {
+					panic("qd gen: a chunk outside its loop")
+				}
 				for qdgI := qdgLo; qdgI < qdgHi; qdgI++ {
 					i := qdgI
 					_ = i
@@ -312,6 +336,89 @@ func qdgspin(qdgL *native.Launch) {
 	}
 }
 
+func qdgspinCounted(qdgL *native.Launch) {
+	stop := native.Slice[int32](qdgL, 0)
+	_ = stop
+	out := native.Slice[int32](qdgL, 1)
+	_ = out
+	{
+		qdgN := int( /*line kernels.go:158:17*/ 1)
+		native.For(qdgL, qdgN, func(qdgLo, qdgHi int) {
+			for qdgI := qdgLo; qdgI < qdgHi; qdgI++ {
+				i := qdgI
+				_ = i
+				/*line kernels.go:158:20*/
+				for k := 0; stop[0] == 0; k++ {
+					if k&1023 == 0 {
+						qdgL.Check()
+					} /*line kernels.go:159:34*/
+					out[i] += int32(k & 1)
+				}
+
+			}
+		})
+	}
+}
+
+func qdgspinRange(qdgL *native.Launch) {
+	stop := native.Slice[int32](qdgL, 0)
+	_ = stop
+	out := native.Slice[int32](qdgL, 1)
+	_ = out
+	{
+		qdgN := int( /*line kernels.go:167:17*/ 1)
+		native.For(qdgL, qdgN, func(qdgLo, qdgHi int) {
+			for qdgI := qdgLo; qdgI < qdgHi; qdgI++ {
+				i := qdgI
+				_ = i
+				/*line kernels.go:167:20*/
+				for qdgK := range /*line kernels.go:168:13*/ 1 << 62 {
+					if qdgK&1023 == 0 {
+						qdgL.Check()
+					} /*line kernels.go:168:22*/
+					out[i] += stop[0] + 1
+				}
+
+			}
+		})
+	}
+}
+
+func qdgscatter(qdgL *native.Launch) {
+	idx := native.Slice[int32](qdgL, 0)
+	_ = idx
+	w := native.Slice[float32](qdgL, 1)
+	_ = w
+	h := native.Slice[float32](qdgL, 2)
+	_ = h
+	counts := native.Slice[int64](qdgL, 3)
+	_ = counts
+	{
+		qdgP0S := native.NewPrivate(h)
+		qdgP1S := native.NewPrivate(counts)
+		qdgN := int( /*line kernels.go:179:17*/ len(idx))
+		native.For(qdgL, qdgN, func(qdgLo, qdgHi int) {
+			qdgP0 := qdgP0S.Get(int64(qdgHi - qdgLo))
+			qdgP1 := qdgP1S.Get(int64(qdgHi - qdgLo))
+			if qdgLo < 0 || qdgHi > len(idx) {
+				panic("qd gen: a chunk outside its loop")
+			}
+			for qdgI := qdgLo; qdgI < qdgHi; qdgI++ {
+				i := qdgI
+				_ = i
+				/*line kernels.go:179:27*/
+				native.Scatter(qdgP0, h, idx[i], w[i], qd.AtomicAdd[float32])   /*line kernels.go:180:33*/
+				native.Scatter(qdgP1, counts, idx[i]%4, 1, qd.AtomicAdd[int64]) /*line kernels.go:181:37*/
+
+			}
+			qdgP0S.Put(qdgP0)
+			qdgP1S.Put(qdgP1)
+		})
+		qdgP0S.Merge(qd.AtomicAdd[float32])
+		qdgP1S.Merge(qd.AtomicAdd[int64])
+	}
+}
+
 func qdgmeet(qdgL *native.Launch) {
 	flag := native.Slice[int32](qdgL, 0)
 	_ = flag
@@ -320,16 +427,18 @@ func qdgmeet(qdgL *native.Launch) {
 	work := native.Scalar[int](qdgL, 2)
 	_ = work
 	{
-		qdgN := int( /*line kernels.go:160:17*/ 4)
+		qdgN := int( /*line kernels.go:192:17*/ 4)
 		native.For(qdgL, qdgN, func(qdgLo, qdgHi int) {
 			for qdgI := qdgLo; qdgI < qdgHi; qdgI++ {
 				i := qdgI
 				_ = i
-				/*line kernels.go:160:20*/
+				/*line kernels.go:192:20*/
 				if i == 0 {
 					s := float32(0)
 					for k := range work {
-						qdgL.Check() /*line kernels.go:163:25*/
+						if k&1023 == 0 {
+							qdgL.Check()
+						} /*line kernels.go:195:25*/
 						s += float32(k & 1)
 					}
 					met[0] = s
@@ -337,7 +446,9 @@ func qdgmeet(qdgL *native.Launch) {
 				if i == 1 {
 					met[1] = -1
 					for k := 0; k < 1<<26; k++ {
-						qdgL.Check() /*line kernels.go:170:32*/
+						if k&1023 == 0 {
+							qdgL.Check()
+						} /*line kernels.go:202:32*/
 						if qd.AtomicAdd(&flag[0], 0) != 0 {
 							met[1] = 1
 							break

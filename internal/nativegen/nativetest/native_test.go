@@ -174,6 +174,13 @@ func TestNativeMatchesClosures(t *testing.T) {
 			histogram(d, bins)
 			return fmt.Sprint(bins)
 		}},
+		// Long enough for private copies (native), and too short for them.
+		{"scatter", func(t *testing.T, p *qd.Program, m *qd.Module) string {
+			return runScatter(t, m, 1<<18, 64)
+		}, func() string { return runScatter(t, nil, 1<<18, 64) }},
+		{"scatterShort", func(t *testing.T, p *qd.Program, m *qd.Module) string {
+			return runScatter(t, m, 300, 64)
+		}, func() string { return runScatter(t, nil, 300, 64) }},
 		{"total", func(t *testing.T, p *qd.Program, m *qd.Module) string {
 			x, out, counts := ramp(n), make([]float32, 1), make([]int32, 4)
 			check(t, launch(t, m, "total", x, out, counts))
@@ -212,6 +219,44 @@ func TestNativeMatchesClosures(t *testing.T) {
 	}
 }
 
+// runScatter runs the scatter kernel over n elements into bins, on m or,
+// for nil, as plain Go. Its weights are small integers, so that the sums
+// are exact in any order.
+func runScatter(t *testing.T, m *qd.Module, n, bins int) string {
+	idx, w := make([]int32, n), make([]float32, n)
+	for i := range idx {
+		idx[i] = int32(i * 7919 % bins)
+		w[i] = float32(i % 5)
+	}
+	h, counts := make([]float32, bins), make([]int64, 4)
+	if m == nil {
+		scatter(idx, w, h, counts)
+	} else {
+		check(t, launch(t, m, "scatter", idx, w, h, counts))
+	}
+	return fmt.Sprint(h, counts)
+}
+
+// TestNativeScatterIndexError: a scatter's index out of range is the
+// kernel's error at its line, in a chunk with a private copy and in one
+// without.
+func TestNativeScatterIndexError(t *testing.T) {
+	_, m := program(t, true)
+	for _, n := range []int{1 << 16, 10} {
+		idx := make([]int32, n)
+		idx[n/2] = 64
+		err := launch(t, m, "scatter", idx, make([]float32, n), make([]float32, 64), make([]int64, 4))
+		if err == nil {
+			t.Fatalf("n=%d: adding at bin 64 of 64 succeeded", n)
+		}
+		for _, want := range []string{"kernels.go:180", "kernel scatter", "index out of range [64] with length 64"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("n=%d: the error %q does not say %q", n, err, want)
+			}
+		}
+	}
+}
+
 // TestNativeIndexError: an index out of range ends the launch with an
 // error naming the kernel, its file and line, reported by Synchronize; the
 // Program goes on working.
@@ -238,18 +283,22 @@ func TestNativeIndexError(t *testing.T) {
 // own loop, with the context's error.
 func TestNativeStop(t *testing.T) {
 	p, m := program(t, true)
-	k, err := m.Kernel("spin")
-	check(t, err)
-	s, err := p.NewStream()
-	check(t, err)
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancel()
-	err = k.LaunchContext(ctx, s, []int32{0}, []int32{0}) // with slices: waits
-	if !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("the stopped launch reported %v; want the context's deadline", err)
-	}
-	if !strings.Contains(err.Error(), "kernel spin") {
-		t.Errorf("the error %q does not name the kernel", err)
+	// spin's loop checks the stop flag every iteration; the others every
+	// 1024th value of their counters.
+	for _, name := range []string{"spin", "spinCounted", "spinRange"} {
+		k, err := m.Kernel(name)
+		check(t, err)
+		s, err := p.NewStream()
+		check(t, err)
+		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		err = k.LaunchContext(ctx, s, []int32{0}, []int32{0}) // with slices: waits
+		cancel()
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("the stopped launch of %s reported %v; want the context's deadline", name, err)
+		}
+		if !strings.Contains(err.Error(), "kernel "+name) {
+			t.Errorf("the error %q does not name the kernel %s", err, name)
+		}
 	}
 }
 

@@ -1,0 +1,89 @@
+package native
+
+import "sync"
+
+// Number is the set of element types a privatised scatter adds.
+type Number interface {
+	~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr | ~float32 | ~float64
+}
+
+// Private is the private copies of one scatter target h in one parallel
+// loop. Each chunk of the loop takes a copy (Get), adds into it in place
+// of h (Scatter) and gives it back (Put); a copy is taken by one chunk at
+// a time and is never cleared between them, so there are as many as
+// chunks ran at once, one per worker. Merge adds their sum to h when the
+// loop is done. The order of a float scatter's additions changes with it,
+// as any parallel order does (docs/semantics.md#reductions).
+type Private[T Number] struct {
+	h    []T
+	mu   sync.Mutex
+	free [][]T
+	all  [][]T
+}
+
+// privateOver is the least ratio of a chunk's iterations to the target's
+// elements at which the chunk takes a copy: below it, zeroing the copy and
+// merging it would cost a large part of the chunk's time.
+const privateOver = 8
+
+// NewPrivate makes the private copies of h for one loop.
+func NewPrivate[T Number](h []T) *Private[T] { return &Private[T]{h: h} }
+
+// Get returns a copy for a chunk of iters iterations, or nil when the
+// chunk is too short for one to pay.
+func (p *Private[T]) Get(iters int64) []T {
+	if iters < privateOver*int64(len(p.h)) || len(p.h) == 0 {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if n := len(p.free); n > 0 {
+		c := p.free[n-1]
+		p.free = p.free[:n-1]
+		return c
+	}
+	c := make([]T, len(p.h))
+	p.all = append(p.all, c)
+	return c
+}
+
+// Put gives back a chunk's copy.
+func (p *Private[T]) Put(c []T) {
+	if c == nil {
+		return
+	}
+	p.mu.Lock()
+	p.free = append(p.free, c)
+	p.mu.Unlock()
+}
+
+// Merge adds the copies' sum to h through add (qd.AtomicAdd: other work
+// may add into h at the same time), one call per non-zero element.
+func (p *Private[T]) Merge(add func(*T, T) T) {
+	if len(p.all) == 0 {
+		return
+	}
+	sum := p.all[0]
+	for _, c := range p.all[1:] {
+		for i, v := range c {
+			sum[i] += v
+		}
+	}
+	for i, v := range sum {
+		if v != 0 {
+			add(&p.h[i], v)
+		}
+	}
+}
+
+// Scatter is a kernel's qd.AtomicAdd(&h[i], v) statement in a loop chunk
+// that privatises h: it adds into the chunk's copy c when the chunk has
+// one, and through add (qd.AtomicAdd) into h itself when it does not. An
+// index out of range panics as h[i] would: c has h's length.
+func Scatter[T Number, I Integer](c, h []T, i I, v T, add func(*T, T) T) {
+	if c != nil {
+		c[i] += v
+		return
+	}
+	add(&h[i], v)
+}
