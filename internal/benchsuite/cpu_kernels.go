@@ -232,3 +232,25 @@ func pairForce(pos, force [][]float32) {
 		}
 	}
 }
+
+// matmul4 (class 7): a matrix product register-blocked 1×4, each
+// iteration of the inner loop reading four neighbouring columns of b:
+// strided and offset accesses across iterations.
+//
+//qd:kernel
+func matmul4(a, b, c [][]float32, m4 int) {
+	for i := range len(c) {
+		for j4 := range m4 {
+			j := 4 * j4
+			var s0, s1, s2, s3 float32
+			for k := range len(b) {
+				av := a[i][k]
+				s0 += av * b[k][j]
+				s1 += av * b[k][j+1]
+				s2 += av * b[k][j+2]
+				s3 += av * b[k][j+3]
+			}
+			c[i][j], c[i][j+1], c[i][j+2], c[i][j+3] = s0, s1, s2, s3
+		}
+	}
+}

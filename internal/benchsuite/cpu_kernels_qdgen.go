@@ -12,7 +12,7 @@ import (
 )
 
 func init() {
-	native.Register(1, "cpu_kernels.go", "62705083a3f0d4a118c1153e4e18da744195a900a3281a87f15e3831a0f66dd0",
+	native.Register(1, "cpu_kernels.go", "b14ff338222bff6cfd7a5396a32c4f59e44176f296c4522b8326473d4dab167b",
 		native.Kernel{Name: "saxpy", Run: qdgsaxpy},
 		native.Kernel{Name: "heat", Run: qdgheat},
 		native.Kernel{Name: "stencil5", Run: qdgstencil5},
@@ -28,7 +28,8 @@ func init() {
 		native.Kernel{Name: "intDivRem", Run: qdgintDivRem},
 		native.Kernel{Name: "histogram", Run: qdghistogram},
 		native.Kernel{Name: "nbody1", Run: qdgnbody1},
-		native.Kernel{Name: "pairForce", Run: qdgpairForce})
+		native.Kernel{Name: "pairForce", Run: qdgpairForce},
+		native.Kernel{Name: "matmul4", Run: qdgmatmul4})
 }
 
 func qdgsaxpy(qdgL *native.Launch) {
@@ -257,9 +258,6 @@ func qdgscan(qdgL *native.Launch) {
 	_ = y
 	/*line cpu_kernels.go:130:2*/ acc := float32(0)
 	/*line cpu_kernels.go:131:2*/ for i := 0; i < len(x); i++ {
-		if i&1023 == 0 {
-			qdgL.Check()
-		} /*line cpu_kernels.go:131:31*/
 		acc += x[i]
 		y[i] = acc
 	}
@@ -422,9 +420,6 @@ func qdgnbody1(qdgL *native.Launch) {
 				/*line cpu_kernels.go:211:25*/
 				s := float32(0)
 				for j := range len(x) {
-					if j&1023 == 0 {
-						qdgL.Check()
-					} /*line cpu_kernels.go:213:26*/
 					d := x[i] - x[j]
 					s += 1 / (d*d + 0.01)
 				}
@@ -458,6 +453,46 @@ func qdgpairForce(qdgL *native.Launch) {
 					j := (i + k) % len(pos)
 					force[i][0] += pos[j][0] - pos[i][0]
 					force[i][1] += pos[j][1] - pos[i][1]
+				}
+
+			}
+		})
+	}
+}
+
+func qdgmatmul4(qdgL *native.Launch) {
+	a := native.Slice2[float32](qdgL, 0)
+	_ = a
+	b := native.Slice2[float32](qdgL, 1)
+	_ = b
+	c := native.Slice2[float32](qdgL, 2)
+	_ = c
+	m4 := native.Scalar[int](qdgL, 3)
+	_ = m4
+	{
+		qdgN := int( /*line cpu_kernels.go:242:17*/ len(c))
+		native.For(qdgL, qdgN, func(qdgLo, qdgHi int) {
+			if qdgLo < 0 || qdgHi > len(c) {
+				panic("qd gen: a chunk outside its loop")
+			}
+			for qdgI := qdgLo; qdgI < qdgHi; qdgI++ {
+				i := qdgI
+				_ = i
+				/*line cpu_kernels.go:242:25*/
+				for j4 := range m4 {
+					if j4&1023 == 0 {
+						qdgL.Check()
+					} /*line cpu_kernels.go:243:23*/
+					j := 4 * j4
+					var s0, s1, s2, s3 float32
+					for k := range len(b) {
+						av := a[i][k]
+						s0 += av * b[k][j]
+						s1 += av * b[k][j+1]
+						s2 += av * b[k][j+2]
+						s3 += av * b[k][j+3]
+					}
+					c[i][j], c[i][j+1], c[i][j+2], c[i][j+3] = s0, s1, s2, s3
 				}
 
 			}

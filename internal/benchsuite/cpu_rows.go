@@ -70,6 +70,14 @@ func cpuCases() []cpuCase {
 			return full, m
 		}
 	}
+	square := func(m int) func(bool) (int, int) {
+		return func(quick bool) (int, int) {
+			if quick {
+				m /= 4
+			}
+			return m * m, m
+		}
+	}
 	return []cpuCase{
 		{name: "saxpy", kernel: "saxpy", bar: 2, size: sized(1<<20, 0), setup: setupSaxpy},
 		{name: "heat step (the demo's kernel)", kernel: "heat", bar: 2, size: sized(256*256, 256), setup: setupHeat},
@@ -88,6 +96,7 @@ func cpuCases() []cpuCase {
 		{name: "class 4: rare branch (8 of 1024 true)", kernel: "rareBranch", bar: 1, size: sized(1<<20, 0), setup: setupUnary(rareBranch)},
 		{name: "class 5: escape-time fractal (Mandelbrot)", kernel: "mandel", bar: 1, size: sized(1<<16, 0), setup: setupUnary(mandel)},
 		{name: "class 6: integer / and % per element", kernel: "intDivRem", bar: 1, size: sized(1<<20, 0), setup: setupIntDivRem},
+		{name: "class 7: 1×4 register-blocked matrix product (elements of c)", kernel: "matmul4", bar: 1, size: square(240), setup: setupMatmul4},
 	}
 }
 
@@ -159,7 +168,10 @@ func (s *suite) cpuCase(mod *qd.Module, c cpuCase) error {
 	}
 	reps = cpuReps(s.opt.Quick, d)
 	two := runtime.NumCPU() >= 2
-	one, plain, dual := time.Duration(math.MaxInt64), time.Duration(math.MaxInt64), time.Duration(math.MaxInt64)
+	// Plain Go is timed twice a round: the two bests' difference is the
+	// run's own spread, within which a per-core ratio over its bar is a
+	// tie (the generated code is the same Go as the reference).
+	one, plain, plainB, dual := time.Duration(math.MaxInt64), time.Duration(math.MaxInt64), time.Duration(math.MaxInt64), time.Duration(math.MaxInt64)
 	for range s.pick(2, 15, 15) {
 		if d, err = timed(1, reps, launch); err != nil {
 			return err
@@ -173,13 +185,21 @@ func (s *suite) cpuCase(mod *qd.Module, c cpuCase) error {
 			}
 			dual = min(dual, d)
 		}
+		d, _ = timed(1, reps, plainRun)
+		plainB = min(plainB, d)
 	}
+	spread := math.Abs(ns(plain)/ns(plainB) - 1)
+	plain = min(plain, plainB)
 	perElem := func(d time.Duration) float64 { return ns(d) / float64(n) }
 	r := Row{Name: "cpu " + c.name + ": qd on 1 core vs plain Go", Value: perElem(one), Unit: "ns/element",
 		RefName: "plain Go, 1 goroutine", RefValue: perElem(plain), Ratio: ns(one) / ns(plain),
 		Note: fmt.Sprintf("%d elements; ratio = qd time / plain-Go time", n)}
 	if c.bar > 0 {
 		barLE(&r, c.bar)
+		if r.Status == Fail && spread <= maxTie && r.Ratio <= c.bar*(1+spread) {
+			r.Status = Pass
+			r.Note += fmt.Sprintf("; a tie: within plain Go's own spread in this run, %.1f%%", 100*spread)
+		}
 	} else {
 		r.Status = Info
 	}
@@ -207,6 +227,11 @@ func (s *suite) cpuCase(mod *qd.Module, c cpuCase) error {
 	}
 	return nil
 }
+
+// maxTie is the largest spread of plain Go against itself within which a
+// per-core ratio just over its bar counts as a tie; a noisier run's
+// ratios are taken as measured.
+const maxTie = 0.03
 
 // cpuReps is the launches per timing, for a launch that took d once: about
 // 10 ms worth, at least 1 (Quick: 1).

@@ -202,3 +202,27 @@ func setupScatterHist(p *qd.Program, _ *qd.Module, n, _ int) (*cpuRun, error) {
 		got: output(H), want: func() []float64 { return widen(h) }, free: closers(Idx, H),
 	}, nil
 }
+
+// setupMatmul4 is class 7's set-up: c = a·b for a, b and c of n/m × m
+// elements (square: n = m·m), matmul4 its own reference.
+func setupMatmul4(p *qd.Program, _ *qd.Module, n, m int) (*cpuRun, error) {
+	a, b, c := unitInputs(n), unitInputs(n), make([]float32, n)
+	for i := range b {
+		b[i] = 1 - b[i]
+	}
+	A, C, err := pairOf(p, a, n/m, m)
+	if err != nil {
+		return nil, err
+	}
+	B, err := ndarrayOf(p, b, n/m, m)
+	if err != nil {
+		A.Close()
+		C.Close()
+		return nil, err
+	}
+	ar, br, cr := rowsOf(a, m), rowsOf(b, m), rowsOf(c, m)
+	return &cpuRun{
+		args: []any{A, B, C, m / 4}, plain: func() { matmul4(ar, br, cr, m/4) },
+		got: output(C), want: func() []float64 { return widen(c) }, free: closers(A, B, C),
+	}, nil
+}

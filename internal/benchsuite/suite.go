@@ -124,6 +124,7 @@ func Run(p *qd.Program, opt Options) ([]Row, error) {
 		{"graphs", s.graphs},
 		{"compile", s.compile},
 		{"Init and Close", s.programs},
+		{"CPU machine scaling", s.cpuMachine},
 		{"CPU constructs", s.cpuConstructs},
 		{"CPU block kernels", s.cpuBlocks},
 	}

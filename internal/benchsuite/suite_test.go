@@ -53,7 +53,8 @@ func TestQuickCPU(t *testing.T) {
 		t.Errorf("%d rows measured, want at least 9", measured)
 	}
 	// Every CPU construct and block kernel has its per-core row and its 2-core row (skipped
-	// on one core), the heat step its demo row; none failed to run.
+	// on one core), the heat step its demo row, the machine its scaling rows; none failed
+	// to run.
 	cpuRows := 0
 	for _, r := range rows {
 		if strings.HasPrefix(r.Name, "cpu ") {
@@ -65,7 +66,9 @@ func TestQuickCPU(t *testing.T) {
 	}
 	want := 2 * (len(cpuCases()) + len(cpuBlockCases()))
 	if runtime.NumCPU() >= 2 {
-		want++
+		want += 1 + 2 // the heat step's demo row, the machine's two loops
+	} else {
+		want++ // the machine rows' skip
 	}
 	if cpuRows != want {
 		t.Errorf("%d CPU construct rows, want %d", cpuRows, want)

@@ -166,8 +166,15 @@ func (g *gen) text(from, to token.Pos, edits ...edit) string {
 		}
 		switch n := n.(type) {
 		case *ast.ForStmt:
-			at = append(at, g.check(g.off(n.Body.Lbrace)+1, g.forCounter(n)))
+			counter := g.forCounter(n)
+			if counter != "" && innermost(n.Body) && g.boundedFor(n, counter) {
+				return true
+			}
+			at = append(at, g.check(g.off(n.Body.Lbrace)+1, counter))
 		case *ast.RangeStmt:
+			if innermost(n.Body) && (g.sliceVar(n.X) != "" || g.lenOf(n.X) != "") {
+				return true
+			}
 			counter, name := g.rangeCounter(n)
 			at = append(at, name...)
 			at = append(at, g.check(g.off(n.Body.Lbrace)+1, counter))
@@ -211,6 +218,38 @@ func (g *gen) check(off int, counter string) edit {
 		return edit{off, off, fmt.Sprintf(" if %s&%d == 0 { %sL.Check() }; %s", counter, checkEvery-1, prefix, g.lineAt(off))}
 	}
 	return edit{off, off, " " + prefix + "L.Check(); " + g.lineAt(off)}
+}
+
+// An innermost loop over a slice's elements (a range over it or its
+// length, a counter below its length) has no check: it ends within one
+// pass over an array, and the enclosing loop checks between passes. A
+// register test per iteration was still 5% of a matrix product's inner
+// loop.
+
+// innermost reports whether a loop body has no loop in it.
+func innermost(body *ast.BlockStmt) bool {
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n.(type) {
+		case *ast.ForStmt, *ast.RangeStmt:
+			found = true
+		case *ast.FuncLit:
+			return false
+		}
+		return !found
+	})
+	return !found
+}
+
+// boundedFor reports whether loop's condition is counter < len(s) or
+// counter <= len(s) of a slice variable s.
+func (g *gen) boundedFor(loop *ast.ForStmt, counter string) bool {
+	c, ok := loop.Cond.(*ast.BinaryExpr)
+	if !ok || c.Op != token.LSS && c.Op != token.LEQ {
+		return false
+	}
+	v, ok := c.X.(*ast.Ident)
+	return ok && v.Name == counter && g.lenOf(c.Y) != ""
 }
 
 // checkEvery is how many iterations of a loop with a counter run between

@@ -24,8 +24,9 @@ func generate(t *testing.T, body string) string {
 var counterCheck = regexp.MustCompile(`if (\w+)&1023 == 0 \{`)
 
 // TestStopCheckCounters: a loop whose counter goes up by one each
-// iteration checks the stop flag on every 1024th value of it; any other
-// loop checks on every iteration.
+// iteration checks the stop flag on every 1024th value of it, an innermost
+// loop over a slice's elements not at all, and any other loop on every
+// iteration.
 func TestStopCheckCounters(t *testing.T) {
 	cases := []struct {
 		name, body string
@@ -43,7 +44,12 @@ func TestStopCheckCounters(t *testing.T) {
 		{"while loop, no counter", "for x[i] > 1 { x[i] /= 2 }", nil, 1},
 		{"range with an index", "for k := range n { x[i] += int32(k) }", []string{"k"}, 0},
 		{"range without one", "for range n { x[i]++ }", []string{"qdgK"}, 0},
-		{"range over a slice, blank index", "for _, v := range x { x[i] += v }", []string{"qdgK"}, 0},
+		{"range over a slice, blank index", "for _, v := range x { for range 2 { x[i] += v } }", []string{"qdgK", "qdgK"}, 0},
+		// An innermost loop over a slice's elements ends within one pass.
+		{"innermost range over a slice", "for _, v := range x { x[i] += v }", nil, 0},
+		{"innermost range over a length", "for k := range len(x) { x[i] += x[k] }", nil, 0},
+		{"innermost counter below a length", "for k := 0; k < len(x); k++ { x[i] += x[k] }", nil, 0},
+		{"counter below a length, not innermost", "for k := 0; k < len(x); k++ { for range 3 { x[i] += x[k] } }", []string{"k", "qdgK"}, 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
