@@ -170,6 +170,7 @@ func (d *Device) Compile(plan *lower.Plan, opts backend.CompileOptions) (backend
 	if opts.Native != backend.NativeOff && plan.Native != nil {
 		m.native, m.nativeFile = plan.Native, plan.NativeFile
 		if opts.Native == backend.NativeOn {
+			m.pick.forced = true
 			m.pick.choice.Store(1)
 		}
 	}

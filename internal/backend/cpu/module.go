@@ -50,10 +50,12 @@ type launch struct {
 	unstop func()
 	// native: this launch runs the generated kernel (module.native);
 	// busy is the time its tasks ran and units its arrays' elements, for
-	// the module's choice of path (native.go).
-	native bool
-	busy   atomic.Int64
-	units  int64
+	// the module's choice of path (native.go), made per workers, the
+	// GOMAXPROCS it was launched at.
+	native  bool
+	busy    atomic.Int64
+	units   int64
+	workers int32
 }
 
 // fail keeps the first error a task of the launch raised. Tasks of
@@ -110,7 +112,8 @@ func (m *module) Begin(bs backend.Stream, a *backend.Args) (backend.Launch, erro
 	l.args.Stop, l.unstop = m.dev.stopFlag(a.Ctx)
 	l.native = false
 	if m.native != nil {
-		l.native = m.pick.next()
+		l.workers = int32(runtime.GOMAXPROCS(0))
+		l.native = m.pick.next(l.workers)
 	}
 	if m.native != nil && m.pick.timing() {
 		l.busy.Store(0)

@@ -107,20 +107,32 @@ func (np *nativePar) run(helper bool) {
 	}
 }
 
-// pathPick chooses, per kernel, between its generated code and the
-// closures, by measuring both: neither wins everywhere. The closures' SSE2
-// passes beat plain Go on float streams (saxpy, stencils, short rows), and
-// the generated code, which is plain Go, beats the closures on control
-// flow, serial loops, scatters and data-dependent loops (docs/cpu.md has
-// the figures). The first launches of a kernel alternate between the two,
-// each timed on the stream's goroutine (the tasks' time over the elements
-// of the launch's arrays); after trialsEach launches of each, the faster
-// per element runs every later launch. Both give the same results (the
-// tests compare them bit for bit), except the order in which float
-// reductions add up, which no parallel path fixes.
+// pathPick chooses, per kernel and worker count, between its generated
+// code and the closures, by measuring both: neither wins everywhere. The
+// closures' SSE2 passes beat plain Go on float streams (saxpy, stencils,
+// short rows), and the generated code, which is plain Go, beats the
+// closures on control flow, serial loops, scatters and data-dependent
+// loops (docs/cpu.md has the figures); and the faster on one core may
+// not be the faster on several (a 1×4-blocked matrix product's closures
+// ran 2× slower on two cores than on one). The first launches of a kernel
+// at a GOMAXPROCS alternate between the two, each timed on the stream's
+// goroutine (the tasks' time over the elements of the launch's arrays);
+// after trialsEach launches of each, the faster per element runs every
+// later launch at that GOMAXPROCS. Both give the same results (the tests
+// compare them bit for bit), except the order in which float reductions
+// add up, which no parallel path fixes.
 type pathPick struct {
-	choice atomic.Int32 // 0 undecided, 1 native, 2 closures: read without mu on every launch
-	mu     sync.Mutex
+	forced  bool         // WithNative(true): always the generated code
+	choice  atomic.Int32 // 0 undecided, 1 native, 2 closures: read without mu on every launch
+	workers atomic.Int32 // the GOMAXPROCS choice and trials are for
+	mu      sync.Mutex
+	trial   pickTrials
+	others  map[int32]pickTrials // the state at other worker counts
+}
+
+// pickTrials is the state of the choice at one worker count.
+type pickTrials struct {
+	choice int32
 	trials int // launches begun while undecided
 	best   [2]float64
 	done   [2]int
@@ -129,15 +141,33 @@ type pathPick struct {
 // trialsEach is the number of timed launches of each path.
 const trialsEach = 3
 
-// next says whether the next launch runs the generated code.
-func (p *pathPick) next() bool {
-	if c := p.choice.Load(); c != 0 {
+// next says whether the next launch, at workers (GOMAXPROCS), runs the
+// generated code.
+func (p *pathPick) next(workers int32) bool {
+	if p.forced {
+		return true
+	}
+	if c := p.choice.Load(); c != 0 && p.workers.Load() == workers {
 		return c == 1
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.trials++
-	return p.trials%2 == 1
+	if w := p.workers.Load(); w != workers {
+		// A new GOMAXPROCS: keep this count's state, take up that one's.
+		if p.others == nil {
+			p.others = map[int32]pickTrials{}
+		}
+		p.trial.choice = p.choice.Load()
+		p.others[w] = p.trial
+		p.trial = p.others[workers]
+		p.workers.Store(workers)
+		p.choice.Store(p.trial.choice)
+	}
+	if c := p.choice.Load(); c != 0 {
+		return c == 1
+	}
+	p.trial.trials++
+	return p.trial.trials%2 == 1
 }
 
 // timing reports whether launches are still timed.
@@ -150,7 +180,7 @@ func (p *pathPick) record(l *launch) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if !p.timing() || l.err.Load() != nil {
+	if !p.timing() || l.err.Load() != nil || l.workers != p.workers.Load() {
 		return
 	}
 	i := 1
@@ -158,13 +188,14 @@ func (p *pathPick) record(l *launch) {
 		i = 0
 	}
 	per := float64(l.busy.Load()) / float64(l.units)
-	if p.done[i] == 0 || per < p.best[i] {
-		p.best[i] = per
+	t := &p.trial
+	if t.done[i] == 0 || per < t.best[i] {
+		t.best[i] = per
 	}
-	p.done[i]++
-	if p.done[0] >= trialsEach && p.done[1] >= trialsEach {
+	t.done[i]++
+	if t.done[0] >= trialsEach && t.done[1] >= trialsEach {
 		c := int32(2)
-		if p.best[0] <= p.best[1] {
+		if t.best[0] <= t.best[1] {
 			c = 1
 		}
 		p.choice.Store(c)

@@ -27,8 +27,8 @@ func TestPathPick(t *testing.T) {
 				if len(ran) > 2*trialsEach+2 {
 					t.Fatalf("no choice after %d launches", len(ran))
 				}
-				l := &launch{m: m, units: 1}
-				l.native = m.pick.next()
+				l := &launch{m: m, units: 1, workers: 2}
+				l.native = m.pick.next(2)
 				ran = append(ran, l.native)
 				d := c.closure
 				if l.native {
@@ -36,7 +36,7 @@ func TestPathPick(t *testing.T) {
 				}
 				l.busy.Store(int64(d))
 				if len(ran) == 1 {
-					failed := &launch{m: m, units: 1, native: true}
+					failed := &launch{m: m, units: 1, native: true, workers: 2}
 					err := error(native.ErrStopped)
 					failed.err.Store(&err)
 					failed.busy.Store(1) // would win, but failed
@@ -55,9 +55,69 @@ func TestPathPick(t *testing.T) {
 			if int(m.pick.choice.Load()) != c.want {
 				t.Errorf("chose %d, want %d", m.pick.choice.Load(), c.want)
 			}
-			if got := m.pick.next(); got != (c.want == 1) {
+			if got := m.pick.next(2); got != (c.want == 1) {
 				t.Errorf("after the choice a launch runs native=%v", got)
 			}
 		})
+	}
+}
+
+// TestPathPickPerWorkers: a choice holds for the worker count it was made
+// at; at another GOMAXPROCS the trials run again, a launch timed at
+// another count does not count, and a return to a count finds its choice,
+// or its trials, where they were.
+func TestPathPickPerWorkers(t *testing.T) {
+	m := &module{native: func(*native.Launch) {}}
+	decide := func(workers int32, nat, clo time.Duration) {
+		t.Helper()
+		for range 2 * trialsEach {
+			l := &launch{m: m, units: 1, workers: workers}
+			l.native = m.pick.next(workers)
+			d := clo
+			if l.native {
+				d = nat
+			}
+			l.busy.Store(int64(d))
+			stale := &launch{m: m, units: 1, workers: workers + 1, native: !l.native}
+			stale.busy.Store(1) // timed at another count: would win
+			m.pick.record(stale)
+			m.pick.record(l)
+		}
+		if m.pick.timing() {
+			t.Fatalf("no choice at %d workers after %d launches", workers, 2*trialsEach)
+		}
+	}
+	decide(1, 10, 20) // native faster on one worker
+	if !m.pick.next(1) {
+		t.Error("one worker: the closures run, though the generated code was faster")
+	}
+	decide(2, 30, 20) // closures faster on two
+	if m.pick.next(2) {
+		t.Error("two workers: the generated code runs, though the closures were faster")
+	}
+	if !m.pick.next(1) || m.pick.timing() {
+		t.Error("back at one worker: its choice was not kept")
+	}
+	// Trials cut short by a change of GOMAXPROCS go on where they were.
+	trial := func(workers int32) {
+		l := &launch{m: m, units: 1, workers: workers}
+		l.native = m.pick.next(workers)
+		l.busy.Store(5)
+		m.pick.record(l)
+	}
+	trial(3)
+	trial(3)
+	m.pick.next(1)
+	for range 2*trialsEach - 2 {
+		trial(3)
+	}
+	if m.pick.timing() {
+		t.Error("three workers: trials interrupted by a change of GOMAXPROCS started over")
+	}
+	forced := &module{native: func(*native.Launch) {}}
+	forced.pick.forced = true
+	forced.pick.choice.Store(1)
+	if !forced.pick.next(1) || !forced.pick.next(8) {
+		t.Error("WithNative(true) ran the closures at a new worker count")
 	}
 }
