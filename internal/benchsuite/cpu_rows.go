@@ -92,7 +92,7 @@ func cpuCases() []cpuCase {
 		// Issue 25's classes, bar 1 per core (never slower than plain Go).
 		{name: "class 1: short heavy loop (n-body, 3000 bodies)", kernel: "nbody1", bar: 1, size: sized(3000, 0), setup: setupUnary(nbody1)},
 		{name: "class 2: rows of 2, force[i][0] += f in an inner loop", kernel: "pairForce", bar: 1, size: sized(1<<18, 2), setup: setupGrid2(nil, pairForce)},
-		{name: "class 3: histogram (atomic add at data-dependent bins)", kernel: "histogram", bar: 1, size: sized(1<<18, 0), setup: setupScatterHist},
+		{name: "class 3: histogram (atomic add at data-dependent bins)", kernel: "histogram", bar: 1, size: sized(1<<20, 0), setup: setupScatterHist},
 		{name: "class 4: rare branch (8 of 1024 true)", kernel: "rareBranch", bar: 1, size: sized(1<<20, 0), setup: setupUnary(rareBranch)},
 		{name: "class 5: escape-time fractal (Mandelbrot)", kernel: "mandel", bar: 1, size: sized(1<<16, 0), setup: setupUnary(mandel)},
 		{name: "class 6: integer / and % per element", kernel: "intDivRem", bar: 1, size: sized(1<<20, 0), setup: setupIntDivRem},
