@@ -166,7 +166,7 @@ func (d *Device) Compile(plan *lower.Plan, opts backend.CompileOptions) (backend
 	if err != nil {
 		return nil, err
 	}
-	m := &module{dev: d, prog: prog}
+	m := &module{dev: d, prog: prog, cost: make([]atomic.Int64, len(prog.Tasks))}
 	if opts.Native != backend.NativeOff && plan.Native != nil {
 		m.native, m.nativeFile = plan.Native, plan.NativeFile
 		if opts.Native == backend.NativeOn {
