@@ -5,6 +5,9 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"maps"
+	"slices"
+	"strings"
 )
 
 // Reductions. `qd.AtomicAdd(&x[c], v)` as a statement, at an address the
@@ -110,7 +113,7 @@ func (g *gen) reductions(st *ast.RangeStmt) reduced {
 		return true
 	}
 	ast.Inspect(st.Body, walk)
-	for _, p := range private {
+	for _, p := range slices.SortedFunc(maps.Values(private), func(a, b scatter) int { return strings.Compare(a.name, b.name) }) {
 		r.before += fmt.Sprintf("\t\t%sS := native.NewPrivate(%s)\n", p.name, p.target)
 		r.pro += fmt.Sprintf("\t\t\t%s := %sS.Get(int64(qdgHi - qdgLo))\n", p.name, p.name)
 		r.epi += fmt.Sprintf("\t\t\t%sS.Put(%s)\n", p.name, p.name)
