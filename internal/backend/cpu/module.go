@@ -301,7 +301,10 @@ func (l *launch) shortSplit(task int, t *cg.Task, r cg.Range, workers int64) (lo
 	if time.Duration(per*n) < heavyLoop {
 		return 0, 0, run(0, n)
 	}
-	size := max((n+workers*4-1)/(workers*4), min(cg.Batch, (n+workers-1)/workers))
+	size := (n + workers*4 - 1) / (workers * 4)
+	if r.Threads == 0 { // iterations are lanes of batches; a block task's blocks are not
+		size = max(size, min(cg.Batch, (n+workers-1)/workers))
+	}
 	return 0, (n + size - 1) / size, nil
 }
 
