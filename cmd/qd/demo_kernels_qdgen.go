@@ -39,7 +39,8 @@ func qdgpoly(qdgL *native.Launch) {
 				for k := int64(0); k < work; k++ {
 					if k&1023 == 0 {
 						qdgL.Check()
-					} /*line demo_kernels.go:21:37*/
+					}
+					/*line demo_kernels.go:21:37*/
 					acc = acc*v + 0.5
 				}
 				x[i] = acc

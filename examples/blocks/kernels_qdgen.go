@@ -43,9 +43,11 @@ func qdgmatmul(qdgL *native.Launch) {
 				bs := qd.Shared[[tile][tile]float32]()
 				acc := qd.NewPerThread[float32](blk)
 				for k0 := 0; k0 < k; k0 += tile {
-					qdgL.Check() /*line kernels.go:22:36*/
+					qdgL.Check()
+					/*line kernels.go:22:36*/
 					for t := range blk.Threads() {
-						qdgL.Check() /*line kernels.go:23:34*/
+						qdgL.Check()
+						/*line kernels.go:23:34*/
 						ty, tx := t/tile, t%tile
 						var av, bv float32
 						if row0+ty < n && k0+tx < k {
@@ -57,20 +59,23 @@ func qdgmatmul(qdgL *native.Launch) {
 						as[ty][tx], bs[ty][tx] = av, bv
 					}
 					for t := range blk.Threads() {
-						qdgL.Check() /*line kernels.go:34:34*/
+						qdgL.Check()
+						/*line kernels.go:34:34*/
 						ty, tx := t/tile, t%tile
 						s := acc[t]
 						for kk := range tile {
 							if kk&1023 == 0 {
 								qdgL.Check()
-							} /*line kernels.go:37:27*/
+							}
+							/*line kernels.go:37:27*/
 							s += as[ty][kk] * bs[kk][tx]
 						}
 						acc[t] = s
 					}
 				}
 				for t := range blk.Threads() {
-					qdgL.Check() /*line kernels.go:43:33*/
+					qdgL.Check()
+					/*line kernels.go:43:33*/
 					ty, tx := t/tile, t%tile
 					if row0+ty < n && col0+tx < m {
 						c[row0+ty][col0+tx] = acc[t]
@@ -100,14 +105,17 @@ func qdghistogram(qdgL *native.Launch) {
 				/*line kernels.go:59:44*/
 				bins := qd.Shared[[256]uint32]()
 				for t := range blk.Threads() {
-					qdgL.Check() /*line kernels.go:61:33*/
+					qdgL.Check()
+					/*line kernels.go:61:33*/
 					for i := blk.Index()*256 + t; i < len(data); i += nblocks * 256 {
-						qdgL.Check() /*line kernels.go:62:69*/
+						qdgL.Check()
+						/*line kernels.go:62:69*/
 						qd.AtomicAdd(&bins[data[i]], 1)
 					}
 				}
 				for t := range blk.Threads() {
-					qdgL.Check()                                                  /*line kernels.go:66:33*/
+					qdgL.Check()
+					/*line kernels.go:66:33*/
 					native.Scatter(qdgP0, hist, t, bins[t], qd.AtomicAdd[uint32]) /*line kernels.go:67:35*/
 				}
 
@@ -134,7 +142,8 @@ func qdgscanBlocks(qdgL *native.Launch) {
 				/*line kernels.go:80:51*/
 				v := qd.NewPerThread[int32](blk)
 				for t := range blk.Threads() {
-					qdgL.Check() /*line kernels.go:82:33*/
+					qdgL.Check()
+					/*line kernels.go:82:33*/
 					if i := blk.Index()*scanSize + t; i < len(x) {
 						v[t] = x[i]
 					}
@@ -142,7 +151,8 @@ func qdgscanBlocks(qdgL *native.Launch) {
 				prefix := qd.BlockExclusiveSum(blk, v)
 				total := qd.BlockSum(blk, v)
 				for t := range blk.Threads() {
-					qdgL.Check() /*line kernels.go:89:33*/
+					qdgL.Check()
+					/*line kernels.go:89:33*/
 					if i := blk.Index()*scanSize + t; i < len(x) {
 						y[i] = prefix[t]
 					}
@@ -198,12 +208,14 @@ func qdgdigitCounts(qdgL *native.Launch) {
 				c2 := qd.NewPerThread[uint64](b)
 				c3 := qd.NewPerThread[uint64](b)
 				for t := range b.Threads() {
-					qdgL.Check() /*line kernels.go:167:31*/
+					qdgL.Check()
+					/*line kernels.go:167:31*/
 					var c [4]uint64
 					for k := range sortItems {
 						if k&1023 == 0 {
 							qdgL.Check()
-						} /*line kernels.go:169:30*/
+						}
+						/*line kernels.go:169:30*/
 						if i := b.Index()*sortTile + k*sortThreads + t; i < len(keys) {
 							c = countDigit(c, keys[i]>>shift&15)
 						}
@@ -215,7 +227,8 @@ func qdgdigitCounts(qdgL *native.Launch) {
 				s2 := qd.BlockSum(b, c2)
 				s3 := qd.BlockSum(b, c3)
 				for t := range b.Threads() {
-					qdgL.Check() /*line kernels.go:180:31*/
+					qdgL.Check()
+					/*line kernels.go:180:31*/
 					if t < 16 {
 						counts[t*tiles+b.Index()] = digitCount(s0, s1, s2, s3, uint32(t))
 					}
@@ -242,13 +255,16 @@ func qdgscanCounts(qdgL *native.Launch) {
 				v := qd.NewPerThread[int32](b)
 				carry := int32(0)
 				for base := 0; base < len(counts); base += 8192 {
-					qdgL.Check() /*line kernels.go:198:52*/
+					qdgL.Check()
+					/*line kernels.go:198:52*/
 					for t := range b.Threads() {
-						qdgL.Check() /*line kernels.go:199:32*/
+						qdgL.Check()
+						/*line kernels.go:199:32*/
 						for k := range 8 {
 							if k&1023 == 0 {
 								qdgL.Check()
-							} /*line kernels.go:200:23*/
+							}
+							/*line kernels.go:200:23*/
 							e := int32(0)
 							if i := base + 1024*k + t; i < len(counts) {
 								e = counts[i]
@@ -257,12 +273,14 @@ func qdgscanCounts(qdgL *native.Launch) {
 						}
 					}
 					for t := range b.Threads() {
-						qdgL.Check() /*line kernels.go:208:32*/
+						qdgL.Check()
+						/*line kernels.go:208:32*/
 						var s int32
 						for k := range 8 {
 							if k&1023 == 0 {
 								qdgL.Check()
-							} /*line kernels.go:210:23*/
+							}
+							/*line kernels.go:210:23*/
 							s += run[spaced(t*8+k)]
 						}
 						v[t] = s
@@ -270,23 +288,27 @@ func qdgscanCounts(qdgL *native.Launch) {
 					prefix := qd.BlockExclusiveSum(b, v)
 					total := qd.BlockSum(b, v)
 					for t := range b.Threads() {
-						qdgL.Check() /*line kernels.go:217:32*/
+						qdgL.Check()
+						/*line kernels.go:217:32*/
 						s := carry + prefix[t]
 						for k := range 8 {
 							if k&1023 == 0 {
 								qdgL.Check()
-							} /*line kernels.go:219:23*/
+							}
+							/*line kernels.go:219:23*/
 							e := run[spaced(t*8+k)]
 							run[spaced(t*8+k)] = s
 							s += e
 						}
 					}
 					for t := range b.Threads() {
-						qdgL.Check() /*line kernels.go:225:32*/
+						qdgL.Check()
+						/*line kernels.go:225:32*/
 						for k := range 8 {
 							if k&1023 == 0 {
 								qdgL.Check()
-							} /*line kernels.go:226:23*/
+							}
+							/*line kernels.go:226:23*/
 							if i := base + 1024*k + t; i < len(counts) {
 								offsets[i] = run[spaced(1024*k+t)]
 							}
@@ -325,11 +347,13 @@ func qdgscatterDigits(qdgL *native.Launch) {
 				start := qd.Shared[[16]int32]()
 				base := b.Index() * sortTile
 				for t := range b.Threads() {
-					qdgL.Check() /*line kernels.go:252:31*/
+					qdgL.Check()
+					/*line kernels.go:252:31*/
 					for k := range sortItems {
 						if k&1023 == 0 {
 							qdgL.Check()
-						} /*line kernels.go:253:30*/
+						}
+						/*line kernels.go:253:30*/
 						if i := base + k*sortThreads + t; i < len(keys) {
 							staged[spaced(k*sortThreads+t)] = keys[i]
 						}
@@ -343,12 +367,14 @@ func qdgscatterDigits(qdgL *native.Launch) {
 				c2 := qd.NewPerThread[uint64](b)
 				c3 := qd.NewPerThread[uint64](b)
 				for t := range b.Threads() {
-					qdgL.Check() /*line kernels.go:266:31*/
+					qdgL.Check()
+					/*line kernels.go:266:31*/
 					var c [4]uint64
 					for k := range sortItems {
 						if k&1023 == 0 {
 							qdgL.Check()
-						} /*line kernels.go:268:30*/
+						}
+						/*line kernels.go:268:30*/
 						if base+t*sortItems+k < len(keys) {
 							c = countDigit(c, staged[spaced(t*sortItems+k)]>>shift&15)
 						}
@@ -360,12 +386,14 @@ func qdgscatterDigits(qdgL *native.Launch) {
 				p2 := qd.BlockExclusiveSum(b, c2)
 				p3 := qd.BlockExclusiveSum(b, c3)
 				for t := range b.Threads() {
-					qdgL.Check() /*line kernels.go:279:31*/
+					qdgL.Check()
+					/*line kernels.go:279:31*/
 					c := [4]uint64{p0[t], p1[t], p2[t], p3[t]}
 					for k := range sortItems {
 						if k&1023 == 0 {
 							qdgL.Check()
-						} /*line kernels.go:281:30*/
+						}
+						/*line kernels.go:281:30*/
 						if i := base + t*sortItems + k; i < len(keys) {
 							key := staged[spaced(t*sortItems+k)]
 							d := key >> shift & 15
@@ -407,11 +435,13 @@ func qdgscatterKeys(qdgL *native.Launch) {
 				base := b.Index() * sortTile
 				n := min(sortTile, len(keys)-base)
 				for t := range b.Threads() {
-					qdgL.Check() /*line kernels.go:310:31*/
+					qdgL.Check()
+					/*line kernels.go:310:31*/
 					for k := range sortItems {
 						if k&1023 == 0 {
 							qdgL.Check()
-						} /*line kernels.go:311:30*/
+						}
+						/*line kernels.go:311:30*/
 						if i := base + k*sortThreads + t; i < len(keys) {
 							staged[spaced(k*sortThreads+t)] = keys[i]
 						}
@@ -422,7 +452,8 @@ func qdgscatterKeys(qdgL *native.Launch) {
 						for d := range t {
 							if d&1023 == 0 {
 								qdgL.Check()
-							} /*line kernels.go:319:23*/
+							}
+							/*line kernels.go:319:23*/
 							s += counts[d*tiles+b.Index()]
 						}
 						local[t] = s
@@ -433,12 +464,14 @@ func qdgscatterKeys(qdgL *native.Launch) {
 				c2 := qd.NewPerThread[uint64](b)
 				c3 := qd.NewPerThread[uint64](b)
 				for t := range b.Threads() {
-					qdgL.Check() /*line kernels.go:329:31*/
+					qdgL.Check()
+					/*line kernels.go:329:31*/
 					var c [4]uint64
 					for k := range sortItems {
 						if k&1023 == 0 {
 							qdgL.Check()
-						} /*line kernels.go:331:30*/
+						}
+						/*line kernels.go:331:30*/
 						if t*sortItems+k < n {
 							c = countDigit(c, staged[spaced(t*sortItems+k)]>>shift&15)
 						}
@@ -450,12 +483,14 @@ func qdgscatterKeys(qdgL *native.Launch) {
 				p2 := qd.BlockExclusiveSum(b, c2)
 				p3 := qd.BlockExclusiveSum(b, c3)
 				for t := range b.Threads() {
-					qdgL.Check() /*line kernels.go:342:31*/
+					qdgL.Check()
+					/*line kernels.go:342:31*/
 					c := [4]uint64{p0[t], p1[t], p2[t], p3[t]}
 					for k := range sortItems {
 						if k&1023 == 0 {
 							qdgL.Check()
-						} /*line kernels.go:344:30*/
+						}
+						/*line kernels.go:344:30*/
 						if t*sortItems+k < n {
 							key := staged[spaced(t*sortItems+k)]
 							d := key >> shift & 15
@@ -465,11 +500,13 @@ func qdgscatterKeys(qdgL *native.Launch) {
 					}
 				}
 				for t := range b.Threads() {
-					qdgL.Check() /*line kernels.go:353:31*/
+					qdgL.Check()
+					/*line kernels.go:353:31*/
 					for k := range sortItems {
 						if k&1023 == 0 {
 							qdgL.Check()
-						} /*line kernels.go:354:30*/
+						}
+						/*line kernels.go:354:30*/
 						if e := k*sortThreads + t; e < n {
 							key := sorted[spaced(e)]
 							d := key >> shift & 15

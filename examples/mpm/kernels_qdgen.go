@@ -64,11 +64,13 @@ func qdgp2g(qdgL *native.Launch) {
 				for i := range 3 {
 					if i&1023 == 0 {
 						qdgL.Check()
-					} /*line kernels.go:91:21*/
+					}
+					/*line kernels.go:91:21*/
 					for j := range 3 {
 						if j&1023 == 0 {
 							qdgL.Check()
-						} /*line kernels.go:92:22*/
+						}
+						/*line kernels.go:92:22*/
 						dpos := qd.Vec2[float32]{float32(i), float32(j)}.Sub(fx).Scale(dx)
 						wt := w[i][0] * w[j][1]
 						dv := mv.Add(affine.MulVec(dpos)).Scale(wt)
@@ -142,11 +144,13 @@ func qdgg2p(qdgL *native.Launch) {
 				for i := range 3 {
 					if i&1023 == 0 {
 						qdgL.Check()
-					} /*line kernels.go:140:21*/
+					}
+					/*line kernels.go:140:21*/
 					for j := range 3 {
 						if j&1023 == 0 {
 							qdgL.Check()
-						} /*line kernels.go:141:22*/
+						}
+						/*line kernels.go:141:22*/
 						dpos := qd.Vec2[float32]{float32(i), float32(j)}.Sub(fx).Scale(dx)
 						wt := w[i][0] * w[j][1]
 						gv := grid[bi+i][bj+j].V

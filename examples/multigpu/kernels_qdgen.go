@@ -39,7 +39,8 @@ func qdgstep(qdgL *native.Launch) {
 					for k := 0; k < work; k++ {
 						if k&1023 == 0 {
 							qdgL.Check()
-						} /*line kernels.go:21:30*/
+						}
+						/*line kernels.go:21:30*/
 						s = s*0.5 + v*0.5
 					}
 					next[i][j] = s

@@ -35,7 +35,8 @@ func qdgsmooth(qdgL *native.Launch) {
 				for k := 0; k < terms; k++ {
 					if k&1023 == 0 {
 						qdgL.Check()
-					} /*line kernels.go:15:31*/
+					}
+					/*line kernels.go:15:31*/
 					acc = acc*v + 0.5
 				}
 				x[i] = acc + qd.Sqrt(v*v)

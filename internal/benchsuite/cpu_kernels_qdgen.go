@@ -184,7 +184,8 @@ func qdgcollatz(qdgL *native.Launch) {
 				for v != 1 && n < 64 {
 					if n&1023 == 0 {
 						qdgL.Check()
-					} /*line cpu_kernels.go:89:25*/
+					}
+					/*line cpu_kernels.go:89:25*/
 					if v%2 == 0 {
 						v = v / 2
 					} else {
@@ -218,7 +219,8 @@ func qdgpoly(qdgL *native.Launch) {
 				for k := 0; k < 32; k++ {
 					if k&1023 == 0 {
 						qdgL.Check()
-					} /*line cpu_kernels.go:108:28*/
+					}
+					/*line cpu_kernels.go:108:28*/
 					acc = acc*xi + 0.5
 				}
 				y[i] = acc
@@ -310,7 +312,8 @@ func qdgrareBranch(qdgL *native.Launch) {
 					for qdgK := range /*line cpu_kernels.go:158:14*/ 64 {
 						if qdgK&1023 == 0 {
 							qdgL.Check()
-						} /*line cpu_kernels.go:158:18*/
+						}
+						/*line cpu_kernels.go:158:18*/
 						v = v*v*0.5 + 0.25
 					}
 				}
@@ -343,7 +346,8 @@ func qdgmandel(qdgL *native.Launch) {
 				for k < 256 && zr*zr+zi*zi < 4 {
 					if k&1023 == 0 {
 						qdgL.Check()
-					} /*line cpu_kernels.go:176:35*/
+					}
+					/*line cpu_kernels.go:176:35*/
 					zr, zi = zr*zr-zi*zi+cr, 2*zr*zi+ci
 					k++
 				}
@@ -449,7 +453,8 @@ func qdgpairForce(qdgL *native.Launch) {
 				for k := 1; k <= 8; k++ {
 					if k&1023 == 0 {
 						qdgL.Check()
-					} /*line cpu_kernels.go:228:28*/
+					}
+					/*line cpu_kernels.go:228:28*/
 					j := (i + k) % len(pos)
 					force[i][0] += pos[j][0] - pos[i][0]
 					force[i][1] += pos[j][1] - pos[i][1]
@@ -482,7 +487,8 @@ func qdgmatmul4(qdgL *native.Launch) {
 				for j4 := range m4 {
 					if j4&1023 == 0 {
 						qdgL.Check()
-					} /*line cpu_kernels.go:243:23*/
+					}
+					/*line cpu_kernels.go:243:23*/
 					j := 4 * j4
 					var s0, s1, s2, s3 float32
 					for k := range len(b) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"go/ast"
+	"go/constant"
 	"go/format"
 	"go/token"
 	"go/types"
@@ -207,17 +208,17 @@ type edit struct {
 }
 
 // check is the stop check at the top of a loop body (off is just after
-// its brace), ended by a semicolon for a body that goes on in the same
-// line. gofmt puts it on lines of its own: the directive after it gives
-// the rest its lines back. A loop with a counter (one more each
+// its brace), on lines of its own: the directive after it, at the start
+// of a line, gives the rest of the body its positions back, a body that
+// went on in the brace's line included. A loop with a counter (one more each
 // iteration) checks on every checkEvery-th value of it, a test of a
 // register where Check loads the flag: in a short inner loop that was
 // a tenth of the kernel's time.
 func (g *gen) check(off int, counter string) edit {
 	if counter != "" {
-		return edit{off, off, fmt.Sprintf(" if %s&%d == 0 { %sL.Check() }; %s", counter, checkEvery-1, prefix, g.lineAt(off))}
+		return edit{off, off, fmt.Sprintf(" if %s&%d == 0 { %sL.Check() }\n%s", counter, checkEvery-1, prefix, g.lineAt(off))}
 	}
-	return edit{off, off, " " + prefix + "L.Check(); " + g.lineAt(off)}
+	return edit{off, off, " " + prefix + "L.Check()\n" + g.lineAt(off)}
 }
 
 // An innermost loop over a slice's elements (a range over it or its
@@ -241,15 +242,28 @@ func innermost(body *ast.BlockStmt) bool {
 	return !found
 }
 
-// boundedFor reports whether loop's condition is counter < len(s) or
-// counter <= len(s) of a slice variable s.
+// boundedFor reports whether loop counts from a constant of at least 0,
+// declared by its init statement, while counter < len(s) or counter <=
+// len(s) of a slice variable s.
 func (g *gen) boundedFor(loop *ast.ForStmt, counter string) bool {
 	c, ok := loop.Cond.(*ast.BinaryExpr)
 	if !ok || c.Op != token.LSS && c.Op != token.LEQ {
 		return false
 	}
 	v, ok := c.X.(*ast.Ident)
-	return ok && v.Name == counter && g.lenOf(c.Y) != ""
+	if !ok || v.Name != counter || g.lenOf(c.Y) == "" {
+		return false
+	}
+	// It starts at a constant of at least 0, in its own declaration.
+	init, ok := loop.Init.(*ast.AssignStmt)
+	if !ok || init.Tok != token.DEFINE || len(init.Lhs) != 1 || len(init.Rhs) != 1 {
+		return false
+	}
+	if k, ok := init.Lhs[0].(*ast.Ident); !ok || k.Name != counter {
+		return false
+	}
+	tv := g.syn.Info.Types[init.Rhs[0]]
+	return tv.Value != nil && constant.Sign(tv.Value) >= 0
 }
 
 // checkEvery is how many iterations of a loop with a counter run between
@@ -275,7 +289,11 @@ func (g *gen) forCounter(loop *ast.ForStmt) string {
 		if !ok || !wideInt(g.syn.Info.TypeOf(v)) {
 			continue
 		}
-		if obj := g.syn.Info.ObjectOf(v); obj != nil && !g.changes(loop.Body, obj, inc) {
+		obj := g.syn.Info.ObjectOf(v)
+		if obj == nil || obj.Pos() >= loop.Body.Pos() && obj.Pos() < loop.Body.End() {
+			continue // a variable of the body, declared afresh each iteration
+		}
+		if !g.changes(loop.Body, obj, inc) {
 			return v.Name
 		}
 	}
@@ -350,13 +368,12 @@ func isSliceOrArray(t types.Type) bool {
 	return false
 }
 
-// wideInt reports whether t is an integer type of at least 32 bits, whose
-// counter reaches a multiple of checkEvery.
+// wideInt reports whether t is a predeclared integer type of at least 32
+// bits, whose counter reaches a multiple of checkEvery. A named type is
+// refused: a method of it with a pointer receiver could change the
+// counter where no assignment shows it.
 func wideInt(t types.Type) bool {
 	b, ok := t.(*types.Basic)
-	if t != nil {
-		b, ok = t.Underlying().(*types.Basic)
-	}
 	if !ok {
 		return false
 	}

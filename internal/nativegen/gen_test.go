@@ -10,7 +10,7 @@ import (
 // parallel loop over x has body.
 func generate(t *testing.T, body string) string {
 	t.Helper()
-	src := "package k\n\n//qd:kernel\nfunc k(x []int32, n int) {\n\tfor i := range len(x) {\n" + body + "\n\t}\n}\n"
+	src := "package k\n\ntype ctr int\n\n//qd:kernel\nfunc k(x []int32, n int) {\n\tfor i := range len(x) {\n" + body + "\n\t}\n}\n"
 	res, err := Generate("k.go", []byte(src))
 	if err != nil {
 		t.Fatalf("%s\n%v", src, err)
@@ -49,6 +49,10 @@ func TestStopCheckCounters(t *testing.T) {
 		{"innermost range over a slice", "for _, v := range x { x[i] += v }", nil, 0},
 		{"innermost range over a length", "for k := range len(x) { x[i] += x[k] }", nil, 0},
 		{"innermost counter below a length", "for k := 0; k < len(x); k++ { x[i] += x[k] }", nil, 0},
+		{"innermost counter below a length, from a variable", "for k := n; k < len(x); k++ { x[i] += x[k] }", []string{"k"}, 0},
+		{"innermost counter below a length, assigned first", "k := 0\nfor ; k < len(x); k++ { x[i] += x[k] }", []string{"k"}, 0},
+		{"while loop counting a variable of its body", "k := 1\nfor x[i] > 0 && k > 0 { var k int; k++; x[i] -= int32(k) }", nil, 1},
+		{"counter of a named type", "for c := ctr(0); x[i] > 0; c++ { x[i]-- }", nil, 1},
 		{"counter below a length, not innermost", "for k := 0; k < len(x); k++ { for range 3 { x[i] += x[k] } }", []string{"k", "qdgK"}, 0},
 	}
 	for _, c := range cases {
@@ -61,6 +65,52 @@ func TestStopCheckCounters(t *testing.T) {
 			plain := strings.Count(out, "qdgL.Check()") - len(got)
 			if strings.Join(got, ",") != strings.Join(c.counters, ",") || plain != c.plain {
 				t.Errorf("counters %v and %d plain checks; want %v and %d\n%s", got, plain, c.counters, c.plain, out)
+			}
+		})
+	}
+}
+
+// TestBodyPositions: the statements of a loop body keep their positions
+// in the kernel file after the stop check qd gen puts before them, in a
+// body of many lines and in one that goes on in its brace's line.
+func TestBodyPositions(t *testing.T) {
+	for _, c := range []struct{ body, stmt string }{
+		{"for k := 0; k < n; k++ { x[i] += int32(k) }", `/*line k.go:8:25*/ x[i] += int32(k)`},
+		{"for range n { x[i]++ }", `/*line k.go:8:14*/ x[i]++`},
+		{"for x[i] > 1 { x[i] /= 2 }", `/*line k.go:8:15*/ x[i] /= 2`},
+		{"for k := 0; k < n; k++ {\nx[i] += int32(k) }", "/*line k.go:8:25*/\n"},
+	} {
+		if out := generate(t, c.body); !strings.Contains(out, c.stmt) {
+			t.Errorf("%q: the generated code lacks %q:\n%s", c.body, c.stmt, out)
+		}
+	}
+}
+
+// TestScatterTargets: a scatter's slice gets private copies only where the
+// loop touches it no other way.
+func TestScatterTargets(t *testing.T) {
+	for _, c := range []struct {
+		name, loop string
+		private    bool
+	}{
+		{"scatter alone", "for i := range len(x) { qd.AtomicAdd(&h[x[i]&15], 1) }", true},
+		{"two scatters into it", "for i := range len(x) { qd.AtomicAdd(&h[x[i]&15], 1); qd.AtomicAdd(&h[x[i]>>4&15], 2) }", true},
+		{"read in the body", "for i := range len(x) { qd.AtomicAdd(&h[x[i]&15], h[0]) }", false},
+		{"also reduced at a fixed element", "for i := range len(x) { qd.AtomicAdd(&h[x[i]&15], 1); qd.AtomicAdd(&h[0], 1) }", false},
+		{"the loop ranges over it", "for i, v := range h { qd.AtomicAdd(&h[(int(v)+i+1)%16], 1) }", false},
+		{"passed to a helper", "for i := range len(x) { qd.AtomicAdd(&h[x[i]&15], 1); touch(h, i) }", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			src := "package k\n\nimport \"github.com/quadrants-go/qd\"\n\nfunc touch(h []int32, i int) { h[i%16] = 0 }\n\n//qd:kernel\nfunc k(x, h []int32) {\n\t" + c.loop + "\n}\n"
+			res, err := Generate("k.go", []byte(src))
+			if err != nil {
+				t.Fatalf("%s\n%v", src, err)
+			}
+			if len(res.Skipped) > 0 {
+				t.Fatalf("skipped: %v", res.Skipped)
+			}
+			if got := strings.Contains(string(res.Source), "native.NewPrivate(h)"); got != c.private {
+				t.Errorf("private copies of h: %v, want %v\n%s", got, c.private, res.Source)
 			}
 		})
 	}

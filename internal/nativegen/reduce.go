@@ -69,6 +69,9 @@ func (g *gen) reductions(st *ast.RangeStmt) reduced {
 		}
 		return true
 	})
+	if id, ok := st.X.(*ast.Ident); ok {
+		uses[info.Uses[id]]++ // the loop ranges over it: it reads it
+	}
 	private := g.scatterTargets(st.Body, inside, assigned, uses)
 	var walk func(n ast.Node) bool
 	walk = func(n ast.Node) bool {

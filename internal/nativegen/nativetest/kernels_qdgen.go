@@ -119,7 +119,8 @@ func qdggrid(qdgL *native.Launch) {
 					for k := int32(0); k < steps[j%len(steps)]; k++ {
 						if k&1023 == 0 {
 							qdgL.Check()
-						} /*line kernels.go:49:52*/
+						}
+						/*line kernels.go:49:52*/
 						s += cell(in, i, j)
 					}
 					out[i][j] = s
@@ -174,17 +175,20 @@ func qdgreverseBlocks(qdgL *native.Launch) {
 				tile := qd.Shared[[64]float32]()
 				v := qd.NewPerThread[float32](b)
 				for t := range b.Threads() {
-					qdgL.Check() /*line kernels.go:77:31*/
+					qdgL.Check()
+					/*line kernels.go:77:31*/
 					tile[t] = x[b.Index()*64+t]
 					v[t] = tile[t]
 				}
 				for t := range b.Threads() {
-					qdgL.Check() /*line kernels.go:81:31*/
+					qdgL.Check()
+					/*line kernels.go:81:31*/
 					y[b.Index()*64+t] = tile[63-t]
 				}
 				s := qd.BlockSum(b, v)
 				for t := range b.Threads() {
-					qdgL.Check() /*line kernels.go:85:31*/
+					qdgL.Check()
+					/*line kernels.go:85:31*/
 					if t == 0 {
 						sums[b.Index()] = s
 					}
@@ -327,7 +331,8 @@ func qdgspin(qdgL *native.Launch) {
 				_ = i
 				/*line kernels.go:146:20*/
 				for stop[0] == 0 {
-					qdgL.Check() /*line kernels.go:147:21*/
+					qdgL.Check()
+					/*line kernels.go:147:21*/
 					out[i]++
 				}
 
@@ -351,7 +356,8 @@ func qdgspinCounted(qdgL *native.Launch) {
 				for k := 0; stop[0] == 0; k++ {
 					if k&1023 == 0 {
 						qdgL.Check()
-					} /*line kernels.go:159:34*/
+					}
+					/*line kernels.go:159:34*/
 					out[i] += int32(k & 1)
 				}
 
@@ -375,7 +381,8 @@ func qdgspinRange(qdgL *native.Launch) {
 				for qdgK := range /*line kernels.go:168:13*/ 1 << 62 {
 					if qdgK&1023 == 0 {
 						qdgL.Check()
-					} /*line kernels.go:168:22*/
+					}
+					/*line kernels.go:168:22*/
 					out[i] += stop[0] + 1
 				}
 
@@ -438,7 +445,8 @@ func qdgmeet(qdgL *native.Launch) {
 					for k := range work {
 						if k&1023 == 0 {
 							qdgL.Check()
-						} /*line kernels.go:195:25*/
+						}
+						/*line kernels.go:195:25*/
 						s += float32(k & 1)
 					}
 					met[0] = s
@@ -448,7 +456,8 @@ func qdgmeet(qdgL *native.Launch) {
 					for k := 0; k < 1<<26; k++ {
 						if k&1023 == 0 {
 							qdgL.Check()
-						} /*line kernels.go:202:32*/
+						}
+						/*line kernels.go:202:32*/
 						if qd.AtomicAdd(&flag[0], 0) != 0 {
 							met[1] = 1
 							break
