@@ -1,6 +1,9 @@
 package native
 
-import "sync"
+import (
+	"runtime"
+	"sync"
+)
 
 // Number is the set of element types a privatised scatter adds.
 type Number interface {
@@ -16,23 +19,28 @@ type Number interface {
 // as any parallel order does (docs/semantics.md#reductions).
 type Private[T Number] struct {
 	h    []T
+	on   bool // the loop is long enough for copies to pay
 	mu   sync.Mutex
 	free [][]T
 	all  [][]T
 }
 
-// privateOver is the least ratio of a chunk's iterations to the target's
-// elements at which the chunk takes a copy: below it, zeroing the copy and
-// merging it would cost a large part of the chunk's time.
+// privateOver is the least ratio of a loop's iterations per worker to the
+// target's elements at which the loop takes copies: below it, zeroing the
+// copies and merging them would cost a large part of the loop's time.
 const privateOver = 8
 
-// NewPrivate makes the private copies of h for one loop.
-func NewPrivate[T Number](h []T) *Private[T] { return &Private[T]{h: h} }
+// NewPrivate makes the private copies of h for one loop of iters
+// iterations.
+func NewPrivate[T Number](h []T, iters int) *Private[T] {
+	workers := int64(runtime.GOMAXPROCS(0))
+	return &Private[T]{h: h, on: len(h) > 0 && int64(iters) >= privateOver*int64(len(h))*workers}
+}
 
-// Get returns a copy for a chunk of iters iterations, or nil when the
-// chunk is too short for one to pay.
-func (p *Private[T]) Get(iters int64) []T {
-	if iters < privateOver*int64(len(p.h)) || len(p.h) == 0 {
+// Get returns a copy for a chunk, or nil when the loop is too short for
+// copies to pay.
+func (p *Private[T]) Get() []T {
+	if !p.on {
 		return nil
 	}
 	p.mu.Lock()

@@ -95,10 +95,10 @@ func qdghistogram(qdgL *native.Launch) {
 	nblocks := native.Scalar[int](qdgL, 2)
 	_ = nblocks
 	{
-		qdgP0S := native.NewPrivate(hist)
 		qdgN, qdgS := /*line kernels.go:59:29*/ nblocks /*line kernels.go:59:38*/, 256
+		qdgP0S := native.NewPrivate(hist, qdgN*qdgS)
 		native.Blocks(qdgL, qdgN, qdgS, func(qdgLo, qdgHi int) {
-			qdgP0 := qdgP0S.Get(int64(qdgHi - qdgLo))
+			qdgP0 := qdgP0S.Get()
 			for qdgI := qdgLo; qdgI < qdgHi; qdgI++ {
 				blk := qd.BlockAt(qdgI, qdgS)
 				_ = blk

@@ -387,10 +387,10 @@ func qdghistogram(qdgL *native.Launch) {
 	h := native.Slice[float32](qdgL, 1)
 	_ = h
 	{
-		qdgP0S := native.NewPrivate(h)
 		qdgN := int( /*line cpu_kernels.go:200:17*/ len(idx))
+		qdgP0S := native.NewPrivate(h, int(qdgN))
 		native.For(qdgL, qdgN, func(qdgLo, qdgHi int) {
-			qdgP0 := qdgP0S.Get(int64(qdgHi - qdgLo))
+			qdgP0 := qdgP0S.Get()
 			if qdgLo < 0 || qdgHi > len(idx) {
 				panic("qd gen: a chunk outside its loop")
 			}

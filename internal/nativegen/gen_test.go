@@ -109,7 +109,7 @@ func TestScatterTargets(t *testing.T) {
 			if len(res.Skipped) > 0 {
 				t.Fatalf("skipped: %v", res.Skipped)
 			}
-			if got := strings.Contains(string(res.Source), "native.NewPrivate(h)"); got != c.private {
+			if got := strings.Contains(string(res.Source), "native.NewPrivate(h, "); got != c.private {
 				t.Errorf("private copies of h: %v, want %v\n%s", got, c.private, res.Source)
 			}
 		})

@@ -112,8 +112,9 @@ func (g *gen) rangeLoop(b *strings.Builder, st *ast.RangeStmt) string {
 	if call, ok := st.X.(*ast.CallExpr); ok {
 		switch g.qdFunc(call.Fun) {
 		case "NDRange":
-			b.WriteString("\t{\n" + red.before)
+			b.WriteString("\t{\n")
 			fmt.Fprintf(b, "\t\tqdgN, qdgM := %s, %s\n", g.arg(call.Args[0]), g.arg(call.Args[1]))
+			b.WriteString(red.beforeLoop("qdgN * qdgM"))
 			fmt.Fprintf(b, "\t\tnative.For2(%s, qdgN, qdgM, func(qdgLo, qdgHi int) {\n", L)
 			b.WriteString(red.pro)
 			b.WriteString("\t\t\tqdgI, qdgJ := qdgLo/qdgM, qdgLo%qdgM\n\t\t\tfor qdgLo < qdgHi {\n")
@@ -123,8 +124,9 @@ func (g *gen) rangeLoop(b *strings.Builder, st *ast.RangeStmt) string {
 			fmt.Fprintf(b, "\t\t\t\t\t%s\n\t\t\t\t}\n\t\t\t\tqdgI, qdgJ = qdgI+1, 0\n\t\t\t}\n%s\t\t})\n%s\t}\n", body, red.epi, red.after)
 			return ""
 		case "NDRange3":
-			b.WriteString("\t{\n" + red.before)
+			b.WriteString("\t{\n")
 			fmt.Fprintf(b, "\t\tqdgN, qdgM, qdgK := %s, %s, %s\n", g.arg(call.Args[0]), g.arg(call.Args[1]), g.arg(call.Args[2]))
+			b.WriteString(red.beforeLoop("qdgN * qdgM * qdgK"))
 			fmt.Fprintf(b, "\t\tnative.For3(%s, qdgN, qdgM, qdgK, func(qdgLo, qdgHi int) {\n", L)
 			b.WriteString(red.pro)
 			b.WriteString("\t\t\tqdgA, qdgB, qdgC := qdgLo/(qdgM*qdgK), qdgLo/qdgK%qdgM, qdgLo%qdgK\n\t\t\tfor qdgLo < qdgHi {\n")
@@ -140,8 +142,9 @@ func (g *gen) rangeLoop(b *strings.Builder, st *ast.RangeStmt) string {
 			if key != "" {
 				g.used[g.qd] = true
 			}
-			b.WriteString("\t{\n" + red.before)
+			b.WriteString("\t{\n")
 			fmt.Fprintf(b, "\t\tqdgN, qdgS := %s, %s\n", g.arg(call.Args[0]), g.arg(call.Args[1]))
+			b.WriteString(red.beforeLoop("qdgN * qdgS"))
 			fmt.Fprintf(b, "\t\tnative.Blocks(%s, qdgN, qdgS, func(qdgLo, qdgHi int) {\n%s\t\t\tfor qdgI := qdgLo; qdgI < qdgHi; qdgI++ {\n", L, red.pro)
 			declare(b, "\t\t\t\t", []string{key}, []string{g.qd + ".BlockAt(qdgI, qdgS)"})
 			fmt.Fprintf(b, "\t\t\t\t%s\n\t\t\t}\n%s\t\t})\n%s\t}\n", body, red.epi, red.after)
@@ -161,15 +164,17 @@ func (g *gen) rangeLoop(b *strings.Builder, st *ast.RangeStmt) string {
 		if u.Info()&types.IsUntyped == 0 {
 			tname = types.TypeString(t, g.qualifier)
 		}
-		b.WriteString("\t{\n" + red.before)
+		b.WriteString("\t{\n")
 		fmt.Fprintf(b, "\t\tqdgN := %s(%s)\n", tname, g.arg(st.X))
+		b.WriteString(red.beforeLoop("int(qdgN)"))
 		fmt.Fprintf(b, "\t\tnative.For(%s, qdgN, func(qdgLo, qdgHi %s) {\n%s%s\t\t\tfor qdgI := qdgLo; qdgI < qdgHi; qdgI++ {\n", L, tname, red.pro, within(g.lenOf(st.X)))
 		declare(b, "\t\t\t\t", []string{key}, []string{"qdgI"})
 		fmt.Fprintf(b, "\t\t\t\t%s\n\t\t\t}\n%s\t\t})\n%s\t}\n", body, red.epi, red.after)
 		return ""
 	case *types.Slice:
-		b.WriteString("\t{\n" + red.before)
+		b.WriteString("\t{\n")
 		fmt.Fprintf(b, "\t\tqdgX := %s\n", g.arg(st.X))
+		b.WriteString(red.beforeLoop("len(qdgX)"))
 		fmt.Fprintf(b, "\t\tnative.For(%s, len(qdgX), func(qdgLo, qdgHi int) {\n%s%s\t\t\tfor qdgI := qdgLo; qdgI < qdgHi; qdgI++ {\n", L, red.pro, within("qdgX", g.sliceVar(st.X)))
 		declare(b, "\t\t\t\t", []string{key, val}, []string{"qdgI", "qdgX[qdgI]"})
 		fmt.Fprintf(b, "\t\t\t\t%s\n\t\t\t}\n%s\t\t})\n%s\t}\n", body, red.epi, red.after)

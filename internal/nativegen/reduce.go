@@ -25,20 +25,31 @@ import (
 // Scatters. `qd.AtomicAdd(&h[e], v)` statements at addresses the loop
 // does change, into a 1-D slice h that the loop reads and writes no other
 // way, add into a private copy of h (native.Private): one per worker,
-// taken by each chunk long enough for it to pay; after the loop the copies
-// are summed and each non-zero sum added to h with one atomic. A histogram
-// runs at plain Go's speed that way, where an atomic per element was ten
-// times slower on one core, and slower still on two. A chunk too short
-// keeps the atomics.
+// taken by each chunk, when the loop is long enough for the copies to pay;
+// after the loop the copies are summed and each non-zero sum added to h
+// with one atomic. A histogram runs at plain Go's speed that way, where an
+// atomic per element was ten times slower on one core, and slower still on
+// two. A loop too short keeps the atomics.
 
 // reduced is a loop's reductions: the edits of its body, and the chunk's
 // prologue (the locals) and epilogue (the atomics).
 type reduced struct {
 	edits    []edit
 	pro, epi string
-	// before and after are the statements before and after the loop:
-	// the private copies of scatter targets, and their merge.
-	before, after string
+	// private are the scatter targets given private copies; after is the
+	// statements after the loop, their merge.
+	private []scatter
+	after   string
+}
+
+// beforeLoop is the statements before a loop of iters iterations (an
+// expression of the generated code): its scatter targets' copies.
+func (r reduced) beforeLoop(iters string) string {
+	var b strings.Builder
+	for _, p := range r.private {
+		fmt.Fprintf(&b, "\t\t%sS := native.NewPrivate(%s, %s)\n", p.name, p.target, iters)
+	}
+	return b.String()
 }
 
 // reductions finds the reductions of the top-level loop st.
@@ -117,8 +128,8 @@ func (g *gen) reductions(st *ast.RangeStmt) reduced {
 	}
 	ast.Inspect(st.Body, walk)
 	for _, p := range slices.SortedFunc(maps.Values(private), func(a, b scatter) int { return strings.Compare(a.name, b.name) }) {
-		r.before += fmt.Sprintf("\t\t%sS := native.NewPrivate(%s)\n", p.name, p.target)
-		r.pro += fmt.Sprintf("\t\t\t%s := %sS.Get(int64(qdgHi - qdgLo))\n", p.name, p.name)
+		r.private = append(r.private, p)
+		r.pro += fmt.Sprintf("\t\t\t%s := %sS.Get()\n", p.name, p.name)
 		r.epi += fmt.Sprintf("\t\t\t%sS.Put(%s)\n", p.name, p.name)
 		r.after += fmt.Sprintf("\t\t%sS.Merge(%s.AtomicAdd[%s])\n", p.name, g.qd, p.elem)
 	}

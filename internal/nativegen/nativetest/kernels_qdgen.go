@@ -205,10 +205,10 @@ func qdghistogram(qdgL *native.Launch) {
 	bins := native.Slice[uint32](qdgL, 1)
 	_ = bins
 	{
-		qdgP0S := native.NewPrivate(bins)
 		qdgN := int( /*line kernels.go:97:17*/ len(data))
+		qdgP0S := native.NewPrivate(bins, int(qdgN))
 		native.For(qdgL, qdgN, func(qdgLo, qdgHi int) {
-			qdgP0 := qdgP0S.Get(int64(qdgHi - qdgLo))
+			qdgP0 := qdgP0S.Get()
 			if qdgLo < 0 || qdgHi > len(data) {
 				panic("qd gen: a chunk outside its loop")
 			}
@@ -401,12 +401,12 @@ func qdgscatter(qdgL *native.Launch) {
 	counts := native.Slice[int64](qdgL, 3)
 	_ = counts
 	{
-		qdgP0S := native.NewPrivate(h)
-		qdgP1S := native.NewPrivate(counts)
 		qdgN := int( /*line kernels.go:179:17*/ len(idx))
+		qdgP0S := native.NewPrivate(h, int(qdgN))
+		qdgP1S := native.NewPrivate(counts, int(qdgN))
 		native.For(qdgL, qdgN, func(qdgLo, qdgHi int) {
-			qdgP0 := qdgP0S.Get(int64(qdgHi - qdgLo))
-			qdgP1 := qdgP1S.Get(int64(qdgHi - qdgLo))
+			qdgP0 := qdgP0S.Get()
+			qdgP1 := qdgP1S.Get()
 			if qdgLo < 0 || qdgHi > len(idx) {
 				panic("qd gen: a chunk outside its loop")
 			}
