@@ -95,3 +95,89 @@ func Scatter[T Number, I Integer](c, h []T, i I, v T, add func(*T, T) T) {
 	}
 	add(&h[i], v)
 }
+
+// Private2 is Private for a 2-D target, rows of numbers: each copy has
+// h's rows, of h's row lengths, over one flat buffer.
+type Private2[T Number] struct {
+	h    [][]T
+	n    int // h's elements
+	on   bool
+	mu   sync.Mutex
+	free [][][]T
+	all  [][][]T
+}
+
+// NewPrivate2 makes the private copies of the 2-D target h for one loop
+// of iters iterations.
+func NewPrivate2[T Number](h [][]T, iters int) *Private2[T] {
+	n := 0
+	for _, r := range h {
+		n += len(r)
+	}
+	workers := int64(runtime.GOMAXPROCS(0))
+	return &Private2[T]{h: h, n: n, on: n > 0 && int64(iters) >= privateOver*int64(n)*workers}
+}
+
+// Get returns a copy for a chunk, or nil when the loop is too short for
+// copies to pay.
+func (p *Private2[T]) Get() [][]T {
+	if !p.on {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if n := len(p.free); n > 0 {
+		c := p.free[n-1]
+		p.free = p.free[:n-1]
+		return c
+	}
+	flat := make([]T, p.n)
+	c := make([][]T, len(p.h))
+	for i, r := range p.h {
+		c[i], flat = flat[:len(r):len(r)], flat[len(r):]
+	}
+	p.all = append(p.all, c)
+	return c
+}
+
+// Put gives back a chunk's copy.
+func (p *Private2[T]) Put(c [][]T) {
+	if c == nil {
+		return
+	}
+	p.mu.Lock()
+	p.free = append(p.free, c)
+	p.mu.Unlock()
+}
+
+// Merge adds the copies' sum to h through add, one call per non-zero
+// element.
+func (p *Private2[T]) Merge(add func(*T, T) T) {
+	if len(p.all) == 0 {
+		return
+	}
+	sum := p.all[0]
+	for _, c := range p.all[1:] {
+		for i, r := range c {
+			for j, v := range r {
+				sum[i][j] += v
+			}
+		}
+	}
+	for i, r := range sum {
+		for j, v := range r {
+			if v != 0 {
+				add(&p.h[i][j], v)
+			}
+		}
+	}
+}
+
+// Scatter2 is Scatter for qd.AtomicAdd(&h[i][j], v).
+func Scatter2[T Number, I, J Integer](c, h [][]T, i I, j J, v T, add func(*T, T) T) {
+	if c != nil {
+		c[i][j] += v
+		return
+	}
+	add(&h[i][j], v)
+}

@@ -99,9 +99,12 @@ func TestScatterTargets(t *testing.T) {
 		{"also reduced at a fixed element", "for i := range len(x) { qd.AtomicAdd(&h[x[i]&15], 1); qd.AtomicAdd(&h[0], 1) }", false},
 		{"the loop ranges over it", "for i, v := range h { qd.AtomicAdd(&h[(int(v)+i+1)%16], 1) }", false},
 		{"passed to a helper", "for i := range len(x) { qd.AtomicAdd(&h[x[i]&15], 1); touch(h, i) }", false},
+		{"into rows", "for i := range len(x) { qd.AtomicAdd(&g[x[i]&3][x[i]>>2&3], 1) }", true},
+		{"into rows, one row fixed", "for i := range len(x) { qd.AtomicAdd(&g[0][x[i]&3], 1) }", true},
+		{"into rows, read in the body", "for i := range len(x) { qd.AtomicAdd(&g[x[i]&3][0], g[1][1]) }", false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			src := "package k\n\nimport \"github.com/quadrants-go/qd\"\n\nfunc touch(h []int32, i int) { h[i%16] = 0 }\n\n//qd:kernel\nfunc k(x, h []int32) {\n\t" + c.loop + "\n}\n"
+			src := "package k\n\nimport \"github.com/quadrants-go/qd\"\n\nfunc touch(h []int32, i int) { h[i%16] = 0 }\n\n//qd:kernel\nfunc k(x, h []int32, g [][]int32) {\n\t" + c.loop + "\n}\n"
 			res, err := Generate("k.go", []byte(src))
 			if err != nil {
 				t.Fatalf("%s\n%v", src, err)
@@ -109,8 +112,9 @@ func TestScatterTargets(t *testing.T) {
 			if len(res.Skipped) > 0 {
 				t.Fatalf("skipped: %v", res.Skipped)
 			}
-			if got := strings.Contains(string(res.Source), "native.NewPrivate(h, "); got != c.private {
-				t.Errorf("private copies of h: %v, want %v\n%s", got, c.private, res.Source)
+			got := strings.Contains(string(res.Source), "native.NewPrivate(h, ") || strings.Contains(string(res.Source), "native.NewPrivate2(g, ")
+			if got != c.private {
+				t.Errorf("private copies: %v, want %v\n%s", got, c.private, res.Source)
 			}
 		})
 	}

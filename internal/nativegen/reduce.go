@@ -22,9 +22,9 @@ import (
 // appears nowhere else in the loop (nothing reads the element while the
 // loop runs), and the statement is not in a function literal.
 
-// Scatters. `qd.AtomicAdd(&h[e], v)` statements at addresses the loop
-// does change, into a 1-D slice h that the loop reads and writes no other
-// way, add into a private copy of h (native.Private): one per worker,
+// Scatters. `qd.AtomicAdd(&h[e], v)` (or `&h[a][b]`) statements at
+// addresses the loop does change, into a 1-D (2-D) slice h that the loop
+// reads and writes no other way, add into a private copy of h (native.Private): one per worker,
 // taken by each chunk, when the loop is long enough for the copies to pay;
 // after the loop the copies are summed and each non-zero sum added to h
 // with one atomic. A histogram runs at plain Go's speed that way, where an
@@ -47,7 +47,11 @@ type reduced struct {
 func (r reduced) beforeLoop(iters string) string {
 	var b strings.Builder
 	for _, p := range r.private {
-		fmt.Fprintf(&b, "\t\t%sS := native.NewPrivate(%s, %s)\n", p.name, p.target, iters)
+		fn := "NewPrivate"
+		if p.dims == 2 {
+			fn = "NewPrivate2"
+		}
+		fmt.Fprintf(&b, "\t\t%sS := native.%s(%s, %s)\n", p.name, fn, p.target, iters)
 	}
 	return b.String()
 }
@@ -98,11 +102,15 @@ func (g *gen) reductions(st *ast.RangeStmt) reduced {
 			if !ok || addr.Op != token.AND {
 				return true
 			}
-			if ix, ok := addr.X.(*ast.IndexExpr); ok {
-				if p, ok := private[info.Uses[rootIdent(ix)]]; ok {
+			if id, idx := elemOf(addr.X); id != nil {
+				if p, ok := private[info.Uses[id]]; ok && len(idx) == p.dims {
 					g.used[g.qd] = true
+					fn, args := "Scatter", g.exprText(idx[0])
+					if p.dims == 2 {
+						fn, args = "Scatter2", args+", "+g.exprText(idx[1])
+					}
 					r.edits = append(r.edits, edit{g.off(n.Pos()), g.off(n.End()),
-						fmt.Sprintf("native.Scatter(%s, %s, %s, %s, %s.AtomicAdd[%s]) %s", p.name, p.target, g.exprText(ix.Index), g.exprText(call.Args[1]),
+						fmt.Sprintf("native.%s(%s, %s, %s, %s, %s.AtomicAdd[%s]) %s", fn, p.name, p.target, args, g.exprText(call.Args[1]),
 							g.qd, p.elem, g.lineAt(g.off(n.End())))})
 					return false
 				}
@@ -140,9 +148,10 @@ func (g *gen) reductions(st *ast.RangeStmt) reduced {
 // type and the private copy's name.
 type scatter struct {
 	target, elem, name string
+	dims               int // 1: h[e]; 2: h[a][b]
 }
 
-// scatterTargets finds the slices body only scatters into: 1-D slices
+// scatterTargets finds the slices body only scatters into: 1-D or 2-D slices
 // declared outside the loop and not assigned in it, every mention of which
 // in body is the address of an element in a qd.AtomicAdd statement whose
 // index the loop changes (an invariant one is a reduction).
@@ -173,8 +182,8 @@ func (g *gen) scatterTargets(body *ast.BlockStmt, inside func(types.Object) bool
 		if _, invariant := g.invariantElem(ix, inside, assigned); invariant {
 			return true
 		}
-		id, ok := ix.X.(*ast.Ident)
-		if !ok {
+		id, idx := elemOf(ix)
+		if id == nil || len(idx) > 2 {
 			return true
 		}
 		obj := info.Uses[id]
@@ -189,22 +198,41 @@ func (g *gen) scatterTargets(body *ast.BlockStmt, inside func(types.Object) bool
 	})
 	private := map[types.Object]scatter{}
 	for _, obj := range order {
-		sl, ok := obj.Type().Underlying().(*types.Slice)
-		if !ok || adds[obj] != uses[obj] {
+		if adds[obj] != uses[obj] {
 			continue
 		}
-		if b, ok := sl.Elem().Underlying().(*types.Basic); !ok || b.Info()&types.IsNumeric == 0 {
+		// A slice of numbers, or of rows of them.
+		elem, dims := obj.Type(), 0
+		for dims < 2 {
+			sl, ok := elem.Underlying().(*types.Slice)
+			if !ok {
+				break
+			}
+			elem, dims = sl.Elem(), dims+1
+		}
+		if b, ok := elem.Underlying().(*types.Basic); dims == 0 || !ok || b.Info()&types.IsNumeric == 0 {
 			continue
 		}
-		private[obj] = scatter{obj.Name(), types.TypeString(sl.Elem(), g.qualifier), fmt.Sprintf("%sP%d", prefix, len(private))}
+		private[obj] = scatter{obj.Name(), types.TypeString(elem, g.qualifier), fmt.Sprintf("%sP%d", prefix, len(private)), dims}
 	}
 	return private
 }
 
-// rootIdent is the identifier an index expression's array is, or nil.
-func rootIdent(ix *ast.IndexExpr) *ast.Ident {
-	id, _ := ix.X.(*ast.Ident)
-	return id
+// elemOf splits the element address x[i]... into the array's identifier
+// and its indices, outermost first; nil for anything else.
+func elemOf(e ast.Expr) (*ast.Ident, []ast.Expr) {
+	var idx []ast.Expr
+	for {
+		switch x := e.(type) {
+		case *ast.IndexExpr:
+			idx = append([]ast.Expr{x.Index}, idx...)
+			e = x.X
+		case *ast.Ident:
+			return x, idx
+		default:
+			return nil, nil
+		}
+	}
 }
 
 // invariantElem reports whether e is an element x[i]..., of an array

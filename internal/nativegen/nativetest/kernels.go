@@ -182,6 +182,16 @@ func scatter(idx []int32, w []float32, h []float32, counts []int64) {
 	}
 }
 
+// scatter2 adds into the rows of a 2-D grid at data-dependent cells: a
+// scatter qd gen privatises in loops long enough, as scatter's.
+//
+//qd:kernel
+func scatter2(idx []int32, grid [][]float32) {
+	for i := range len(idx) {
+		qd.AtomicAdd(&grid[idx[i]%8][idx[i]/8], 1)
+	}
+}
+
 // meet is a loop of 4 iterations, the first heavy: the rest are split over
 // the workers only if the loop is split by its cost, not its count.
 // Iteration 1 waits for iteration 3, so they must run at once; the wait

@@ -11,7 +11,7 @@ import (
 )
 
 func init() {
-	native.Register(1, "kernels.go", "7e40d80fe089c1c77dfdd35abad61da19ce51bd7428861c400495b2262d7938e",
+	native.Register(1, "kernels.go", "d5e467757d61de0f489e727af51bc105072ebdcfdfb2e934565d180d670a11bd",
 		native.Kernel{Name: "scaleAdd", Run: qdgscaleAdd},
 		native.Kernel{Name: "countdown", Run: qdgcountdown},
 		native.Kernel{Name: "negate", Run: qdgnegate},
@@ -26,6 +26,7 @@ func init() {
 		native.Kernel{Name: "spinCounted", Run: qdgspinCounted},
 		native.Kernel{Name: "spinRange", Run: qdgspinRange},
 		native.Kernel{Name: "scatter", Run: qdgscatter},
+		native.Kernel{Name: "scatter2", Run: qdgscatter2},
 		native.Kernel{Name: "meet", Run: qdgmeet})
 }
 
@@ -426,6 +427,32 @@ func qdgscatter(qdgL *native.Launch) {
 	}
 }
 
+func qdgscatter2(qdgL *native.Launch) {
+	idx := native.Slice[int32](qdgL, 0)
+	_ = idx
+	grid := native.Slice2[float32](qdgL, 1)
+	_ = grid
+	{
+		qdgN := int( /*line kernels.go:190:17*/ len(idx))
+		qdgP0S := native.NewPrivate2(grid, int(qdgN))
+		native.For(qdgL, qdgN, func(qdgLo, qdgHi int) {
+			qdgP0 := qdgP0S.Get()
+			if qdgLo < 0 || qdgHi > len(idx) {
+				panic("qd gen: a chunk outside its loop")
+			}
+			for qdgI := qdgLo; qdgI < qdgHi; qdgI++ {
+				i := qdgI
+				_ = i
+				/*line kernels.go:190:27*/
+				native.Scatter2(qdgP0, grid, idx[i]%8, idx[i]/8, 1, qd.AtomicAdd[float32]) /*line kernels.go:191:45*/
+
+			}
+			qdgP0S.Put(qdgP0)
+		})
+		qdgP0S.Merge(qd.AtomicAdd[float32])
+	}
+}
+
 func qdgmeet(qdgL *native.Launch) {
 	flag := native.Slice[int32](qdgL, 0)
 	_ = flag
@@ -434,19 +461,19 @@ func qdgmeet(qdgL *native.Launch) {
 	work := native.Scalar[int](qdgL, 2)
 	_ = work
 	{
-		qdgN := int( /*line kernels.go:192:17*/ 4)
+		qdgN := int( /*line kernels.go:202:17*/ 4)
 		native.For(qdgL, qdgN, func(qdgLo, qdgHi int) {
 			for qdgI := qdgLo; qdgI < qdgHi; qdgI++ {
 				i := qdgI
 				_ = i
-				/*line kernels.go:192:20*/
+				/*line kernels.go:202:20*/
 				if i == 0 {
 					s := float32(0)
 					for k := range work {
 						if k&1023 == 0 {
 							qdgL.Check()
 						}
-						/*line kernels.go:195:25*/
+						/*line kernels.go:205:25*/
 						s += float32(k & 1)
 					}
 					met[0] = s
@@ -457,7 +484,7 @@ func qdgmeet(qdgL *native.Launch) {
 						if k&1023 == 0 {
 							qdgL.Check()
 						}
-						/*line kernels.go:202:32*/
+						/*line kernels.go:212:32*/
 						if qd.AtomicAdd(&flag[0], 0) != 0 {
 							met[1] = 1
 							break

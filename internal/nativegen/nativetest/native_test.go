@@ -181,6 +181,12 @@ func TestNativeMatchesClosures(t *testing.T) {
 		{"scatterShort", func(t *testing.T, p *qd.Program, m *qd.Module) string {
 			return runScatter(t, m, 300, 64)
 		}, func() string { return runScatter(t, nil, 300, 64) }},
+		{"scatter2", func(t *testing.T, p *qd.Program, m *qd.Module) string {
+			return runScatter2(t, p, m, 1<<17)
+		}, func() string { return runScatter2(t, nil, nil, 1<<17) }},
+		{"scatter2Short", func(t *testing.T, p *qd.Program, m *qd.Module) string {
+			return runScatter2(t, p, m, 100)
+		}, func() string { return runScatter2(t, nil, nil, 100) }},
 		{"total", func(t *testing.T, p *qd.Program, m *qd.Module) string {
 			x, out, counts := ramp(n), make([]float32, 1), make([]int32, 4)
 			check(t, launch(t, m, "total", x, out, counts))
@@ -237,11 +243,28 @@ func runScatter(t *testing.T, m *qd.Module, n, bins int) string {
 	return fmt.Sprint(h, counts)
 }
 
+// runScatter2 runs scatter2 over n indices into an 8×16 grid, on m or,
+// for nil, as plain Go.
+func runScatter2(t *testing.T, p *qd.Program, m *qd.Module, n int) string {
+	idx := make([]int32, n)
+	for i := range idx {
+		idx[i] = int32(i * 7919 % 128)
+	}
+	if m == nil {
+		grid := rows(8, 16, func(i, j int) float32 { return 0 })
+		scatter2(idx, grid)
+		return fmt.Sprint(grid)
+	}
+	grid := nd(t, p, rows(8, 16, func(i, j int) float32 { return 0 }))
+	check(t, launch(t, m, "scatter2", idx, grid))
+	return fmt.Sprint(rows(8, 16, func(i, j int) float32 { return read(t, grid)[i*16+j] }))
+}
+
 // TestNativeScatterIndexError: a scatter's index out of range is the
 // kernel's error at its line, in a chunk with a private copy and in one
 // without.
 func TestNativeScatterIndexError(t *testing.T) {
-	_, m := program(t, true)
+	p, m := program(t, true)
 	for _, n := range []int{1 << 16, 10} {
 		idx := make([]int32, n)
 		idx[n/2] = 64
@@ -250,6 +273,16 @@ func TestNativeScatterIndexError(t *testing.T) {
 			t.Fatalf("n=%d: adding at bin 64 of 64 succeeded", n)
 		}
 		for _, want := range []string{"kernels.go:180", "kernel scatter", "index out of range [64] with length 64"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("n=%d: the error %q does not say %q", n, err, want)
+			}
+		}
+		idx[n/2] = 8 * 16 // row 0, column 16 of 16
+		err = launch(t, m, "scatter2", idx, nd(t, p, rows(8, 16, func(i, j int) float32 { return 0 })))
+		if err == nil {
+			t.Fatalf("n=%d: adding at column 16 of 16 succeeded", n)
+		}
+		for _, want := range []string{"kernels.go:191", "kernel scatter2", "index out of range [16] with length 16"} {
 			if !strings.Contains(err.Error(), want) {
 				t.Errorf("n=%d: the error %q does not say %q", n, err, want)
 			}
