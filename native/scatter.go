@@ -18,11 +18,38 @@ type Number interface {
 // loop is done. The order of a float scatter's additions changes with it,
 // as any parallel order does (docs/semantics.md#reductions).
 type Private[T Number] struct {
-	h    []T
-	on   bool // the loop is long enough for copies to pay
+	h  []T
+	on bool // the loop is long enough for copies to pay
+	copies[[]T]
+}
+
+// copies are the private copies of one target, of type C, made as chunks
+// ask for them and reused by later chunks.
+type copies[C any] struct {
 	mu   sync.Mutex
-	free [][]T
-	all  [][]T
+	free []C
+	all  []C // every copy made, for the merge
+}
+
+// take returns a free copy, or one that fresh makes.
+func (c *copies[C]) take(fresh func() C) C {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if n := len(c.free); n > 0 {
+		x := c.free[n-1]
+		c.free = c.free[:n-1]
+		return x
+	}
+	x := fresh()
+	c.all = append(c.all, x)
+	return x
+}
+
+// give puts back a copy that take returned.
+func (c *copies[C]) give(x C) {
+	c.mu.Lock()
+	c.free = append(c.free, x)
+	c.mu.Unlock()
 }
 
 // privateOver is the least ratio of a loop's iterations per worker to the
@@ -43,26 +70,14 @@ func (p *Private[T]) Get() []T {
 	if !p.on {
 		return nil
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if n := len(p.free); n > 0 {
-		c := p.free[n-1]
-		p.free = p.free[:n-1]
-		return c
-	}
-	c := make([]T, len(p.h))
-	p.all = append(p.all, c)
-	return c
+	return p.take(func() []T { return make([]T, len(p.h)) })
 }
 
 // Put gives back a chunk's copy.
 func (p *Private[T]) Put(c []T) {
-	if c == nil {
-		return
+	if c != nil {
+		p.give(c)
 	}
-	p.mu.Lock()
-	p.free = append(p.free, c)
-	p.mu.Unlock()
 }
 
 // Merge adds the copies' sum to h through add (qd.AtomicAdd: other work
@@ -99,12 +114,10 @@ func Scatter[T Number, I Integer](c, h []T, i I, v T, add func(*T, T) T) {
 // Private2 is Private for a 2-D target, rows of numbers: each copy has
 // h's rows, of h's row lengths, over one flat buffer.
 type Private2[T Number] struct {
-	h    [][]T
-	n    int // h's elements
-	on   bool
-	mu   sync.Mutex
-	free [][][]T
-	all  [][][]T
+	h  [][]T
+	n  int // h's elements
+	on bool
+	copies[[][]T]
 }
 
 // NewPrivate2 makes the private copies of the 2-D target h for one loop
@@ -124,30 +137,21 @@ func (p *Private2[T]) Get() [][]T {
 	if !p.on {
 		return nil
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if n := len(p.free); n > 0 {
-		c := p.free[n-1]
-		p.free = p.free[:n-1]
+	return p.take(func() [][]T {
+		flat := make([]T, p.n)
+		c := make([][]T, len(p.h))
+		for i, r := range p.h {
+			c[i], flat = flat[:len(r):len(r)], flat[len(r):]
+		}
 		return c
-	}
-	flat := make([]T, p.n)
-	c := make([][]T, len(p.h))
-	for i, r := range p.h {
-		c[i], flat = flat[:len(r):len(r)], flat[len(r):]
-	}
-	p.all = append(p.all, c)
-	return c
+	})
 }
 
 // Put gives back a chunk's copy.
 func (p *Private2[T]) Put(c [][]T) {
-	if c == nil {
-		return
+	if c != nil {
+		p.give(c)
 	}
-	p.mu.Lock()
-	p.free = append(p.free, c)
-	p.mu.Unlock()
 }
 
 // Merge adds the copies' sum to h through add, one call per non-zero
