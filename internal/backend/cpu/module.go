@@ -252,7 +252,10 @@ func (l *launch) run(task int) error {
 	if chunks == 0 || err != nil {
 		return err
 	}
-	start := time.Now()
+	var start time.Time
+	if short {
+		start = time.Now()
+	}
 	pt, _ := parallels.Get().(*parallel)
 	if pt == nil {
 		pt = new(parallel)
