@@ -5,8 +5,6 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
-	"maps"
-	"slices"
 	"strings"
 )
 
@@ -87,19 +85,15 @@ func (g *gen) reductions(st *ast.RangeStmt) reduced {
 	if id, ok := st.X.(*ast.Ident); ok {
 		uses[info.Uses[id]]++ // the loop ranges over it: it reads it
 	}
-	private := g.scatterTargets(st.Body, inside, assigned, uses)
+	private, order := g.scatterTargets(st.Body, inside, assigned, uses)
 	var walk func(n ast.Node) bool
 	walk = func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.FuncLit:
 			return false
 		case *ast.ExprStmt:
-			call, ok := n.X.(*ast.CallExpr)
-			if !ok || g.qdFunc(call.Fun) != "AtomicAdd" || len(call.Args) != 2 {
-				return true
-			}
-			addr, ok := call.Args[0].(*ast.UnaryExpr)
-			if !ok || addr.Op != token.AND {
+			call, addr := g.atomicAddStmt(n)
+			if call == nil {
 				return true
 			}
 			if id, idx := elemOf(addr.X); id != nil {
@@ -135,7 +129,7 @@ func (g *gen) reductions(st *ast.RangeStmt) reduced {
 		return true
 	}
 	ast.Inspect(st.Body, walk)
-	for _, p := range slices.SortedFunc(maps.Values(private), func(a, b scatter) int { return strings.Compare(a.name, b.name) }) {
+	for _, p := range order {
 		r.private = append(r.private, p)
 		r.pro += fmt.Sprintf("\t\t\t%s := %sS.Get()\n", p.name, p.name)
 		r.epi += fmt.Sprintf("\t\t\t%sS.Put(%s)\n", p.name, p.name)
@@ -154,8 +148,9 @@ type scatter struct {
 // scatterTargets finds the slices body only scatters into: 1-D or 2-D slices
 // declared outside the loop and not assigned in it, every mention of which
 // in body is the address of an element in a qd.AtomicAdd statement whose
-// index the loop changes (an invariant one is a reduction).
-func (g *gen) scatterTargets(body *ast.BlockStmt, inside func(types.Object) bool, assigned map[types.Object]bool, uses map[types.Object]int) map[types.Object]scatter {
+// index the loop changes (an invariant one is a reduction); by object, and
+// in the order the body first names them.
+func (g *gen) scatterTargets(body *ast.BlockStmt, inside func(types.Object) bool, assigned map[types.Object]bool, uses map[types.Object]int) (map[types.Object]scatter, []scatter) {
 	info := g.syn.Info
 	adds := map[types.Object]int{}
 	var order []types.Object
@@ -167,12 +162,8 @@ func (g *gen) scatterTargets(body *ast.BlockStmt, inside func(types.Object) bool
 		if !ok {
 			return true
 		}
-		call, ok := st.X.(*ast.CallExpr)
-		if !ok || g.qdFunc(call.Fun) != "AtomicAdd" || len(call.Args) != 2 {
-			return true
-		}
-		addr, ok := call.Args[0].(*ast.UnaryExpr)
-		if !ok || addr.Op != token.AND {
+		_, addr := g.atomicAddStmt(st)
+		if addr == nil {
 			return true
 		}
 		ix, ok := addr.X.(*ast.IndexExpr)
@@ -197,6 +188,7 @@ func (g *gen) scatterTargets(body *ast.BlockStmt, inside func(types.Object) bool
 		return true
 	})
 	private := map[types.Object]scatter{}
+	var ordered []scatter
 	for _, obj := range order {
 		if adds[obj] != uses[obj] {
 			continue
@@ -213,9 +205,24 @@ func (g *gen) scatterTargets(body *ast.BlockStmt, inside func(types.Object) bool
 		if b, ok := elem.Underlying().(*types.Basic); dims == 0 || !ok || b.Info()&types.IsNumeric == 0 {
 			continue
 		}
-		private[obj] = scatter{obj.Name(), types.TypeString(elem, g.qualifier), fmt.Sprintf("%sP%d", prefix, len(private)), dims}
+		p := scatter{obj.Name(), types.TypeString(elem, g.qualifier), fmt.Sprintf("%sP%d", prefix, len(private)), dims}
+		private[obj], ordered = p, append(ordered, p)
 	}
-	return private
+	return private, ordered
+}
+
+// atomicAddStmt is the call and the address operand of a statement
+// qd.AtomicAdd(&x, v), or nils.
+func (g *gen) atomicAddStmt(st *ast.ExprStmt) (*ast.CallExpr, *ast.UnaryExpr) {
+	call, ok := st.X.(*ast.CallExpr)
+	if !ok || g.qdFunc(call.Fun) != "AtomicAdd" || len(call.Args) != 2 {
+		return nil, nil
+	}
+	addr, ok := call.Args[0].(*ast.UnaryExpr)
+	if !ok || addr.Op != token.AND {
+		return nil, nil
+	}
+	return call, addr
 }
 
 // elemOf splits the element address x[i]... into the array's identifier

@@ -226,7 +226,10 @@ func (l *launch) run(task int) error {
 	if err != nil || r.Total <= 0 {
 		return err
 	}
-	workers := runtime.GOMAXPROCS(0)
+	workers := int(l.workers) // read at Begin for a kernel with generated code
+	if workers == 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
 	work := r.Total // iterations
 	if r.Threads > 0 {
 		// A block task counts blocks, each a thread loop's iterations.
@@ -265,7 +268,7 @@ func (l *launch) run(task int) error {
 	pt.size = (r.Total - lo + chunks - 1) / chunks
 	pt.ends.reset(chunks)
 	pool.lend(min(workers, int(chunks))-1, pt.work)
-	if short && r.Total > lo {
+	if short {
 		// The time per iteration of the split part, on min(workers, chunks) cores.
 		l.m.cost[task].Store(int64(time.Since(start)) * min(int64(workers), chunks) / (r.Total - lo))
 	}
