@@ -101,7 +101,7 @@ type gen struct {
 	tempOut map[*ir.Var]bool
 	serial  bool
 
-	proEnd  int // where the prologue ends in the body's words
+	proEnd int // where the prologue ends in the body's words
 
 	loops   []*loopCtx
 	escape  ID // the i32 local labelled breaks and continues leave through

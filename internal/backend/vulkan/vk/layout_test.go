@@ -25,6 +25,7 @@ var allStructs = []any{
 	PhysicalDeviceVulkan12Features{}, PhysicalDeviceVulkan13Features{}, PhysicalDeviceShaderAtomicFloatFeaturesEXT{},
 	PhysicalDeviceLimits{}, PhysicalDeviceSparseProperties{}, PhysicalDeviceProperties{}, PhysicalDeviceProperties2{},
 	PhysicalDeviceSubgroupProperties{}, ExtensionProperties{}, QueryPoolCreateInfo{}, MappedMemoryRange{},
+	ConformanceVersion{}, PhysicalDeviceDriverProperties{},
 }
 
 // TestLayoutMatchesC compiles a C program that prints the offset of every
