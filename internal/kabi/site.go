@@ -31,3 +31,23 @@ func (m *Module) AddSite(a *ir.Param, index []ir.Expr, pos ir.Pos) int {
 	m.Sites = append(m.Sites, st)
 	return len(m.Sites) - 1
 }
+
+// Violation is the error a launch's violation record reports for kernel,
+// whose entries registered sites; nil when the record is clear. Every GPU
+// launcher reports through it, so that a violation reads the same on
+// every backend.
+func Violation(kernel string, sites []Site, rec [DebugWords]uint64) error {
+	if rec[0] == 0 {
+		return nil
+	}
+	site := int(rec[0] - 1)
+	if site >= len(sites) {
+		return ir.Errorf(ir.Pos{}, kernel, "index out of range at an unknown access (site %d of %d)", site, len(sites))
+	}
+	st := sites[site]
+	dim := int(rec[3])
+	if dim < 32 && st.U64&(1<<dim) != 0 {
+		return ir.Errorf(st.Pos, kernel, "index %d out of range [0:%d) in dimension %d of %s", rec[1], int64(rec[2]), dim, st.Array)
+	}
+	return ir.Errorf(st.Pos, kernel, "index %d out of range [0:%d) in dimension %d of %s", int64(rec[1]), int64(rec[2]), dim, st.Array)
+}

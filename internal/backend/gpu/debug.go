@@ -8,7 +8,6 @@ import (
 	"github.com/ebitengine/purego"
 
 	"github.com/quadrants-go/qd/internal/backend"
-	"github.com/quadrants-go/qd/internal/ir"
 	"github.com/quadrants-go/qd/internal/kabi"
 )
 
@@ -95,19 +94,7 @@ func readRecord(host uintptr) [kabi.DebugWords]uint64 {
 
 // violation is the error a record reports, nil if it is clear.
 func (m *loadedModule) violation(rec [kabi.DebugWords]uint64) error {
-	if rec[0] == 0 {
-		return nil
-	}
-	site := int(rec[0] - 1)
-	if site >= len(m.sites) {
-		return ir.Errorf(ir.Pos{}, m.kernel, "index out of range at an unknown access (site %d of %d)", site, len(m.sites))
-	}
-	st := m.sites[site]
-	dim := int(rec[3])
-	if dim < 32 && st.U64&(1<<dim) != 0 {
-		return ir.Errorf(st.Pos, m.kernel, "index %d out of range [0:%d) in dimension %d of %s", rec[1], int64(rec[2]), dim, st.Array)
-	}
-	return ir.Errorf(st.Pos, m.kernel, "index %d out of range [0:%d) in dimension %d of %s", int64(rec[1]), int64(rec[2]), dim, st.Array)
+	return kabi.Violation(m.kernel, m.sites, rec)
 }
 
 // recordOffset is where the violation record starts in the temporaries.
