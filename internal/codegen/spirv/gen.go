@@ -24,6 +24,11 @@ type Options struct {
 	// atomically in buffers (VK_EXT_shader_atomic_float); otherwise an
 	// atomic float add is a compare-and-swap loop.
 	AtomicFloatAdd32, AtomicFloatAdd64 bool
+	// MaxPushBytes is the device's push-constant space
+	// (maxPushConstantsSize; Vulkan promises 128 bytes). A task whose
+	// slots need more takes them from an arguments buffer instead, whose
+	// device address is its one push constant (Entry.ArgsBuffer).
+	MaxPushBytes int
 }
 
 // Kernel is a lowered kernel compiled for Vulkan: its layout and one
@@ -44,6 +49,10 @@ type Entry struct {
 	PushBytes int
 	// LocalSize is the work group's size (x; y and z are 1).
 	LocalSize int
+	// ArgsBuffer: the slots, laid out as Push says, are read from a
+	// buffer whose device address is pushed as the one 8-byte push
+	// constant, because they do not fit in the device's push constants.
+	ArgsBuffer bool
 }
 
 // EntryName is the name of every module's entry point.
@@ -90,7 +99,9 @@ type gen struct {
 
 	push       ID                // the push-constant variable
 	pushMember map[kabi.Slot]int // slot → member index
-	pushType   []ID              // member types
+	pushType   []ID              // slot types
+	pushOffset []int             // slot offsets
+	argsBuffer bool              // the slots come from an arguments buffer
 	slotVal    map[kabi.Slot]ID  // slot values loaded in the prologue
 	interfaces []ID
 
@@ -102,6 +113,8 @@ type gen struct {
 	serial  bool
 
 	proEnd int // where the prologue ends in the body's words
+
+	mathFuncs map[string]ID // devmath functions written into the module
 
 	loops   []*loopCtx
 	escape  ID // the i32 local labelled breaks and continues leave through
@@ -173,6 +186,13 @@ func generateTask(plan *lower.Plan, t *lower.Task, layout *kabi.Module, info *ka
 	m.AddFunction(g.f)
 	m.EntryPoint(ExecutionModelGLCompute, fnID, EntryName, g.interfaces...)
 	m.ExecutionMode(fnID, ExecutionModeLocalSize, uint32(local), 1, 1)
+	// Go's floats have signed zeros, infinities and NaNs: every width the
+	// module uses keeps them.
+	m.Capability(CapabilitySignedZeroInfNanPreserve)
+	m.ExecutionMode(fnID, ExecutionModeSignedZeroInfNanPreserve, 32)
+	if m.hasCap[CapabilityFloat64] {
+		m.ExecutionMode(fnID, ExecutionModeSignedZeroInfNanPreserve, 64)
+	}
 	m.Name(fnID, info.Entry)
 	e.Words = m.Words()
 	return e, nil
@@ -228,6 +248,7 @@ func (g *gen) pushConstants(e *Entry) {
 		}
 		off = (off + size - 1) &^ (size - 1)
 		e.Push = append(e.Push, PushField{Slot: s, Offset: off})
+		g.pushOffset = append(g.pushOffset, off)
 		g.pushMember[slotKey(s)] = i
 		t := m.Int(8 * size)
 		members = append(members, t)
@@ -238,10 +259,20 @@ func (g *gen) pushConstants(e *Entry) {
 	if len(members) == 0 {
 		return
 	}
+	if limit := g.opts.MaxPushBytes; limit > 0 && off > limit {
+		// One push constant: the arguments buffer's address.
+		e.ArgsBuffer = true
+		members = []ID{m.Int(64)}
+	}
+	g.argsBuffer = e.ArgsBuffer
 	st := m.Struct(members...)
 	m.Decorate(st, DecorationBlock)
-	for i, p := range e.Push {
-		m.MemberDecorate(st, i, DecorationOffset, uint32(p.Offset))
+	for i := range members {
+		off := 0
+		if !e.ArgsBuffer {
+			off = e.Push[i].Offset
+		}
+		m.MemberDecorate(st, i, DecorationOffset, uint32(off))
 	}
 	g.push = m.Global(m.Pointer(StorageClassPushConstant, st), StorageClassPushConstant)
 	m.Name(g.push, "args")
@@ -276,8 +307,21 @@ func (g *gen) builtinX(b ID) ID {
 	return g.f.Op(OpCompositeExtract, m.Int(32), v, 0)
 }
 
-// prologue loads every slot once, at the entry's start.
+// prologue loads every slot once, at the entry's start: from the push
+// constants, or from the arguments buffer they point at.
 func (g *gen) prologue() {
+	if g.argsBuffer {
+		i64 := g.m.Int(64)
+		ptr := g.f.Op(OpAccessChain, g.m.Pointer(StorageClassPushConstant, i64), g.push, g.m.ConstInt(32, 0))
+		base := g.f.Op(OpLoad, i64, ptr)
+		for i, p := range g.info.Slots {
+			t := g.pushType[i]
+			addr := g.f.Op(OpIAdd, i64, base, g.m.ConstInt(64, uint64(g.pushOffset[i])))
+			at := g.f.Op(OpConvertUToPtr, g.m.Pointer(StorageClassPhysicalStorageBuffer, t), addr)
+			g.slotVal[slotKey(p)] = g.f.Op(OpLoad, t, at, MemoryAccessAligned, uint32(p.Size))
+		}
+		return
+	}
 	for i, p := range g.info.Slots {
 		ptr := g.f.Op(OpAccessChain, g.m.Pointer(StorageClassPushConstant, g.pushType[i]), g.push, g.m.ConstInt(32, uint64(i)))
 		g.slotVal[slotKey(p)] = g.f.Op(OpLoad, g.pushType[i], ptr)

@@ -1,7 +1,6 @@
 package spirv
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/quadrants-go/qd/internal/ir"
@@ -11,7 +10,7 @@ import (
 // Trunc are GLSL.std.450's, exact by Vulkan's precision rules; Round is
 // Go's (half away from zero, which GLSL's Round leaves to the device);
 // Sqrt is GLSL's, with the device's accuracy (docs/vulkan.md). The
-// transcendental functions are not compiled for Vulkan yet.
+// transcendental functions are devmath's (mathfn.go).
 func (g *gen) call(e *ir.Call) ID {
 	if len(e.Args) != e.Fn.Arity() || len(e.Args) == 0 {
 		g.fail("%v takes %d float32 or float64 arguments of one type", e.Fn, e.Fn.Arity())
@@ -52,8 +51,7 @@ func (g *gen) call(e *ir.Call) ID {
 		g.m.Decorate(up, DecorationNoContraction)
 		return f.Op(OpSelect, ty, far, up, tr)
 	}
-	g.unsupported(fmt.Sprintf("math.%v on Vulkan", e.Fn))
-	return 0
+	return f.Op(OpFunctionCall, ty, append([]uint32{g.mathFunc(e.Fn, t)}, args...)...)
 }
 
 // abs clears the sign bit of x, a float of type t.

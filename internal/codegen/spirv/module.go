@@ -319,6 +319,14 @@ func (m *Module) NewFunction(id, ret, fnType ID) *Function {
 	return f
 }
 
+// Param adds a parameter of type t and returns its id. Parameters come
+// before anything else is written.
+func (f *Function) Param(t ID) ID {
+	id := f.m.ID()
+	inst(&f.header, OpFunctionParameter, t, id)
+	return id
+}
+
 // Var makes a Function-storage local of type t (its pointer type is
 // made here) and returns the variable's id.
 func (f *Function) Var(t ID) ID {
