@@ -8,4 +8,5 @@ import (
 	_ "github.com/quadrants-go/qd/internal/backend/cpu"
 	_ "github.com/quadrants-go/qd/internal/backend/cuda"
 	_ "github.com/quadrants-go/qd/internal/backend/hip"
+	_ "github.com/quadrants-go/qd/internal/backend/vulkan"
 )

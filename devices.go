@@ -34,18 +34,25 @@ type DeviceInfo struct {
 	// device to device. Copies with other devices of the backend work too,
 	// staged through host memory by the driver.
 	Peers []int
+	// Details are further lines about the device, where its backend has
+	// them (Vulkan: queue families, features, limits); `qd devices` prints
+	// them.
+	Details []string
+	// Software: the device runs on the host's CPU (Vulkan's lavapipe).
+	// Auto never picks one; the CPU backend is faster there.
+	Software bool
 	// Err says why the backend is unavailable (no driver, no device, not
 	// built in); the other fields except Arch are then empty.
 	Err error
 }
 
 // Devices lists what each backend offers: the CPU, then every CUDA device,
-// then AMD GPUs; a backend without a usable device contributes one entry
+// then AMD GPUs, then Vulkan devices; a backend without a usable device contributes one entry
 // whose Err says why. Listing opens drivers but creates no context, so it
 // is cheap and changes nothing.
 func Devices() []DeviceInfo {
 	var out []DeviceInfo
-	for _, a := range []Arch{CPU, CUDA, AMDGPU} {
+	for _, a := range []Arch{CPU, CUDA, AMDGPU, Vulkan} {
 		out = append(out, archDevices(a)...)
 	}
 	return out
@@ -72,6 +79,7 @@ func infoOf(a Arch, in backend.DeviceInfo) DeviceInfo {
 	return DeviceInfo{
 		Arch: a, Ordinal: in.Ordinal, Name: in.Name, ComputeCapability: in.ComputeCapability, Target: in.Target,
 		Cores: in.Cores, MemoryBytes: in.MemoryBytes, Driver: in.Driver, Peers: slices.Clone(in.Peers),
+		Details: slices.Clone(in.Details), Software: in.Software,
 	}
 }
 
@@ -91,6 +99,8 @@ func (d DeviceInfo) String() string {
 			d.Ordinal, d.Name, d.ComputeCapability, d.Cores, gib, d.Driver)
 	case d.Arch == AMDGPU:
 		return fmt.Sprintf("AMD GPU %d: %s (%s), %d CUs, %.1f GiB, %s", d.Ordinal, d.Name, d.Target, d.Cores, gib, d.Driver)
+	case d.Arch == Vulkan:
+		return fmt.Sprintf("Vulkan device %d: %s (%s), %.1f GiB, %s", d.Ordinal, d.Name, d.Target, gib, d.Driver)
 	}
 	s := fmt.Sprintf("CPU (%s, %d threads, %s", d.Driver, d.Cores, d.Name)
 	if d.MemoryBytes > 0 {
@@ -103,8 +113,8 @@ func (d DeviceInfo) String() string {
 type Arch int
 
 const (
-	// Auto picks CUDA when a device is present, else an AMD GPU, else the
-	// CPU.
+	// Auto picks CUDA when a device is present, else an AMD GPU, else a
+	// Vulkan GPU, else the CPU.
 	Auto Arch = iota
 	// CPU runs kernels on the host's cores; always available.
 	CPU
@@ -116,6 +126,13 @@ const (
 	// AMD GPU, Init(WithArch(AMDGPU)) returns an error wrapping
 	// ErrUnsupported that says none was found.
 	AMDGPU
+	// Vulkan runs kernels on any GPU with a Vulkan 1.2 driver (SPIR-V
+	// generated in Go, pipelines through the Vulkan loader): verified on
+	// NVIDIA's driver and on Mesa's lavapipe, a Vulkan device on the CPU
+	// (docs/vulkan.md). Auto takes a Vulkan GPU after CUDA and AMDGPU but
+	// never a Vulkan device that runs on the CPU, such as lavapipe, which
+	// WithArch(Vulkan) selects explicitly.
+	Vulkan
 )
 
 func (a Arch) String() string {
@@ -128,6 +145,8 @@ func (a Arch) String() string {
 		return "cuda"
 	case AMDGPU:
 		return "amdgpu"
+	case Vulkan:
+		return "vulkan"
 	}
 	return fmt.Sprintf("Arch(%d)", int(a))
 }

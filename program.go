@@ -52,7 +52,8 @@ type Program struct {
 // Init starts a Program on the chosen backend ([WithArch]; Auto by default).
 // Auto takes CUDA when a device is present, then AMDGPU (when HIP's runtime
 // and an AMD GPU are present; the AMD path is compiled and checked, never
-// yet run on an AMD GPU), then the CPU, which always works. An explicit GPU
+// yet run on an AMD GPU), then a Vulkan GPU (never a Vulkan device on the
+// CPU, such as lavapipe), then the CPU, which always works. An explicit GPU
 // arch without a usable driver or device is an error matching
 // [ErrUnsupported] that says why. Init loads qd's own kernels (the fills of
 // Ndarray.FillOn), so on a GPU it waits, as [Compile] does, for kernels
@@ -129,7 +130,11 @@ func openDevice(arch Arch, ordinal int) (backend.Device, Arch, error) {
 				short = append(short, b.Arch+" has "+has)
 				continue
 			}
-			dev, err := b.Open(ordinal)
+			open := b.Open
+			if b.OpenAuto != nil {
+				open = b.OpenAuto
+			}
+			dev, err := open(ordinal)
 			if err == nil {
 				return dev, archOf(b.Arch), nil
 			}
@@ -146,8 +151,8 @@ func openDevice(arch Arch, ordinal int) (backend.Device, Arch, error) {
 		}
 		return nil, 0, fmt.Errorf("qd: no backend opened: %w", errors.Join(errs...))
 	}
-	if arch < CPU || arch > AMDGPU {
-		return nil, 0, fmt.Errorf("%w: WithArch(%d): no such arch; use qd.Auto, qd.CPU, qd.CUDA or qd.AMDGPU", ErrInvalidArgument, int(arch))
+	if arch < CPU || arch > Vulkan {
+		return nil, 0, fmt.Errorf("%w: WithArch(%d): no such arch; use qd.Auto, qd.CPU, qd.CUDA, qd.AMDGPU or qd.Vulkan", ErrInvalidArgument, int(arch))
 	}
 	b, ok := backend.Lookup(arch.String())
 	if !ok {
@@ -195,7 +200,7 @@ func deviceCount(n int) string {
 
 // archOf is the Arch a registered backend's name stands for.
 func archOf(name string) Arch {
-	for _, a := range []Arch{CPU, CUDA, AMDGPU} {
+	for _, a := range []Arch{CPU, CUDA, AMDGPU, Vulkan} {
 		if a.String() == name {
 			return a
 		}

@@ -62,7 +62,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		printUsage(stderr)
 		return 2
 	}
-	arch, ok := map[string]qd.Arch{"auto": qd.Auto, "cpu": qd.CPU, "cuda": qd.CUDA, "amdgpu": qd.AMDGPU}[strings.ToLower(*archName)]
+	arch, ok := map[string]qd.Arch{"auto": qd.Auto, "cpu": qd.CPU, "cuda": qd.CUDA, "amdgpu": qd.AMDGPU, "vulkan": qd.Vulkan}[strings.ToLower(*archName)]
 	if !ok {
 		fmt.Fprintf(stderr, "qd bench: -arch %q: want auto, cpu, cuda or amdgpu\n\n", *archName)
 		printUsage(stderr)

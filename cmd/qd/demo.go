@@ -85,7 +85,7 @@ func demo(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	bad := func(msg string) int { return usageError(fs, demoUsage, stderr, "qd demo: "+msg) }
-	arch, ok := map[string]qd.Arch{"auto": qd.Auto, "cpu": qd.CPU, "cuda": qd.CUDA, "amdgpu": qd.AMDGPU}[strings.ToLower(*archName)]
+	arch, ok := map[string]qd.Arch{"auto": qd.Auto, "cpu": qd.CPU, "cuda": qd.CUDA, "amdgpu": qd.AMDGPU, "vulkan": qd.Vulkan}[strings.ToLower(*archName)]
 	switch {
 	case fs.NArg() > 0:
 		return bad(fmt.Sprintf("unexpected argument %q", fs.Arg(0)))

@@ -56,13 +56,30 @@ func devicesCmd(args []string, stdout, stderr io.Writer) int {
 		case qd.AMDGPU:
 			cc = in.Target
 			cores += " CUs"
+		case qd.Vulkan:
+			cc, cores = in.Target, "-"
 		}
 		fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%s\t%s\t%s\n", in.Arch, in.Ordinal, in.Name, cc, cores, gib(in.MemoryBytes), in.Driver)
 	}
 	w.Flush()
+	writeDetails(stdout, infos)
 	writePeers(stdout, infos)
 	fmt.Fprintf(stdout, "\nqd.Auto picks: %s\n", autoPick(infos))
 	return 0
+}
+
+// writeDetails prints the further lines a backend gives about its devices
+// (Vulkan: queue families, features, limits).
+func writeDetails(w io.Writer, infos []qd.DeviceInfo) {
+	for _, in := range infos {
+		if in.Err != nil || len(in.Details) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "\n%s %d (%s):\n", in.Arch, in.Ordinal, in.Name)
+		for _, d := range in.Details {
+			fmt.Fprintf(w, "  %s\n", d)
+		}
+	}
 }
 
 // writePeers says, for each backend with several devices, which devices
@@ -94,9 +111,9 @@ func writePeers(w io.Writer, infos []qd.DeviceInfo) {
 // autoPick names the backend qd.Init(qd.WithArch(qd.Auto)) takes: the
 // first available GPU, else the CPU.
 func autoPick(infos []qd.DeviceInfo) string {
-	for _, a := range []qd.Arch{qd.CUDA, qd.AMDGPU} {
+	for _, a := range []qd.Arch{qd.CUDA, qd.AMDGPU, qd.Vulkan} {
 		for _, in := range infos {
-			if in.Arch == a && in.Err == nil {
+			if in.Arch == a && in.Err == nil && !in.Software {
 				return fmt.Sprintf("%s (device %d: %s)", a, in.Ordinal, in.Name)
 			}
 		}

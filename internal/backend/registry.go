@@ -17,6 +17,10 @@ type Backend struct {
 	// Open opens device ordinal. An error wrapping ErrNoDevice-like causes
 	// says why the backend is unavailable.
 	Open func(ordinal int) (Device, error)
+	// OpenAuto, when set, is what qd.Auto opens instead of Open: a backend
+	// may refuse there a device it offers only when asked for by name
+	// (Vulkan's devices that run on the CPU, which the CPU backend beats).
+	OpenAuto func(ordinal int) (Device, error)
 	// Devices lists the backend's devices without opening them, or says
 	// why it offers none.
 	Devices func() ([]DeviceInfo, error)
@@ -36,6 +40,12 @@ type DeviceInfo struct {
 	Cores       int
 	MemoryBytes uint64 // 0 when unknown
 	Driver      string // "CUDA 13.0, kernel module 580.159.04"; GOOS/GOARCH
+	// Details are further lines about the device (Vulkan: queue families,
+	// features, limits), for `qd devices`.
+	Details []string
+	// Software: the device runs on the host's CPU (lavapipe); qd.Auto
+	// skips it.
+	Software bool
 	// Peers are the ordinals of the backend's other devices whose memory
 	// this one can access directly (peer access), in increasing order.
 	Peers []int

@@ -1,0 +1,308 @@
+package vulkan
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/quadrants-go/qd/internal/backend"
+	"github.com/quadrants-go/qd/internal/backend/vulkan/vk"
+	"github.com/quadrants-go/qd/internal/codegen/spirv"
+	"github.com/quadrants-go/qd/internal/kabi"
+	"github.com/quadrants-go/qd/internal/lower"
+)
+
+// Kernels: Compile generates one SPIR-V module per task (package
+// codegen/spirv) and makes a compute pipeline of each, whose parameters
+// are push constants. A launch packs every task's push constants once
+// (Begin), records a dispatch per task on the stream it runs on (Run: one
+// command buffer and one submit), and gives the temporaries back in the
+// stream's order (End).
+
+// hostTotalGroups is the grid of a parallel task whose iteration count
+// only the kernel knows (extents that read memory or locals): the
+// entries stride over the rest.
+const hostTotalGroups = 4096
+
+// module is a compiled kernel.
+type module struct {
+	d      *Device
+	kernel string
+	layout *kabi.Module
+	tasks  []task
+	closed atomic.Bool
+	mu     sync.Mutex // Close against Begin
+}
+
+// task is one entry: its pipeline and how to launch it.
+type task struct {
+	info      *kabi.Task
+	pipe      *vk.Pipeline
+	push      []spirv.PushField
+	pushBytes int
+	local     int
+	// argsBuffer: the slots go in a per-launch buffer whose address is
+	// the push constant (spirv.Entry.ArgsBuffer).
+	argsBuffer bool
+}
+
+var _ backend.Module = (*module)(nil)
+
+// Compile compiles plan for the device: a pipeline per task.
+func (d *Device) Compile(plan *lower.Plan, opts backend.CompileOptions) (backend.Module, error) {
+	if err := d.usable(); err != nil {
+		return nil, err
+	}
+	f := d.features()
+	k, err := spirv.Generate(plan, spirv.Options{
+		Bounds:           opts.Debug,
+		AtomicFloatAdd32: f.BufferFloat32AtomicAdd,
+		AtomicFloatAdd64: f.BufferFloat64AtomicAdd,
+		MaxPushBytes:     d.lim.maxPushConstants,
+	})
+	if err != nil {
+		if errors.Is(err, spirv.ErrUnsupported) {
+			return nil, fmt.Errorf("vulkan: %w (%w)", err, backend.ErrUnsupported)
+		}
+		return nil, fmt.Errorf("vulkan: %w", err)
+	}
+	m := &module{d: d, kernel: plan.Kernel.Name, layout: k.Layout}
+	for _, e := range k.Entries {
+		if e.LocalSize > d.lim.maxGroupInvocations || uint32(e.LocalSize) > d.lim.maxGroupSize[0] {
+			m.release()
+			return nil, fmt.Errorf("vulkan: kernel %s: work groups of %d exceed the device's limit (%d)", plan.Kernel.Name, e.LocalSize, d.lim.maxGroupInvocations)
+		}
+		push := e.PushBytes
+		if e.ArgsBuffer {
+			push = 8
+		}
+		pipe, err := d.vd.CreatePipeline(e.Words, spirv.EntryName, push)
+		if err != nil {
+			m.release()
+			return nil, fmt.Errorf("vulkan: kernel %s, task %d: %w", plan.Kernel.Name, e.Task.Index, d.wrap(err))
+		}
+		m.tasks = append(m.tasks, task{info: e.Task, pipe: pipe, push: e.Push, pushBytes: e.PushBytes, local: e.LocalSize, argsBuffer: e.ArgsBuffer})
+	}
+	return m, nil
+}
+
+// Close releases the pipelines; no launch of the module may be in flight.
+func (m *module) Close() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed.Swap(true) {
+		return nil
+	}
+	m.release()
+	return nil
+}
+
+func (m *module) release() {
+	for _, t := range m.tasks {
+		m.d.vd.DestroyPipeline(t.pipe)
+	}
+	m.tasks = nil
+}
+
+// launch is one launch in progress.
+type launch struct {
+	m      *module
+	push   [][]byte             // per task
+	groups []uint32             // per task; 0: nothing to run
+	temps  *Buffer              // nil when the kernel needs none
+	args   []backend.HostBuffer // the arguments buffers of tasks with many slots
+}
+
+// Begin packs the launch's arguments and takes its temporaries in the
+// order of s.
+func (m *module) Begin(bs backend.Stream, args *backend.Args) (backend.Launch, error) {
+	if m.closed.Load() {
+		return nil, backend.ClosedError("vulkan: launch of a closed module")
+	}
+	d := m.d
+	s, err := d.stream(bs)
+	if err != nil {
+		return nil, err
+	}
+	l := &launch{m: m, push: make([][]byte, len(m.tasks)), groups: make([]uint32, len(m.tasks))}
+	if m.layout.NumTemps > 0 || m.layout.Bounds {
+		size := 8 * m.layout.NumTemps
+		if m.layout.Bounds {
+			size += 8 * kabi.DebugWords
+		}
+		b, err := d.AllocOn(s, size)
+		if err != nil {
+			return nil, err
+		}
+		l.temps = b.(*Buffer)
+		if err := l.temps.Zero(s); err != nil {
+			l.temps.FreeOn(s)
+			return nil, err
+		}
+	}
+	shapes := make([][4]int, len(args.Arrays))
+	for i, a := range args.Arrays {
+		shapes[i] = a.Shape
+	}
+	for ti, t := range m.tasks {
+		p := make([]byte, t.pushBytes)
+		for _, f := range t.push {
+			v, err := l.slotValue(f.Slot, args)
+			if err != nil {
+				l.drop(s)
+				return nil, fmt.Errorf("vulkan: kernel %s: %w", m.kernel, err)
+			}
+			if f.Slot.Size == 4 {
+				binary.LittleEndian.PutUint32(p[f.Offset:], uint32(v))
+			} else {
+				binary.LittleEndian.PutUint64(p[f.Offset:], v)
+			}
+		}
+		if t.argsBuffer {
+			hb, err := d.AllocHost(len(p))
+			if err != nil {
+				l.drop(s)
+				return nil, err
+			}
+			l.args = append(l.args, hb)
+			copy(unsafe.Slice((*byte)(hb.Pointer()), len(p)), p)
+			p = binary.LittleEndian.AppendUint64(nil, hb.(*HostBuffer).mem.Address)
+		}
+		l.push[ti] = p
+		maxGroups := int(min(d.lim.maxGroupCount[0], 65535))
+		switch {
+		case t.info.Kind == lower.Serial:
+			l.groups[ti] = 1
+		case t.info.HostTotal == nil:
+			l.groups[ti] = uint32(min(hostTotalGroups, maxGroups))
+		default:
+			l.groups[ti] = kabi.GridFor(t.info.HostTotal(args.Scalars, shapes), t.local, maxGroups)
+		}
+	}
+	return l, nil
+}
+
+// slotValue is what slot sl of a task passes.
+func (l *launch) slotValue(sl kabi.Slot, args *backend.Args) (uint64, error) {
+	switch sl.Kind {
+	case kabi.ScalarSlot:
+		if sl.Param >= len(args.Scalars) {
+			return 0, fmt.Errorf("parameter %d: no scalar value (%d given)", sl.Param, len(args.Scalars))
+		}
+		return args.Scalars[sl.Param], nil
+	case kabi.ArraySlot, kabi.DimSlot:
+		if sl.Param >= len(args.Arrays) {
+			return 0, fmt.Errorf("parameter %d: no array (%d given)", sl.Param, len(args.Arrays))
+		}
+		a := args.Arrays[sl.Param]
+		if sl.Kind == kabi.DimSlot {
+			return uint64(int64(a.Shape[sl.Dim])), nil
+		}
+		b, err := l.m.d.buffer(a.Buf)
+		if err != nil {
+			return 0, fmt.Errorf("parameter %d: %w", sl.Param, err)
+		}
+		return b.address(), nil
+	case kabi.TempsSlot:
+		if l.temps == nil {
+			return 0, errors.New("internal error: the temporaries were not allocated")
+		}
+		return l.temps.address(), nil
+	}
+	return 0, fmt.Errorf("unknown slot kind %d", sl.Kind)
+}
+
+// Run records task's dispatch on s and submits it.
+func (l *launch) Run(ti int, bs backend.Stream) error {
+	if ti < 0 || ti >= len(l.m.tasks) {
+		return fmt.Errorf("vulkan: kernel %s has no task %d", l.m.kernel, ti)
+	}
+	if l.groups[ti] == 0 {
+		return nil // nothing to do
+	}
+	s, err := l.m.d.stream(bs)
+	if err != nil {
+		return err
+	}
+	t := &l.m.tasks[ti]
+	vd := l.m.d.vd
+	_, err = s.submit(func(cb uintptr) {
+		vd.CmdDispatch(cb, t.pipe, l.push[ti], l.groups[ti], 1, 1)
+	})
+	return err
+}
+
+// End gives the temporaries and arguments buffers back after everything
+// enqueued on s so far; with index checks, a violation the launch recorded
+// is reported by the stream's next Synchronize.
+func (l *launch) End(bs backend.Stream) error {
+	if l.temps == nil && len(l.args) == 0 {
+		return nil
+	}
+	s, err := l.m.d.stream(bs)
+	if err != nil {
+		return err
+	}
+	if len(l.args) > 0 {
+		v, err := s.point()
+		if err != nil {
+			return err
+		}
+		args := l.args
+		s.onComplete(v, func() error {
+			for _, a := range args {
+				a.Close()
+			}
+			return nil
+		})
+	}
+	if l.temps == nil {
+		return nil
+	}
+	if !l.m.layout.Bounds {
+		return l.temps.FreeOn(s)
+	}
+	rec, err := l.m.d.AllocHost(8 * kabi.DebugWords)
+	if err != nil {
+		return err
+	}
+	src := l.temps
+	recView, err := src.View(8*l.m.layout.NumTemps, 8*kabi.DebugWords)
+	if err != nil {
+		rec.Close()
+		return err
+	}
+	if err := recView.CopyToHost(s, rec.Pointer(), 8*kabi.DebugWords); err != nil {
+		rec.Close()
+		return err
+	}
+	v, err := s.point()
+	if err != nil {
+		rec.Close()
+		return err
+	}
+	s.onComplete(v, func() error {
+		words := *(*[kabi.DebugWords]uint64)(rec.Pointer())
+		rec.Close()
+		return l.m.violation(words)
+	})
+	return src.FreeOn(s)
+}
+
+// drop frees what Begin took, after a failure.
+func (l *launch) drop(s *Stream) {
+	if l.temps != nil {
+		l.temps.FreeOn(s)
+	}
+	for _, a := range l.args {
+		a.Close()
+	}
+}
+
+// violation is the error a violation record reports, nil if it is clear.
+func (m *module) violation(rec [kabi.DebugWords]uint64) error {
+	return kabi.Violation(m.kernel, m.layout.Sites, rec)
+}

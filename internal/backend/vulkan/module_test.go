@@ -1,0 +1,79 @@
+package vulkan
+
+import (
+	"math"
+	"testing"
+	"unsafe"
+
+	"github.com/quadrants-go/qd/internal/backend"
+	"github.com/quadrants-go/qd/internal/lower"
+	"github.com/quadrants-go/qd/internal/suitekernels"
+)
+
+// TestSaxpyKernel compiles the suite's saxpy, runs it on the device and
+// checks every element against Go's arithmetic.
+func TestSaxpyKernel(t *testing.T) {
+	d := openTestDevice(t)
+	plan, err := lower.Lower(suitekernels.Saxpy())
+	if err != nil {
+		t.Fatal(err)
+	}
+	mod, err := d.Compile(plan, backend.CompileOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mod.Close()
+	s, err := d.NewStream(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	const n = 100003
+	x, y := make([]float32, n), make([]float32, n)
+	for i := range x {
+		x[i], y[i] = float32(i)*0.5, float32(n-i)
+	}
+	bx, _ := d.Alloc(4 * n)
+	by, _ := d.Alloc(4 * n)
+	defer bx.Close()
+	defer by.Close()
+	if err := bx.CopyFromHost(s, unsafe.Pointer(&x[0]), 4*n); err != nil {
+		t.Fatal(err)
+	}
+	if err := by.CopyFromHost(s, unsafe.Pointer(&y[0]), 4*n); err != nil {
+		t.Fatal(err)
+	}
+	a := float32(1.75)
+	args := &backend.Args{Scalars: []uint64{uint64(math.Float32bits(a)), 0, 0},
+		Arrays: []backend.ArrayArg{{}, {Buf: bx, Shape: [4]int{n, 1, 1, 1}}, {Buf: by, Shape: [4]int{n, 1, 1, 1}}}}
+	t.Logf("saxpy params: %d", len(plan.Kernel.Params))
+	for i, p := range plan.Kernel.Params {
+		if !p.IsArray() {
+			args.Arrays[i] = backend.ArrayArg{}
+		}
+	}
+	l, err := mod.Begin(s, args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for ti := range plan.Tasks {
+		if err := l.Run(ti, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := l.End(s); err != nil {
+		t.Fatal(err)
+	}
+	got := make([]float32, n)
+	if err := by.CopyToHost(s, unsafe.Pointer(&got[0]), 4*n); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Synchronize(); err != nil {
+		t.Fatal(err)
+	}
+	for i := range got {
+		if want := a*x[i] + y[i]; got[i] != want {
+			t.Fatalf("y[%d] = %v, want %v", i, got[i], want)
+		}
+	}
+}

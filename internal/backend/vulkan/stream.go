@@ -1,0 +1,484 @@
+package vulkan
+
+import (
+	"errors"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/quadrants-go/qd/internal/backend"
+	"github.com/quadrants-go/qd/internal/backend/vulkan/vk"
+)
+
+// Stream is an in-order queue of work on one VkQueue of the device,
+// ordered by its own timeline semaphore: the n-th submit signals the
+// semaphore to n and waits for n-1, so the stream's work runs in order
+// even where a queue overlaps submits or other streams share the queue.
+// A submit waits only for values already submitted (its own previous one,
+// the last Record of the events it waits for): on a device of one queue
+// a wait for a signal queued behind it would deadlock the queue.
+type Stream struct {
+	d      *Device
+	q      *queue
+	id     uint64
+	sem    uint64 // the timeline semaphore
+	closed atomic.Bool
+	// reached is the highest value the semaphore is known to have
+	// reached: a cache of reads, never ahead of the semaphore.
+	reached atomic.Uint64
+	nhooks  atomic.Int32 // len(hooks), read without mu by submit
+
+	mu       sync.Mutex
+	pool     uint64    // the command pool: not thread-safe, used under mu
+	last     uint64    // the value of the last submit
+	waits    []vk.Wait // event waits for the next submit
+	waitBuf  []vk.Wait // the wait list of a submit, reused
+	cbs      [1]uintptr
+	free     []uintptr  // recorded and completed command buffers, for reuse
+	inflight []inFlight // submitted command buffers, by value
+	hooks    []hook     // host work after a value, by value
+	err      error      // the first error a hook returned since Synchronize
+	released bool       // the pool is destroyed, the semaphore given back
+
+	// hmu serialises the running of hooks, so that a Synchronize returns
+	// only after every hook up to its value has run, also one that
+	// another goroutine took from the list; ready is its scratch list.
+	hmu   sync.Mutex
+	ready []hook
+}
+
+var _ backend.Stream = (*Stream)(nil)
+
+type inFlight struct {
+	cb    uintptr
+	value uint64
+}
+
+type hook struct {
+	value uint64
+	f     func() error
+}
+
+// maxFreeBuffers bounds the command buffers a stream keeps for reuse; a
+// burst of work beyond it gives the extra ones back to the pool.
+const maxFreeBuffers = 64
+
+// waitSlice is how long one vkWaitSemaphores may block before a wait
+// loop checks the device again. The driver sleeps in the call: this is
+// not a spin.
+const waitSlice = 500 * time.Millisecond
+
+var streamIDs atomic.Uint64
+
+// NewStream makes a stream on the next queue of the compute family, round
+// robin. Priorities are not supported (PriorityRange is 0, 0).
+func (d *Device) NewStream(priority int) (backend.Stream, error) {
+	s, err := d.newStream()
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (d *Device) newStream() (*Stream, error) {
+	if err := d.usable(); err != nil {
+		return nil, err
+	}
+	sem, value, err := d.timeline()
+	if err != nil {
+		return nil, err
+	}
+	pool, err := d.vd.CreateCommandPool()
+	if err != nil {
+		d.giveTimeline(sem)
+		return nil, d.wrap(err)
+	}
+	q := d.queues[int((d.nextQueue.Add(1)-1)%uint32(len(d.queues)))]
+	s := &Stream{d: d, q: q, id: streamIDs.Add(1), sem: sem, pool: pool, last: value}
+	s.reached.Store(value)
+	d.mu.Lock()
+	if d.closing.Load() {
+		d.mu.Unlock()
+		d.vd.DestroyCommandPool(pool)
+		d.giveTimeline(sem)
+		return nil, errDeviceClosed
+	}
+	d.streams[s] = struct{}{}
+	d.mu.Unlock()
+	return s, nil
+}
+
+// Handle identifies the stream: Vulkan has no stream objects.
+func (s *Stream) Handle() uintptr { return uintptr(s.id) }
+
+// submit records a command buffer with record (which may be nil: a submit
+// of no commands, which still waits and signals) and submits it to the
+// stream's queue, signalling the semaphore to the value it returns, after
+// the stream's previous submit and every event wait added since. The
+// stream's writes become visible to later submits that wait for the
+// value; for host reads of them, record vk.Device.CmdHostReadBarrier
+// last. Command buffers are reused once the semaphore shows them done.
+func (s *Stream) submit(record func(cb uintptr)) (uint64, error) {
+	if err := s.d.usable(); err != nil {
+		return 0, err
+	}
+	if s.nhooks.Load() > 0 {
+		s.poll(false)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed.Load() {
+		return 0, errStreamClosed
+	}
+	var cb uintptr
+	if record != nil {
+		var err error
+		if cb, err = s.commandBufferLocked(); err != nil {
+			return 0, err
+		}
+		if err := s.d.vd.Begin(cb, vk.CommandBufferUsageOneTimeSubmit); err != nil {
+			s.free = append(s.free, cb)
+			return 0, s.d.wrap(err)
+		}
+		record(cb)
+		if err := s.d.vd.End(cb); err != nil {
+			s.free = append(s.free, cb)
+			return 0, s.d.wrap(err)
+		}
+	}
+	return s.submitLocked(cb)
+}
+
+// submitLocked submits cb (0: no command buffer) with the stream's waits.
+// The caller holds mu, which keeps the stream's values in submit order.
+func (s *Stream) submitLocked(cb uintptr) (uint64, error) {
+	w := s.waitBuf[:0]
+	if s.last > 0 {
+		w = append(w, vk.Wait{Semaphore: s.sem, Value: s.last})
+	}
+	w = append(w, s.waits...)
+	s.waitBuf = w[:0]
+	var cbs []uintptr
+	if cb != 0 {
+		s.cbs[0] = cb
+		cbs = s.cbs[:]
+	}
+	value := s.last + 1
+	s.q.mu.Lock()
+	err := s.d.vd.Submit(s.q.h, cbs, w, s.sem, value)
+	s.q.mu.Unlock()
+	if err != nil {
+		if cb != 0 {
+			s.free = append(s.free, cb) // Begin resets it
+		}
+		return 0, s.d.wrap(err)
+	}
+	s.last = value
+	clear(s.waits)
+	s.waits = s.waits[:0]
+	if cb != 0 {
+		s.inflight = append(s.inflight, inFlight{cb, value})
+	}
+	return value, nil
+}
+
+// commandBufferLocked returns a command buffer to record: a completed one
+// when there is one, else a new one from the pool.
+func (s *Stream) commandBufferLocked() (uintptr, error) {
+	if len(s.free) == 0 && len(s.inflight) > 0 && s.inflight[0].value <= s.reached.Load() {
+		s.recycleLocked(s.reached.Load())
+	}
+	if len(s.free) == 0 && len(s.inflight) > 0 {
+		if v, err := s.value(); err == nil {
+			s.recycleLocked(v)
+		}
+	}
+	if n := len(s.free); n > 0 {
+		cb := s.free[n-1]
+		s.free = s.free[:n-1]
+		return cb, nil
+	}
+	cb, err := s.d.vd.AllocateCommandBuffer(s.pool)
+	return cb, s.d.wrap(err)
+}
+
+// recycleLocked moves the command buffers of values up to v to the free
+// list (or back to the pool beyond maxFreeBuffers).
+func (s *Stream) recycleLocked(v uint64) {
+	i := 0
+	for ; i < len(s.inflight) && s.inflight[i].value <= v; i++ {
+		if cb := s.inflight[i].cb; len(s.free) < maxFreeBuffers {
+			s.free = append(s.free, cb)
+		} else {
+			s.d.vd.FreeCommandBuffer(s.pool, cb)
+		}
+	}
+	if i > 0 {
+		n := copy(s.inflight, s.inflight[i:])
+		s.inflight = s.inflight[:n]
+	}
+}
+
+// value reads the semaphore (and notes what it read).
+func (s *Stream) value() (uint64, error) {
+	v, err := s.d.vd.SemaphoreValue(s.sem)
+	if err != nil {
+		return 0, s.d.wrap(err)
+	}
+	s.noteReached(v)
+	return v, nil
+}
+
+func (s *Stream) noteReached(v uint64) {
+	for {
+		old := s.reached.Load()
+		if v <= old || s.reached.CompareAndSwap(old, v) {
+			return
+		}
+	}
+}
+
+// point is the value the work enqueued so far reaches: the last submit's,
+// after a submit of the event waits added since, which count as work (a
+// Record, Synchronize or FreeOn after a WaitEvent comes after the event).
+func (s *Stream) point() (uint64, error) {
+	if err := s.d.usable(); err != nil {
+		return 0, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed.Load() {
+		return 0, errStreamClosed
+	}
+	if len(s.waits) > 0 {
+		return s.submitLocked(0)
+	}
+	return s.last, nil
+}
+
+// onComplete makes f run on the host once the stream's semaphore reaches
+// value: by the Synchronize or Query that sees it reached, by a later
+// submit, or by Close. The first error a hook returns is returned by the
+// next Synchronize (or Close). On a released stream f runs at once.
+// Hooks must not enqueue work on the stream they are hooked to.
+func (s *Stream) onComplete(value uint64, f func() error) {
+	s.mu.Lock()
+	if s.released {
+		s.mu.Unlock()
+		_ = f() // the stream's work is done and its errors reported
+		return
+	}
+	i := len(s.hooks)
+	for i > 0 && s.hooks[i-1].value > value {
+		i--
+	}
+	s.hooks = append(s.hooks, hook{})
+	copy(s.hooks[i+1:], s.hooks[i:])
+	s.hooks[i] = hook{value, f}
+	s.nhooks.Store(int32(len(s.hooks)))
+	s.mu.Unlock()
+}
+
+// poll reads the semaphore and runs the hooks it shows due; without block
+// it leaves them to a goroutine already running hooks.
+func (s *Stream) poll(block bool) {
+	if v, err := s.value(); err == nil {
+		s.runHooks(v, block)
+	}
+}
+
+// runHooks runs the hooks of values up to v, in order, outside mu.
+func (s *Stream) runHooks(v uint64, block bool) {
+	if block {
+		s.hmu.Lock()
+	} else if !s.hmu.TryLock() {
+		return
+	}
+	defer s.hmu.Unlock()
+	s.mu.Lock()
+	i := 0
+	for i < len(s.hooks) && s.hooks[i].value <= v {
+		i++
+	}
+	if i == 0 {
+		s.mu.Unlock()
+		return
+	}
+	s.ready = append(s.ready[:0], s.hooks[:i]...)
+	n := copy(s.hooks, s.hooks[i:])
+	clear(s.hooks[n:])
+	s.hooks = s.hooks[:n]
+	s.nhooks.Store(int32(n))
+	s.mu.Unlock()
+	if err := runAll(s.ready); err != nil {
+		s.mu.Lock()
+		if s.err == nil {
+			s.err = err
+		}
+		s.mu.Unlock()
+	}
+}
+
+// runAll runs hooks in order, dropping them, and returns the first error.
+func runAll(hs []hook) error {
+	var first error
+	for i := range hs {
+		f := hs[i].f
+		hs[i] = hook{}
+		if err := f(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// Synchronize waits for the work enqueued so far, runs the hooks it
+// reached and returns the first error a hook returned since the last
+// call.
+func (s *Stream) Synchronize() error {
+	target, err := s.point()
+	if err != nil {
+		return err
+	}
+	if err := s.d.waitValue(s.sem, target); err != nil {
+		return err
+	}
+	s.noteReached(target)
+	s.mu.Lock()
+	s.recycleLocked(target)
+	s.mu.Unlock()
+	s.runHooks(target, true)
+	s.mu.Lock()
+	err, s.err = s.err, nil
+	s.mu.Unlock()
+	return err
+}
+
+// Query reports whether the work enqueued so far is done (the semaphore
+// reached the last submit's value), running the hooks of the values the
+// semaphore reached.
+func (s *Stream) Query() (bool, error) {
+	target, err := s.point()
+	if err != nil {
+		return false, err
+	}
+	v, err := s.value()
+	if err != nil {
+		return false, err
+	}
+	s.runHooks(v, false)
+	return v >= target, nil
+}
+
+// WaitEvent makes the stream's next submit wait for e's last Record,
+// which is submitted already: waits are only ever for submitted signals.
+// An event never recorded, recorded on this stream, or already reached
+// needs no wait.
+func (s *Stream) WaitEvent(be backend.Event) error {
+	if _, err := s.d.stream(s); err != nil {
+		return err
+	}
+	e, err := s.d.event(be)
+	if err != nil {
+		return err
+	}
+	sem, value := e.point()
+	if value == 0 || sem == s.sem {
+		return nil
+	}
+	if v, err := s.d.vd.SemaphoreValue(sem); err != nil {
+		return s.d.wrap(err)
+	} else if v >= value {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed.Load() {
+		return errStreamClosed
+	}
+	for i := range s.waits {
+		if s.waits[i].Semaphore == sem {
+			s.waits[i].Value = max(s.waits[i].Value, value)
+			return nil
+		}
+	}
+	s.waits = append(s.waits, vk.Wait{Semaphore: sem, Value: value})
+	return nil
+}
+
+// Close waits for the enqueued work, runs the remaining hooks and
+// releases the stream: its command pool, and its semaphore, which the
+// device keeps for a later stream (events recorded on this one may still
+// name it). The first error not yet reported is returned. Close is
+// idempotent.
+func (s *Stream) Close() error {
+	s.mu.Lock()
+	if s.closed.Load() {
+		s.mu.Unlock()
+		return nil
+	}
+	var err error
+	target := s.last
+	if len(s.waits) > 0 && s.d.usable() == nil {
+		if v, serr := s.submitLocked(0); serr == nil {
+			target = v
+		} else {
+			err = serr
+		}
+	}
+	s.closed.Store(true)
+	s.mu.Unlock()
+	if s.d.usable() == nil {
+		err = errors.Join(err, s.d.waitValue(s.sem, target))
+	}
+	return errors.Join(err, s.release())
+}
+
+// release marks the stream closed, runs its remaining hooks and frees
+// what it holds; its work must be done (or the device lost). It returns
+// the errors not yet reported. Device.Close calls it for streams still
+// open.
+func (s *Stream) release() error {
+	s.hmu.Lock()
+	defer s.hmu.Unlock()
+	s.mu.Lock()
+	if s.released {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed.Store(true)
+	s.released = true
+	hooks := s.hooks
+	s.hooks = nil
+	s.nhooks.Store(0)
+	err := s.err
+	s.err = nil
+	pool := s.pool
+	s.pool, s.free, s.inflight = 0, nil, nil
+	s.mu.Unlock()
+	err = errors.Join(err, runAll(hooks))
+	d := s.d
+	d.vd.DestroyCommandPool(pool)
+	d.mu.Lock()
+	delete(d.streams, s)
+	d.timelines = append(d.timelines, s.sem)
+	d.mu.Unlock()
+	return err
+}
+
+// waitValue blocks until timeline semaphore sem reaches value, in slices
+// of waitSlice so that a device lost meanwhile is noticed.
+func (d *Device) waitValue(sem, value uint64) error {
+	for {
+		ok, err := d.vd.WaitSemaphore(sem, value, waitSlice)
+		if err != nil {
+			return d.wrap(err)
+		}
+		if ok {
+			return nil
+		}
+		if l := d.lost.Load(); l != nil {
+			return l
+		}
+	}
+}
