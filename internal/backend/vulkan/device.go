@@ -29,6 +29,12 @@ type Device struct {
 	closing   atomic.Bool   // set by the first Close: calls fail from then on
 	lost      atomic.Pointer[lostError]
 
+	// fma says whether the device's fma is fused (fusedFMA, probed at
+	// the first Compile).
+	fmaOnce sync.Once
+	fma     bool
+	fmaErr  error
+
 	mu        sync.Mutex // guards the maps and timelines
 	streams   map[*Stream]struct{}
 	events    map[*Event]struct{}

@@ -15,7 +15,7 @@ import (
 // QD_REQUIRE_VULKAN=1, as CI sets) where there is no loader or no device.
 // Cleanup checks that the test closed everything it made, then closes the
 // device.
-func openTestDevice(t *testing.T) *Device {
+func openTestDevice(t testing.TB) *Device {
 	t.Helper()
 	d := openOrSkip(t)
 	t.Cleanup(func() {
@@ -36,7 +36,7 @@ func openTestDevice(t *testing.T) *Device {
 }
 
 // openOrSkip opens device 0 without a cleanup.
-func openOrSkip(t *testing.T) *Device {
+func openOrSkip(t testing.TB) *Device {
 	t.Helper()
 	d, err := Open(0)
 	if err != nil {
@@ -49,7 +49,7 @@ func openOrSkip(t *testing.T) *Device {
 	return d
 }
 
-func newStream(t *testing.T, d *Device) *Stream {
+func newStream(t testing.TB, d *Device) *Stream {
 	t.Helper()
 	bs, err := d.NewStream(0)
 	if err != nil {
@@ -60,7 +60,7 @@ func newStream(t *testing.T, d *Device) *Stream {
 	return s
 }
 
-func newEvent(t *testing.T, d *Device, timing bool) *Event {
+func newEvent(t testing.TB, d *Device, timing bool) *Event {
 	t.Helper()
 	be, err := d.NewEvent(timing)
 	if err != nil {
@@ -71,7 +71,7 @@ func newEvent(t *testing.T, d *Device, timing bool) *Event {
 	return e
 }
 
-func alloc(t *testing.T, d *Device, n int) *Buffer {
+func alloc(t testing.TB, d *Device, n int) *Buffer {
 	t.Helper()
 	bb, err := d.Alloc(n)
 	if err != nil {
@@ -82,7 +82,7 @@ func alloc(t *testing.T, d *Device, n int) *Buffer {
 	return b
 }
 
-func allocHost(t *testing.T, d *Device, n int) *HostBuffer {
+func allocHost(t testing.TB, d *Device, n int) *HostBuffer {
 	t.Helper()
 	hb, err := d.AllocHost(n)
 	if err != nil {
@@ -93,7 +93,7 @@ func allocHost(t *testing.T, d *Device, n int) *HostBuffer {
 	return h
 }
 
-func view(t *testing.T, b backend.Buffer, off, n int) *Buffer {
+func view(t testing.TB, b backend.Buffer, off, n int) *Buffer {
 	t.Helper()
 	v, err := b.View(off, n)
 	if err != nil {
@@ -103,7 +103,7 @@ func view(t *testing.T, b backend.Buffer, off, n int) *Buffer {
 }
 
 // write copies data into b on s (staged: data may change at once).
-func write(t *testing.T, s *Stream, b backend.Buffer, data []byte) {
+func write(t testing.TB, s *Stream, b backend.Buffer, data []byte) {
 	t.Helper()
 	if err := b.CopyFromHost(s, unsafe.Pointer(unsafe.SliceData(data)), len(data)); err != nil {
 		t.Fatal(err)
@@ -111,7 +111,7 @@ func write(t *testing.T, s *Stream, b backend.Buffer, data []byte) {
 }
 
 // read returns the first n bytes of b, read on s (staged: synchronous).
-func read(t *testing.T, s *Stream, b backend.Buffer, n int) []byte {
+func read(t testing.TB, s *Stream, b backend.Buffer, n int) []byte {
 	t.Helper()
 	out := make([]byte, n)
 	if n == 0 {
@@ -131,7 +131,7 @@ func pattern(n int, seed byte) []byte {
 	return p
 }
 
-func syncStream(t *testing.T, s backend.Stream) {
+func syncStream(t testing.TB, s backend.Stream) {
 	t.Helper()
 	if err := s.Synchronize(); err != nil {
 		t.Fatal(err)
@@ -156,7 +156,7 @@ func firstDiff(a, b []byte) int {
 // submit that waits for it waits for the host, which shows that a wait
 // was submitted (a host signal unblocks a queue where a signal queued
 // behind the wait would not).
-func hostEvent(t *testing.T, d *Device) (*Event, func()) {
+func hostEvent(t testing.TB, d *Device) (*Event, func()) {
 	t.Helper()
 	sem, err := d.vd.CreateTimeline()
 	if err != nil {

@@ -57,7 +57,12 @@ func (d *Device) Compile(plan *lower.Plan, opts backend.CompileOptions) (backend
 		return nil, err
 	}
 	f := d.features()
+	fused, err := d.fusedFMA()
+	if err != nil {
+		return nil, err
+	}
 	k, err := spirv.Generate(plan, spirv.Options{
+		ExactFMA:         fused,
 		Bounds:           opts.Debug,
 		AtomicFloatAdd32: f.BufferFloat32AtomicAdd,
 		AtomicFloatAdd64: f.BufferFloat64AtomicAdd,
@@ -305,4 +310,43 @@ func (l *launch) drop(s *Stream) {
 // violation is the error a violation record reports, nil if it is clear.
 func (m *module) violation(rec [kabi.DebugWords]uint64) error {
 	return kabi.Violation(m.kernel, m.layout.Sites, rec)
+}
+
+// fusedFMA runs spirv.FMAProbe once per device: whether its fma is fused,
+// which the correction of float64 division and square root needs.
+func (d *Device) fusedFMA() (bool, error) {
+	d.fmaOnce.Do(func() { d.fma, d.fmaErr = d.probeFMA() })
+	return d.fma, d.fmaErr
+}
+
+func (d *Device) probeFMA() (bool, error) {
+	pipe, err := d.vd.CreatePipeline(spirv.FMAProbe(), spirv.EntryName, 8)
+	if err != nil {
+		return false, fmt.Errorf("vulkan: the fma probe: %w", d.wrap(err))
+	}
+	defer d.vd.DestroyPipeline(pipe)
+	hb, err := d.AllocHost(32)
+	if err != nil {
+		return false, err
+	}
+	defer hb.Close()
+	words := (*[4]float64)(hb.Pointer())
+	in := spirv.FMAInputs()
+	copy(words[1:], in[:])
+	s, err := d.newStream()
+	if err != nil {
+		return false, err
+	}
+	defer s.Close()
+	push := binary.LittleEndian.AppendUint64(nil, hb.(*HostBuffer).mem.Address)
+	if _, err := s.submit(func(cb uintptr) {
+		d.vd.CmdDispatch(cb, pipe, push, 1, 1, 1)
+		d.vd.CmdHostReadBarrier(cb)
+	}); err != nil {
+		return false, err
+	}
+	if err := s.Synchronize(); err != nil {
+		return false, err
+	}
+	return spirv.FusedFMA(*(*float64)(hb.Pointer())), nil
 }

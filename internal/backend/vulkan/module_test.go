@@ -77,3 +77,14 @@ func TestSaxpyKernel(t *testing.T) {
 		}
 	}
 }
+
+// TestFMAProbe runs the fma probe: fused on NVIDIA's driver, not on
+// lavapipe (whose float64 math is then a few ulps off: docs/vulkan.md).
+func TestFMAProbe(t *testing.T) {
+	d := openTestDevice(t)
+	fused, err := d.fusedFMA()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s: fused fma: %v", d.phys.Name, fused)
+}

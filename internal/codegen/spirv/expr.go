@@ -27,7 +27,7 @@ func (g *gen) constant(t ir.Type, bits uint64) ID {
 	case t.IsFloat():
 		return g.m.ConstFloat(t.Bits(), bits)
 	case t.IsInteger():
-		return g.m.ConstInt(t.Bits(), bits)
+		return g.m.ConstInt(regBits(t), bits) // small ones canonical: Bits is extended
 	}
 	g.fail("constant of invalid type %v", t)
 	return 0
@@ -103,9 +103,9 @@ func (g *gen) unary(e *ir.Unary) ID {
 	case e.Op == ir.Neg && t.IsFloat():
 		return g.negateFloat(t, x)
 	case e.Op == ir.Neg && t.IsInteger():
-		return f.Op(OpSNegate, g.typ(t), x) // wraps
+		return g.norm(t, f.Op(OpSNegate, g.typ(t), x)) // wraps
 	case e.Op == ir.BitNot && t.IsInteger():
-		return f.Op(OpNot, g.typ(t), x)
+		return g.norm(t, f.Op(OpNot, g.typ(t), x))
 	}
 	g.fail("unary operator %d on %v", e.Op, t)
 	return 0
@@ -157,8 +157,10 @@ func (g *gen) binary(e *ir.Binary) ID {
 		}
 	case t.IsFloat():
 		switch op {
-		case ir.Add, ir.Sub, ir.Mul, ir.Div:
-			code := map[ir.BinOp]uint32{ir.Add: OpFAdd, ir.Sub: OpFSub, ir.Mul: OpFMul, ir.Div: OpFDiv}[op]
+		case ir.Div:
+			return g.divFloat(t, x, y)
+		case ir.Add, ir.Sub, ir.Mul:
+			code := map[ir.BinOp]uint32{ir.Add: OpFAdd, ir.Sub: OpFSub, ir.Mul: OpFMul}[op]
 			r := f.Op(code, g.typ(t), x, y)
 			g.m.Decorate(r, DecorationNoContraction)
 			return r
@@ -170,6 +172,84 @@ func (g *gen) binary(e *ir.Binary) ID {
 	}
 	g.fail("binary operator %d on %v", op, t)
 	return 0
+}
+
+// divFloat is x / y correctly rounded, which Vulkan does not promise (it
+// allows 2.5 ulp, and NVIDIA's driver is 1 ulp off in float32 and
+// float64): a float32 quotient is the float64 one rounded once (exact, as
+// 53 ≥ 2·24+2 bits); the float64 one is the device's, corrected by one
+// step on its residual (div64).
+func (g *gen) divFloat(t ir.Type, x, y ID) ID {
+	f := g.f
+	if t == ir.F32 {
+		f64 := g.m.Float(64)
+		q := g.div64(f.Op(OpFConvert, f64, x), f.Op(OpFConvert, f64, y))
+		return f.Op(OpFConvert, g.typ(t), q)
+	}
+	return g.div64(x, y)
+}
+
+// div64 corrects the device's float64 quotient q of x / y by its exact
+// residual r = x - q·y (an fma): q + r·(1/y), which rounds to the
+// correctly rounded quotient from a q within an ulp or two. Where q is
+// infinite or NaN, x is zero, or 1/y is zero or infinite, q stands (the
+// special cases are the device's IEEE ones).
+func (g *gen) div64(x, y ID) ID {
+	f, m := g.f, g.m
+	f64, b := m.Float(64), m.Bool()
+	q := f.Op(OpFDiv, f64, x, y)
+	if !g.opts.ExactFMA {
+		return q
+	}
+	r := f.Ext(f64, GLSLFma, g.negateFloat(ir.F64, q), y, x)
+	rcp := f.Op(OpFDiv, f64, m.ConstF64(1), y)
+	q1 := f.Ext(f64, GLSLFma, r, rcp, q)
+	// Corrected where q and 1/y are finite and x is not zero: a q of 0
+	// may be a subnormal quotient the device rounded away, and a 1/y that
+	// overflows (a subnormal y) would make a NaN of the correction.
+	finite := func(v ID) ID {
+		return f.Op(OpLogicalNot, b, f.Op(OpLogicalOr, b, f.Op(OpIsInf, b, v), f.Op(OpIsNan, b, v)))
+	}
+	ok := f.Op(OpLogicalAnd, b, finite(q), g.finiteNonZero(rcp))
+	ok = f.Op(OpLogicalAnd, b, ok, f.Op(OpFUnordNotEqual, b, x, m.ConstF64(0)))
+	return f.Op(OpSelect, f64, ok, q1, q)
+}
+
+// finiteNonZero says whether a float64 is neither zero nor infinite nor
+// NaN.
+func (g *gen) finiteNonZero(x ID) ID {
+	f, m := g.f, g.m
+	b := m.Bool()
+	bad := f.Op(OpLogicalOr, b, f.Op(OpIsInf, b, x), f.Op(OpIsNan, b, x))
+	bad = f.Op(OpLogicalOr, b, bad, f.Op(OpFOrdEqual, b, x, m.ConstF64(0)))
+	return f.Op(OpLogicalNot, b, bad)
+}
+
+// sqrtFloat is the square root correctly rounded, as divFloat: a
+// float32 one through float64, a float64 one corrected once (sqrt64).
+func (g *gen) sqrtFloat(t ir.Type, x ID) ID {
+	f := g.f
+	if t == ir.F32 {
+		f64 := g.m.Float(64)
+		return f.Op(OpFConvert, g.typ(t), g.sqrt64(f.Op(OpFConvert, f64, x)))
+	}
+	return g.sqrt64(x)
+}
+
+// sqrt64 corrects the device's float64 square root s of x by its exact
+// residual r = x - s·s: s + r·(0.5/s), where s is finite and positive.
+func (g *gen) sqrt64(x ID) ID {
+	f, m := g.f, g.m
+	f64, b := m.Float(64), m.Bool()
+	s := f.Ext(f64, GLSLSqrt, x)
+	if !g.opts.ExactFMA {
+		return s
+	}
+	r := f.Ext(f64, GLSLFma, g.negateFloat(ir.F64, s), s, x)
+	h := f.Op(OpFDiv, f64, m.ConstF64(0.5), s)
+	s1 := f.Ext(f64, GLSLFma, r, h, s)
+	ok := f.Op(OpLogicalAnd, b, g.finiteNonZero(s), f.Op(OpFOrdGreaterThan, b, s, m.ConstF64(0)))
+	return f.Op(OpSelect, f64, ok, s1, s)
 }
 
 // compareOp is the SPIR-V comparison of op on t. Go's == < <= > >= are
@@ -193,11 +273,11 @@ func (g *gen) intOp(op ir.BinOp, t ir.Type, x, y ID) ID {
 	zero, ones := g.constant(t, 0), g.constant(t, math.MaxUint64)
 	switch op {
 	case ir.Add:
-		return f.Op(OpIAdd, ty, x, y)
+		return g.norm(t, f.Op(OpIAdd, ty, x, y))
 	case ir.Sub:
-		return f.Op(OpISub, ty, x, y)
+		return g.norm(t, f.Op(OpISub, ty, x, y))
 	case ir.Mul:
-		return f.Op(OpIMul, ty, x, y)
+		return g.norm(t, f.Op(OpIMul, ty, x, y))
 	case ir.Div, ir.Rem:
 		// gosem.DivZero: x / 0 is all ones, x % 0 is x. For signed
 		// types, y == -1 is x negated (wrapping MinInt) and a remainder
@@ -216,12 +296,15 @@ func (g *gen) intOp(op ir.BinOp, t ir.Type, x, y ID) ID {
 		switch {
 		case op == ir.Div && t.IsSigned():
 			q = f.Op(OpSDiv, ty, x, safe)
-			q = f.Op(OpSelect, ty, isMinus1, f.Op(OpSNegate, ty, x), q)
+			q = f.Op(OpSelect, ty, isMinus1, g.norm(t, f.Op(OpSNegate, ty, x)), q)
 			return f.Op(OpSelect, ty, isZero, ones, q)
 		case op == ir.Div:
 			return f.Op(OpSelect, ty, isZero, ones, f.Op(OpUDiv, ty, x, safe))
 		case t.IsSigned():
-			q = f.Op(OpSRem, ty, x, safe) // the dividend's sign, as Go's %
+			// x - (x/y)·y has the dividend's sign, as Go's %. OpSRem
+			// should too, but NVIDIA's driver (580) gives a result of
+			// the divisor's sign for a negative dividend.
+			q = f.Op(OpISub, ty, x, f.Op(OpIMul, ty, f.Op(OpSDiv, ty, x, safe), safe))
 			q = f.Op(OpSelect, ty, isMinus1, zero, q)
 			return f.Op(OpSelect, ty, isZero, x, q)
 		}
@@ -252,7 +335,7 @@ func (g *gen) intOp(op ir.BinOp, t ir.Type, x, y ID) ID {
 func (g *gen) shift(op ir.BinOp, t ir.Type, x ID, ct ir.Type, y ID) ID {
 	f, m, b := g.f, g.m, g.m.Bool()
 	ty := g.typ(t)
-	width := uint64(t.Bits())
+	width := uint64(t.Bits()) // a small type's own width: its values are 32-bit
 	// The count as u64: a signed one sign-extends, so a negative count
 	// is huge.
 	count := y
@@ -272,7 +355,7 @@ func (g *gen) shift(op ir.BinOp, t ir.Type, x ID, ct ir.Type, y ID) ID {
 	}
 	switch {
 	case op == ir.Shl:
-		return f.Op(OpSelect, ty, wide, g.constant(t, 0), f.Op(OpShiftLeftLogical, ty, x, small))
+		return f.Op(OpSelect, ty, wide, g.constant(t, 0), g.norm(t, f.Op(OpShiftLeftLogical, ty, x, small)))
 	case t.IsSigned():
 		// x >> (width-1) is already the sign fill for a wide count.
 		return f.Op(OpShiftRightArithmetic, ty, x, small)
@@ -329,15 +412,22 @@ func (g *gen) convert(to, from ir.Type, x ID) ID {
 	case !to.IsNumeric() || !from.IsNumeric():
 		g.fail("cannot convert %v to %v: conversions are between numeric types", from, to)
 	case to.IsInteger() && from.IsInteger():
+		// Widths of the values (32 for the small types), then the
+		// small target's own bits.
+		tb, fb := regBits(to), regBits(from)
 		switch {
-		case to.Bits() == from.Bits():
-			return x // one type per width
-		case to.Bits() < from.Bits():
-			return f.Op(OpUConvert, ty, x) // the low bits
+		case tb == fb:
+		case tb < fb:
+			x = f.Op(OpUConvert, ty, x) // the low bits
 		case from.IsSigned():
-			return f.Op(OpSConvert, ty, x)
+			x = f.Op(OpSConvert, ty, x)
+		default:
+			x = f.Op(OpUConvert, ty, x)
 		}
-		return f.Op(OpUConvert, ty, x)
+		if to.IsSmall() && (to.Bits() < from.Bits() || to.IsSigned() != from.IsSigned()) {
+			x = g.norm(to, x)
+		}
+		return x
 	case to.IsFloat() && from.IsFloat():
 		return f.Op(OpFConvert, ty, x) // f64 → f32 rounds to nearest, f32 → f64 is exact
 	case to.IsFloat():
@@ -348,7 +438,7 @@ func (g *gen) convert(to, from ir.Type, x ID) ID {
 	case to.IsSmall():
 		// Through int32, as Go converts (gosem.FloatToInt), then the low
 		// bits.
-		return f.Op(OpUConvert, ty, g.floatToInt(ir.I32, from, x))
+		return g.norm(to, g.floatToInt(ir.I32, from, x))
 	}
 	return g.floatToInt(to, from, x)
 }

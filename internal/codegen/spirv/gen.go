@@ -29,6 +29,10 @@ type Options struct {
 	// slots need more takes them from an arguments buffer instead, whose
 	// device address is its one push constant (Entry.ArgsBuffer).
 	MaxPushBytes int
+	// ExactFMA: the device's fma is fused (FMAProbe), so float64
+	// division and square root are corrected to be correctly rounded;
+	// without it they are the device's own.
+	ExactFMA bool
 }
 
 // Kernel is a lowered kernel compiled for Vulkan: its layout and one
@@ -186,12 +190,17 @@ func generateTask(plan *lower.Plan, t *lower.Task, layout *kabi.Module, info *ka
 	m.AddFunction(g.f)
 	m.EntryPoint(ExecutionModelGLCompute, fnID, EntryName, g.interfaces...)
 	m.ExecutionMode(fnID, ExecutionModeLocalSize, uint32(local), 1, 1)
-	// Go's floats have signed zeros, infinities and NaNs: every width the
-	// module uses keeps them.
+	// Go's floats have signed zeros, infinities, NaNs and subnormals:
+	// every width the module uses keeps them.
 	m.Capability(CapabilitySignedZeroInfNanPreserve)
-	m.ExecutionMode(fnID, ExecutionModeSignedZeroInfNanPreserve, 32)
+	m.Capability(CapabilityDenormPreserve)
+	widths := []uint32{32}
 	if m.hasCap[CapabilityFloat64] {
-		m.ExecutionMode(fnID, ExecutionModeSignedZeroInfNanPreserve, 64)
+		widths = append(widths, 64)
+	}
+	for _, w := range widths {
+		m.ExecutionMode(fnID, ExecutionModeSignedZeroInfNanPreserve, w)
+		m.ExecutionMode(fnID, ExecutionModeDenormPreserve, w)
 	}
 	m.Name(fnID, info.Entry)
 	e.Words = m.Words()
@@ -199,7 +208,11 @@ func generateTask(plan *lower.Plan, t *lower.Task, layout *kabi.Module, info *ka
 }
 
 // typ is the SPIR-V type of a value of t. Integer types carry no
-// signedness: the instructions choose it.
+// signedness: the instructions choose it. The 8- and 16-bit integers are
+// 32-bit values, sign- or zero-extended from their own bits (norm keeps
+// them so after every operation that can leave their range), and only
+// memory holds them in 8 or 16 bits: NVIDIA's driver (580) does not wrap
+// arithmetic on 8-bit SPIR-V types (-(-128) gave 128).
 func (g *gen) typ(t ir.Type) ID {
 	switch t {
 	case ir.Bool:
@@ -212,7 +225,29 @@ func (g *gen) typ(t ir.Type) ID {
 	if !t.IsInteger() {
 		g.fail("value of invalid type %v", t)
 	}
-	return g.m.Int(t.Bits())
+	return g.m.Int(regBits(t))
+}
+
+// regBits is the width of t's values: 32 for the small integers.
+func regBits(t ir.Type) int {
+	if t.IsSmall() {
+		return 32
+	}
+	return t.Bits()
+}
+
+// norm makes x, a 32-bit value of small integer type t, canonical again:
+// its low bits sign- or zero-extended. Other types pass unchanged.
+func (g *gen) norm(t ir.Type, x ID) ID {
+	if !t.IsSmall() {
+		return x
+	}
+	f, u32 := g.f, g.m.Int(32)
+	if t.IsUnsigned() {
+		return f.Op(OpBitwiseAnd, u32, x, g.m.ConstInt(32, 1<<t.Bits()-1))
+	}
+	shift := g.m.ConstInt(32, uint64(32-t.Bits()))
+	return f.Op(OpShiftRightArithmetic, u32, f.Op(OpShiftLeftLogical, u32, x, shift), shift)
 }
 
 // memTyp is the type of t in memory: bools are bytes holding 0 or 1.
@@ -224,8 +259,10 @@ func (g *gen) memTyp(t ir.Type) ID {
 	switch t.Bits() {
 	case 8:
 		g.storage8()
+		return g.m.Int(8)
 	case 16:
 		g.m.Capability(CapabilityStorageBuffer16BitAccess)
+		return g.m.Int(16)
 	}
 	return g.typ(t)
 }
@@ -347,7 +384,7 @@ func (g *gen) scalar(p *ir.Param) ID {
 	case t.IsFloat():
 		return g.f.Op(OpBitcast, g.typ(t), raw)
 	case t.IsSmall():
-		return g.f.Op(OpUConvert, g.typ(t), raw) // the slot's low bits
+		return g.norm(t, raw) // the slot's low bits
 	}
 	return raw
 }
@@ -440,8 +477,13 @@ func (g *gen) loadTemps() {
 func (g *gen) loadAt(ptr ID, t ir.Type) ID {
 	mt := g.memTyp(t)
 	x := g.f.Op(OpLoad, mt, ptr, MemoryAccessAligned, uint32(max(t.Size(), 1)))
-	if t == ir.Bool {
+	switch {
+	case t == ir.Bool:
 		return g.f.Op(OpINotEqual, g.m.Bool(), x, g.m.ConstInt(8, 0))
+	case t.IsSigned() && t.IsSmall():
+		return g.f.Op(OpSConvert, g.typ(t), x)
+	case t.IsSmall():
+		return g.f.Op(OpUConvert, g.typ(t), x)
 	}
 	return x
 }
@@ -449,6 +491,9 @@ func (g *gen) loadAt(ptr ID, t ir.Type) ID {
 func (g *gen) storeAt(ptr ID, t ir.Type, val ID) {
 	if t == ir.Bool {
 		val = g.f.Op(OpSelect, g.m.Int(8), val, g.m.ConstInt(8, 1), g.m.ConstInt(8, 0))
+	}
+	if t.IsSmall() {
+		val = g.f.Op(OpUConvert, g.memTyp(t), val) // the low bits
 	}
 	g.f.Void(OpStore, ptr, val, MemoryAccessAligned, uint32(max(t.Size(), 1)))
 }
@@ -527,7 +572,7 @@ func (g *gen) parallelTask(l *ir.ParallelFor, local int) {
 				rest = f.Op(OpUDiv, i64, rest, ext[d])
 			}
 			if t := l.Vars[d].Type; t.Bits() != 64 {
-				val = f.Op(OpUConvert, g.typ(t), val)
+				val = g.norm(t, f.Op(OpUConvert, g.typ(t), val))
 			}
 			f.Void(OpStore, vars[d], val)
 		}

@@ -9,7 +9,7 @@ import (
 // call writes a math intrinsic. Abs clears the sign bit; Floor, Ceil and
 // Trunc are GLSL.std.450's, exact by Vulkan's precision rules; Round is
 // Go's (half away from zero, which GLSL's Round leaves to the device);
-// Sqrt is GLSL's, with the device's accuracy (docs/vulkan.md). The
+// Sqrt is GLSL's, a float32 one through float64 (sqrtFloat). The
 // transcendental functions are devmath's (mathfn.go).
 func (g *gen) call(e *ir.Call) ID {
 	if len(e.Args) != e.Fn.Arity() || len(e.Args) == 0 {
@@ -35,7 +35,7 @@ func (g *gen) call(e *ir.Call) ID {
 	case ir.Trunc:
 		return f.Ext(ty, GLSLTrunc, x)
 	case ir.Sqrt:
-		return f.Ext(ty, GLSLSqrt, x)
+		return g.sqrtFloat(t, x)
 	case ir.Round:
 		// t = trunc(x); t + copysign(1, x) when |x - t| ≥ 0.5 (x - t is
 		// exact); NaN and infinities stay as trunc leaves them.

@@ -225,11 +225,11 @@ func (g *gen) mathIns(fn string, in devmath.Ins, src []ID) ID {
 	case "mul.rn.f64":
 		return nc(f.Op(OpFMul, f64, src[0], src[1]))
 	case "div.rn.f64":
-		return f.Op(OpFDiv, f64, src[0], src[1])
+		return g.div64(src[0], src[1])
 	case "fma.rn.f64":
 		return f.Ext(f64, GLSLFma, src[0], src[1], src[2])
 	case "sqrt.rn.f64":
-		return f.Ext(f64, GLSLSqrt, src[0])
+		return g.sqrt64(src[0])
 	case "neg.f64":
 		return g.negateFloat(ir.F64, src[0])
 	case "abs.f64":

@@ -296,21 +296,28 @@ func (in *Instance) Describe(pd uintptr) (*PhysicalDeviceInfo, error) {
 	return p, nil
 }
 
-// ComputeFamily is the queue family qd runs on: the one with compute and
-// the most queues, preferring one without graphics (an asynchronous
-// compute family) when counts tie; -1 when there is none.
+// ComputeFamily is the queue family qd runs on: a family with compute and
+// without graphics (an asynchronous compute family) if there is one, else
+// one with graphics; the one with the most queues among those; -1 when
+// there is none.
 func (p *PhysicalDeviceInfo) ComputeFamily() int {
+	// A family without graphics is the device's asynchronous compute:
+	// on NVIDIA's driver the queues of the graphics family share one
+	// engine (kernels on two of them never overlapped, measured on an
+	// H200), while those of the compute family run at once.
 	best := -1
+	better := func(q, b QueueFamily) bool {
+		qg, bg := q.Flags&QueueGraphics != 0, b.Flags&QueueGraphics != 0
+		if qg != bg {
+			return !qg
+		}
+		return q.Count > b.Count
+	}
 	for _, q := range p.QueueFamilies {
 		if q.Flags&QueueCompute == 0 || q.Count == 0 {
 			continue
 		}
-		if best < 0 {
-			best = q.Index
-			continue
-		}
-		b := p.QueueFamilies[best]
-		if q.Count > b.Count || q.Count == b.Count && b.Flags&QueueGraphics != 0 && q.Flags&QueueGraphics == 0 {
+		if best < 0 || better(q, p.QueueFamilies[best]) {
 			best = q.Index
 		}
 	}
