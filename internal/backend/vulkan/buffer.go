@@ -190,6 +190,10 @@ func (b *Buffer) CopyToHost(bs backend.Stream, dst unsafe.Pointer, n int) error 
 		})
 		return err
 	}
+	if s.capturing() {
+		// A staged copy waits for the stream, which a capture cannot.
+		return fmt.Errorf("%w: CopyToHost into memory that is not a host buffer, in a graph capture", errCapturing)
+	}
 	chunk := d.staging.chunk()
 	for done := 0; done < n; done += chunk {
 		c := min(chunk, n-done)

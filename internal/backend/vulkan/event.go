@@ -26,6 +26,11 @@ type Event struct {
 	sem     uint64
 	value   uint64
 	stamped bool // the recorded point carries a timestamp
+	// captured: the last Record was on a capturing stream: it marks
+	// point of capture cap (capture.go).
+	captured bool
+	cap      *capture
+	capPoint *node
 }
 
 var _ backend.Event = (*Event)(nil)
@@ -77,6 +82,21 @@ func (e *Event) Record(bs backend.Stream) error {
 	if err != nil {
 		return err
 	}
+	if s.capturing() {
+		// A point of the capture, which only the capturing stream
+		// itself may wait for (a no-op there): fork-join captures are
+		// not supported yet.
+		s.mu.Lock()
+		c := s.capture
+		s.mu.Unlock()
+		c.mu.Lock()
+		p := c.point(s)
+		c.mu.Unlock()
+		e.mu.Lock()
+		e.sem, e.value, e.stamped, e.captured, e.cap, e.capPoint = s.sem, 0, false, true, c, p
+		e.mu.Unlock()
+		return nil
+	}
 	var v uint64
 	if e.timing {
 		// Two Records of one timing event on different streams at once
@@ -90,7 +110,7 @@ func (e *Event) Record(bs backend.Stream) error {
 		return err
 	}
 	e.mu.Lock()
-	e.sem, e.value, e.stamped = s.sem, v, e.timing
+	e.sem, e.value, e.stamped, e.captured, e.cap, e.capPoint = s.sem, v, e.timing, false, nil, nil
 	e.mu.Unlock()
 	return nil
 }
@@ -198,4 +218,12 @@ func (e *Event) release() {
 	e.d.mu.Lock()
 	delete(e.d.events, e)
 	e.d.mu.Unlock()
+}
+
+// capturedOn reports whether the event's last Record marks a point of a
+// capture, and which.
+func (e *Event) capturedOn() (*capture, *node, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.cap, e.capPoint, e.captured
 }

@@ -2,6 +2,7 @@ package vulkan
 
 import (
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -39,6 +40,7 @@ type Stream struct {
 	hooks    []hook     // host work after a value, by value
 	err      error      // the first error a hook returned since Synchronize
 	released bool       // the pool is destroyed, the semaphore given back
+	capture  *capture   // the capture in progress (capture.go); nil when none
 
 	// hmu serialises the running of hooks, so that a Synchronize returns
 	// only after every hook up to its value has run, also one that
@@ -130,6 +132,15 @@ func (s *Stream) submit(record func(cb uintptr)) (uint64, error) {
 	if s.closed.Load() {
 		return 0, errStreamClosed
 	}
+	if s.capture != nil {
+		if len(s.waits) > 0 {
+			return 0, errCaptureCross
+		}
+		if record != nil {
+			s.capture.add(s, record)
+		}
+		return s.last, nil
+	}
 	var cb uintptr
 	if record != nil {
 		var err error
@@ -180,6 +191,28 @@ func (s *Stream) submitLocked(cb uintptr) (uint64, error) {
 		s.inflight = append(s.inflight, inFlight{cb, value})
 	}
 	return value, nil
+}
+
+// submitRecorded submits cb, recorded by its owner (a graph exec), with
+// the stream's waits and extra; the stream does not recycle it.
+func (s *Stream) submitRecorded(cb uintptr, extra []vk.Wait) (uint64, error) {
+	if err := s.d.usable(); err != nil {
+		return 0, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed.Load() {
+		return 0, errStreamClosed
+	}
+	if s.capture != nil {
+		return 0, fmt.Errorf("vulkan: %w: a graph launched on a capturing stream", backend.ErrUnsupported)
+	}
+	s.waits = append(s.waits, extra...)
+	v, err := s.submitLocked(cb)
+	if err == nil {
+		s.inflight = s.inflight[:len(s.inflight)-1] // the exec's, not the stream's
+	}
+	return v, err
 }
 
 // commandBufferLocked returns a command buffer to record: a completed one
@@ -250,6 +283,12 @@ func (s *Stream) point() (uint64, error) {
 	if s.closed.Load() {
 		return 0, errStreamClosed
 	}
+	if s.capture != nil {
+		if len(s.waits) > 0 {
+			return 0, errCaptureCross
+		}
+		return s.last, nil
+	}
 	if len(s.waits) > 0 {
 		return s.submitLocked(0)
 	}
@@ -266,6 +305,16 @@ func (s *Stream) onComplete(value uint64, f func() error) {
 	if s.released {
 		s.mu.Unlock()
 		_ = f() // the stream's work is done and its errors reported
+		return
+	}
+	if s.capture != nil {
+		// Host work of captured commands: once the graph can no longer
+		// run (capture.go).
+		c := s.capture
+		s.mu.Unlock()
+		c.mu.Lock()
+		c.hooks = append(c.hooks, f)
+		c.mu.Unlock()
 		return
 	}
 	i := len(s.hooks)
@@ -336,6 +385,9 @@ func runAll(hs []hook) error {
 // reached and returns the first error a hook returned since the last
 // call.
 func (s *Stream) Synchronize() error {
+	if s.capturing() {
+		return errCapturing
+	}
 	target, err := s.point()
 	if err != nil {
 		return err
@@ -358,6 +410,9 @@ func (s *Stream) Synchronize() error {
 // reached the last submit's value), running the hooks of the values the
 // semaphore reached.
 func (s *Stream) Query() (bool, error) {
+	if s.capturing() {
+		return false, errCapturing
+	}
 	target, err := s.point()
 	if err != nil {
 		return false, err
@@ -382,6 +437,26 @@ func (s *Stream) WaitEvent(be backend.Event) error {
 	if err != nil {
 		return err
 	}
+	if c, p, ok := e.capturedOn(); ok {
+		// A point of a capture: s joins it (or, capturing it already,
+		// depends on that point). Another capture's point is refused.
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.closed.Load() {
+			return errStreamClosed
+		}
+		if s.capture != nil && s.capture != c {
+			return errCaptureCross
+		}
+		if s.capture == nil && len(s.waits) > 0 {
+			if _, err := s.submitLocked(0); err != nil {
+				return err
+			}
+		}
+		s.capture = c
+		c.join(s, p)
+		return nil
+	}
 	sem, value := e.point()
 	if value == 0 || sem == s.sem {
 		return nil
@@ -395,6 +470,9 @@ func (s *Stream) WaitEvent(be backend.Event) error {
 	defer s.mu.Unlock()
 	if s.closed.Load() {
 		return errStreamClosed
+	}
+	if s.capture != nil {
+		return errCaptureCross
 	}
 	for i := range s.waits {
 		if s.waits[i].Semaphore == sem {
@@ -481,4 +559,11 @@ func (d *Device) waitValue(sem, value uint64) error {
 			return l
 		}
 	}
+}
+
+// capturing reports whether the stream is capturing a graph.
+func (s *Stream) capturing() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.capture != nil
 }

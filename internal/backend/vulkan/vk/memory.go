@@ -42,9 +42,10 @@ func (d *Device) Allocate(bytes int, want, fallback uint32) (*Memory, error) {
 		bytes = 4
 	}
 	size := uint64(bytes+3) &^ 3
-	if lim := d.Physical.Limits.MaxStorageBufferRange; size > uint64(lim) {
-		return nil, fmt.Errorf("%d bytes exceed the device's largest storage buffer (%d bytes): %w", bytes, lim, &Error{Func: "vkCreateBuffer", Result: ErrorOutOfDeviceMemory})
-	}
+	// No check against maxStorageBufferRange: it bounds what a
+	// descriptor can cover, and kernels reach buffers through device
+	// addresses, not descriptors (lavapipe's 128 MiB would refuse a 256
+	// MiB array it runs fine).
 	m := &Memory{Bytes: bytes}
 	binfo := &BufferCreateInfo{
 		SType:       StructureTypeBufferCreateInfo,

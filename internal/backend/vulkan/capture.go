@@ -1,0 +1,336 @@
+package vulkan
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"github.com/quadrants-go/qd/internal/backend"
+	"github.com/quadrants-go/qd/internal/backend/vulkan/vk"
+)
+
+// Capture and replay (backend.Capturer). Every stream of a capture has a
+// lane: the commands it was given while capturing, each a node of a
+// graph whose edges are the lanes' order and the event waits that joined
+// streams to the capture (a wait for an event recorded on a capturing
+// stream: a point of that stream's lane). Instantiate records the nodes
+// into one command buffer, level by level of the graph, with a global
+// memory barrier between levels and none within one, so that the lanes'
+// independent commands still run at once, and a replay is one
+// vkQueueSubmit however many launches the graph holds. Replays of one exec
+// are chained by the semaphore of the last one, as CUDA orders launches of
+// one graph exec.
+//
+// As on CUDA, every stream that joined must be joined back into the
+// origin before EndCapture, and a wait across the capture's boundary (a
+// capturing stream waiting for an event recorded outside it) is refused
+// with an error matching ErrCapturing. Host work the captured commands
+// leave for later (the frees of stream-ordered memory and of staging
+// buffers) runs once the graph and every exec made from it are closed:
+// memory allocated in a capture lives while the graph can run.
+
+var (
+	errCapturing      = backend.CaptureError("vulkan: the stream is capturing a graph")
+	errCaptureCross   = backend.CaptureError("vulkan: a wait across the boundary of a capture")
+	errNotCapturing   = backend.CaptureError("vulkan: EndCapture of a stream that is not capturing")
+	errAlreadyCapture = backend.CaptureError("vulkan: BeginCapture of a stream that is capturing")
+	errNotOrigin      = backend.CaptureError("vulkan: EndCapture on a stream that joined a capture but did not begin it")
+	errUnjoined       = backend.CaptureError("vulkan: EndCapture with a stream of the capture not joined back into the origin")
+)
+
+var _ backend.Capturer = (*Device)(nil)
+
+// capture is a capture in progress, shared by the streams that take part.
+type capture struct {
+	mu     sync.Mutex
+	origin *Stream
+	lanes  map[*Stream]*lane
+	order  []*Stream // the lanes in joining order
+	nodes  []*node
+	hooks  []func() error
+}
+
+// lane is one stream's part: its nodes, and the nodes the next one
+// depends on beside the lane's last (the event waits since).
+type lane struct {
+	nodes   []*node
+	pending []*node
+}
+
+// node is one command of a capture.
+type node struct {
+	record func(cb uintptr)
+	deps   []*node // the nodes it must follow (its lane's previous one included)
+}
+
+// point is the node an event recorded on a capturing stream stands for:
+// the last of its lane (nil: none yet, the capture's start).
+func (c *capture) point(s *Stream) *node {
+	l := c.lanes[s]
+	if n := len(l.nodes); n > 0 {
+		return l.nodes[n-1]
+	}
+	if len(l.pending) > 0 {
+		// A lane with no command yet stands for what it waited for.
+		join := &node{deps: append([]*node(nil), l.pending...)}
+		return join
+	}
+	return nil
+}
+
+// add appends a command to s's lane.
+func (c *capture) add(s *Stream, record func(cb uintptr)) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	l := c.lanes[s]
+	n := &node{record: record, deps: l.pending}
+	if k := len(l.nodes); k > 0 {
+		n.deps = append(n.deps, l.nodes[k-1])
+	}
+	l.pending = nil
+	l.nodes = append(l.nodes, n)
+	c.nodes = append(c.nodes, n)
+}
+
+// join makes s (capturing this capture already, or joining it now) wait
+// for p, a point of the capture.
+func (c *capture) join(s *Stream, p *node) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	l, ok := c.lanes[s]
+	if !ok {
+		l = &lane{}
+		c.lanes[s] = l
+		c.order = append(c.order, s)
+	}
+	if p != nil {
+		l.pending = append(l.pending, p)
+	}
+}
+
+// BeginCapture starts capturing on s.
+func (d *Device) BeginCapture(bs backend.Stream) error {
+	s, err := d.stream(bs)
+	if err != nil {
+		return err
+	}
+	if _, err := s.point(); err != nil { // pending event waits go first
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.capture != nil {
+		return errAlreadyCapture
+	}
+	c := &capture{origin: s, lanes: map[*Stream]*lane{s: {}}, order: []*Stream{s}}
+	s.capture = c
+	return nil
+}
+
+// EndCapture ends the capture begun on s and returns its graph; every
+// stream of the capture leaves it, also when it fails.
+func (d *Device) EndCapture(bs backend.Stream) (backend.Graph, error) {
+	s, err := d.stream(bs)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	c := s.capture
+	s.mu.Unlock()
+	if c == nil {
+		return nil, errNotCapturing
+	}
+	if c.origin != s {
+		return nil, errNotOrigin
+	}
+	c.mu.Lock()
+	members := c.order
+	c.mu.Unlock()
+	for _, m := range members {
+		m.mu.Lock()
+		m.capture = nil
+		m.mu.Unlock()
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	// Every other lane's last node must come before the origin's end.
+	end := &node{deps: c.lanes[s].pending}
+	if l := c.lanes[s].nodes; len(l) > 0 {
+		end.deps = append(end.deps, l[len(l)-1])
+	}
+	before := ancestors(end)
+	for _, m := range members[1:] {
+		if l := c.lanes[m].nodes; len(l) > 0 && !before[l[len(l)-1]] {
+			for _, h := range c.hooks {
+				_ = h()
+			}
+			return nil, errUnjoined
+		}
+	}
+	g := &graph{d: d, nodes: c.nodes, hooks: c.hooks}
+	g.refs.Store(1)
+	return g, nil
+}
+
+// ancestors is every node n depends on, directly or not.
+func ancestors(n *node) map[*node]bool {
+	seen := map[*node]bool{}
+	stack := append([]*node(nil), n.deps...)
+	for len(stack) > 0 {
+		x := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if seen[x] {
+			continue
+		}
+		seen[x] = true
+		stack = append(stack, x.deps...)
+	}
+	return seen
+}
+
+// levels orders the commands for one command buffer: each node's level is
+// one more than its deepest dependency's (a join node, which holds no
+// command, passes its dependencies' level on).
+func levels(nodes []*node) [][]*node {
+	level := map[*node]int{}
+	var depth func(n *node) int
+	depth = func(n *node) int {
+		if l, ok := level[n]; ok {
+			return l
+		}
+		l := 0
+		for _, d := range n.deps {
+			dl := depth(d)
+			if d.record != nil {
+				dl++
+			}
+			l = max(l, dl)
+		}
+		level[n] = l
+		return l
+	}
+	var out [][]*node
+	for _, n := range nodes {
+		l := depth(n)
+		for len(out) <= l {
+			out = append(out, nil)
+		}
+		out[l] = append(out[l], n)
+	}
+	return out
+}
+
+// graph is a capture's commands.
+type graph struct {
+	d      *Device
+	nodes  []*node
+	hooks  []func() error
+	refs   atomic.Int32 // the graph and its execs
+	closed atomic.Bool
+}
+
+// release drops one reference; the last runs the deferred host work.
+func (g *graph) release() {
+	if g.refs.Add(-1) == 0 {
+		for _, h := range g.hooks {
+			_ = h()
+		}
+		g.hooks = nil
+	}
+}
+
+// Close releases the graph; execs made from it stay usable.
+func (g *graph) Close() error {
+	if !g.closed.Swap(true) {
+		g.release()
+	}
+	return nil
+}
+
+// Instantiate records the graph's commands into one command buffer.
+func (g *graph) Instantiate() (backend.GraphExec, error) {
+	if g.closed.Load() {
+		return nil, backend.ClosedError("vulkan: Instantiate of a closed graph")
+	}
+	vd := g.d.vd
+	pool, err := vd.CreateCommandPool()
+	if err != nil {
+		return nil, g.d.wrap(err)
+	}
+	cb, err := vd.AllocateCommandBuffer(pool)
+	if err == nil {
+		err = vd.Begin(cb, vk.CommandBufferUsageSimultaneous)
+	}
+	if err != nil {
+		vd.DestroyCommandPool(pool)
+		return nil, g.d.wrap(err)
+	}
+	for i, lv := range levels(g.nodes) {
+		if i > 0 {
+			vd.CmdBarrier(cb)
+		}
+		for _, n := range lv {
+			n.record(cb)
+		}
+	}
+	vd.CmdHostReadBarrier(cb)
+	if err := vd.End(cb); err != nil {
+		vd.DestroyCommandPool(pool)
+		return nil, g.d.wrap(err)
+	}
+	g.refs.Add(1)
+	return &graphExec{g: g, pool: pool, cb: cb}, nil
+}
+
+// graphExec is an instantiated graph.
+type graphExec struct {
+	g      *graph
+	pool   uint64
+	cb     uintptr
+	mu     sync.Mutex
+	last   vk.Wait // the last replay's signal; zero before the first
+	closed bool
+}
+
+// Launch submits one replay on s, after s's work and the exec's last
+// replay.
+func (x *graphExec) Launch(bs backend.Stream) error {
+	s, err := x.g.d.stream(bs)
+	if err != nil {
+		return err
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.closed {
+		return backend.ClosedError("vulkan: Launch of a closed graph exec")
+	}
+	var extra []vk.Wait
+	if x.last.Value > 0 && x.last.Semaphore != s.sem {
+		extra = append(extra, x.last)
+	}
+	v, err := s.submitRecorded(x.cb, extra)
+	if err != nil {
+		return err
+	}
+	x.last = vk.Wait{Semaphore: s.sem, Value: v}
+	return nil
+}
+
+// Update reports false: the caller instantiates the new capture.
+func (x *graphExec) Update(backend.Graph) (bool, error) { return false, nil }
+
+// Close waits for the last replay, then releases the command buffer.
+func (x *graphExec) Close() error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.closed {
+		return nil
+	}
+	x.closed = true
+	var err error
+	if x.last.Value > 0 {
+		err = x.g.d.waitValue(x.last.Semaphore, x.last.Value)
+	}
+	x.g.d.vd.DestroyCommandPool(x.pool)
+	x.g.release()
+	return err
+}
