@@ -54,7 +54,7 @@ func TestSpirvValSuiteKernels(t *testing.T) {
 		if err != nil {
 			continue // rejected kernels: the suite's own business
 		}
-		for _, opts := range []spirv.Options{{}, {Bounds: true, AtomicFloatAdd32: true, AtomicFloatAdd64: true}} {
+		for _, opts := range []spirv.Options{{}, {Bounds: true, AtomicFloatAdd32: true, AtomicFloatAdd64: true, SubgroupReduce: true, ExactFMA: true}} {
 			kern, err := spirv.Generate(plan, opts)
 			if errors.Is(err, spirv.ErrUnsupported) {
 				msg := err.Error()

@@ -145,52 +145,12 @@ func BenchmarkLaunchRaw(b *testing.B) {
 	args := &backend.Args{Scalars: []uint64{uint64(math.Float32bits(0.5)), 0, 0},
 		Arrays: []backend.ArrayArg{{}, {Buf: x, Shape: [4]int{n, 1, 1, 1}}, {Buf: y, Shape: [4]int{n, 1, 1, 1}}}}
 	s := newStream(b, d)
-	bl, err := m.Begin(s, args)
-	if err != nil {
-		b.Fatal(err)
-	}
-	l := bl.(*launch)
-	vd := d.vd
-	pool, err := vd.CreateCommandPool()
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer vd.DestroyCommandPool(pool)
-	cb, err := vd.AllocateCommandBuffer(pool)
-	if err != nil {
-		b.Fatal(err)
-	}
-	vd.Begin(cb, vk.CommandBufferUsageSimultaneous)
-	vd.CmdDispatch(cb, m.tasks[0].pipe, l.push[0], l.groups[0], 1, 1)
-	vd.End(cb)
-	sem, err := vd.CreateTimeline()
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer vd.DestroySemaphore(sem)
-	q := d.queues[0]
-	var v uint64
-	wait := func() {
-		if _, err := vd.WaitSemaphore(sem, v, time.Minute); err != nil {
-			b.Fatal(err)
-		}
-	}
 	b.ResetTimer()
-	for i := range b.N {
-		q.mu.Lock()
-		err := vd.Submit(q.h, []uintptr{cb}, []vk.Wait{{Semaphore: sem, Value: v}}, sem, v+1)
-		q.mu.Unlock()
-		if err != nil {
-			b.Fatal(err)
-		}
-		v++
-		if i%256 == 255 {
-			wait()
-		}
+	per, err := m.RawLaunchCost(args, s, b.N, 256)
+	if err != nil {
+		b.Fatal(err)
 	}
-	wait()
-	b.StopTimer()
-	l.End(s)
+	b.ReportMetric(float64(per.Nanoseconds()), "ns/launch")
 }
 
 // BenchmarkStreams runs K copies of a latency-bound kernel (one

@@ -3,6 +3,7 @@ package vulkan
 import (
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/quadrants-go/qd/internal/backend"
 	"github.com/quadrants-go/qd/internal/backend/vulkan/vk"
@@ -333,4 +334,27 @@ func (x *graphExec) Close() error {
 	x.g.d.vd.DestroyCommandPool(x.pool)
 	x.g.release()
 	return err
+}
+
+var _ backend.RawGraphLauncher = (*graphExec)(nil)
+
+// RawLaunchCost is the host time of one replay straight through the
+// bindings: n vkQueueSubmits of the exec's command buffer on s's queue,
+// chained by a timeline semaphore, a wait every syncEvery.
+func (x *graphExec) RawLaunchCost(bs backend.Stream, n, syncEvery int) (time.Duration, error) {
+	s, err := x.g.d.stream(bs)
+	if err != nil {
+		return 0, err
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.closed {
+		return 0, backend.ClosedError("vulkan: RawLaunchCost of a closed graph exec")
+	}
+	if x.last.Value > 0 {
+		if err := x.g.d.waitValue(x.last.Semaphore, x.last.Value); err != nil {
+			return 0, err
+		}
+	}
+	return x.g.d.submitLoop(s.q, []uintptr{x.cb}, n, syncEvery)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"github.com/quadrants-go/qd/internal/backend"
@@ -63,6 +64,7 @@ func (d *Device) Compile(plan *lower.Plan, opts backend.CompileOptions) (backend
 	}
 	k, err := spirv.Generate(plan, spirv.Options{
 		ExactFMA:         fused,
+		SubgroupReduce:   d.lim.subgroupOps&vk.SubgroupFeatureArithmetic != 0,
 		Bounds:           opts.Debug,
 		AtomicFloatAdd32: f.BufferFloat32AtomicAdd,
 		AtomicFloatAdd64: f.BufferFloat64AtomicAdd,
@@ -349,4 +351,95 @@ func (d *Device) probeFMA() (bool, error) {
 		return false, err
 	}
 	return spirv.FusedFMA(*(*float64)(hb.Pointer())), nil
+}
+
+var _ backend.RawLauncher = (*module)(nil)
+
+// RawLaunchCost is the host time of one launch of the module's first task
+// straight through the bindings: its dispatch recorded once into a
+// command buffer, then n vkQueueSubmits of it on s's queue, each waiting
+// for the one before through the stream's kind of timeline semaphore, a
+// wait for the device every syncEvery.
+func (m *module) RawLaunchCost(args *backend.Args, bs backend.Stream, n, syncEvery int) (time.Duration, error) {
+	d := m.d
+	s, err := d.stream(bs)
+	if err != nil {
+		return 0, err
+	}
+	if len(m.tasks) == 0 {
+		return 0, fmt.Errorf("vulkan: kernel %s has no task", m.kernel)
+	}
+	bl, err := m.Begin(s, args)
+	if err != nil {
+		return 0, err
+	}
+	l := bl.(*launch)
+	defer l.End(s)
+	if err := s.Synchronize(); err != nil {
+		return 0, err
+	}
+	return d.rawSubmits(s, n, syncEvery, func(cb uintptr) {
+		d.vd.CmdDispatch(cb, m.tasks[0].pipe, l.push[0], max(l.groups[0], 1), 1, 1)
+	})
+}
+
+// rawSubmits records one command buffer with record and submits it n
+// times on s's queue (the reference of the raw figures of qd bench), with
+// its own timeline semaphore; it returns the mean host time of a submit.
+func (d *Device) rawSubmits(s *Stream, n, syncEvery int, record func(cb uintptr)) (time.Duration, error) {
+	vd := d.vd
+	pool, err := vd.CreateCommandPool()
+	if err != nil {
+		return 0, d.wrap(err)
+	}
+	defer vd.DestroyCommandPool(pool)
+	cb, err := vd.AllocateCommandBuffer(pool)
+	if err == nil {
+		err = vd.Begin(cb, vk.CommandBufferUsageSimultaneous)
+	}
+	if err != nil {
+		return 0, d.wrap(err)
+	}
+	record(cb)
+	if err := vd.End(cb); err != nil {
+		return 0, d.wrap(err)
+	}
+	return d.submitLoop(s.q, []uintptr{cb}, n, syncEvery)
+}
+
+// submitLoop submits cbs n times to q, chained by a timeline semaphore of
+// its own, waiting for the device every syncEvery submits and at the end.
+func (d *Device) submitLoop(q *queue, cbs []uintptr, n, syncEvery int) (time.Duration, error) {
+	vd := d.vd
+	sem, err := vd.CreateTimeline()
+	if err != nil {
+		return 0, d.wrap(err)
+	}
+	defer vd.DestroySemaphore(sem)
+	var v uint64
+	waits := make([]vk.Wait, 1)
+	start := time.Now()
+	for i := range n {
+		waits[0] = vk.Wait{Semaphore: sem, Value: v}
+		w := waits
+		if v == 0 {
+			w = nil
+		}
+		q.mu.Lock()
+		err := vd.Submit(q.h, cbs, w, sem, v+1)
+		q.mu.Unlock()
+		if err != nil {
+			return 0, d.wrap(err)
+		}
+		v++
+		if syncEvery > 0 && (i+1)%syncEvery == 0 {
+			if err := d.waitValue(sem, v); err != nil {
+				return 0, err
+			}
+		}
+	}
+	if err := d.waitValue(sem, v); err != nil {
+		return 0, err
+	}
+	return time.Since(start) / time.Duration(max(n, 1)), nil
 }

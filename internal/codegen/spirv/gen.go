@@ -33,6 +33,10 @@ type Options struct {
 	// division and square root are corrected to be correctly rounded;
 	// without it they are the device's own.
 	ExactFMA bool
+	// SubgroupReduce: the device has subgroup arithmetic in compute
+	// shaders, with which combined reductions leave one atomic per
+	// subgroup (reduce.go).
+	SubgroupReduce bool
 }
 
 // Kernel is a lowered kernel compiled for Vulkan: its layout and one
@@ -119,6 +123,7 @@ type gen struct {
 	proEnd int // where the prologue ends in the body's words
 
 	mathFuncs map[string]ID // devmath functions written into the module
+	reduced   map[*ir.Atomic]*reduction
 
 	loops   []*loopCtx
 	escape  ID // the i32 local labelled breaks and continues leave through
@@ -560,6 +565,7 @@ func (g *gen) parallelTask(l *ir.ParallelFor, local int) {
 	for d, v := range l.Vars {
 		vars[d] = g.local(v, true)
 	}
+	g.setupReductions()
 	g.loop(nil, func() ID {
 		i := f.Op(OpLoad, i64, idx)
 		return f.Op(OpULessThan, b, i, total)
@@ -580,4 +586,5 @@ func (g *gen) parallelTask(l *ir.ParallelFor, local int) {
 	}, func() {
 		f.Void(OpStore, idx, f.Op(OpIAdd, i64, f.Op(OpLoad, i64, idx), stride))
 	})
+	g.finishReductions()
 }

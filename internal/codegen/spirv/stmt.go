@@ -67,6 +67,10 @@ func (g *gen) stmt(s ir.Stmt) {
 		g.ifStmt(s)
 	case *ir.ExprStmt:
 		if a, ok := s.X.(*ir.Atomic); ok {
+			if red := g.reduced[a]; red != nil {
+				g.accumulate(red) // combined (reduce.go)
+				return
+			}
 			g.atomic(a, false)
 			return
 		}
