@@ -36,6 +36,7 @@ var (
 	errAlreadyCapture = backend.CaptureError("vulkan: BeginCapture of a stream that is capturing")
 	errNotOrigin      = backend.CaptureError("vulkan: EndCapture on a stream that joined a capture but did not begin it")
 	errUnjoined       = backend.CaptureError("vulkan: EndCapture with a stream of the capture not joined back into the origin")
+	errCaptureEnded   = backend.CaptureError("vulkan: a wait for an event recorded in a capture that has ended: it marks a point of a graph, not of a stream")
 )
 
 var _ backend.Capturer = (*Device)(nil)
@@ -48,6 +49,7 @@ type capture struct {
 	order  []*Stream // the lanes in joining order
 	nodes  []*node
 	hooks  []func() error
+	ended  bool // EndCapture ran: no stream joins any more
 }
 
 // lane is one stream's part: its nodes, and the nodes the next one
@@ -67,15 +69,21 @@ type node struct {
 // the last of its lane (nil: none yet, the capture's start).
 func (c *capture) point(s *Stream) *node {
 	l := c.lanes[s]
+	var last *node
 	if n := len(l.nodes); n > 0 {
-		return l.nodes[n-1]
+		last = l.nodes[n-1]
 	}
-	if len(l.pending) > 0 {
-		// A lane with no command yet stands for what it waited for.
-		join := &node{deps: append([]*node(nil), l.pending...)}
-		return join
+	if len(l.pending) == 0 {
+		return last
 	}
-	return nil
+	// The waits since the last command count too, as a record after a
+	// wait comes after the waited-for point: a join node (no command)
+	// that depends on both.
+	join := &node{deps: append([]*node(nil), l.pending...)}
+	if last != nil {
+		join.deps = append(join.deps, last)
+	}
+	return join
 }
 
 // add appends a command to s's lane.
@@ -93,10 +101,13 @@ func (c *capture) add(s *Stream, record func(cb uintptr)) {
 }
 
 // join makes s (capturing this capture already, or joining it now) wait
-// for p, a point of the capture.
-func (c *capture) join(s *Stream, p *node) {
+// for p, a point of the capture; it fails once the capture has ended.
+func (c *capture) join(s *Stream, p *node) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.ended {
+		return errCaptureEnded
+	}
 	l, ok := c.lanes[s]
 	if !ok {
 		l = &lane{}
@@ -106,6 +117,7 @@ func (c *capture) join(s *Stream, p *node) {
 	if p != nil {
 		l.pending = append(l.pending, p)
 	}
+	return nil
 }
 
 // BeginCapture starts capturing on s.
@@ -144,6 +156,7 @@ func (d *Device) EndCapture(bs backend.Stream) (backend.Graph, error) {
 		return nil, errNotOrigin
 	}
 	c.mu.Lock()
+	c.ended = true
 	members := c.order
 	c.mu.Unlock()
 	for _, m := range members {
@@ -249,9 +262,23 @@ func (g *graph) Close() error {
 
 // Instantiate records the graph's commands into one command buffer.
 func (g *graph) Instantiate() (backend.GraphExec, error) {
-	if g.closed.Load() {
-		return nil, backend.ClosedError("vulkan: Instantiate of a closed graph")
+	// A reference first, refused once the last one is gone (a Close in
+	// between would free what the exec replays).
+	for {
+		r := g.refs.Load()
+		if r <= 0 || g.closed.Load() {
+			return nil, backend.ClosedError("vulkan: Instantiate of a closed graph")
+		}
+		if g.refs.CompareAndSwap(r, r+1) {
+			break
+		}
 	}
+	ok := false
+	defer func() {
+		if !ok {
+			g.release()
+		}
+	}()
 	vd := g.d.vd
 	pool, err := vd.CreateCommandPool()
 	if err != nil {
@@ -278,7 +305,7 @@ func (g *graph) Instantiate() (backend.GraphExec, error) {
 		vd.DestroyCommandPool(pool)
 		return nil, g.d.wrap(err)
 	}
-	g.refs.Add(1)
+	ok = true
 	return &graphExec{g: g, pool: pool, cb: cb}, nil
 }
 

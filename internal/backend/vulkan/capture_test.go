@@ -166,3 +166,51 @@ func TestCaptureUnjoined(t *testing.T) {
 		t.Fatalf("the stream after the failed capture: %v", err)
 	}
 }
+
+// TestCaptureRecordAfterWait: an event recorded after a wait stands for
+// the waited-for point too, as on CUDA. S records es after waiting for
+// A's ea; the origin's wait for es alone joins A back, and orders the
+// origin's copy after A's fill.
+func TestCaptureRecordAfterWait(t *testing.T) {
+	d := openTestDevice(t)
+	o, a, s := newStream(t, d), newStream(t, d), newStream(t, d)
+	const n = 1 << 12
+	src, tmp, dst := alloc(t, d, n), alloc(t, d, n), alloc(t, d, n)
+	e0, ea, es := newEvent(t, d, false), newEvent(t, d, false), newEvent(t, d, false)
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(d.BeginCapture(o))
+	must(src.Fill(o, 1, 1, n))
+	must(e0.Record(o))
+	must(a.WaitEvent(e0))
+	must(s.WaitEvent(e0))
+	must(src.Fill(a, 2, 1, n))
+	must(ea.Record(a))
+	must(tmp.Fill(s, 3, 1, n))
+	must(s.WaitEvent(ea))
+	must(es.Record(s))
+	must(o.WaitEvent(es))
+	must(dst.CopyFrom(o, src, n))
+	g, err := d.EndCapture(o)
+	must(err)
+	defer g.Close()
+	// After the capture its events are points of a graph.
+	if err := a.WaitEvent(ea); !errors.Is(err, backend.ErrCapturing) {
+		t.Fatalf("a wait for an event of an ended capture: %v", err)
+	}
+	x, err := g.Instantiate()
+	must(err)
+	must(x.Launch(o))
+	must(o.Synchronize())
+	must(x.Close())
+	got := read(t, o, dst, n)
+	for i, v := range got {
+		if v != 2 {
+			t.Fatalf("byte %d of the copy is %d, want 2: the copy ran before A's fill", i, v)
+		}
+	}
+}

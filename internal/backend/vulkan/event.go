@@ -82,13 +82,12 @@ func (e *Event) Record(bs backend.Stream) error {
 	if err != nil {
 		return err
 	}
-	if s.capturing() {
-		// A point of the capture, which only the capturing stream
-		// itself may wait for (a no-op there): fork-join captures are
-		// not supported yet.
-		s.mu.Lock()
-		c := s.capture
-		s.mu.Unlock()
+	s.mu.Lock()
+	c := s.capture
+	s.mu.Unlock()
+	if c != nil {
+		// A point of the capture: a stream that waits for it joins the
+		// capture (capture.go).
 		c.mu.Lock()
 		p := c.point(s)
 		c.mu.Unlock()

@@ -453,8 +453,10 @@ func (s *Stream) WaitEvent(be backend.Event) error {
 				return err
 			}
 		}
+		if err := c.join(s, p); err != nil {
+			return err
+		}
 		s.capture = c
-		c.join(s, p)
 		return nil
 	}
 	sem, value := e.point()

@@ -238,18 +238,26 @@ func (g *gen) sqrtFloat(t ir.Type, x ID) ID {
 
 // sqrt64 corrects the device's float64 square root s of x by its exact
 // residual r = x - s·s: s + r·(0.5/s), where s is finite and positive.
+// (Division has no such scaling yet: a quotient of a subnormal dividend
+// may stay 1 ulp off on a device whose division is not exact.)
 func (g *gen) sqrt64(x ID) ID {
 	f, m := g.f, g.m
 	f64, b := m.Float(64), m.Bool()
-	s := f.Ext(f64, GLSLSqrt, x)
 	if !g.opts.ExactFMA {
-		return s
+		return f.Ext(f64, GLSLSqrt, x)
 	}
-	r := f.Ext(f64, GLSLFma, g.negateFloat(ir.F64, s), s, x)
+	// Below 2^-900 the residual would underflow: x·2^256 has the root
+	// sqrt(x)·2^128, scaled back exactly (the root of a subnormal is
+	// normal).
+	tiny := f.Op(OpFOrdLessThan, b, x, m.ConstF64(math.Ldexp(1, -900)))
+	xs := f.Op(OpSelect, f64, tiny, f.Op(OpFMul, f64, x, m.ConstF64(math.Ldexp(1, 256))), x)
+	s := f.Ext(f64, GLSLSqrt, xs)
+	r := f.Ext(f64, GLSLFma, g.negateFloat(ir.F64, s), s, xs)
 	h := f.Op(OpFDiv, f64, m.ConstF64(0.5), s)
 	s1 := f.Ext(f64, GLSLFma, r, h, s)
 	ok := f.Op(OpLogicalAnd, b, g.finiteNonZero(s), f.Op(OpFOrdGreaterThan, b, s, m.ConstF64(0)))
-	return f.Op(OpSelect, f64, ok, s1, s)
+	s1 = f.Op(OpSelect, f64, ok, s1, s)
+	return f.Op(OpSelect, f64, tiny, f.Op(OpFMul, f64, s1, m.ConstF64(math.Ldexp(1, -128))), s1)
 }
 
 // compareOp is the SPIR-V comparison of op on t. Go's == < <= > >= are
@@ -271,6 +279,9 @@ func compareOp(op ir.BinOp, t ir.Type) uint32 {
 func (g *gen) intOp(op ir.BinOp, t ir.Type, x, y ID) ID {
 	f, ty, b := g.f, g.typ(t), g.m.Bool()
 	zero, ones := g.constant(t, 0), g.constant(t, math.MaxUint64)
+	if t.IsUnsigned() && t.IsSmall() {
+		ones = g.constant(t, 1<<t.Bits()-1) // canonical: zero-extended
+	}
 	switch op {
 	case ir.Add:
 		return g.norm(t, f.Op(OpIAdd, ty, x, y))
