@@ -13,7 +13,7 @@ import (
 	"github.com/quadrants-go/qd/internal/benchsuite"
 )
 
-const benchUsage = `usage: qd bench [-arch auto|cpu|cuda] [-json] [-quick] [-run REGEXP]
+const benchUsage = `usage: qd bench [-arch auto|cpu|cuda|amdgpu|vulkan] [-json] [-quick] [-run REGEXP]
 
 Run qd's performance suite on one device and print every figure
 beside its reference, measured in the same run, and its bar: launch host
@@ -37,7 +37,7 @@ flags:
 // or a missed bar exits 1.
 func benchCmd(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("bench", stderr)
-	archName := fs.String("arch", "auto", "backend: auto, cpu, cuda or amdgpu")
+	archName := fs.String("arch", "auto", "backend: auto, cpu, cuda, amdgpu or vulkan")
 	asJSON := fs.Bool("json", false, "print the rows as JSON")
 	quick := fs.Bool("quick", false, "small sizes and few iterations (a smoke run)")
 	only := fs.String("run", "", "run only the measurements whose name matches this regular expression (e.g. stencil|n-body)")

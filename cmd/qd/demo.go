@@ -71,7 +71,7 @@ type demoConfig struct {
 // backend, a result that differs from the reference) exits 1.
 func demo(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("demo", stderr)
-	archName := fs.String("arch", "auto", "backend: auto, cpu, cuda or amdgpu")
+	archName := fs.String("arch", "auto", "backend: auto, cpu, cuda, amdgpu or vulkan")
 	device := fs.Int("device", 0, "device `n` of the backend (qd devices lists them)")
 	sims := fs.Int("sims", 16, "independent simulations in sections 2 and 3")
 	size := fs.Int("size", 0, "heat grid `n` of section 3 (n × n cells; 0: from the device)")

@@ -42,6 +42,7 @@ type Device struct {
 	timelines []uint64                 // semaphores of closed streams, for new ones
 	hosts     hostRegistry             // live host buffers by address (own lock)
 	staging   stagingPool              // (own lock)
+	pool      memPool                  // freed AllocOn blocks (pool.go; own lock)
 }
 
 var (
@@ -98,6 +99,7 @@ func newDevice(vd *vk.Device, info backend.DeviceInfo, p *vk.PhysicalDeviceInfo)
 		d.queues = append(d.queues, &queue{h: h})
 	}
 	d.staging.d = d
+	d.pool.limit = int(min(p.DeviceLocalBytes()/8, 1<<30))
 	queues := "1 compute queue"
 	if n := len(d.queues); n != 1 {
 		queues = fmt.Sprintf("%d compute queues", n)
@@ -235,6 +237,9 @@ func (d *Device) Close() error {
 		h.free()
 	}
 	d.staging.release()
+	for _, m := range d.pool.drain() {
+		d.vd.Free(m)
+	}
 	d.mu.Lock()
 	for _, sem := range d.timelines {
 		d.vd.DestroySemaphore(sem)

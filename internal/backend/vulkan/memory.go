@@ -31,15 +31,19 @@ import (
 type allocation struct {
 	d      *Device
 	mem    *vk.Memory
+	class  int // the pool's size class of an AllocOn block; 0: not pooled
 	closed atomic.Bool
 }
 
-// free frees the memory, once.
+// free frees the memory, once: a pooled block goes back to the pool
+// while it has room (pool.go).
 func (a *allocation) free() {
 	if !a.closed.CompareAndSwap(false, true) {
 		return
 	}
-	a.d.vd.Free(a.mem)
+	if a.class == 0 || a.d.closing.Load() || !a.d.pool.put(a.class, a.mem) {
+		a.d.vd.Free(a.mem)
+	}
 	a.d.mu.Lock()
 	delete(a.d.buffers, a)
 	a.d.mu.Unlock()
@@ -78,18 +82,39 @@ func (d *Device) alloc(bytes int, what string) (*Buffer, error) {
 	return &Buffer{a: a, n: bytes}, nil
 }
 
-// AllocOn allocates bytes (at least 1) at once: Vulkan has no
-// stream-ordered allocator, and memory allocated now is usable by work
-// enqueued on bs later. FreeOn frees it in the order of a stream.
+// AllocOn allocates bytes (at least 1) at once, from the device's pool of
+// blocks freed in stream order where it has one of the size (pool.go):
+// Vulkan has no stream-ordered allocator, and memory allocated now is
+// usable by work enqueued on bs later. FreeOn frees it in the order of a
+// stream, back into the pool.
 func (d *Device) AllocOn(bs backend.Stream, bytes int) (backend.Buffer, error) {
 	if _, err := d.stream(bs); err != nil {
 		return nil, err
 	}
-	b, err := d.alloc(bytes, "AllocOn")
-	if err != nil {
+	c := poolClass(bytes)
+	if c == 0 || bytes < 1 {
+		return d.alloc(bytes, "AllocOn")
+	}
+	if err := d.usable(); err != nil {
 		return nil, err
 	}
-	return b, nil
+	m := d.pool.get(c)
+	if m == nil {
+		var err error
+		if m, err = d.vd.Allocate(c, vk.MemoryPropertyDeviceLocal, vk.MemoryPropertyHostVisible); err != nil {
+			return nil, fmt.Errorf("vulkan: AllocOn of %d bytes: %w", bytes, d.wrap(err))
+		}
+	}
+	a := &allocation{d: d, mem: m, class: c}
+	d.mu.Lock()
+	if d.closing.Load() {
+		d.mu.Unlock()
+		d.vd.Free(m)
+		return nil, errDeviceClosed
+	}
+	d.buffers[a] = struct{}{}
+	d.mu.Unlock()
+	return &Buffer{a: a, n: bytes}, nil
 }
 
 // HostBuffer is mapped host-visible, host-coherent memory the device
