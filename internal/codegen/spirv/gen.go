@@ -122,8 +122,9 @@ type gen struct {
 
 	proEnd int // where the prologue ends in the body's words
 
-	mathFuncs map[string]ID // devmath functions written into the module
-	reduced   map[*ir.Atomic]*reduction
+	mathFuncs      map[string]ID // devmath functions written into the module
+	reduced        map[*ir.Atomic]*reduction
+	scalarBuiltins map[uint32]ID
 
 	loops   []*loopCtx
 	escape  ID // the i32 local labelled breaks and continues leave through
@@ -340,6 +341,24 @@ func (g *gen) builtins() {
 	g.wgID = mk(BuiltInWorkgroupId, "gl_WorkGroupID")
 	g.localID = mk(BuiltInLocalInvocationId, "gl_LocalInvocationID")
 	g.numWG = mk(BuiltInNumWorkgroups, "gl_NumWorkGroups")
+}
+
+// builtin declares a scalar u32 input builtin (SubgroupId,
+// NumSubgroups) once and returns its variable.
+func (g *gen) builtin(b uint32, name string) ID {
+	if id, ok := g.scalarBuiltins[b]; ok {
+		return id
+	}
+	m := g.m
+	id := m.Global(m.Pointer(StorageClassInput, m.Int(32)), StorageClassInput)
+	m.Decorate(id, DecorationBuiltIn, b)
+	m.Name(id, name)
+	g.interfaces = append(g.interfaces, id)
+	if g.scalarBuiltins == nil {
+		g.scalarBuiltins = map[uint32]ID{}
+	}
+	g.scalarBuiltins[b] = id
+	return id
 }
 
 // builtinX is the x component of a builtin, as a u32.

@@ -12,10 +12,10 @@ import (
 // its iterations into a local accumulator that starts at the operation's
 // identity; after the loop, where every invocation of the work group
 // arrives, a subgroup reduction (Options.SubgroupReduce: integer sums,
-// mins and maxes and float sums) leaves one atomic per subgroup, issued by
-// its elected invocation; float min and max, whose Go semantics (NaN, the
-// zeros) the subgroup operations do not have, take one atomic per
-// invocation. Integer results are exact; a float sum is rounded in
+// mins and maxes and float sums), then a fold of the subgroups' totals in
+// workgroup memory, leave one atomic per work group (groupReduce); float
+// min and max, whose Go semantics (NaN, the zeros) the subgroup
+// operations do not have, take one atomic per invocation. Integer results are exact; a float sum is rounded in
 // another order, which lower.Reduction allows. Without it, 2^28 float32
 // ones summed by one atomic each stop at 2^24, where adding 1 no longer
 // changes a float32.
@@ -74,7 +74,7 @@ func (g *gen) combine(op ir.AtomicOp, t ir.Type, a, b ID) ID {
 // finishReductions issues each combined reduction's atomic, after the
 // loop.
 func (g *gen) finishReductions() {
-	f, m := g.f, g.m
+	f := g.f
 	for _, r := range g.task.Reductions {
 		red := g.reduced[r.Atomic]
 		if red == nil {
@@ -99,16 +99,59 @@ func (g *gen) finishReductions() {
 			g.atomicWith(a, acc)
 			continue
 		}
-		m.Capability(CapabilityGroupNonUniform)
-		m.Capability(CapabilityGroupNonUniformArithmetic)
-		sub := m.ConstInt(32, ScopeSubgroup)
-		total := f.Op(code, g.typ(t), sub, GroupOperationReduce, acc)
-		if code == OpGroupNonUniformFAdd {
-			m.Decorate(total, DecorationNoContraction)
-		}
-		elected := f.Op(OpGroupNonUniformElect, m.Bool(), sub)
-		g.ifThen(elected, func() { g.atomicWith(a, total) })
+		g.groupReduce(a, code, acc)
 	}
+}
+
+// groupReduce combines acc across the work group and issues one atomic
+// for it: a subgroup reduction, each subgroup's elected invocation writes
+// its total into workgroup memory, a barrier, and invocation 0 folds the
+// subgroups' totals. One atomic per work group keeps a float sum's
+// rounding in the atomics small (the suite's 2-D sum was 1.5e-5 off with
+// one per subgroup); every invocation reaches the barrier, as the
+// grid-stride loop is left by its condition only.
+func (g *gen) groupReduce(a *ir.Atomic, code uint32, acc ID) {
+	f, m := g.f, g.m
+	t := a.Type()
+	ty, u32, b := g.typ(t), m.Int(32), m.Bool()
+	m.Capability(CapabilityGroupNonUniform)
+	m.Capability(CapabilityGroupNonUniformArithmetic)
+	sub := m.ConstInt(32, ScopeSubgroup)
+	total := f.Op(code, ty, sub, GroupOperationReduce, acc)
+	if code == OpGroupNonUniformFAdd {
+		m.Decorate(total, DecorationNoContraction)
+	}
+	// At most one subgroup per invocation: the work group's size bounds
+	// the array, whatever the device's subgroup size.
+	local := g.info.BlockDim
+	arr := m.ArrayOf(ty, local)
+	shared := m.Global(m.Pointer(StorageClassWorkgroup, arr), StorageClassWorkgroup)
+	m.Name(shared, "subgroup_totals")
+	g.interfaces = append(g.interfaces, shared)
+	sid := f.Op(OpLoad, u32, g.builtin(BuiltInSubgroupId, "gl_SubgroupID"))
+	nsub := f.Op(OpLoad, u32, g.builtin(BuiltInNumSubgroups, "gl_NumSubgroups"))
+	elem := m.Pointer(StorageClassWorkgroup, ty)
+	g.ifThen(f.Op(OpGroupNonUniformElect, b, sub), func() {
+		f.Void(OpStore, f.Op(OpAccessChain, elem, shared, sid), total)
+	})
+	wg := m.ConstInt(32, ScopeWorkgroup)
+	f.Void(OpControlBarrier, wg, wg, m.ConstInt(32, MemorySemanticsAcquireRelease|MemorySemanticsWorkgroupMemory))
+	first := f.Op(OpIEqual, b, g.builtinX(g.localID), m.ConstInt(32, 0))
+	g.ifThen(first, func() {
+		sum := f.Var(ty)
+		i := f.Var(u32)
+		f.Void(OpStore, sum, f.Op(OpLoad, ty, f.Op(OpAccessChain, elem, shared, m.ConstInt(32, 0))))
+		f.Void(OpStore, i, m.ConstInt(32, 1))
+		g.loop(nil, func() ID {
+			return f.Op(OpULessThan, b, f.Op(OpLoad, u32, i), nsub)
+		}, func() {
+			x := f.Op(OpLoad, ty, f.Op(OpAccessChain, elem, shared, f.Op(OpLoad, u32, i)))
+			f.Void(OpStore, sum, g.combine(a.Op, t, f.Op(OpLoad, ty, sum), x))
+		}, func() {
+			f.Void(OpStore, i, f.Op(OpIAdd, u32, f.Op(OpLoad, u32, i), m.ConstInt(32, 1)))
+		})
+		g.atomicWith(a, f.Op(OpLoad, ty, sum))
+	})
 }
 
 // atomicWith issues atomic a with the value v in place of its own.
