@@ -2,6 +2,7 @@ package vulkan
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"unsafe"
 
@@ -87,4 +88,46 @@ func TestFMAProbe(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("%s: fused fma: %v", d.phys.Name, fused)
+}
+
+// TestLongSerialLoop runs a serial loop of 200,000 steps before the
+// writes of suitekernels.SlowWrite. lavapipe (Mesa 22.3) stops an
+// invocation's loops after about 65,535 iterations in all, silently, so
+// there only the first write lands (docs/vulkan.md); every other device
+// must write all.
+func TestLongSerialLoop(t *testing.T) {
+	d := openTestDevice(t)
+	plan, err := lower.Lower(suitekernels.SlowWrite())
+	if err != nil {
+		t.Fatal(err)
+	}
+	mod, err := d.Compile(plan, backend.CompileOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mod.Close()
+	s := newStream(t, d)
+	x, st := alloc(t, d, 64), alloc(t, d, 8)
+	write(t, s, x, make([]byte, 64))
+	args := &backend.Args{Scalars: []uint64{0, uint64(math.Float32bits(4)), 0, 200000},
+		Arrays: []backend.ArrayArg{{Buf: x, Shape: [4]int{16, 1, 1, 1}}, {}, {Buf: st, Shape: [4]int{1, 1, 1, 1}}, {}}}
+	l, err := mod.Begin(s, args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Run(0, s); err != nil {
+		t.Fatal(err)
+	}
+	l.End(s)
+	got := read(t, s, x, 64)
+	vals := (*[16]float32)(unsafe.Pointer(&got[0]))
+	for i, v := range vals {
+		if v != 4 {
+			if strings.HasPrefix(d.phys.Name, "llvmpipe") {
+				t.Logf("lavapipe's known loop limit: x[%d] = %v after a loop of 200,000 steps", i, v)
+				return
+			}
+			t.Fatalf("x[%d] = %v after a loop of 200,000 steps, want 4", i, v)
+		}
+	}
 }
