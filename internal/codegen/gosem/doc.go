@@ -23,7 +23,8 @@
 // executed by a model of the PTX ISA's documented semantics; and kabi's
 // host evaluator, which sizes grids with the GPU's semantics, evaluates
 // each case's expression. A new rule or case is therefore tested on every
-// backend at once, and a new generator (SPIR-V) starts from the same list.
+// backend at once; the SPIR-V generator's modules run it on a Vulkan device
+// (package backend/vulkan's TestGoSemantics, on lavapipe in CI).
 //
 // The package sits beside the generators because it binds them, and
 // depends on package ir only, so that kabi, below them, can be checked

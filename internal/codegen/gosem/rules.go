@@ -89,14 +89,15 @@ type Backend uint8
 
 // The backends.
 const (
-	CPU  Backend = iota // package codegen/cpu
-	PTX                 // package codegen/ptx
-	C                   // package codegen/csrc, AMD and NVRTC alike
-	Host                // package kabi's evaluation of extents
+	CPU   Backend = iota // package codegen/cpu
+	PTX                  // package codegen/ptx
+	C                    // package codegen/csrc, AMD and NVRTC alike
+	Host                 // package kabi's evaluation of extents
+	SPIRV                // package codegen/spirv, run by the Vulkan backend
 	numBackends
 )
 
-var backendNames = [numBackends]string{CPU: "cpu", PTX: "ptx", C: "c", Host: "host"}
+var backendNames = [numBackends]string{CPU: "cpu", PTX: "ptx", C: "c", Host: "host", SPIRV: "spirv"}
 
 func (b Backend) String() string {
 	if b < numBackends {
@@ -119,21 +120,21 @@ type RuleInfo struct {
 // Rules describes every rule, indexed by Rule.
 var Rules = [numRules]RuleInfo{
 	DivZero: {Name: "DivZero", Go: Panics, Error: "integer divide by zero",
-		Does: [numBackends]Outcome{CPU: RuntimeError, PTX: Unspecified, C: Want, Host: Declines}},
+		Does: [numBackends]Outcome{CPU: RuntimeError, PTX: Unspecified, C: Want, Host: Declines, SPIRV: Want}},
 	Division: {Name: "Division", Go: Defined,
-		Does: [numBackends]Outcome{CPU: Want, PTX: Want, C: Want, Host: Want}},
+		Does: [numBackends]Outcome{CPU: Want, PTX: Want, C: Want, Host: Want, SPIRV: Want}},
 	ShiftWide: {Name: "ShiftWide", Go: Defined,
-		Does: [numBackends]Outcome{CPU: Want, PTX: Want, C: Want, Host: Want}},
+		Does: [numBackends]Outcome{CPU: Want, PTX: Want, C: Want, Host: Want, SPIRV: Want}},
 	ShiftNegative: {Name: "ShiftNegative", Go: Panics, Error: "negative shift amount",
-		Does: [numBackends]Outcome{CPU: RuntimeError, PTX: Want, C: Want, Host: Want}},
+		Does: [numBackends]Outcome{CPU: RuntimeError, PTX: Want, C: Want, Host: Want, SPIRV: Want}},
 	FloatToInt: {Name: "FloatToInt", Go: ImplementationDefined,
-		Does: [numBackends]Outcome{CPU: HostGo, PTX: Want, C: Want, Host: Want}},
+		Does: [numBackends]Outcome{CPU: HostGo, PTX: Want, C: Want, Host: Want, SPIRV: Want}},
 	MinMaxFloat: {Name: "MinMaxFloat", Go: Defined,
-		Does: [numBackends]Outcome{CPU: Want, PTX: Want, C: Want, Host: Want}},
+		Does: [numBackends]Outcome{CPU: Want, PTX: Want, C: Want, Host: Want, SPIRV: Want}},
 	SmallInts: {Name: "SmallInts", Go: Defined,
-		Does: [numBackends]Outcome{CPU: Want, PTX: Want, C: Want, Host: Want}},
+		Does: [numBackends]Outcome{CPU: Want, PTX: Want, C: Want, Host: Want, SPIRV: Want}},
 	Bitcast: {Name: "Bitcast", Go: Defined,
-		Does: [numBackends]Outcome{CPU: Want, PTX: Want, C: Want, Host: Want}},
+		Does: [numBackends]Outcome{CPU: Want, PTX: Want, C: Want, Host: Want, SPIRV: Want}},
 }
 
 func (r Rule) String() string {

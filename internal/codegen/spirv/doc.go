@@ -31,12 +31,13 @@
 // # Not yet
 //
 // Block loops (qd.Blocks, shared memory, barriers, the block collectives)
-// and the transcendental math functions return an error wrapping
-// ErrUnsupported that names the construct and its position.
+// return an error wrapping ErrUnsupported that names the construct and
+// its position.
 //
 // # Tests
 //
 // internal/codegencheck validates the module of every kernel the tests
 // run with spirv-val (from .ci/install-vulkan.sh); the Vulkan backend's
-// tests run them on lavapipe.
+// tests run them on lavapipe, the whole gosem table included
+// (TestGoSemantics), and the differential tests against native Go.
 package spirv
