@@ -220,35 +220,16 @@ func (l *launch) blockGrid(d *Device, ti int, t *task, scal []uint64) error {
 	return nil
 }
 
-// slotValue is the value a slot passes. Temporaries are filled in later.
+// slotValue is the value a slot passes (backend.Args.SlotValue, with
+// this device's buffers). Temporaries are filled in later.
 func slotValue(d *Device, sl kabi.Slot, args *backend.Args) (uint64, error) {
-	switch sl.Kind {
-	case kabi.ScalarSlot:
-		if sl.Param >= len(args.Scalars) {
-			return 0, fmt.Errorf("parameter %d: no scalar value (%d given)", sl.Param, len(args.Scalars))
+	return args.SlotValue(sl, func(buf backend.Buffer) (uint64, error) {
+		b, ok := buf.(devPointer)
+		if !ok || buf == nil {
+			return 0, fmt.Errorf("%T is not a buffer of this backend", buf)
 		}
-		return args.Scalars[sl.Param], nil
-	case kabi.ArraySlot, kabi.DimSlot:
-		if sl.Param >= len(args.Arrays) {
-			return 0, fmt.Errorf("parameter %d: no array (%d given)", sl.Param, len(args.Arrays))
-		}
-		a := args.Arrays[sl.Param]
-		if sl.Kind == kabi.DimSlot {
-			return uint64(int64(a.Shape[sl.Dim])), nil
-		}
-		b, ok := a.Buf.(devPointer)
-		if !ok || a.Buf == nil {
-			return 0, fmt.Errorf("parameter %d: %T is not a buffer of this backend", sl.Param, a.Buf)
-		}
-		p, err := b.devPtrFor(d)
-		if err != nil {
-			return 0, fmt.Errorf("parameter %d: %w", sl.Param, err)
-		}
-		return p, nil
-	case kabi.TempsSlot:
-		return 0, nil
-	}
-	return 0, fmt.Errorf("unknown slot kind %d", sl.Kind)
+		return b.devPtrFor(d)
+	})
 }
 
 // takeTemps allocates the temporaries in the order of s.

@@ -34,7 +34,11 @@ type module struct {
 	kernel string
 	layout *kabi.Module
 	tasks  []task
-	closed atomic.Bool
+	// maxGroups caps a parallel task's grid (the entries stride beyond);
+	// shapes: some task's HostTotal reads array shapes.
+	maxGroups int
+	shapes    bool
+	closed    atomic.Bool
 	mu     sync.Mutex // Close against Begin
 }
 
@@ -76,7 +80,7 @@ func (d *Device) Compile(plan *lower.Plan, opts backend.CompileOptions) (backend
 		}
 		return nil, fmt.Errorf("vulkan: %w", err)
 	}
-	m := &module{d: d, kernel: plan.Kernel.Name, layout: k.Layout}
+	m := &module{d: d, kernel: plan.Kernel.Name, layout: k.Layout, maxGroups: int(min(d.lim.maxGroupCount[0], 65535))}
 	for _, e := range k.Entries {
 		if e.LocalSize > d.lim.maxGroupInvocations || uint32(e.LocalSize) > d.lim.maxGroupSize[0] {
 			m.release()
@@ -91,6 +95,7 @@ func (d *Device) Compile(plan *lower.Plan, opts backend.CompileOptions) (backend
 			m.release()
 			return nil, fmt.Errorf("vulkan: kernel %s, task %d: %w", plan.Kernel.Name, e.Task.Index, d.wrap(err))
 		}
+		m.shapes = m.shapes || e.Task.TotalShapes
 		m.tasks = append(m.tasks, task{info: e.Task, pipe: pipe, push: e.Push, pushBytes: e.PushBytes, local: e.LocalSize, argsBuffer: e.ArgsBuffer})
 	}
 	return m, nil
@@ -150,9 +155,12 @@ func (m *module) Begin(bs backend.Stream, args *backend.Args) (backend.Launch, e
 			return nil, err
 		}
 	}
-	shapes := make([][4]int, len(args.Arrays))
-	for i, a := range args.Arrays {
-		shapes[i] = a.Shape
+	var shapes [][4]int
+	if m.shapes {
+		shapes = make([][4]int, len(args.Arrays))
+		for i, a := range args.Arrays {
+			shapes[i] = a.Shape
+		}
 	}
 	for ti, t := range m.tasks {
 		p := make([]byte, t.pushBytes)
@@ -179,47 +187,34 @@ func (m *module) Begin(bs backend.Stream, args *backend.Args) (backend.Launch, e
 			p = binary.LittleEndian.AppendUint64(nil, hb.(*HostBuffer).mem.Address)
 		}
 		l.push[ti] = p
-		maxGroups := int(min(d.lim.maxGroupCount[0], 65535))
 		switch {
 		case t.info.Kind == lower.Serial:
 			l.groups[ti] = 1
 		case t.info.HostTotal == nil:
-			l.groups[ti] = uint32(min(hostTotalGroups, maxGroups))
+			l.groups[ti] = uint32(min(hostTotalGroups, m.maxGroups))
 		default:
-			l.groups[ti] = kabi.GridFor(t.info.HostTotal(args.Scalars, shapes), t.local, maxGroups)
+			l.groups[ti] = kabi.GridFor(t.info.HostTotal(args.Scalars, shapes), t.local, m.maxGroups)
 		}
 	}
 	return l, nil
 }
 
-// slotValue is what slot sl of a task passes.
+// slotValue is what slot sl of a task passes (backend.Args.SlotValue,
+// with this device's buffers and the launch's temporaries).
 func (l *launch) slotValue(sl kabi.Slot, args *backend.Args) (uint64, error) {
-	switch sl.Kind {
-	case kabi.ScalarSlot:
-		if sl.Param >= len(args.Scalars) {
-			return 0, fmt.Errorf("parameter %d: no scalar value (%d given)", sl.Param, len(args.Scalars))
-		}
-		return args.Scalars[sl.Param], nil
-	case kabi.ArraySlot, kabi.DimSlot:
-		if sl.Param >= len(args.Arrays) {
-			return 0, fmt.Errorf("parameter %d: no array (%d given)", sl.Param, len(args.Arrays))
-		}
-		a := args.Arrays[sl.Param]
-		if sl.Kind == kabi.DimSlot {
-			return uint64(int64(a.Shape[sl.Dim])), nil
-		}
-		b, err := l.m.d.buffer(a.Buf)
-		if err != nil {
-			return 0, fmt.Errorf("parameter %d: %w", sl.Param, err)
-		}
-		return b.address(), nil
-	case kabi.TempsSlot:
+	if sl.Kind == kabi.TempsSlot {
 		if l.temps == nil {
 			return 0, errors.New("internal error: the temporaries were not allocated")
 		}
 		return l.temps.address(), nil
 	}
-	return 0, fmt.Errorf("unknown slot kind %d", sl.Kind)
+	return args.SlotValue(sl, func(buf backend.Buffer) (uint64, error) {
+		b, err := l.m.d.buffer(buf)
+		if err != nil {
+			return 0, err
+		}
+		return b.address(), nil
+	})
 }
 
 // Run records task's dispatch on s and submits it.

@@ -335,6 +335,14 @@ func (f *Function) Var(t ID) ID {
 	return id
 }
 
+// VarInit makes a Function-storage local of type t that starts at the
+// constant init.
+func (f *Function) VarInit(t, init ID) ID {
+	id := f.m.ID()
+	inst(&f.vars, OpVariable, f.m.Pointer(StorageClassFunction, t), id, StorageClassFunction, init)
+	return id
+}
+
 // Op writes an instruction with a result: op resultType result operands.
 func (f *Function) Op(op uint32, resultType ID, operands ...uint32) ID {
 	id := f.m.ID()

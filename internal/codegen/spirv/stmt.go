@@ -237,15 +237,9 @@ func (g *gen) jump(target *ir.For, isContinue bool) {
 		code = contCode(j)
 	}
 	if g.escape == 0 {
-		g.escape = g.f.Var(g.m.Int(32))
+		// Zero from the function's start, before any loop.
+		g.escape = g.f.VarInit(g.m.Int(32), g.m.ConstInt(32, 0))
 		g.m.Name(g.escape, "escape")
-		// Zeroed at the entry, before any loop: the prologue's end.
-		body := g.f.body
-		g.f.body = nil
-		g.f.Void(OpStore, g.escape, g.m.ConstInt(32, 0))
-		zero := g.f.body
-		g.f.body = append(append(append([]uint32{}, body[:g.proEnd]...), zero...), body[g.proEnd:]...)
-		g.proEnd += len(zero)
 	}
 	g.f.Void(OpStore, g.escape, g.m.ConstInt(32, code))
 	for k := j + 1; k < len(g.loops); k++ {
