@@ -18,7 +18,7 @@ import (
 func TestDevices(t *testing.T) {
 	infos := Devices()
 	if len(infos) < 3 {
-		t.Fatalf("Devices() = %d entries, want at least CPU, CUDA and AMDGPU", len(infos))
+		t.Fatalf("Devices() = %d entries, want at least CPU, CUDA, AMDGPU and Vulkan", len(infos))
 	}
 	cpu := infos[0]
 	if cpu.Arch != CPU || cpu.Err != nil || cpu.Cores != runtime.GOMAXPROCS(0) || cpu.Name == "" || cpu.Driver != runtime.GOOS+"/"+runtime.GOARCH {
@@ -38,11 +38,33 @@ func TestDevices(t *testing.T) {
 			t.Errorf("implausible CUDA device %+v", in)
 		}
 	}
-	if !seen[CUDA] || !seen[AMDGPU] {
+	if !seen[CUDA] || !seen[AMDGPU] || !seen[Vulkan] {
 		t.Errorf("Devices() lacks a backend: %v", seen)
 	}
-	if in := infos[len(infos)-1]; in.Arch == AMDGPU && !errors.Is(in.Err, ErrUnsupported) {
-		t.Errorf("AMDGPU entry: %v, want ErrUnsupported", in.Err)
+	for _, in := range infos {
+		if in.Arch == AMDGPU && in.Err != nil && !errors.Is(in.Err, ErrUnsupported) {
+			t.Errorf("AMDGPU entry: %v, want ErrUnsupported", in.Err)
+		}
+		if in.Arch == Vulkan && in.Err == nil && (len(in.Details) == 0 || !strings.Contains(in.String(), "Vulkan device")) {
+			t.Errorf("Vulkan entry %+v: no details, or String %q", in, in.String())
+		}
+	}
+	for _, a := range []Arch{CPU, CUDA, AMDGPU, Vulkan} {
+		if archOf(a.String()) != a {
+			t.Errorf("archOf(%q) = %v", a.String(), archOf(a.String()))
+		}
+	}
+}
+
+// Auto never takes a Vulkan device that runs on the CPU (lavapipe in CI).
+func TestAutoSkipsSoftwareVulkan(t *testing.T) {
+	p, err := Init()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if d := p.Device(); d.Arch == Vulkan && d.Software {
+		t.Errorf("Auto took %v, a Vulkan device on the CPU", d)
 	}
 }
 

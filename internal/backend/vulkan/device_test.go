@@ -179,3 +179,29 @@ func TestErrorMapping(t *testing.T) {
 		t.Errorf("plain error: %v", err)
 	}
 }
+
+// TestAutoSkipsCPUDevices: qd.Auto's open refuses a Vulkan device that
+// runs on the CPU (lavapipe) with gpu.ErrNoDevice and a reason, and opens
+// a GPU; Devices marks the first as Software.
+func TestAutoSkipsCPUDevices(t *testing.T) {
+	openTestDevice(t) // skips, or fails under QD_REQUIRE_VULKAN=1, without a device
+	infos, err := Devices()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range infos {
+		dev, err := openAuto(in.Ordinal)
+		switch {
+		case in.Software && (err == nil || !errors.Is(err, gpu.ErrNoDevice) || !strings.Contains(err.Error(), "runs on the CPU")):
+			t.Errorf("Auto's open of %s (a device on the CPU): %v", in.Name, err)
+		case !in.Software && err != nil:
+			t.Errorf("Auto's open of %s (a GPU): %v", in.Name, err)
+		}
+		if dev != nil {
+			dev.Close()
+		}
+		if len(in.Details) == 0 || !strings.HasPrefix(in.Details[0], "type: ") {
+			t.Errorf("%s: details %q, want the type first", in.Name, in.Details)
+		}
+	}
+}
