@@ -39,7 +39,7 @@ type module struct {
 	maxGroups int
 	shapes    bool
 	closed    atomic.Bool
-	mu     sync.Mutex // Close against Begin
+	mu        sync.Mutex // Close against Begin
 }
 
 // task is one entry: its pipeline and how to launch it.
