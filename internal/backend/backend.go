@@ -232,6 +232,15 @@ type HostPointer interface {
 	HostPointer() unsafe.Pointer
 }
 
+// HostTasker is implemented by devices whose streams can run host
+// functions in their order (the CPU's): the CPU transport of collectives
+// runs its calls so, and a graph capture records them as it records
+// copies (a replay runs fn again). An error fn returns is reported by the
+// stream, as a failed copy's is.
+type HostTasker interface {
+	EnqueueHost(s Stream, fn func() error) error
+}
+
 // Zeroer is implemented by buffers that can fill themselves with zero bytes
 // on the device, in the order of a stream.
 type Zeroer interface {

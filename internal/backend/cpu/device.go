@@ -205,3 +205,14 @@ var maxAlloc = sync.OnceValue(func() int {
 	}
 	return limit
 })
+
+var _ backend.HostTasker = (*Device)(nil)
+
+// EnqueueHost runs fn in the order of s (the CPU transport's collectives).
+func (d *Device) EnqueueHost(bs backend.Stream, fn func() error) error {
+	s, ok := bs.(*stream)
+	if !ok || s == nil {
+		return fmt.Errorf("cpu backend: EnqueueHost on a %T", bs)
+	}
+	return s.enqueue(op{kind: opFunc, fn: fn})
+}

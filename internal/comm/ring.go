@@ -1,0 +1,219 @@
+package comm
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+)
+
+// HostCall is a Call over host memory: Send and Recv are the bytes of
+// the call's buffers (the same slice for in place).
+type HostCall struct {
+	Call
+	SendBytes, RecvBytes []byte
+}
+
+// Exec runs calls as one group: they are numbered in order (collectives
+// in one count that every member shares, point-to-point messages per
+// pair), then all run at once. The members of a group must execute their
+// collectives in the same order; Exec is called in the order of the
+// streams that run the calls.
+func (m *Mesh) Exec(calls []HostCall) error {
+	if err := m.Err(); err != nil {
+		return err
+	}
+	seqs := make([]uint64, len(calls))
+	m.seqMu.Lock()
+	for i, c := range calls {
+		switch c.Kind {
+		case Send:
+			seqs[i] = m.sendSeq[c.Peer]
+			m.sendSeq[c.Peer]++
+		case Recv:
+			seqs[i] = m.recvSeq[c.Peer]
+			m.recvSeq[c.Peer]++
+		default:
+			seqs[i] = m.collSeq
+			m.collSeq++
+		}
+	}
+	m.seqMu.Unlock()
+	if len(calls) == 1 {
+		return m.exec(calls[0], seqs[0])
+	}
+	errs := make([]error, len(calls))
+	var wg sync.WaitGroup
+	for i, c := range calls {
+		wg.Go(func() { errs[i] = m.exec(c, seqs[i]) })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+func (m *Mesh) exec(c HostCall, seq uint64) error {
+	var err error
+	switch c.Kind {
+	case AllReduce:
+		err = m.allReduce(c, seq)
+	case Broadcast:
+		err = m.broadcast(c, seq)
+	case Reduce:
+		err = m.reduce(c, seq)
+	case AllGather:
+		err = m.allGather(c, seq)
+	case ReduceScatter:
+		err = m.reduceScatter(c, seq)
+	case Send:
+		err = m.send(c.Peer, m.hdr(c, tag{p2p: true, seq: seq}), c.SendBytes[:c.Count*c.DType.Size()])
+	case Recv:
+		h := m.hdr(c, tag{p2p: true, seq: seq})
+		h.kind = Send
+		err = m.recv(c.Peer, h, c.RecvBytes[:c.Count*c.DType.Size()])
+	default:
+		err = fmt.Errorf("comm: unknown call %v", c.Kind)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", c.Name, err)
+	}
+	return nil
+}
+
+func (m *Mesh) hdr(c HostCall, t tag) header {
+	return header{kind: c.Kind, dtype: c.DType, op: c.Op, tag: t, count: uint64(c.Count)}
+}
+
+// segment is the byte range of part i of n of count elements of size es.
+func segment(count, es, i, n int) (int, int) {
+	return i * count / n * es, (i + 1) * count / n * es
+}
+
+// both runs a send and a receive at once and returns the first error.
+func both(send, recv func() error) error {
+	errc := make(chan error, 1)
+	go func() { errc <- send() }()
+	err := recv()
+	if e := <-errc; err == nil {
+		err = e
+	}
+	return err
+}
+
+// allReduce is the ring algorithm: a reduce-scatter, after which member r
+// holds the total of part r+1, then an all-gather of the parts. Every part
+// is summed in one order and copied out from one member, so every member
+// ends with the same bits.
+func (m *Mesh) allReduce(c HostCall, seq uint64) error {
+	es, n, r := c.DType.Size(), m.size, m.rank
+	dst := c.RecvBytes[:c.Count*es]
+	copy(dst, c.SendBytes[:c.Count*es])
+	if n == 1 {
+		finish(c.DType, c.Op, dst, n)
+		return nil
+	}
+	right, left := (r+1)%n, (r+n-1)%n
+	tmp := make([]byte, (c.Count/n+1)*es)
+	for k := range n - 1 {
+		si, ri := (r-k+n)%n, (r-k-1+n)%n
+		slo, shi := segment(c.Count, es, si, n)
+		rlo, rhi := segment(c.Count, es, ri, n)
+		t := tmp[:rhi-rlo]
+		h := m.hdr(c, tag{seq: seq, step: uint32(k)})
+		if err := both(func() error { return m.send(right, h, dst[slo:shi]) }, func() error { return m.recv(left, h, t) }); err != nil {
+			return err
+		}
+		reduceInto(c.DType, c.Op, dst[rlo:rhi], t)
+	}
+	own := (r + 1) % n
+	lo, hi := segment(c.Count, es, own, n)
+	finish(c.DType, c.Op, dst[lo:hi], n)
+	for k := range n - 1 {
+		si, ri := (r+1-k+n)%n, (r-k+n)%n
+		slo, shi := segment(c.Count, es, si, n)
+		rlo, rhi := segment(c.Count, es, ri, n)
+		h := m.hdr(c, tag{seq: seq, step: uint32(n - 1 + k)})
+		if err := both(func() error { return m.send(right, h, dst[slo:shi]) }, func() error { return m.recv(left, h, dst[rlo:rhi]) }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// others runs f for every rank but this one, at once.
+func (m *Mesh) others(f func(peer int) error) error {
+	errs := make([]error, m.size)
+	var wg sync.WaitGroup
+	for p := range m.size {
+		if p != m.rank {
+			wg.Go(func() { errs[p] = f(p) })
+		}
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+func (m *Mesh) broadcast(c HostCall, seq uint64) error {
+	nb := c.Count * c.DType.Size()
+	h := m.hdr(c, tag{seq: seq})
+	if m.rank == c.Peer {
+		copy(c.RecvBytes[:nb], c.SendBytes[:nb])
+		return m.others(func(p int) error { return m.send(p, h, c.RecvBytes[:nb]) })
+	}
+	return m.recv(c.Peer, h, c.RecvBytes[:nb])
+}
+
+// reduce sums at the root in rank order.
+func (m *Mesh) reduce(c HostCall, seq uint64) error {
+	nb := c.Count * c.DType.Size()
+	h := m.hdr(c, tag{seq: seq})
+	if m.rank != c.Peer {
+		return m.send(c.Peer, h, c.SendBytes[:nb])
+	}
+	return m.gatherReduce(c, h, c.SendBytes[:nb], c.RecvBytes[:nb])
+}
+
+// gatherReduce sets dst to op over own (this rank's part) and what every
+// other rank sends under h, combined in rank order.
+func (m *Mesh) gatherReduce(c HostCall, h header, own, dst []byte) error {
+	parts := make([][]byte, m.size)
+	err := m.others(func(p int) error {
+		parts[p] = make([]byte, len(dst))
+		return m.recv(p, h, parts[p])
+	})
+	if err != nil {
+		return err
+	}
+	parts[m.rank] = own
+	tmp := make([]byte, len(dst))
+	copy(tmp, parts[0])
+	for p := 1; p < m.size; p++ {
+		reduceInto(c.DType, c.Op, tmp, parts[p])
+	}
+	finish(c.DType, c.Op, tmp, m.size)
+	copy(dst, tmp)
+	return nil
+}
+
+func (m *Mesh) allGather(c HostCall, seq uint64) error {
+	nb := c.Count * c.DType.Size()
+	h := m.hdr(c, tag{seq: seq})
+	copy(c.RecvBytes[m.rank*nb:(m.rank+1)*nb], c.SendBytes[:nb])
+	mine := c.RecvBytes[m.rank*nb : (m.rank+1)*nb]
+	return m.others(func(p int) error {
+		return both(func() error { return m.send(p, h, mine) }, func() error { return m.recv(p, h, c.RecvBytes[p*nb:(p+1)*nb]) })
+	})
+}
+
+func (m *Mesh) reduceScatter(c HostCall, seq uint64) error {
+	nb := c.Count * c.DType.Size()
+	h := m.hdr(c, tag{seq: seq})
+	errc := make(chan error, 1)
+	go func() {
+		errc <- m.others(func(p int) error { return m.send(p, h, c.SendBytes[p*nb:(p+1)*nb]) })
+	}()
+	own := append([]byte(nil), c.SendBytes[m.rank*nb:(m.rank+1)*nb]...)
+	err := m.gatherReduce(c, h, own, c.RecvBytes[:nb])
+	if e := <-errc; err == nil {
+		err = e
+	}
+	return err
+}
