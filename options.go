@@ -1,6 +1,13 @@
 package qd
 
-import "github.com/quadrants-go/qd/internal/backend"
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/quadrants-go/qd/internal/backend"
+)
 
 // InitOption configures Init.
 type InitOption func(*initConfig)
@@ -14,11 +21,39 @@ type initConfig struct {
 	native   backend.NativeMode // WithNative, or QD_NATIVE
 }
 
-// WithArch chooses the backend (default Auto).
+// Environment defaults of Init, which WithArch and WithDevice override:
+// `qd run` sets them so that each process of a group gets its own device
+// with no code of its own for it.
+const (
+	EnvArch   = "QD_ARCH"   // auto, cpu, cuda, amdgpu or vulkan
+	EnvDevice = "QD_DEVICE" // a device ordinal
+)
+
+// fromEnv applies QD_ARCH and QD_DEVICE.
+func (c *initConfig) fromEnv() error {
+	if v := strings.TrimSpace(os.Getenv(EnvArch)); v != "" {
+		a, ok := map[string]Arch{"auto": Auto, "cpu": CPU, "cuda": CUDA, "amdgpu": AMDGPU, "vulkan": Vulkan}[strings.ToLower(v)]
+		if !ok {
+			return fmt.Errorf("%w: Init: %s=%q: want auto, cpu, cuda, amdgpu or vulkan", ErrInvalidArgument, EnvArch, v)
+		}
+		c.arch = a
+	}
+	if v := strings.TrimSpace(os.Getenv(EnvDevice)); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return fmt.Errorf("%w: Init: %s=%q: want a device ordinal (0, 1, ...)", ErrInvalidArgument, EnvDevice, v)
+		}
+		c.device = n
+	}
+	return nil
+}
+
+// WithArch chooses the backend (default Auto, or the environment's
+// QD_ARCH).
 func WithArch(a Arch) InitOption { return func(c *initConfig) { c.arch = a } }
 
 // WithDevice chooses the device by its ordinal within the backend (default
-// 0): the GPU numbered n by the CUDA driver or the HIP runtime, in the
+// 0, or the environment's QD_DEVICE): the GPU numbered n by the CUDA driver or the HIP runtime, in the
 // order `qd devices` lists them (CUDA_VISIBLE_DEVICES and
 // HIP_VISIBLE_DEVICES renumber them, as for every program). The CPU
 // backend has one device, 0. An ordinal the backend does not have is an

@@ -35,6 +35,10 @@ type Program struct {
 	// that paths that only need to know "none" read one atomic.
 	captures map[*capture]struct{}
 	ncap     atomic.Int32
+	// comms are the Program's open Comms (comm.go); ncomm counts them, so
+	// that a Synchronize without one reads one atomic.
+	comms map[*commCore]struct{}
+	ncomm atomic.Int32
 
 	def     *Stream // the default stream
 	pool    streamPool
@@ -60,6 +64,9 @@ type Program struct {
 // another Program runs on the same device.
 func Init(opts ...InitOption) (*Program, error) {
 	cfg := initConfig{arch: Auto}
+	if err := cfg.fromEnv(); err != nil {
+		return nil, err
+	}
 	for _, o := range opts {
 		if o != nil {
 			o(&cfg)
@@ -358,7 +365,20 @@ func (p *Program) Close() error {
 	if p.closed.Load() {
 		return nil
 	}
+	// A Comm's collectives wait for peers: on the CPU, whose Close stops
+	// the work in flight, the Comms are aborted first so that Close does
+	// not wait for them; a GPU's Close waits for its work, Comms' too,
+	// and closes them after.
+	_, stops := p.dev.(backend.Stopper)
+	var commErr error
+	if stops {
+		commErr = p.closeComms(true)
+	}
 	errs := []error{p.abortCaptures(), p.syncAllBut(errClosing), p.stopTraceOnClose()}
+	if !stops {
+		commErr = p.closeComms(false)
+	}
+	errs = append(errs, commErr)
 	p.retired.Wait() // no launch holds a replaced trace now: they end at once
 	p.closed.Store(true)
 	p.mu.Lock()

@@ -140,7 +140,7 @@ func (s *Stream) Synchronize() error {
 	if cp != nil {
 		return cp.refuse("Stream.Synchronize", capturedWork)
 	}
-	return s.c.b.Synchronize()
+	return s.c.withCommErrs(s.c.b.Synchronize())
 }
 
 // capturedWork says why a capturing stream cannot be waited for.
@@ -204,7 +204,7 @@ func (sc *streamCore) syncIfIdle(call string) (bool, error) {
 	}
 	done, err := sc.b.Query()
 	if err == nil && done {
-		err = sc.b.Synchronize()
+		err = sc.withCommErrs(sc.b.Synchronize())
 	}
 	return done, err
 }

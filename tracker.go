@@ -143,7 +143,7 @@ func (p *Program) syncStream(s *streamCore) error {
 	if c := s.cap.Load(); c != nil {
 		return syncPre(c, s)
 	}
-	return s.b.Synchronize()
+	return s.withCommErrs(s.b.Synchronize())
 }
 
 // syncPre waits for member s's work from before it joined capture c; the
