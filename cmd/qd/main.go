@@ -20,6 +20,7 @@ usage:
   qd bench [-json]   run the performance suite: each figure, its reference and bar
   qd compile FILE.go write the PTX (or IR) qd generates for each kernel of a file
   qd gen FILE.go     write FILE_qdgen.go: the kernels as Go for the CPU backend to run natively
+  qd run -n N prog   start N processes of prog as a process group (qd.NewComm)
   qd help            this text
 
 Run 'qd demo -h' for the demo's flags.
@@ -45,6 +46,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return compileCmd(args[1:], stdout, stderr)
 	case "gen":
 		return genCmd(args[1:], stdout, stderr)
+	case "run":
+		return runCmd(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
