@@ -212,6 +212,7 @@ func triple(x []float32) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			forEachArch(t, func(t *testing.T, p *Program) {
+				needs(t, p, needConcurrentStreams)
 				skipFlagCopyRace(t, p)
 				wait := must(buildKernel(p, suitekernels.WaitFlag()))(t)
 				flag := must(NewNdarray[int32](p, 1))(t)

@@ -230,6 +230,7 @@ func TestGraphAcrossPrograms(t *testing.T) {
 		{"Ndarray.CopyFromOn", func(s, _ *Stream, x, y *Ndarray[float32], _ *Event) error { return x.CopyFromOn(s, y) }},
 	}
 	forEachArch(t, func(t *testing.T, p *Program) {
+		needs(t, p, needPeers)
 		q := initProgram(t, WithArch(p.Arch()))
 		defer q.Close()
 		k := newGraphKernels(t, p)

@@ -125,6 +125,7 @@ func slicesOf[T any](n int, v T) []T {
 // flags: every replay's groups run at once.
 func TestGraphStreamParallelOverlap(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
+		needs(t, p, needConcurrentStreams)
 		const G = 4
 		k := build(t, p, suitekernels.RendezvousGroups(G))
 		flags := newNdarray[int32](t, p, G)
@@ -612,6 +613,7 @@ func TestGraphMisc(t *testing.T) {
 // TestGraphTrace: a replay is one span of the trace on its stream.
 func TestGraphTrace(t *testing.T) {
 	forEachArchWith(t, []InitOption{WithTrace()}, func(t *testing.T, p *Program) {
+		needs(t, p, needTrace)
 		k := newGraphKernels(t, p)
 		x := newNdarray[float32](t, p, 8)
 		s := newStream(t, p)
@@ -635,6 +637,7 @@ func TestGraphTrace(t *testing.T) {
 // graph captured with no trace on is one span per replay.
 func TestGraphTraceTasks(t *testing.T) {
 	forEachArchWith(t, []InitOption{WithTrace()}, func(t *testing.T, p *Program) {
+		needs(t, p, needTrace)
 		k := newGraphKernels(t, p)
 		groups := build(t, p, suitekernels.Groups(4))
 		x := newNdarray[float32](t, p, 8)

@@ -30,8 +30,11 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -47,7 +50,7 @@ import (
 // always, CUDA where a device is found (internal/testarchs: probed once,
 // kept open for the whole binary; with QD_GPU_RUN=1 a missing CUDA is a
 // failure, not a skip).
-var suiteProbe = testarchs.New(func(a Arch) (*Program, error) { return Init(WithArch(a)) }, CPU, CUDA, AMDGPU)
+var suiteProbe = testarchs.New(func(a Arch) (*Program, error) { return Init(WithArch(a)) }, CPU, CUDA, AMDGPU, Vulkan)
 
 func TestMain(m *testing.M) { suiteProbe.Main(m) }
 
@@ -67,6 +70,9 @@ func forEachArchWith(t *testing.T, opts []InitOption, f func(t *testing.T, p *Pr
 	for _, a := range suiteArchs(t) {
 		t.Run(a.String(), func(t *testing.T) {
 			p, err := Init(append([]InitOption{WithArch(a)}, opts...)...)
+			if err != nil && a == Vulkan && errors.Is(err, ErrUnsupported) {
+				t.Skipf("vulkan: %v", err) // WithTrace (needTrace)
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -294,5 +300,89 @@ func TestSuiteKernelsCovered(t *testing.T) {
 	defer p.Close()
 	if _, err := buildKernel(p, suitekernels.Fill(ir.F64)); err == nil || !strings.Contains(err.Error(), "suitekernels.All") {
 		t.Errorf("buildKernel of a kernel not in suitekernels.All: %v, want an error naming suitekernels.All", err)
+	}
+}
+
+// A need is something a test needs of its backend beyond what every
+// backend does; needs skips the test, with a notice saying why, on a
+// backend without it. Only Vulkan lacks any yet (docs/vulkan.md); each
+// need names what is missing, so that a skip is never silent.
+type need int
+
+const (
+	// needBlocks: block loops (qd.Blocks), which the SPIR-V generator
+	// does not compile yet.
+	needBlocks need = iota + 1
+	// needPeers: waits and copies between Programs, which the Vulkan
+	// backend does not offer yet (a timeline semaphore belongs to one
+	// VkDevice; sharing one needs external semaphores).
+	needPeers
+	// needTrace: the runtime trace, not built for Vulkan yet.
+	needTrace
+	// needConcurrentStreams: two streams' kernels running at once (a
+	// rendezvous, or a kernel that waits for another stream's copy). A
+	// device with one compute queue (lavapipe) runs the streams' work in
+	// turn, correctly ordered but never at once.
+	needConcurrentStreams
+	// needLongLoops: an invocation that loops more than 65,535 times in
+	// all; lavapipe stops such an invocation silently
+	// (vulkan.TestLongSerialLoop).
+	needLongLoops
+)
+
+func needs(t testing.TB, p *Program, ns ...need) {
+	t.Helper()
+	if p.Arch() != Vulkan {
+		return
+	}
+	desc := p.dev.Describe()
+	for _, n := range ns {
+		switch n {
+		case needBlocks:
+			t.Skipf("vulkan: block loops are not compiled for Vulkan yet (%s)", desc)
+		case needPeers:
+			t.Skipf("vulkan: no waits or copies between Programs on Vulkan yet (%s)", desc)
+		case needTrace:
+			t.Skipf("vulkan: no runtime trace on Vulkan yet (%s)", desc)
+		case needConcurrentStreams:
+			needsQueues(t, p, 2)
+		case needLongLoops:
+			if p.dev.Info().Software {
+				t.Skipf("vulkan: the test loops more than 65,535 times in one invocation, which %s stops silently", desc)
+			}
+		}
+	}
+}
+
+// TestSuiteRunsOnVulkan: where CI installed lavapipe (QD_REQUIRE_VULKAN=1),
+// the suite must run on Vulkan, not pass by leaving it out.
+func TestSuiteRunsOnVulkan(t *testing.T) {
+	if os.Getenv("QD_REQUIRE_VULKAN") != "1" {
+		t.Skip("QD_REQUIRE_VULKAN is not set: the suite runs on Vulkan where a device opens")
+	}
+	if !slices.Contains(suiteArchs(t), Vulkan) {
+		p, err := Init(WithArch(Vulkan))
+		if err == nil {
+			p.Close()
+		}
+		t.Fatalf("QD_REQUIRE_VULKAN=1 but the suite does not run on Vulkan: %v", err)
+	}
+}
+
+// needsQueues skips t, with a notice, on a Vulkan device with fewer than n
+// compute queues: n streams' kernels that must run at once (a rendezvous
+// of n) need n queues there, where streams share queues in turn.
+func needsQueues(t testing.TB, p *Program, n int) {
+	t.Helper()
+	if p.Arch() != Vulkan {
+		return
+	}
+	desc := p.dev.Describe()
+	m := regexp.MustCompile(`(\d+) compute queues?\)`).FindStringSubmatch(desc)
+	if m == nil {
+		t.Fatalf("vulkan: no queue count in %q", desc)
+	}
+	if have, _ := strconv.Atoi(m[1]); have < n {
+		t.Skipf("vulkan: the test needs %d streams' kernels running at once, and %s has %d compute queue(s), which streams share in turn", n, desc, have)
 	}
 }

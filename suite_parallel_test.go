@@ -48,6 +48,7 @@ func TestStreamParallelSeveralLoopsPerGroup(t *testing.T) {
 // LaunchOn(s) after slow work on s must see that work (the fork event).
 func TestStreamParallelAfterEarlierWork(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
+		needs(t, p, needLongLoops)
 		slow := build(t, p, suitekernels.SlowWrite())
 		k := build(t, p, suitekernels.CopyGroups())
 		state := newNdarray[int64](t, p, 1)
@@ -93,6 +94,7 @@ func TestStreamParallelGroupsOverlap(t *testing.T) {
 	forEachTwin(t, func(t *testing.T, p *Program, kernel func(twin) *Kernel) {
 		for _, G := range meetGroups {
 			t.Run(fmt.Sprint(G), func(t *testing.T) {
+				needsQueues(t, p, G)
 				k := kernel(meetTwin(G))
 				defer k.Close()
 				flags := newNdarray[int32](t, p, G)

@@ -107,6 +107,7 @@ var crossOrders = []struct {
 // previous one. Both directions, both ways of ordering.
 func TestCrossProgramWaits(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
+		needs(t, p, needPeers)
 		q := initProgram(t, WithArch(p.Arch()))
 		defer func() { check(t, q.Close()) }()
 		crossWaits(t, p, q)
@@ -154,6 +155,7 @@ func crossOrder(t *testing.T, from, to *Program, order func(t *testing.T, from, 
 // two Programs of one device.
 func TestCrossProgramPingPong(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
+		needs(t, p, needPeers)
 		q := initProgram(t, WithArch(p.Arch()))
 		defer func() { check(t, q.Close()) }()
 		for _, o := range crossOrders {
@@ -166,6 +168,7 @@ func TestCrossProgramPingPong(t *testing.T) {
 // views between two Programs, on a stream of either, in both directions.
 func TestCopyBetweenPrograms(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
+		needs(t, p, needPeers)
 		q := initProgram(t, WithArch(p.Arch()))
 		defer func() { check(t, q.Close()) }()
 		peerCopies[int32](t, p, q)
@@ -256,6 +259,7 @@ func elemOf[T Elem](i int) T {
 // TestCopyBetweenProgramsErrors: what a copy between Programs refuses.
 func TestCopyBetweenProgramsErrors(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
+		needs(t, p, needPeers)
 		q := initProgram(t, WithArch(p.Arch()))
 		defer q.Close()
 		r := initProgram(t, WithArch(p.Arch()))
@@ -283,6 +287,7 @@ func TestCopyBetweenProgramsErrors(t *testing.T) {
 // use of both arrays (crossTracking).
 func TestCrossProgramTracking(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
+		needs(t, p, needPeers)
 		q := initProgram(t, WithArch(p.Arch()))
 		defer q.Close()
 		crossTracking(t, p, q)
@@ -336,6 +341,7 @@ func crossTracking(t *testing.T, p, q *Program) {
 // Programs in both directions while both Programs close (crossConcurrency).
 func TestCrossProgramConcurrency(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p0 *Program) {
+		needs(t, p0, needPeers)
 		crossConcurrency(t, func() (*Program, *Program) {
 			return initProgram(t, WithArch(p0.Arch())), initProgram(t, WithArch(p0.Arch()))
 		})
@@ -392,6 +398,7 @@ func crossConcurrency(t *testing.T, open func() (*Program, *Program)) {
 // relay's copies are plain memory reads racing the kernels' atomics.
 func TestCrossProgramRendezvous(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
+		needs(t, p, needPeers)
 		if p.Arch() == CPU && raceEnabled {
 			t.Skip("the CPU's copies race the kernels' atomics, which the race detector reports")
 		}
@@ -505,6 +512,7 @@ func TestForeignBackend(t *testing.T) {
 // of another Program needs none.
 func TestZeroFillAcrossPrograms(t *testing.T) {
 	forEachLazyPair(t, func(t *testing.T, p, q *Program, fills func() int) {
+		needs(t, p, needPeers)
 		sp := newStream(t, p)
 		sq := newStream(t, q)
 		const n = 1000

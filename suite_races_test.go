@@ -59,6 +59,7 @@ func TestHostReadConcurrentWithLaunch(t *testing.T) {
 // still has queued work; host reads and Sync must wait for it.
 func TestHostReadWhileStreamCloses(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
+		needs(t, p, needLongLoops)
 		slow := build(t, p, suitekernels.SlowWrite())
 		state := newNdarray[int64](t, p, 1)
 		for r := range 3 {

@@ -98,6 +98,7 @@ func TestTwoStreams(t *testing.T) {
 // producer slowed down so that a missing wait would show.
 func TestEventWaits(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
+		needs(t, p, needLongLoops)
 		slow := build(t, p, suitekernels.SlowWrite())
 		cp := build(t, p, suitekernels.Copy())
 		state := newNdarray[int64](t, p, 1)
@@ -222,6 +223,7 @@ func TestElapsed(t *testing.T) {
 // returns.
 func TestStreamCloseWaitsForQueuedWork(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
+		needs(t, p, needLongLoops)
 		slow := build(t, p, suitekernels.SlowWrite())
 		x := newNdarray[float32](t, p, 16)
 		state := newNdarray[int64](t, p, 1)
@@ -271,6 +273,7 @@ func TestSynchronizeContext(t *testing.T) {
 // error can only come later.
 func TestSynchronizeContextKeepsErrors(t *testing.T) {
 	forEachChecked(t, func(t *testing.T, p *Program) {
+		needs(t, p, needConcurrentStreams)
 		skipFlagCopyRace(t, p)
 		wait := build(t, p, suitekernels.WaitFlag())
 		bad := build(t, p, suitekernels.BadGroup())
@@ -350,6 +353,7 @@ func TestSameKernelTwoStreamsArgs(t *testing.T) {
 // Go kernel's are ints, the IR kernel's take int or int64.)
 func TestTwoStreamsOverlap(t *testing.T) {
 	forEachTwin(t, func(t *testing.T, p *Program, kernel func(twin) *Kernel) {
+		needs(t, p, needConcurrentStreams)
 		k := kernel(rendezvousTwin)
 		flags := newNdarray[int32](t, p, 2)
 		seen := newNdarray[int32](t, p, 2)
@@ -369,6 +373,7 @@ func TestManyStreamsOverlap(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
 		for _, K := range []int{2, 8, 32} {
 			t.Run(fmt.Sprint(K), func(t *testing.T) {
+				needsQueues(t, p, K)
 				k := build(t, p, suitekernels.RendezvousAll())
 				defer k.Close()
 				// A first launch may create what a Program makes lazily,

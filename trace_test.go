@@ -13,6 +13,7 @@ import (
 
 func TestTrace(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
+		needs(t, p, needTrace)
 		saxpy := build(t, p, suitekernels.SaxpyN())
 		groups := build(t, p, suitekernels.Groups(3))
 		add := build(t, p, suitekernels.Add())

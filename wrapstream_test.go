@@ -21,22 +21,32 @@ import (
 // under QD_GPU_RUN=1, suiteArchs has already failed the test).
 func gpuArchsOnly(t *testing.T) []Arch {
 	t.Helper()
-	archs := suiteArchs(t)[1:]
+	var archs []Arch
+	for _, a := range suiteArchs(t)[1:] {
+		if a != Vulkan { // no stream objects to wrap (TestWrapStreamUnsupported)
+			archs = append(archs, a)
+		}
+	}
 	if len(archs) == 0 {
 		t.Skip("no GPU backend: wrapped foreign streams exist only on CUDA (QD_GPU_RUN=1 makes this a failure)")
 	}
 	return archs
 }
 
-func TestWrapStreamCPUUnsupported(t *testing.T) {
-	p := initProgram(t, WithArch(CPU))
-	defer p.Close()
-	s := newStream(t, p)
-	_, err := p.WrapStream(s.Handle())
-	wantErr(t, err, ErrUnsupported)
-	// The refusal leaves the stream alone.
-	check(t, s.Synchronize())
-	check(t, s.Close())
+// TestWrapStreamUnsupported: the CPU and Vulkan have no stream objects
+// made outside qd to wrap.
+func TestWrapStreamUnsupported(t *testing.T) {
+	forEachArch(t, func(t *testing.T, p *Program) {
+		if p.Arch() != CPU && p.Arch() != Vulkan {
+			t.Skipf("%v wraps foreign streams (TestWrapStreamForeign)", p.Arch())
+		}
+		s := newStream(t, p)
+		_, err := p.WrapStream(s.Handle())
+		wantErr(t, err, ErrUnsupported)
+		// The refusal leaves the stream alone.
+		check(t, s.Synchronize())
+		check(t, s.Close())
+	})
 }
 
 func TestWrapStreamForeign(t *testing.T) {
@@ -153,6 +163,7 @@ func TestStreamPriorities(t *testing.T) {
 		// A high-priority stream overlaps an ordinary one (the rendezvous
 		// finishes only if both kernels run at once): priorities reorder the
 		// scheduling of blocks, they do not serialize streams.
+		needs(t, p, needConcurrentStreams)
 		hi := newStream(t, p, WithPriority(-100))
 		lo := newStream(t, p)
 		defer hi.Close()

@@ -139,6 +139,12 @@ func (m *module) Begin(bs backend.Stream, args *backend.Args) (backend.Launch, e
 	if err != nil {
 		return nil, err
 	}
+	if m.layout.Bounds && s.capturing() {
+		// The violation record is read by a host hook when the launch's
+		// point is reached; a capture's hooks run once, when its graph
+		// can no longer run, not at each replay.
+		return nil, fmt.Errorf("vulkan: kernel %s was built WithDebug: its index checks are reported through the host at Synchronize, which a graph's replay never reaches, so it cannot be captured (capture without WithDebug, or launch it outside the capture): %w", m.kernel, backend.ErrUnsupported)
+	}
 	l := &launch{m: m, push: make([][]byte, len(m.tasks)), groups: make([]uint32, len(m.tasks))}
 	if m.layout.NumTemps > 0 || m.layout.Bounds {
 		size := 8 * m.layout.NumTemps
