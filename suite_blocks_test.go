@@ -22,7 +22,6 @@ func fromHost[T Elem](t *testing.T, p *Program, xs []T, shape ...int) *Ndarray[T
 
 func TestBlockTreeSum(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		needs(t, p, needBlocks)
 		k := build(t, p, suitekernels.BlockTreeSum())
 		for _, n := range []int{1, 128, 1000, 5000} {
 			x := make([]int32, n)
@@ -106,7 +105,6 @@ func head[T any](xs []T) []T { return xs[:min(len(xs), 40)] }
 
 func TestBlockCollectives(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		needs(t, p, needBlocks)
 		t.Run("int32", func(t *testing.T) { testBlockCollectives[int32](t, p, ir.I32) })
 		t.Run("int64", func(t *testing.T) { testBlockCollectives[int64](t, p, ir.I64) })
 		t.Run("uint32", func(t *testing.T) { testBlockCollectives[uint32](t, p, ir.U32) })
@@ -129,7 +127,6 @@ func TestBlockCollectives(t *testing.T) {
 
 func TestBlockTranspose(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		needs(t, p, needBlocks)
 		k := build(t, p, suitekernels.BlockTranspose())
 		for _, sh := range [][2]int{{1, 1}, {8, 8}, {13, 29}, {64, 40}} {
 			n, m := sh[0], sh[1]
@@ -153,7 +150,6 @@ func TestBlockTranspose(t *testing.T) {
 
 func TestBlockHistogram(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		needs(t, p, needBlocks)
 		k := build(t, p, suitekernels.BlockHistogram())
 		const n = 100000
 		x := make([]int32, n)
@@ -176,7 +172,6 @@ func TestBlockHistogram(t *testing.T) {
 
 func TestBlockRecords(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		needs(t, p, needBlocks)
 		k := build(t, p, suitekernels.BlockRecords())
 		const blocks = 5
 		out := newNdarray[float32](t, p, blocks*32)
@@ -270,7 +265,6 @@ func cells(x []float32, out []cell) {
 
 func TestBlocksFromSource(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		needs(t, p, needBlocks)
 		m := compileModule(t, p, blocksSource)
 		rev := kernelOf(t, m, "reverse")
 		for _, bs := range []int{1, 7, 256, 1024} {

@@ -310,13 +310,10 @@ func TestSuiteKernelsCovered(t *testing.T) {
 type need int
 
 const (
-	// needBlocks: block loops (qd.Blocks), which the SPIR-V generator
-	// does not compile yet.
-	needBlocks need = iota + 1
 	// needPeers: waits and copies between Programs, which the Vulkan
 	// backend does not offer yet (a timeline semaphore belongs to one
 	// VkDevice; sharing one needs external semaphores).
-	needPeers
+	needPeers need = iota + 1
 	// needTrace: the runtime trace, not built for Vulkan yet.
 	needTrace
 	// needConcurrentStreams: two streams' kernels running at once (a
@@ -338,8 +335,6 @@ func needs(t testing.TB, p *Program, ns ...need) {
 	desc := p.dev.Describe()
 	for _, n := range ns {
 		switch n {
-		case needBlocks:
-			t.Skipf("vulkan: block loops are not compiled for Vulkan yet (%s)", desc)
 		case needPeers:
 			t.Skipf("vulkan: no waits or copies between Programs on Vulkan yet (%s)", desc)
 		case needTrace:

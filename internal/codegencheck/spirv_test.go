@@ -54,7 +54,10 @@ func TestSpirvValSuiteKernels(t *testing.T) {
 		if err != nil {
 			continue // rejected kernels: the suite's own business
 		}
-		for _, opts := range []spirv.Options{{}, {Bounds: true, AtomicFloatAdd32: true, AtomicFloatAdd64: true, SubgroupReduce: true, ExactFMA: true}} {
+		// Block loops whose size the launch computes are generated for a
+		// size: 48 in the first set (a partial last chunk of the
+		// collectives), 256 in the second.
+		for _, opts := range []spirv.Options{{BlockSize: 48}, {Bounds: true, AtomicFloatAdd32: true, AtomicFloatAdd64: true, SubgroupReduce: true, ExactFMA: true, BlockSize: 256}} {
 			kern, err := spirv.Generate(plan, opts)
 			if errors.Is(err, spirv.ErrUnsupported) {
 				msg := err.Error()

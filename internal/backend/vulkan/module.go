@@ -39,12 +39,26 @@ type module struct {
 	maxGroups int
 	shapes    bool
 	closed    atomic.Bool
-	mu        sync.Mutex // Close against Begin
+	mu        sync.Mutex // Close against Begin; sized
+
+	// Block tasks whose size the launch computes are generated again for
+	// each size a launch asks for (gen), their pipelines kept by task and
+	// size in sized.
+	gen   func(size int) (*spirv.Kernel, error)
+	sized map[[2]int]*entry
 }
 
-// task is one entry: its pipeline and how to launch it.
+// task is one entry: its pipeline and how to launch it. A deferred one
+// (a block task whose size the launch computes) has its entries in
+// module.sized instead.
 type task struct {
-	info      *kabi.Task
+	info *kabi.Task
+	entry
+	deferred bool
+}
+
+// entry is a pipeline and the layout of its push constants.
+type entry struct {
 	pipe      *vk.Pipeline
 	push      []spirv.PushField
 	pushBytes int
@@ -66,39 +80,96 @@ func (d *Device) Compile(plan *lower.Plan, opts backend.CompileOptions) (backend
 	if err != nil {
 		return nil, err
 	}
-	k, err := spirv.Generate(plan, spirv.Options{
+	gopts := spirv.Options{
 		ExactFMA:         fused,
 		SubgroupReduce:   d.lim.subgroupOps&vk.SubgroupFeatureArithmetic != 0,
 		Bounds:           opts.Debug,
 		AtomicFloatAdd32: f.BufferFloat32AtomicAdd,
 		AtomicFloatAdd64: f.BufferFloat64AtomicAdd,
 		MaxPushBytes:     d.lim.maxPushConstants,
-	})
-	if err != nil {
-		if errors.Is(err, spirv.ErrUnsupported) {
-			return nil, fmt.Errorf("vulkan: %w (%w)", err, backend.ErrUnsupported)
-		}
-		return nil, fmt.Errorf("vulkan: %w", err)
 	}
-	m := &module{d: d, kernel: plan.Kernel.Name, layout: k.Layout, maxGroups: int(min(d.lim.maxGroupCount[0], 65535))}
+	gen := func(size int) (*spirv.Kernel, error) {
+		o := gopts
+		o.BlockSize = size
+		k, err := spirv.Generate(plan, o)
+		if err != nil {
+			if errors.Is(err, spirv.ErrUnsupported) {
+				return nil, fmt.Errorf("vulkan: %w (%w)", err, backend.ErrUnsupported)
+			}
+			return nil, fmt.Errorf("vulkan: %w", err)
+		}
+		return k, nil
+	}
+	k, err := gen(0)
+	if err != nil {
+		return nil, err
+	}
+	m := &module{d: d, kernel: plan.Kernel.Name, layout: k.Layout, maxGroups: int(min(d.lim.maxGroupCount[0], 65535)), gen: gen}
 	for _, e := range k.Entries {
-		if e.LocalSize > d.lim.maxGroupInvocations || uint32(e.LocalSize) > d.lim.maxGroupSize[0] {
-			m.release()
-			return nil, fmt.Errorf("vulkan: kernel %s: work groups of %d exceed the device's limit (%d)", plan.Kernel.Name, e.LocalSize, d.lim.maxGroupInvocations)
+		m.shapes = m.shapes || e.Task.TotalShapes
+		if e.Deferred {
+			m.tasks = append(m.tasks, task{info: e.Task, deferred: true})
+			continue
 		}
-		push := e.PushBytes
-		if e.ArgsBuffer {
-			push = 8
-		}
-		pipe, err := d.vd.CreatePipeline(e.Words, spirv.EntryName, push)
+		en, err := m.pipeline(e)
 		if err != nil {
 			m.release()
-			return nil, fmt.Errorf("vulkan: kernel %s, task %d: %w", plan.Kernel.Name, e.Task.Index, d.wrap(err))
+			return nil, err
 		}
-		m.shapes = m.shapes || e.Task.TotalShapes
-		m.tasks = append(m.tasks, task{info: e.Task, pipe: pipe, push: e.Push, pushBytes: e.PushBytes, local: e.LocalSize, argsBuffer: e.ArgsBuffer})
+		m.tasks = append(m.tasks, task{info: e.Task, entry: en})
 	}
 	return m, nil
+}
+
+// pipeline makes the pipeline of e, within the device's limits.
+func (m *module) pipeline(e *spirv.Entry) (entry, error) {
+	d := m.d
+	if e.LocalSize > d.lim.maxGroupInvocations || uint32(e.LocalSize) > d.lim.maxGroupSize[0] {
+		return entry{}, fmt.Errorf("vulkan: kernel %s: work groups of %d exceed the device's limit (%d)", m.kernel, e.LocalSize, d.lim.maxGroupInvocations)
+	}
+	if e.Task.SharedBytes > d.lim.maxSharedBytes {
+		return entry{}, fmt.Errorf("vulkan: kernel %s: its block loop's shared arrays take %d bytes, more than the device's %d (maxComputeSharedMemorySize)", m.kernel, e.Task.SharedBytes, d.lim.maxSharedBytes)
+	}
+	push := e.PushBytes
+	if e.ArgsBuffer {
+		push = 8
+	}
+	pipe, err := d.vd.CreatePipeline(e.Words, spirv.EntryName, push)
+	if err != nil {
+		return entry{}, fmt.Errorf("vulkan: kernel %s, task %d: %w", m.kernel, e.Task.Index, d.wrap(err))
+	}
+	return entry{pipe: pipe, push: e.Push, pushBytes: e.PushBytes, local: e.LocalSize, argsBuffer: e.ArgsBuffer}, nil
+}
+
+// sizedEntry is deferred task ti's entry for blocks of size threads,
+// generated at its first launch with that size.
+func (m *module) sizedEntry(ti int, size64 int64) (*entry, error) {
+	if limit := min(kabi.MaxBlockDim, m.d.lim.maxGroupInvocations); size64 < 1 || size64 > int64(limit) {
+		return nil, fmt.Errorf("vulkan: kernel %s: a block size of %d is outside 1..%d", m.kernel, size64, limit)
+	}
+	size := int(size64)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed.Load() {
+		return nil, backend.ClosedError("vulkan: launch of a closed module")
+	}
+	key := [2]int{ti, size}
+	if e := m.sized[key]; e != nil {
+		return e, nil
+	}
+	k, err := m.gen(size)
+	if err != nil {
+		return nil, err
+	}
+	en, err := m.pipeline(k.Entries[ti])
+	if err != nil {
+		return nil, err
+	}
+	if m.sized == nil {
+		m.sized = map[[2]int]*entry{}
+	}
+	m.sized[key] = &en
+	return &en, nil
 }
 
 // Close releases the pipelines; no launch of the module may be in flight.
@@ -114,15 +185,21 @@ func (m *module) Close() error {
 
 func (m *module) release() {
 	for _, t := range m.tasks {
-		m.d.vd.DestroyPipeline(t.pipe)
+		if t.pipe != nil {
+			m.d.vd.DestroyPipeline(t.pipe)
+		}
 	}
-	m.tasks = nil
+	for _, e := range m.sized {
+		m.d.vd.DestroyPipeline(e.pipe)
+	}
+	m.tasks, m.sized = nil, nil
 }
 
 // launch is one launch in progress.
 type launch struct {
 	m      *module
 	push   [][]byte             // per task
+	pipes  []*vk.Pipeline       // per task
 	groups []uint32             // per task; 0: nothing to run
 	temps  *Buffer              // nil when the kernel needs none
 	args   []backend.HostBuffer // the arguments buffers of tasks with many slots
@@ -145,7 +222,7 @@ func (m *module) Begin(bs backend.Stream, args *backend.Args) (backend.Launch, e
 		// can no longer run, not at each replay.
 		return nil, fmt.Errorf("vulkan: kernel %s was built WithDebug: its index checks are reported through the host at Synchronize, which a graph's replay never reaches, so it cannot be captured (capture without WithDebug, or launch it outside the capture): %w", m.kernel, backend.ErrUnsupported)
 	}
-	l := &launch{m: m, push: make([][]byte, len(m.tasks)), groups: make([]uint32, len(m.tasks))}
+	l := &launch{m: m, push: make([][]byte, len(m.tasks)), pipes: make([]*vk.Pipeline, len(m.tasks)), groups: make([]uint32, len(m.tasks))}
 	if m.layout.NumTemps > 0 || m.layout.Bounds {
 		size := 8 * m.layout.NumTemps
 		if m.layout.Bounds {
@@ -168,9 +245,19 @@ func (m *module) Begin(bs backend.Stream, args *backend.Args) (backend.Launch, e
 			shapes[i] = a.Shape
 		}
 	}
-	for ti, t := range m.tasks {
-		p := make([]byte, t.pushBytes)
-		for _, f := range t.push {
+	for ti := range m.tasks {
+		ti, t := ti, &m.tasks[ti]
+		en := &t.entry
+		if t.deferred {
+			size := t.info.BlockSize(args.Scalars, shapes)
+			if en, err = m.sizedEntry(ti, size); err != nil {
+				l.drop(s)
+				return nil, err
+			}
+		}
+		l.pipes[ti] = en.pipe
+		p := make([]byte, en.pushBytes)
+		for _, f := range en.push {
 			v, err := l.slotValue(f.Slot, args)
 			if err != nil {
 				l.drop(s)
@@ -182,7 +269,7 @@ func (m *module) Begin(bs backend.Stream, args *backend.Args) (backend.Launch, e
 				binary.LittleEndian.PutUint64(p[f.Offset:], v)
 			}
 		}
-		if t.argsBuffer {
+		if en.argsBuffer {
 			hb, err := d.AllocHost(len(p))
 			if err != nil {
 				l.drop(s)
@@ -198,8 +285,10 @@ func (m *module) Begin(bs backend.Stream, args *backend.Args) (backend.Launch, e
 			l.groups[ti] = 1
 		case t.info.HostTotal == nil:
 			l.groups[ti] = uint32(min(hostTotalGroups, m.maxGroups))
+		case t.info.Kind == lower.Block: // a group per block; HostTotal counts blocks
+			l.groups[ti] = kabi.GridFor(t.info.HostTotal(args.Scalars, shapes), 1, m.maxGroups)
 		default:
-			l.groups[ti] = kabi.GridFor(t.info.HostTotal(args.Scalars, shapes), t.local, m.maxGroups)
+			l.groups[ti] = kabi.GridFor(t.info.HostTotal(args.Scalars, shapes), en.local, m.maxGroups)
 		}
 	}
 	return l, nil
@@ -235,10 +324,10 @@ func (l *launch) Run(ti int, bs backend.Stream) error {
 	if err != nil {
 		return err
 	}
-	t := &l.m.tasks[ti]
+	pipe := l.pipes[ti]
 	vd := l.m.d.vd
 	_, err = s.submit(func(cb uintptr) {
-		vd.CmdDispatch(cb, t.pipe, l.push[ti], l.groups[ti], 1, 1)
+		vd.CmdDispatch(cb, pipe, l.push[ti], l.groups[ti], 1, 1)
 	})
 	return err
 }
@@ -380,7 +469,7 @@ func (m *module) RawLaunchCost(args *backend.Args, bs backend.Stream, n, syncEve
 		return 0, err
 	}
 	return d.rawSubmits(s, n, syncEvery, func(cb uintptr) {
-		d.vd.CmdDispatch(cb, m.tasks[0].pipe, l.push[0], max(l.groups[0], 1), 1, 1)
+		d.vd.CmdDispatch(cb, l.pipes[0], l.push[0], max(l.groups[0], 1), 1, 1)
 	})
 }
 

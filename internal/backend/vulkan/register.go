@@ -198,7 +198,7 @@ func (p *physical) details() []string {
 		}
 	}
 	out = append(out, "features: "+strings.Join(feats, ", "))
-	out = append(out, fmt.Sprintf("limits: %d bytes of push constants, work groups of up to %d, subgroups of %d",
-		in.Limits.MaxPushConstantsSize, in.Limits.MaxComputeWorkGroupInvocations, in.SubgroupSize))
+	out = append(out, fmt.Sprintf("limits: %d bytes of push constants, work groups of up to %d, subgroups of %d, %d KiB of shared memory a block",
+		in.Limits.MaxPushConstantsSize, in.Limits.MaxComputeWorkGroupInvocations, in.SubgroupSize, in.Limits.MaxComputeSharedMemorySize>>10))
 	return out
 }

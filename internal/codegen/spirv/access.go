@@ -49,6 +49,9 @@ func (g *gen) element(a *ir.Param, index []ir.Expr, leaf int) (ptr, ok ID) {
 		off = f.Op(OpIAdd, i64, f.Op(OpIMul, i64, off, g.dim(a, d)), idx[d])
 	}
 	t := a.LeafType(leaf)
+	if a.IsShared() {
+		return g.sharedElement(a, off, leaf), ok
+	}
 	size := t.Size()
 	if a.Rec != nil {
 		size = a.Rec.Size
@@ -158,7 +161,15 @@ func (g *gen) floatAtomic(e *ir.Atomic, t ir.Type, ptr, v, c ID) ID {
 	f, m := g.f, g.m
 	ty, it := g.typ(t), m.Int(t.Bits())
 	sc, rel := g.scope(), g.relaxed()
-	iptr := f.Op(OpBitcast, m.Pointer(StorageClassPhysicalStorageBuffer, it), ptr)
+	shared := g.sharedPtrs[ptr]
+	class := uint32(StorageClassPhysicalStorageBuffer)
+	if shared {
+		class = StorageClassWorkgroup
+	}
+	iptr := f.Op(OpBitcast, m.Pointer(class, it), ptr)
+	if shared {
+		g.sharedPtrs[iptr] = true
+	}
 	switch e.Op {
 	case ir.AtomicExchange:
 		old := f.Op(OpAtomicExchange, it, iptr, sc, rel, f.Op(OpBitcast, it, v))
@@ -170,7 +181,7 @@ func (g *gen) floatAtomic(e *ir.Atomic, t ir.Type, ptr, v, c ID) ID {
 		if e.Op == ir.AtomicSub {
 			v = g.negateFloat(t, v)
 		}
-		if (t == ir.F32 && g.opts.AtomicFloatAdd32) || (t == ir.F64 && g.opts.AtomicFloatAdd64) {
+		if !shared && ((t == ir.F32 && g.opts.AtomicFloatAdd32) || (t == ir.F64 && g.opts.AtomicFloatAdd64)) {
 			m.Extension("SPV_EXT_shader_atomic_float_add")
 			if t == ir.F32 {
 				m.Capability(CapabilityAtomicFloat32AddEXT)
@@ -199,7 +210,11 @@ func (g *gen) casLoop(t ir.Type, iptr ID, update func(old ID) ID) ID {
 	ty, it := g.typ(t), m.Int(t.Bits())
 	sc, rel := g.scope(), g.relaxed()
 	cur := f.Var(it)
-	f.Void(OpStore, cur, f.Op(OpLoad, it, iptr, MemoryAccessAligned, uint32(t.Size())))
+	if g.sharedPtrs[iptr] {
+		f.Void(OpStore, cur, f.Op(OpLoad, it, iptr))
+	} else {
+		f.Void(OpStore, cur, f.Op(OpLoad, it, iptr, MemoryAccessAligned, uint32(t.Size())))
+	}
 	g.loop(nil, nil, func() {
 		bits := f.Op(OpLoad, it, cur)
 		next := f.Op(OpBitcast, it, update(f.Op(OpBitcast, ty, bits)))

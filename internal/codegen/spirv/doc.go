@@ -28,11 +28,11 @@
 // Index checks (Options.Bounds) are the other GPU generators': the first
 // index out of range of a launch is recorded in the violation record.
 //
-// # Not yet
-//
-// Block loops (qd.Blocks, shared memory, barriers, the block collectives)
-// return an error wrapping ErrUnsupported that names the construct and
-// its position.
+// Block loops (qd.Blocks) are a work group per block (blocks.go): shared
+// arrays are Workgroup variables, a barrier follows each thread loop, and
+// the collectives fold through a scratch array in a fixed order. A block
+// size the launch computes is generated when a launch asks for it
+// (Options.BlockSize, Entry.Deferred).
 //
 // # Tests
 //

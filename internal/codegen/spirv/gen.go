@@ -37,6 +37,10 @@ type Options struct {
 	// shaders, with which combined reductions leave one atomic per
 	// subgroup (reduce.go).
 	SubgroupReduce bool
+	// BlockSize is the size of the blocks of block tasks whose size the
+	// launch computes (kabi.Task.BlockDim 0); 0 leaves those tasks out
+	// (Entry.Deferred), to be generated again for the size a launch asks.
+	BlockSize int
 }
 
 // Kernel is a lowered kernel compiled for Vulkan: its layout and one
@@ -61,6 +65,10 @@ type Entry struct {
 	// buffer whose device address is pushed as the one 8-byte push
 	// constant, because they do not fit in the device's push constants.
 	ArgsBuffer bool
+	// Deferred: a block task whose size the launch computes, generated
+	// without Options.BlockSize: Words is nil; Generate again with the
+	// size for its module.
+	Deferred bool
 }
 
 // EntryName is the name of every module's entry point.
@@ -129,6 +137,14 @@ type gen struct {
 	loops   []*loopCtx
 	escape  ID // the i32 local labelled breaks and continues leave through
 	nescape int
+
+	// Block tasks (blocks.go): the group's size, the shared arrays, the
+	// pointers into them (loads and stores through them take no
+	// alignment), and the collectives' scratch per element type.
+	local64    int
+	shared     map[*ir.Param]*sharedVar
+	sharedPtrs map[ID]bool
+	scratches  map[ir.Type][2]ID
 }
 
 func (g *gen) fail(format string, args ...any) {
@@ -167,7 +183,15 @@ func generateTask(plan *lower.Plan, t *lower.Task, layout *kabi.Module, info *ka
 		local = 1
 	case lower.Parallel:
 	case lower.Block:
-		g.unsupported("block loops (qd.Blocks) on Vulkan")
+		if t.Blocks == nil {
+			g.fail("block task %d has no loop", t.Index)
+		}
+		if local == 0 {
+			local = opts.BlockSize
+			if local == 0 {
+				return &Entry{Task: info, Deferred: true}, nil
+			}
+		}
 	default:
 		g.fail("task %d has unknown kind %v", t.Index, t.Kind)
 	}
@@ -188,6 +212,8 @@ func generateTask(plan *lower.Plan, t *lower.Task, layout *kabi.Module, info *ka
 			g.fail("parallel task %d has no loop", t.Index)
 		}
 		g.parallelTask(t.Loop, local)
+	case lower.Block:
+		g.blockTask(t.Blocks, local)
 	}
 	if !g.f.Terminated {
 		g.f.Return()
@@ -416,7 +442,7 @@ func (g *gen) scalar(p *ir.Param) ID {
 // arrayAddr is the device address of array p's first element (u64).
 func (g *gen) arrayAddr(p *ir.Param) ID {
 	if p.IsShared() {
-		g.unsupported("shared arrays (qd.Shared) on Vulkan")
+		g.fail("shared array %s has no device address", p.Name)
 	}
 	return g.slot(kabi.Slot{Kind: kabi.ArraySlot, Param: p.Index}, "array "+p.Name)
 }
@@ -427,7 +453,7 @@ func (g *gen) dim(p *ir.Param, d int) ID {
 		g.fail("dimension %d of %s, which has %d", d, p.Name, p.Dims)
 	}
 	if p.IsShared() {
-		g.unsupported("shared arrays (qd.Shared) on Vulkan")
+		return g.m.ConstInt(64, uint64(p.Shared[d]))
 	}
 	return g.slot(kabi.Slot{Kind: kabi.DimSlot, Param: p.Index, Dim: d}, fmt.Sprintf("extent %d of %s", d, p.Name))
 }
@@ -499,6 +525,13 @@ func (g *gen) loadTemps() {
 // loadAt and storeAt read and write a value of type t through a
 // PhysicalStorageBuffer pointer to its memory type, naturally aligned.
 func (g *gen) loadAt(ptr ID, t ir.Type) ID {
+	if g.sharedPtrs[ptr] {
+		x := g.f.Op(OpLoad, g.sharedTyp(t), ptr)
+		if t == ir.Bool {
+			return g.f.Op(OpINotEqual, g.m.Bool(), x, g.m.ConstInt(32, 0))
+		}
+		return x
+	}
 	mt := g.memTyp(t)
 	x := g.f.Op(OpLoad, mt, ptr, MemoryAccessAligned, uint32(max(t.Size(), 1)))
 	switch {
@@ -513,6 +546,13 @@ func (g *gen) loadAt(ptr ID, t ir.Type) ID {
 }
 
 func (g *gen) storeAt(ptr ID, t ir.Type, val ID) {
+	if g.sharedPtrs[ptr] {
+		if t == ir.Bool {
+			val = g.f.Op(OpSelect, g.m.Int(32), val, g.m.ConstInt(32, 1), g.m.ConstInt(32, 0))
+		}
+		g.f.Void(OpStore, ptr, val)
+		return
+	}
 	if t == ir.Bool {
 		val = g.f.Op(OpSelect, g.m.Int(8), val, g.m.ConstInt(8, 1), g.m.ConstInt(8, 0))
 	}

@@ -79,8 +79,12 @@ func (g *gen) stmt(s ir.Stmt) {
 		g.jump(s.Loop, false)
 	case *ir.Continue:
 		g.jump(s.Loop, true)
-	case *ir.Threads, *ir.BlockReduce, *ir.BlockScan:
-		g.unsupported("block-level statements (thread loops, block collectives) on Vulkan")
+	case *ir.Threads:
+		g.threadsLoop(s)
+	case *ir.BlockReduce:
+		g.blockReduce(s)
+	case *ir.BlockScan:
+		g.blockScan(s)
 	default:
 		g.fail("statement %T cannot appear inside a task", s)
 	}
