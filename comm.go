@@ -135,10 +135,18 @@ type commCore struct {
 	cfg   comm.Config
 
 	// life guards Close against calls in flight, as Program.life does.
+	// Calls take the Program's lifetime lock first, then this one, as
+	// Program.Close (which closes its Comms) does.
 	life   sync.RWMutex
-	closed atomic.Bool
-	calls  atomic.Uint64 // collectives and Sends/Recvs enqueued
-	notes  sync.Map      // *streamCore → *commNote (async transports)
+	closed atomic.Bool // no more calls
+	// released: the transport and the group are closed. A Comm whose
+	// NCCL calls a graph captured keeps them until its Program closes,
+	// since a replay runs the calls on the communicator.
+	released bool // under life
+	captured atomic.Bool
+	calls    atomic.Uint64 // collectives and Sends/Recvs enqueued
+	colls    atomic.Uint64 // collectives enqueued (the group's goodbye says how many)
+	notes    sync.Map      // *streamCore → *commNote (async transports)
 }
 
 // commNote is the last call a Comm enqueued on a stream, for the error a
@@ -180,10 +188,13 @@ func NewCommContext(ctx context.Context, p *Program, opts ...CommOption) (*Comm,
 	if err := cc.cfg.Check(); err != nil {
 		return nil, fmt.Errorf("qd: %s: %w", what, err)
 	}
+	// The Program is held only around the checks and the registration,
+	// not through the rendezvous, which may wait minutes: a Close of the
+	// Program meanwhile must not wait for it.
 	if err := p.enter(); err != nil {
 		return nil, err
 	}
-	defer p.exit()
+	p.exit()
 	c := &commCore{p: p, cfg: cc.cfg}
 	var err error
 	switch p.arch {
@@ -197,6 +208,13 @@ func NewCommContext(ctx context.Context, p *Program, opts ...CommOption) (*Comm,
 	if err != nil {
 		return nil, fmt.Errorf("qd: %s (rank %d of %d): %w", what, cc.cfg.Rank, cc.cfg.Size, err)
 	}
+	c.g.SetCount(c.colls.Load)
+	if err := p.enter(); err != nil {
+		c.t.Abort(errors.New("its Program was closed while it joined"))
+		c.release()
+		return nil, err
+	}
+	defer p.exit()
 	p.mu.Lock()
 	if p.comms == nil {
 		p.comms = make(map[*commCore]struct{})
@@ -204,8 +222,7 @@ func NewCommContext(ctx context.Context, p *Program, opts ...CommOption) (*Comm,
 	p.comms[c] = struct{}{}
 	p.ncomm.Add(1)
 	p.mu.Unlock()
-	h := &Comm{c: c}
-	return h, nil
+	return &Comm{c: c}, nil
 }
 
 func (c *commCore) joinHost(ctx context.Context) error {
@@ -233,15 +250,33 @@ func (c *commCore) joinHost(ctx context.Context) error {
 }
 
 // Rank is the process's rank in the group, from 0 to Size()-1.
-func (h *Comm) Rank() int { return h.c.cfg.Rank }
+func (h *Comm) Rank() int {
+	if h == nil || h.c == nil {
+		return 0
+	}
+	return h.c.cfg.Rank
+}
 
 // Size is the number of processes in the group.
-func (h *Comm) Size() int { return h.c.cfg.Size }
+func (h *Comm) Size() int {
+	if h == nil || h.c == nil {
+		return 0
+	}
+	return h.c.cfg.Size
+}
 
 // LocalRank is the process's number on its host (LOCAL_RANK).
-func (h *Comm) LocalRank() int { return h.c.cfg.LocalRank }
+func (h *Comm) LocalRank() int {
+	if h == nil || h.c == nil {
+		return 0
+	}
+	return h.c.cfg.LocalRank
+}
 
 func (h *Comm) String() string {
+	if h == nil || h.c == nil {
+		return "Comm(nil)"
+	}
 	return fmt.Sprintf("Comm(rank %d of %d, %s)", h.c.cfg.Rank, h.c.cfg.Size, h.c.p.arch)
 }
 
@@ -278,23 +313,30 @@ func (h *Comm) Abort() {
 // Close leaves the group. It waits for nothing: call it once this
 // process's collectives are done (a Synchronize of their streams).
 // Members that close after their last call leave the others unharmed; a
-// Comm closed with calls of its members still to come breaks the group
-// for them. Close of a broken Comm aborts its transport (ncclCommAbort).
-// Close is idempotent; afterwards every method returns ErrClosed.
+// member that closes before a collective the others make breaks the group
+// for them when they make it (its goodbye says how many it made). Close
+// of a broken Comm aborts its transport (ncclCommAbort). A Comm whose
+// calls a graph captured on a GPU keeps its communicator, for the graph's
+// replays, until its Program closes. Close is idempotent; afterwards
+// every method returns ErrClosed.
 func (h *Comm) Close() error {
 	if h == nil || h.c == nil {
 		return nil
 	}
-	return h.c.close(true)
+	return h.c.close(false)
 }
 
-func (c *commCore) close(unregister bool) error {
+// close ends calls on c and releases its transport and group, unless a
+// graph may still replay its NCCL calls and final is false (Comm.Close
+// rather than its Program's).
+func (c *commCore) close(final bool) error {
 	c.life.Lock()
 	defer c.life.Unlock()
-	if c.closed.Swap(true) {
+	c.closed.Store(true)
+	if c.released || (!final && c.async && c.captured.Load()) {
 		return nil
 	}
-	if unregister {
+	if !final {
 		c.p.mu.Lock()
 		if _, ok := c.p.comms[c]; ok {
 			delete(c.p.comms, c)
@@ -302,8 +344,17 @@ func (c *commCore) close(unregister bool) error {
 		}
 		c.p.mu.Unlock()
 	}
-	err := c.t.Close()
-	return errors.Join(err, c.g.Close())
+	return c.release()
+}
+
+// release closes the transport and leaves the group; the caller holds
+// life or has not published c.
+func (c *commCore) release() error {
+	c.released = true
+	if err := c.t.Err(); err != nil {
+		c.t.Abort(err) // peers must not take the goodbye for a clean one
+	}
+	return errors.Join(c.t.Close(), c.g.Close())
 }
 
 // enter starts a call: the Comm is open. Whether its group holds is the
@@ -351,6 +402,10 @@ func (h *Comm) submit(s *Stream, what string, call comm.Call, ops []operand, zs 
 		return nil
 	}
 	c := h.c
+	if err := c.p.enter(); err != nil {
+		return err
+	}
+	defer c.p.exit()
 	if err := c.enter(what); err != nil {
 		return err
 	}
@@ -359,11 +414,23 @@ func (h *Comm) submit(s *Stream, what string, call comm.Call, ops []operand, zs 
 	return c.enqueue(s, what, one[:], ops, zs)
 }
 
+// enqueue enqueues calls on s; the caller holds the Program and c.
 func (c *commCore) enqueue(s *Stream, what string, calls []comm.Call, ops []operand, zs []zeroUse) error {
-	if err := c.p.enter(); err != nil {
-		return err
+	k := uint64(0)
+	for i := range calls {
+		if calls[i].Kind != comm.Send && calls[i].Kind != comm.Recv {
+			k++
+		}
 	}
-	defer c.p.exit()
+	if k > 0 {
+		if err := c.g.CheckLeft(c.colls.Load() + k); err != nil {
+			return fmt.Errorf("qd: %s: %w", what, c.brokenErr(err))
+		}
+		c.colls.Add(k)
+	}
+	if s != nil && s.c != nil && s.c.cap.Load() != nil {
+		c.captured.Store(true)
+	}
 	n := c.calls.Add(uint64(len(calls)))
 	err := c.p.enqueueOn(s, what, ops, func(bs backend.Stream) error { return c.run(bs, calls) }, zs...)
 	if err != nil {
@@ -450,10 +517,27 @@ func (sc *streamCore) commErrs() error {
 	return errors.Join(errs...)
 }
 
-// closeComms ends p's Comms as p closes: one whose calls are still
-// running is aborted, so that the Program's Close does not wait for
-// peers; the others leave their groups cleanly.
-func (p *Program) closeComms(abort bool) error {
+// abortBusyComms aborts, as a CPU Program closes, its Comms whose calls
+// are queued or running: its Close stops the work in flight, and their
+// host tasks would otherwise wait for peers that may never come. It runs
+// before Close takes the Program's lifetime lock, which a goroutine
+// waiting for such a call (a Synchronize) holds shared.
+func (p *Program) abortBusyComms() {
+	p.mu.Lock()
+	var busy []*commCore
+	for c := range p.comms {
+		if ht, ok := c.t.(*comm.HostTransport); ok && ht.InFlight() {
+			busy = append(busy, c)
+		}
+	}
+	p.mu.Unlock()
+	for _, c := range busy {
+		c.t.Abort(errors.New("its Program was closed with the Comm's calls still running"))
+	}
+}
+
+// closeComms closes p's Comms as p closes, after its work.
+func (p *Program) closeComms() error {
 	p.mu.Lock()
 	cs := make([]*commCore, 0, len(p.comms))
 	for c := range p.comms {
@@ -464,10 +548,7 @@ func (p *Program) closeComms(abort bool) error {
 	p.mu.Unlock()
 	var errs []error
 	for _, c := range cs {
-		if abort {
-			c.t.Abort(errors.New("its Program was closed"))
-		}
-		errs = append(errs, c.close(false))
+		errs = append(errs, c.close(true))
 	}
 	return errors.Join(errs...)
 }

@@ -26,6 +26,9 @@ func (h *Comm) AllReduceIntoOn(s *Stream, dst, src Array, op ReduceOp) error {
 }
 
 func (h *Comm) allReduce(s *Stream, what string, dst, src Array, op ReduceOp) error {
+	if h == nil || h.c == nil {
+		return errNilComm(what)
+	}
 	c := h.c
 	var d, sc *ndCore
 	var err error
@@ -40,6 +43,9 @@ func (h *Comm) allReduce(s *Stream, what string, dst, src Array, op ReduceOp) er
 	}
 	if err := opArg(what, op); err != nil {
 		return err
+	}
+	if d != sc && d.st == sc.st {
+		return fmt.Errorf("%w: %s: dst and src share memory (views of one array): reduce in place with AllReduceOn, or into another array", ErrInvalidArgument, what)
 	}
 	if !sameShape(d.shape[:d.dims], sc.shape[:sc.dims]) {
 		return fmt.Errorf("%w: %s: dst of shape %v, src of shape %v: they must be equal", ErrInvalidArgument, what, d.shape[:d.dims], sc.shape[:sc.dims])
@@ -59,6 +65,9 @@ func (h *Comm) allReduce(s *Stream, what string, dst, src Array, op ReduceOp) er
 // type moves.
 func (h *Comm) BroadcastOn(s *Stream, x Array, root int) error {
 	const what = "BroadcastOn"
+	if h == nil || h.c == nil {
+		return errNilComm(what)
+	}
 	c := h.c
 	a, err := c.array(what, "x", x)
 	if err != nil {
@@ -78,6 +87,9 @@ func (h *Comm) BroadcastOn(s *Stream, x Array, root int) error {
 // the other members' x are left as they are.
 func (h *Comm) ReduceOn(s *Stream, x Array, op ReduceOp, root int) error {
 	const what = "ReduceOn"
+	if h == nil || h.c == nil {
+		return errNilComm(what)
+	}
 	c := h.c
 	a, err := c.array(what, "x", x)
 	if err != nil {
@@ -105,6 +117,9 @@ func (h *Comm) ReduceOn(s *Stream, x Array, op ReduceOp, root int) error {
 // src of n, or [Size(), ...src's shape]). Any element type moves.
 func (h *Comm) AllGatherOn(s *Stream, dst, src Array) error {
 	const what = "AllGatherOn"
+	if h == nil || h.c == nil {
+		return errNilComm(what)
+	}
 	c := h.c
 	d, sc, err := c.pair(what, dst, src)
 	if err != nil {
@@ -128,6 +143,9 @@ func (h *Comm) AllGatherOn(s *Stream, dst, src Array) error {
 // elements [r*n, (r+1)*n) for a dst of n.
 func (h *Comm) ReduceScatterOn(s *Stream, dst, src Array, op ReduceOp) error {
 	const what = "ReduceScatterOn"
+	if h == nil || h.c == nil {
+		return errNilComm(what)
+	}
 	c := h.c
 	d, sc, err := c.pair(what, dst, src)
 	if err != nil {
@@ -167,6 +185,9 @@ func (h *Comm) RecvOn(s *Stream, x Array, peer int) error {
 }
 
 func (h *Comm) p2p(s *Stream, what string, kind comm.Kind, x Array, peer int) error {
+	if h == nil || h.c == nil {
+		return errNilComm(what)
+	}
 	c := h.c
 	a, err := c.array(what, "x", x)
 	if err != nil {
@@ -192,6 +213,9 @@ func (h *Comm) p2p(s *Stream, what string, kind comm.Kind, x Array, peer int) er
 // f runs are enqueued at once, outside the group.
 func (h *Comm) Group(f func(g *Comm) error) error {
 	const what = "Comm.Group"
+	if h == nil || h.c == nil {
+		return errNilComm(what)
+	}
 	if h.b != nil {
 		return fmt.Errorf("%w: %s inside a Group: groups do not nest", ErrInvalidArgument, what)
 	}
@@ -207,7 +231,14 @@ func (h *Comm) Group(f func(g *Comm) error) error {
 	if err != nil || len(items) == 0 {
 		return err
 	}
+	if h == nil || h.c == nil {
+		return errNilComm(what)
+	}
 	c := h.c
+	if err := c.p.enter(); err != nil {
+		return err
+	}
+	defer c.p.exit()
 	if err := c.enter(what); err != nil {
 		return err
 	}
@@ -296,4 +327,8 @@ func pairUses(ops *[2]operand, zs *[2]zeroUse, dst Array, d *ndCore, src Array, 
 	}
 	zs[1] = zeroUse{st: s.st}
 	return 2, 2
+}
+
+func errNilComm(what string) error {
+	return fmt.Errorf("%w: %s: nil Comm (make one with qd.NewComm)", ErrInvalidArgument, what)
 }

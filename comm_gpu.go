@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
+	"time"
 
 	"github.com/quadrants-go/qd/internal/backend"
 	"github.com/quadrants-go/qd/internal/backend/gpu"
@@ -36,21 +38,51 @@ func (c *commCore) joinGPU(ctx context.Context) error {
 	}
 	var id [128]byte
 	if len(g.Blob) != len(id) {
-		g.Close()
-		return fmt.Errorf("rank 0 sent an NCCL id of %d bytes, not %d", len(g.Blob), len(id))
-	}
-	copy(id[:], g.Blob)
-	// A member that dies while the others initialise leaves them in
-	// NCCL's init; the group's watch breaks it, and the abort below ends
-	// the init once it returns.
-	nc, err := lib.NewComm(d, c.cfg.Size, c.cfg.Rank, id)
-	if err != nil {
+		err := fmt.Errorf("rank 0 sent an NCCL id of %d bytes, not %d", len(g.Blob), len(id))
 		g.Abort(err)
 		g.Close()
 		return err
 	}
-	t := &ncclTransport{nc: nc, g: g}
+	copy(id[:], g.Blob)
+	// NCCL's init waits for every member. One that fails or dies
+	// meanwhile breaks the group, and this member returns then with the
+	// group's cause; its init goes on in the background until NCCL gives
+	// up, and its communicator, if it ever comes, is aborted.
+	type made struct {
+		nc  *nccl.Comm
+		err error
+	}
+	done := make(chan made, 1)
+	go func() {
+		nc, err := lib.NewComm(d, c.cfg.Size, c.cfg.Rank, id)
+		done <- made{nc, err}
+	}()
+	var nc *nccl.Comm
+	select {
+	case r := <-done:
+		nc, err = r.nc, r.err
+	case <-g.Broken():
+		err = g.Cause()
+	case <-ctx.Done():
+		err = fmt.Errorf("NCCL's init of the communicator: %w", context.Cause(ctx))
+	}
+	if nc == nil {
+		if err == nil {
+			err = errors.New("NCCL's init returned no communicator")
+		}
+		go func() {
+			if r := <-done; r.nc != nil {
+				r.nc.Abort(err)
+				r.nc.Close()
+			}
+		}()
+		g.Abort(err)
+		g.Close()
+		return err
+	}
+	t := &ncclTransport{nc: nc, g: g, stop: make(chan struct{})}
 	g.OnBreak(func(cause error) { nc.Abort(cause) })
+	go t.watch()
 	c.g, c.t, c.async = g, t, true
 	return nil
 }
@@ -59,8 +91,28 @@ func (c *commCore) joinGPU(ctx context.Context) error {
 // that dies breaks the group, which aborts the communicator so that
 // kernels waiting for the dead peer end.
 type ncclTransport struct {
-	nc *nccl.Comm
-	g  *comm.Group
+	nc   *nccl.Comm
+	g    *comm.Group
+	stop chan struct{}
+	once sync.Once
+}
+
+// watch breaks the group when NCCL reports a failure (a remote error,
+// an abort), so that the other members learn of it without waiting for
+// this one to synchronize.
+func (t *ncclTransport) watch() {
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-t.stop:
+			return
+		case <-t.g.Broken():
+			return
+		case <-tick.C:
+			t.Err()
+		}
+	}
 }
 
 func (t *ncclTransport) Run(s backend.Stream, calls []comm.Call) error {
@@ -70,11 +122,18 @@ func (t *ncclTransport) Run(s backend.Stream, calls []comm.Call) error {
 	return t.nc.Run(s, calls)
 }
 
+// Err is the group's cause, or NCCL's failure, which then breaks the
+// group: every member learns of it, and this one's goodbye is not taken
+// for a clean one.
 func (t *ncclTransport) Err() error {
 	if err := t.g.Cause(); err != nil {
 		return err
 	}
-	return t.nc.Err()
+	if err := t.nc.Err(); err != nil {
+		t.g.Abort(err)
+		return err
+	}
+	return nil
 }
 
 // Abort breaks the group (every member learns why) and the communicator.
@@ -86,4 +145,7 @@ func (t *ncclTransport) Abort(cause error) {
 	t.nc.Abort(cause)
 }
 
-func (t *ncclTransport) Close() error { return t.nc.Close() }
+func (t *ncclTransport) Close() error {
+	t.once.Do(func() { close(t.stop) })
+	return t.nc.Close()
+}

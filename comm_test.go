@@ -11,6 +11,7 @@ import (
 
 	"github.com/quadrants-go/qd/internal/backend"
 	"github.com/quadrants-go/qd/internal/comm"
+	"github.com/quadrants-go/qd/internal/suitekernels"
 )
 
 // commAddr is a loopback address whose port was free a moment ago.
@@ -428,5 +429,124 @@ func BenchmarkCommCallOverhead(b *testing.B) {
 		if err := c.AllReduceOn(s, x, Sum); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestCommIssueOrderAcrossStreams: every member issues a on s1, then b on
+// s2, but earlier work holds s1 back on rank 0 and s2 on rank 1, so the
+// two run in opposite orders there; the calls still pair as issued.
+func TestCommIssueOrderAcrossStreams(t *testing.T) {
+	inGroup(t, 2, func(r int, p *Program, c *Comm) error {
+		slow, err := buildKernel(p, suitekernels.SlowWrite())
+		if err != nil {
+			return err
+		}
+		s1, _ := p.NewStream()
+		s2, _ := p.NewStream()
+		a, _ := fromSlice(p, []int32{1})
+		b, _ := fromSlice(p, []int32{100})
+		junk, _ := NewNdarray[float32](p, 4)
+		state, _ := NewNdarray[int64](p, 1)
+		held := s1
+		if r == 1 {
+			held = s2
+		}
+		if err := slow.LaunchOn(held, junk, float32(1), state, int64(3_000_000)); err != nil {
+			return err
+		}
+		if err := c.AllReduceOn(s1, a, Sum); err != nil {
+			return err
+		}
+		if err := c.AllReduceOn(s2, b, Sum); err != nil {
+			return err
+		}
+		ga, _ := a.ToSlice()
+		gb, _ := b.ToSlice()
+		if err := p.Synchronize(); err != nil {
+			return err
+		}
+		if ga[0] != 2 || gb[0] != 200 {
+			return fmt.Errorf("a = %d, b = %d, want 2 and 200", ga[0], gb[0])
+		}
+		return p.Synchronize()
+	})
+}
+
+// TestCommProgramCloseRacesCalls: Program.Close while another goroutine
+// makes collectives neither deadlocks nor panics.
+func TestCommProgramCloseRacesCalls(t *testing.T) {
+	p := initProgram(t, WithArch(CPU))
+	c, err := NewComm(p, CommRank(0, 1, ""))
+	check(t, err)
+	x := newNdarray[float32](t, p, 8)
+	stop := make(chan struct{})
+	go func() {
+		defer close(stop)
+		for c.AllReduceOn(p.DefaultStream(), x, Sum) == nil {
+		}
+	}()
+	done := make(chan error, 1)
+	go func() { done <- p.Close() }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Program.Close and a collective deadlocked")
+	}
+	<-stop
+	wantErr(t, c.AllReduceOn(p.DefaultStream(), x, Sum), ErrClosed)
+}
+
+// TestCommProgramCloseWhileWaiting: a goroutine waits in Synchronize for a
+// collective whose peer never comes; Program.Close aborts it and returns.
+func TestCommProgramCloseWhileWaiting(t *testing.T) {
+	err := runGroup(t, 2, func(r int, p *Program, c *Comm) error {
+		if r == 1 {
+			<-c.c.g.Broken() // never calls; waits for rank 0's abort
+			return nil
+		}
+		x, _ := NewNdarray[float32](p, 8)
+		s := p.DefaultStream()
+		if err := c.AllReduceOn(s, x, Sum); err != nil {
+			return err
+		}
+		waited := make(chan error, 1)
+		go func() { waited <- s.Synchronize() }()
+		time.Sleep(50 * time.Millisecond)
+		closed := make(chan error, 1)
+		go func() { closed <- p.Close() }()
+		select {
+		case <-closed:
+		case <-time.After(10 * time.Second):
+			return errors.New("Program.Close waited for a collective's peer")
+		}
+		if err := <-waited; err == nil {
+			return errors.New("the Synchronize of the aborted collective returned no error")
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestCommNilAndOverlap(t *testing.T) {
+	var c *Comm
+	p := initProgram(t, WithArch(CPU))
+	defer p.Close()
+	x := newNdarray[float32](t, p, 8)
+	wantErr(t, c.AllReduceOn(p.DefaultStream(), x, Sum), ErrInvalidArgument)
+	wantErr(t, (&Comm{}).SendOn(p.DefaultStream(), x, 0), ErrInvalidArgument)
+	wantErr(t, c.Group(func(*Comm) error { return nil }), ErrInvalidArgument)
+	if c.Rank() != 0 || c.Size() != 0 || c.String() != "Comm(nil)" || c.Err() != nil || c.Close() != nil {
+		t.Fatal("a nil Comm's accessors")
+	}
+	c.Abort()
+	one, err := NewComm(p, CommRank(0, 1, ""))
+	check(t, err)
+	defer one.Close()
+	m := newNdarray[float32](t, p, 4, 2)
+	lo, hi := must(m.Rows(0, 2))(t), must(m.Rows(1, 3))(t)
+	if err := one.AllReduceIntoOn(p.DefaultStream(), lo, hi, Sum); !errors.Is(err, ErrInvalidArgument) || !strings.Contains(err.Error(), "share memory") {
+		t.Fatalf("overlapping views: %v", err)
 	}
 }

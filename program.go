@@ -359,26 +359,17 @@ func (p *Program) Close() error {
 	// kernel (Synchronize, a slice launch) holds it shared.
 	if st, ok := p.dev.(backend.Stopper); ok && !p.closed.Load() {
 		st.Stop(errClosing)
+		p.abortBusyComms()
 	}
 	p.life.Lock()
 	defer p.life.Unlock()
 	if p.closed.Load() {
 		return nil
 	}
-	// A Comm's collectives wait for peers: on the CPU, whose Close stops
-	// the work in flight, the Comms are aborted first so that Close does
-	// not wait for them; a GPU's Close waits for its work, Comms' too,
-	// and closes them after.
-	_, stops := p.dev.(backend.Stopper)
-	var commErr error
-	if stops {
-		commErr = p.closeComms(true)
-	}
+	// The Comms close after the work, their collectives' included (on
+	// the CPU, those still running were aborted above).
 	errs := []error{p.abortCaptures(), p.syncAllBut(errClosing), p.stopTraceOnClose()}
-	if !stops {
-		commErr = p.closeComms(false)
-	}
-	errs = append(errs, commErr)
+	errs = append(errs, p.closeComms())
 	p.retired.Wait() // no launch holds a replaced trace now: they end at once
 	p.closed.Store(true)
 	p.mu.Lock()

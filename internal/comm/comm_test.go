@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 	"unsafe"
@@ -508,5 +509,121 @@ func TestFromEnv(t *testing.T) {
 		if _, err := FromEnv(env(bad.env...)); err == nil || !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("%v: %v, want %q", bad.env, err, bad.want)
 		}
+	}
+}
+
+// TestIssueOrderNotRunOrder: calls are paired by the order they were
+// numbered (issued), whatever order their executions start in: rank 1
+// runs its second call first, as a stream that reached it sooner would.
+func TestIssueOrderNotRunOrder(t *testing.T) {
+	ms := joinAll(t, 2, nil)
+	err := onAll(ms, func(r int, m *Mesh) error {
+		a, b := []int32{1}, []int32{100}
+		ca := []HostCall{{Call: Call{Kind: AllReduce, Count: 1, DType: Int32, Op: Sum}, SendBytes: bytesOf(a), RecvBytes: bytesOf(a)}}
+		cb := []HostCall{{Call: Call{Kind: AllReduce, Count: 1, DType: Int32, Op: Sum}, SendBytes: bytesOf(b), RecvBytes: bytesOf(b)}}
+		sa, sb := m.Number(ca), m.Number(cb)
+		first, second := func() error { return m.ExecNumbered(ca, sa, 0) }, func() error { return m.ExecNumbered(cb, sb, 0) }
+		if r == 1 {
+			first, second = second, first
+		}
+		errc := make(chan error, 1)
+		go func() { errc <- first() }()
+		time.Sleep(20 * time.Millisecond)
+		err := errors.Join(second(), <-errc)
+		if err == nil && (a[0] != 2 || b[0] != 200) {
+			err = fmt.Errorf("rank %d: a = %d, b = %d, want 2 and 200", r, a[0], b[0])
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestReplayGenerations: the same numbered call run again (a graph's
+// replay) pairs with the peers' same replay, however far apart.
+func TestReplayGenerations(t *testing.T) {
+	ms := joinAll(t, 3, nil)
+	err := onAll(ms, func(r int, m *Mesh) error {
+		x := make([]float64, 33)
+		c := []HostCall{{Call: Call{Kind: AllReduce, Count: len(x), DType: Float64, Op: Sum}, SendBytes: bytesOf(x), RecvBytes: bytesOf(x)}}
+		seqs := m.Number(c)
+		for g := range uint32(20) {
+			for i := range x {
+				x[i] = float64(r + int(g))
+			}
+			if err := m.ExecNumbered(c, seqs, g); err != nil {
+				return err
+			}
+			if want := float64(3*int(g) + 3); x[7] != want {
+				return fmt.Errorf("replay %d: %v, want %v", g, x[7], want)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestLeftMemberBreaksLaterCollectives: a member that closes cleanly
+// after its first collective breaks the group for members that make a
+// second one (which would wait for it forever on NCCL), saying so.
+func TestLeftMemberBreaksLaterCollectives(t *testing.T) {
+	ms := joinAll(t, 3, nil)
+	var counts [3]atomic.Uint64
+	for r := range ms {
+		ms[r].g.SetCount(counts[r].Load)
+	}
+	for r := range ms {
+		counts[r].Store(1)
+	}
+	counts[0].Store(2) // rank 0 has issued a second collective
+	ms[2].m.Close()
+	ms[2].g.Close()
+	for _, r := range []int{0, 1} {
+		if r == 1 { // the news comes through rank 0
+			var err error
+			for end := time.Now().Add(3 * time.Second); time.Now().Before(end); time.Sleep(5 * time.Millisecond) {
+				if err = ms[1].g.CheckLeft(2); err != nil {
+					break
+				}
+			}
+			if err == nil || !strings.Contains(err.Error(), "closed its Comm after 1 collectives") {
+				t.Fatalf("rank 1's second collective: %v", err)
+			}
+			continue
+		}
+		select {
+		case <-ms[r].g.Broken():
+			if !strings.Contains(ms[r].g.Cause().Error(), "closed its Comm after 1 collectives") {
+				t.Fatalf("rank %d: %v", r, ms[r].g.Cause())
+			}
+		case <-time.After(3 * time.Second):
+			t.Fatalf("rank %d, with a collective more than the member that left, did not break", r)
+		}
+	}
+}
+
+// TestMeshOutlivesItsHandshake: a collective long after the group formed
+// works: no deadline of the connections' handshake stays on them.
+func TestMeshOutlivesItsHandshake(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits 11 s")
+	}
+	ms := joinAll(t, 2, nil)
+	time.Sleep(11 * time.Second) // past the 10 s of the mesh hello's read
+	err := onAll(ms, func(r int, m *Mesh) error {
+		x := []int64{int64(r + 1)}
+		if err := m.Exec([]HostCall{{Call: Call{Kind: AllReduce, Count: 1, DType: Int64, Op: Sum}, SendBytes: bytesOf(x), RecvBytes: bytesOf(x)}}); err != nil {
+			return err
+		}
+		if x[0] != 3 {
+			return fmt.Errorf("rank %d: %d", r, x[0])
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

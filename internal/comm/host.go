@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/quadrants-go/qd/internal/backend"
@@ -20,8 +21,9 @@ type HostTransport struct {
 	mesh  *Mesh
 	tasks backend.HostTasker
 
-	mu     sync.Mutex
-	closed bool
+	mu       sync.Mutex
+	closed   bool
+	inflight atomic.Int64 // batches enqueued or running
 }
 
 // NewHostTransport connects g's members through ln (the listener whose
@@ -68,13 +70,30 @@ func (t *HostTransport) Run(s backend.Stream, calls []Call) error {
 		}
 		hc[i] = HostCall{Call: c, SendBytes: sb, RecvBytes: rb}
 	}
-	return t.tasks.EnqueueHost(s, func() error {
-		if err := t.mesh.Exec(hc); err != nil {
+	// Numbered now, in the order the calls are issued; a graph that
+	// captured the task runs it once per replay, each a generation.
+	seqs := t.mesh.Number(hc)
+	var gen atomic.Uint32
+	t.inflight.Add(1) // until the first run ends
+	err := t.tasks.EnqueueHost(s, func() error {
+		g := gen.Add(1) - 1
+		if g > 0 {
+			t.inflight.Add(1) // a replay
+		}
+		defer t.inflight.Add(-1)
+		if err := t.mesh.ExecNumbered(hc, seqs, g); err != nil {
 			return fmt.Errorf("qd: Comm rank %d of %d: %w", t.g.Rank(), t.g.Size(), err)
 		}
 		return nil
 	})
+	if err != nil {
+		t.inflight.Add(-1)
+	}
+	return err
 }
+
+// InFlight reports whether a batch of calls is enqueued or running.
+func (t *HostTransport) InFlight() bool { return t.inflight.Load() > 0 }
 
 // Err is why the group or its connections broke, or nil.
 func (t *HostTransport) Err() error {

@@ -41,6 +41,7 @@ type Mesh struct {
 type tag struct {
 	p2p  bool
 	seq  uint64
+	gen  uint32
 	step uint32
 }
 
@@ -53,9 +54,15 @@ type header struct {
 	tag   tag
 	count uint64 // the call's Count
 	bytes uint64 // the payload's
+
+	recvSide bool // a receiver's expectation (not sent): describe says Recv
 }
 
 const headerBytes = 40
+
+// maxMessage bounds what a reader allocates for a message nobody waits
+// for yet: more than any array a host holds, less than a corrupt length.
+const maxMessage = 1 << 40
 const meshMagic = 0x716d7368 // "qmsh"
 
 func (h *header) put(b []byte) {
@@ -67,7 +74,7 @@ func (h *header) put(b []byte) {
 	}
 	binary.LittleEndian.PutUint64(b[8:], h.tag.seq)
 	binary.LittleEndian.PutUint32(b[16:], h.tag.step)
-	binary.LittleEndian.PutUint32(b[20:], 0)
+	binary.LittleEndian.PutUint32(b[20:], h.tag.gen)
 	binary.LittleEndian.PutUint64(b[24:], h.count)
 	binary.LittleEndian.PutUint64(b[32:], h.bytes)
 }
@@ -77,7 +84,7 @@ func (h *header) get(b []byte) error {
 		return errors.New("a data message without qd's mark: the stream of messages is corrupt")
 	}
 	h.kind, h.dtype, h.op = Kind(b[4]), DType(b[5]), Op(b[6])
-	h.tag = tag{p2p: b[7] == 1, seq: binary.LittleEndian.Uint64(b[8:]), step: binary.LittleEndian.Uint32(b[16:])}
+	h.tag = tag{p2p: b[7] == 1, seq: binary.LittleEndian.Uint64(b[8:]), step: binary.LittleEndian.Uint32(b[16:]), gen: binary.LittleEndian.Uint32(b[20:])}
 	h.count = binary.LittleEndian.Uint64(b[24:])
 	h.bytes = binary.LittleEndian.Uint64(b[32:])
 	return nil
@@ -87,6 +94,9 @@ func (h *header) get(b []byte) error {
 func (h *header) describe() string {
 	switch h.kind {
 	case Send:
+		if h.recvSide {
+			return fmt.Sprintf("a Recv of %d bytes", h.bytes)
+		}
 		return fmt.Sprintf("a Send of %d bytes", h.bytes)
 	case Broadcast, AllGather:
 		return fmt.Sprintf("%v of %d bytes", h.kind, h.count)
@@ -146,12 +156,26 @@ func NewMesh(ctx context.Context, g *Group, ln net.Listener) (*Mesh, error) {
 	defer cancel()
 	stop := context.AfterFunc(ctx, func() { ln.Close() })
 	defer stop()
+	// A member that fails between the rendezvous and here breaks the
+	// group: stop waiting for it then, and say why.
+	watching := make(chan struct{})
+	defer close(watching)
+	go func() {
+		select {
+		case <-g.Broken():
+			cancel()
+		case <-watching:
+		}
+	}()
 	errc := make(chan error, 2)
 	go func() { errc <- m.accept(ln, cfg) }()
 	go func() { errc <- m.dialLower(ctx, cfg) }()
 	err := errors.Join(<-errc, <-errc)
 	if err != nil {
 		m.closeConns()
+		if cause := g.Cause(); cause != nil {
+			return nil, fmt.Errorf("rank %d: connecting to the other ranks: %w", m.rank, cause)
+		}
 		if ctx.Err() != nil {
 			err = fmt.Errorf("rank %d: connecting to the other ranks: %w (%v)", m.rank, context.Cause(ctx), err)
 		}
@@ -179,6 +203,7 @@ func (m *Mesh) accept(ln net.Listener, cfg Config) error {
 			c.Close() // not one of ours
 			continue
 		}
+		c.SetReadDeadline(time.Time{}) // the hello's: the reader waits as long as it must
 		tune(c)
 		m.peers[r].c = c
 		n--
@@ -257,6 +282,9 @@ func (m *Mesh) deliver(p *peerConn, h header, r io.Reader) error {
 		w.done <- err
 		return err
 	}
+	if h.bytes > maxMessage {
+		return fmt.Errorf("a message of %d bytes from %s: over the CPU transport's limit (%d): the stream of messages is corrupt", h.bytes, m.g.Members[p.rank], uint64(maxMessage))
+	}
 	data := make([]byte, h.bytes)
 	if _, err := io.ReadFull(r, data); err != nil {
 		return err
@@ -300,6 +328,15 @@ func (m *Mesh) lose(p *peerConn, err error) {
 	why := fmt.Errorf("the connection to %s ended (did its process exit?): %w", m.g.Members[p.rank], err)
 	if closing {
 		why = errors.New("the Comm is closed")
+	} else {
+		// A peer that aborts closes its connections while rank 0 tells
+		// everyone why: wait a little for the why, which says more
+		// than the connection's end.
+		select {
+		case <-m.g.Broken():
+			why = m.g.Cause()
+		case <-time.After(250 * time.Millisecond):
+		}
 	}
 	p.mu.Lock()
 	if p.gone == nil {
@@ -341,12 +378,12 @@ func (m *Mesh) Err() error {
 	return m.err
 }
 
-// Close closes the connections; it is idempotent.
+// Close closes the connections and ends every wait; it is idempotent.
 func (m *Mesh) Close() error {
 	m.mu.Lock()
 	m.closing = true
 	m.mu.Unlock()
-	m.closeConns()
+	m.fail(&brokenError{msg: "the Comm is closed"})
 	return nil
 }
 

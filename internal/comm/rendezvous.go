@@ -58,6 +58,14 @@ type Group struct {
 	left     []bool // rank 0: the members that said bye
 	stop     chan struct{}
 	stopped  sync.Once
+
+	// count is how many collectives this member has issued (SetCount);
+	// leftAt, how many each member that left cleanly had issued: a member
+	// whose collectives outnumber a departed member's waits for a call
+	// that will never come, so the group breaks (CheckLeft).
+	count   func() uint64
+	leftAt  map[int]uint64
+	anyLeft atomic.Bool
 }
 
 // Rank and Size are the process's place in the group.
@@ -181,6 +189,7 @@ func (g *Group) serve(ctx context.Context, me Member, spec JoinSpec) error {
 	g.links = make([]*link, g.cfg.Size)
 	g.left = make([]bool, g.cfg.Size)
 	arrived := 1
+	var refused []string
 	fail := func(err error) error {
 		for _, l := range g.links {
 			if l != nil {
@@ -193,12 +202,17 @@ func (g *Group) serve(ctx context.Context, me Member, spec JoinSpec) error {
 		c, err := ln.Accept()
 		if err != nil {
 			if ctx.Err() != nil {
-				return fail(g.joinTimeout(ctx, arrived))
+				err := g.joinTimeout(ctx, arrived)
+				if len(refused) > 0 {
+					err = fmt.Errorf("%w; refused: %s", err, strings.Join(refused, "; "))
+				}
+				return fail(err)
 			}
 			return fail(fmt.Errorf("rank 0: rendezvous: %w", err))
 		}
 		m, why := g.admit(c, spec)
 		if why != "" {
+			refused = append(refused, fmt.Sprintf("%s from %s: %s", who(m), c.RemoteAddr(), why))
 			l := &link{c: c}
 			var e enc
 			e.str(why)
@@ -232,6 +246,13 @@ func (g *Group) serve(ctx context.Context, me Member, spec JoinSpec) error {
 		}
 	}
 	return nil
+}
+
+func who(m Member) string {
+	if m.PID == 0 {
+		return "a process"
+	}
+	return m.String()
 }
 
 // joinTimeout says which ranks never arrived.
@@ -432,12 +453,31 @@ func (g *Group) read(r int, l *link) {
 		switch t {
 		case frHeartbeat:
 		case frBye:
+			d := dec{b: p}
+			at := d.u64()
 			g.mu.Lock()
 			if g.left != nil {
 				g.left[r] = true
 			}
 			g.mu.Unlock()
-			return
+			if g.cfg.Rank == 0 {
+				var e enc
+				e.int(r)
+				e.u64(at)
+				for q, l := range g.links {
+					if l != nil && q != r && !g.hasLeft(q) {
+						l.send(frLeft, e.b, time.Second)
+					}
+				}
+			}
+			g.noteLeft(r, at)
+			return // nothing more comes on the link
+		case frLeft:
+			d := dec{b: p}
+			q, at := d.int(), d.u64()
+			if d.err == nil && q >= 0 && q < g.cfg.Size {
+				g.noteLeft(q, at)
+			}
 		case frAbort:
 			d := dec{b: p}
 			g.breakWith(d.str(), r)
@@ -476,6 +516,56 @@ func (g *Group) breakWith(why string, from int) {
 	}
 }
 
+// SetCount tells the group how to count this member's collectives, which
+// its goodbye carries.
+func (g *Group) SetCount(f func() uint64) {
+	g.mu.Lock()
+	g.count = f
+	g.mu.Unlock()
+}
+
+func (g *Group) collectives() uint64 {
+	g.mu.Lock()
+	f := g.count
+	g.mu.Unlock()
+	if f == nil {
+		return 0
+	}
+	return f()
+}
+
+// CheckLeft says whether this member's collective number n can still be
+// joined by every member: not when a member has left the group after
+// fewer collectives.
+func (g *Group) CheckLeft(n uint64) error {
+	if !g.anyLeft.Load() {
+		return nil
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for r, at := range g.leftAt {
+		if n > at {
+			return &brokenError{msg: fmt.Sprintf("%s closed its Comm after %d collectives, so this member's collective %d has no partner there", g.Members[r], at, n)}
+		}
+	}
+	return nil
+}
+
+// noteLeft records that member r left cleanly after at collectives, and
+// breaks the group when this member has issued more.
+func (g *Group) noteLeft(r int, at uint64) {
+	g.mu.Lock()
+	if g.leftAt == nil {
+		g.leftAt = map[int]uint64{}
+	}
+	g.leftAt[r] = at
+	g.mu.Unlock()
+	g.anyLeft.Store(true)
+	if err := g.CheckLeft(g.collectives()); err != nil {
+		g.breakWith(err.Error(), -1)
+	}
+}
+
 // Abort breaks the group because of this process (a failed collective,
 // Comm.Abort): every member learns why.
 func (g *Group) Abort(cause error) {
@@ -494,12 +584,14 @@ func (g *Group) Close() error {
 	broken := g.cause != nil
 	g.mu.Unlock()
 	g.stopped.Do(func() { close(g.stop) })
+	var e enc
+	e.u64(g.collectives())
 	for r, l := range g.links {
 		if l == nil {
 			continue
 		}
 		if !broken && !g.hasLeft(r) {
-			l.send(frBye, nil, time.Second)
+			l.send(frBye, e.b, time.Second)
 		}
 		l.c.Close()
 	}

@@ -13,17 +13,29 @@ type HostCall struct {
 	SendBytes, RecvBytes []byte
 }
 
-// Exec runs calls as one group: they are numbered in order (collectives
-// in one count that every member shares, point-to-point messages per
-// pair), then all run at once. The members of a group must execute their
-// collectives in the same order; Exec is called in the order of the
-// streams that run the calls.
-func (m *Mesh) Exec(calls []HostCall) error {
-	if err := m.Err(); err != nil {
-		return err
-	}
+// callID names one execution of a call: its number (collectives in one
+// count every member shares, point-to-point messages per pair), given in
+// the order the calls were issued, and which execution of it this is (a
+// call a graph captured runs once per replay).
+type callID struct {
+	seq uint64
+	gen uint32
+	p2p bool
+}
+
+func (id callID) at(step int) tag {
+	return tag{p2p: id.p2p, seq: id.seq, gen: id.gen, step: uint32(step)}
+}
+
+// Number gives calls their numbers, in the order of the calls to Number:
+// the order the members issue their calls, which they must keep the same
+// (as NCCL requires). The CPU transport numbers a batch when it is
+// enqueued, not when its host task runs, so that streams which reach
+// their calls in another order than they were issued do not swap them.
+func (m *Mesh) Number(calls []HostCall) []uint64 {
 	seqs := make([]uint64, len(calls))
 	m.seqMu.Lock()
+	defer m.seqMu.Unlock()
 	for i, c := range calls {
 		switch c.Kind {
 		case Send:
@@ -37,37 +49,53 @@ func (m *Mesh) Exec(calls []HostCall) error {
 			m.collSeq++
 		}
 	}
-	m.seqMu.Unlock()
+	return seqs
+}
+
+// Exec numbers calls and runs them as one group.
+func (m *Mesh) Exec(calls []HostCall) error { return m.ExecNumbered(calls, m.Number(calls), 0) }
+
+// ExecNumbered runs calls, numbered by Number, as one group: all at once.
+// gen counts the earlier executions of the same numbered calls (a graph's
+// replays): every member replays its graph as often, so the members agree
+// on it too.
+func (m *Mesh) ExecNumbered(calls []HostCall, seqs []uint64, gen uint32) error {
+	if err := m.Err(); err != nil {
+		return err
+	}
+	id := func(i int) callID {
+		return callID{seq: seqs[i], gen: gen, p2p: calls[i].Kind == Send || calls[i].Kind == Recv}
+	}
 	if len(calls) == 1 {
-		return m.exec(calls[0], seqs[0])
+		return m.exec(calls[0], id(0))
 	}
 	errs := make([]error, len(calls))
 	var wg sync.WaitGroup
 	for i, c := range calls {
-		wg.Go(func() { errs[i] = m.exec(c, seqs[i]) })
+		wg.Go(func() { errs[i] = m.exec(c, id(i)) })
 	}
 	wg.Wait()
 	return errors.Join(errs...)
 }
 
-func (m *Mesh) exec(c HostCall, seq uint64) error {
+func (m *Mesh) exec(c HostCall, id callID) error {
 	var err error
 	switch c.Kind {
 	case AllReduce:
-		err = m.allReduce(c, seq)
+		err = m.allReduce(c, id)
 	case Broadcast:
-		err = m.broadcast(c, seq)
+		err = m.broadcast(c, id)
 	case Reduce:
-		err = m.reduce(c, seq)
+		err = m.reduce(c, id)
 	case AllGather:
-		err = m.allGather(c, seq)
+		err = m.allGather(c, id)
 	case ReduceScatter:
-		err = m.reduceScatter(c, seq)
+		err = m.reduceScatter(c, id)
 	case Send:
-		err = m.send(c.Peer, m.hdr(c, tag{p2p: true, seq: seq}), c.SendBytes[:c.Count*c.DType.Size()])
+		err = m.send(c.Peer, m.hdr(c, id.at(0)), c.SendBytes[:c.Count*c.DType.Size()])
 	case Recv:
-		h := m.hdr(c, tag{p2p: true, seq: seq})
-		h.kind = Send
+		h := m.hdr(c, id.at(0))
+		h.kind, h.recvSide = Send, true
 		err = m.recv(c.Peer, h, c.RecvBytes[:c.Count*c.DType.Size()])
 	default:
 		err = fmt.Errorf("comm: unknown call %v", c.Kind)
@@ -102,7 +130,7 @@ func both(send, recv func() error) error {
 // holds the total of part r+1, then an all-gather of the parts. Every part
 // is summed in one order and copied out from one member, so every member
 // ends with the same bits.
-func (m *Mesh) allReduce(c HostCall, seq uint64) error {
+func (m *Mesh) allReduce(c HostCall, id callID) error {
 	es, n, r := c.DType.Size(), m.size, m.rank
 	dst := c.RecvBytes[:c.Count*es]
 	copy(dst, c.SendBytes[:c.Count*es])
@@ -117,7 +145,7 @@ func (m *Mesh) allReduce(c HostCall, seq uint64) error {
 		slo, shi := segment(c.Count, es, si, n)
 		rlo, rhi := segment(c.Count, es, ri, n)
 		t := tmp[:rhi-rlo]
-		h := m.hdr(c, tag{seq: seq, step: uint32(k)})
+		h := m.hdr(c, id.at(k))
 		if err := both(func() error { return m.send(right, h, dst[slo:shi]) }, func() error { return m.recv(left, h, t) }); err != nil {
 			return err
 		}
@@ -130,7 +158,7 @@ func (m *Mesh) allReduce(c HostCall, seq uint64) error {
 		si, ri := (r+1-k+n)%n, (r-k+n)%n
 		slo, shi := segment(c.Count, es, si, n)
 		rlo, rhi := segment(c.Count, es, ri, n)
-		h := m.hdr(c, tag{seq: seq, step: uint32(n - 1 + k)})
+		h := m.hdr(c, id.at(n-1+k))
 		if err := both(func() error { return m.send(right, h, dst[slo:shi]) }, func() error { return m.recv(left, h, dst[rlo:rhi]) }); err != nil {
 			return err
 		}
@@ -151,9 +179,9 @@ func (m *Mesh) others(f func(peer int) error) error {
 	return errors.Join(errs...)
 }
 
-func (m *Mesh) broadcast(c HostCall, seq uint64) error {
+func (m *Mesh) broadcast(c HostCall, id callID) error {
 	nb := c.Count * c.DType.Size()
-	h := m.hdr(c, tag{seq: seq})
+	h := m.hdr(c, id.at(0))
 	if m.rank == c.Peer {
 		copy(c.RecvBytes[:nb], c.SendBytes[:nb])
 		return m.others(func(p int) error { return m.send(p, h, c.RecvBytes[:nb]) })
@@ -162,9 +190,9 @@ func (m *Mesh) broadcast(c HostCall, seq uint64) error {
 }
 
 // reduce sums at the root in rank order.
-func (m *Mesh) reduce(c HostCall, seq uint64) error {
+func (m *Mesh) reduce(c HostCall, id callID) error {
 	nb := c.Count * c.DType.Size()
-	h := m.hdr(c, tag{seq: seq})
+	h := m.hdr(c, id.at(0))
 	if m.rank != c.Peer {
 		return m.send(c.Peer, h, c.SendBytes[:nb])
 	}
@@ -193,9 +221,9 @@ func (m *Mesh) gatherReduce(c HostCall, h header, own, dst []byte) error {
 	return nil
 }
 
-func (m *Mesh) allGather(c HostCall, seq uint64) error {
+func (m *Mesh) allGather(c HostCall, id callID) error {
 	nb := c.Count * c.DType.Size()
-	h := m.hdr(c, tag{seq: seq})
+	h := m.hdr(c, id.at(0))
 	copy(c.RecvBytes[m.rank*nb:(m.rank+1)*nb], c.SendBytes[:nb])
 	mine := c.RecvBytes[m.rank*nb : (m.rank+1)*nb]
 	return m.others(func(p int) error {
@@ -203,9 +231,9 @@ func (m *Mesh) allGather(c HostCall, seq uint64) error {
 	})
 }
 
-func (m *Mesh) reduceScatter(c HostCall, seq uint64) error {
+func (m *Mesh) reduceScatter(c HostCall, id callID) error {
 	nb := c.Count * c.DType.Size()
-	h := m.hdr(c, tag{seq: seq})
+	h := m.hdr(c, id.at(0))
 	errc := make(chan error, 1)
 	go func() {
 		errc <- m.others(func(p int) error { return m.send(p, h, c.SendBytes[p*nb:(p+1)*nb]) })

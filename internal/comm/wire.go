@@ -31,6 +31,7 @@ const (
 	frBye                            // either way: leaving cleanly
 	frAbort                          // either way: the group is broken, and why
 	frMeshHello                      // rank → rank on a data connection: who dials
+	frLeft                           // 0 → member: a member left cleanly, after so many collectives
 )
 
 type enc struct{ b []byte }

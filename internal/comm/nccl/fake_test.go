@@ -253,7 +253,7 @@ func fakeLib(t *testing.T) (*Lib, *fake) {
 	fakeFnsOnce.Do(makeFakeFns)
 	f := &fake{fail: map[string]int32{}}
 	fakeNow.Store(f)
-	return &Lib{arch: "fake", vendor: "NCCL", lib: &gpu.Library{Name: "fake NCCL"}, version: 22803, f: fakeFns}, f
+	return &Lib{arch: "fake", vendor: "NCCL", lib: &gpu.Library{Name: "fake NCCL"}, version: 22803, f: fakeFns, issue: new(sync.Mutex)}, f
 }
 
 // fakeDevice opens the GPU runtime's fake device for t.

@@ -35,6 +35,10 @@ type Lib struct {
 	lib     *gpu.Library
 	version int // ncclGetVersion's code, e.g. 22803
 	f       fns
+	// issue serializes the enqueues of every communicator of the library:
+	// NCCL does not allow operations on independent communicators of one
+	// device to be issued from several threads at once.
+	issue *sync.Mutex
 }
 
 // fns are the bound functions. Each comment gives the C signature; T* is
@@ -133,7 +137,7 @@ func open(arch string, names []string) (*Lib, error) {
 		return nil, fmt.Errorf("nccl: %w: %s is needed for collectives on %s GPUs, and none of %s could be opened (%s)",
 			ErrNoLibrary, vendor, archWord(arch), strings.Join(names, ", "), strings.Join(reasons, "; "))
 	}
-	l := &Lib{arch: arch, vendor: vendor, lib: lib}
+	l := &Lib{arch: arch, vendor: vendor, lib: lib, issue: new(sync.Mutex)}
 	// Every binding is bound as optional so that the missing one is named
 	// here in NCCL's terms, rather than in gpu.Bind's driver terms.
 	bs := l.f.bindings()

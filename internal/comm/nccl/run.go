@@ -80,7 +80,9 @@ func (c *Comm) Run(s backend.Stream, calls []comm.Call) error {
 			return err
 		}
 	}
+	c.lib.issue.Lock()
 	err = c.d.Do(c.enqueue)
+	c.lib.issue.Unlock()
 	if err == nil {
 		return nil
 	}
@@ -320,7 +322,9 @@ func (c *Comm) RawAllReduce(send, recv uint64, count int, dt comm.DType, op comm
 	}
 	c.mu.Lock()
 	c.raw = [7]uintptr{uintptr(send), uintptr(recv), uintptr(count), uintptr(dataTypes[dt]), uintptr(redOps[op]), c.h.Load(), stream}
+	c.lib.issue.Lock()
 	err := c.d.Do(c.rawCall)
+	c.lib.issue.Unlock()
 	c.mu.Unlock()
 	return err
 }
