@@ -1,7 +1,7 @@
 package main
 
 import (
-	"bufio"
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -136,16 +136,23 @@ func gpuCount(arch string) int {
 func runProgram(prog string, stderr io.Writer) (string, func(), error) {
 	nothing := func() {}
 	st, err := os.Stat(prog)
-	isGo := strings.HasSuffix(prog, ".go") || (err == nil && st.IsDir()) || (err != nil && strings.HasPrefix(prog, "./"))
-	if !isGo {
-		if err != nil {
-			if p, lerr := exec.LookPath(prog); lerr == nil {
-				return p, nothing, nil
-			}
-			return "", nil, fmt.Errorf("%s: no such program (give an executable, or a Go file, directory or package)", prog)
+	switch {
+	case strings.HasSuffix(prog, ".go"):
+	case err == nil && st.IsDir():
+		if !filepath.IsAbs(prog) && !strings.HasPrefix(prog, ".") {
+			prog = "./" + prog // a directory, not an import path
 		}
+	case err == nil:
 		abs, _ := filepath.Abs(prog)
 		return abs, nothing, nil
+	default:
+		if p, lerr := exec.LookPath(prog); lerr == nil {
+			return p, nothing, nil
+		}
+		if filepath.IsAbs(prog) || strings.HasPrefix(prog, ".") || !strings.Contains(prog, "/") {
+			return "", nil, fmt.Errorf("%s: no such program (give an executable, or a Go file, directory or package)", prog)
+		}
+		// An import path or a package pattern: go build says if it is not.
 	}
 	dir, err := os.MkdirTemp("", "qd-run-")
 	if err != nil {
@@ -185,6 +192,12 @@ func runGroup(c runConfig, prog string, args []string, env map[string]string, de
 		err  error
 	}
 	exits := make(chan exit, c.n)
+	var writers []*lineWriter
+	defer func() {
+		for _, w := range writers {
+			w.Flush()
+		}
+	}()
 	for r := range c.n {
 		cmd := exec.Command(prog, args...)
 		cmd.Env = os.Environ()
@@ -194,36 +207,31 @@ func runGroup(c runConfig, prog string, args []string, env map[string]string, de
 		cmd.Env = append(cmd.Env, "RANK="+strconv.Itoa(r), "LOCAL_RANK="+strconv.Itoa(r))
 		if device {
 			cmd.Env = append(cmd.Env, qd.EnvDevice+"="+strconv.Itoa(r))
+		} else {
+			cmd.Env = append(cmd.Env, qd.EnvDevice+"=") // the CPU has one device, whatever the parent chose
 		}
-		cmd.Stdin = nil
 		prefix := fmt.Sprintf("[%d] ", r)
 		if c.noPrefix {
 			prefix = ""
 		}
-		po, err := cmd.StdoutPipe()
-		if err != nil {
-			fmt.Fprintln(stderr, "qd run:", err)
-			return 1
-		}
-		pe, err := cmd.StderrPipe()
-		if err != nil {
-			fmt.Fprintln(stderr, "qd run:", err)
-			return 1
-		}
+		ow := &lineWriter{w: stdout, prefix: prefix, mu: &outMu}
+		ew := &lineWriter{w: stderr, prefix: prefix, mu: &outMu}
+		writers = append(writers, ow, ew)
+		cmd.Stdout, cmd.Stderr = ow, ew
+		// A child's own children may keep its output open after it
+		// exits: its exit counts all the same.
+		cmd.WaitDelay = 2 * time.Second
+		ownGroup(cmd) // a terminal's Ctrl-C reaches the children once, through qd run
 		if err := cmd.Start(); err != nil {
 			fmt.Fprintf(stderr, "qd run: starting rank %d: %v\n", r, err)
 			signalAll(procs[:r], syscall.SIGKILL)
+			for range r {
+				<-exits
+			}
 			return 1
 		}
 		procs[r] = cmd
-		go func() {
-			// Wait closes the pipes: it comes after their last line.
-			var copiers sync.WaitGroup
-			copiers.Go(func() { copyLines(po, stdout, prefix, &outMu) })
-			copiers.Go(func() { copyLines(pe, stderr, prefix, &outMu) })
-			copiers.Wait()
-			exits <- exit{r, cmd.Wait()}
-		}()
+		go func() { exits <- exit{r, cmd.Wait()} }()
 	}
 
 	sigs := make(chan os.Signal, 4)
@@ -270,28 +278,53 @@ func runGroup(c runConfig, prog string, args []string, env map[string]string, de
 		}
 	}
 	if code != 0 {
+		outMu.Lock()
 		fmt.Fprintf(stderr, "qd run: %d of %d processes failed: %s\n", len(failed), c.n, strings.Join(failed, "; "))
+		outMu.Unlock()
 	}
 	return code
 }
 
-// copyLines copies r to w line by line, each line after prefix.
-func copyLines(r io.Reader, w io.Writer, prefix string, mu *sync.Mutex) {
-	br := bufio.NewReaderSize(r, 64<<10)
+// lineWriter writes whole lines to w, each after prefix, under mu; Flush
+// writes a last line that has no newline. exec copies a child's output
+// into it from one goroutine.
+type lineWriter struct {
+	w      io.Writer
+	prefix string
+	mu     *sync.Mutex
+	buf    []byte
+}
+
+func (l *lineWriter) Write(p []byte) (int, error) {
+	l.buf = append(l.buf, p...)
 	for {
-		line, err := br.ReadString('\n')
-		if line != "" {
-			if !strings.HasSuffix(line, "\n") {
-				line += "\n"
-			}
-			mu.Lock()
-			io.WriteString(w, prefix+line)
-			mu.Unlock()
+		i := bytes.IndexByte(l.buf, '\n')
+		if i < 0 {
+			break
 		}
-		if err != nil {
-			return
-		}
+		l.mu.Lock()
+		io.WriteString(l.w, l.prefix)
+		l.w.Write(l.buf[:i+1])
+		l.mu.Unlock()
+		l.buf = l.buf[i+1:]
 	}
+	if len(l.buf) > 64<<10 { // a very long line goes on in pieces
+		l.Flush()
+	}
+	return len(p), nil
+}
+
+// Flush writes what is left, ending it with a newline.
+func (l *lineWriter) Flush() {
+	if len(l.buf) == 0 {
+		return
+	}
+	l.mu.Lock()
+	io.WriteString(l.w, l.prefix)
+	l.w.Write(l.buf)
+	io.WriteString(l.w, "\n")
+	l.mu.Unlock()
+	l.buf = nil
 }
 
 func signalAll(procs []*exec.Cmd, s os.Signal) {
@@ -302,10 +335,17 @@ func signalAll(procs []*exec.Cmd, s os.Signal) {
 	}
 }
 
+// exitCode is a failed process's status: its exit code, or 128 plus the
+// signal that killed it, as shells report it.
 func exitCode(err error) int {
 	var ee *exec.ExitError
-	if errors.As(err, &ee) && ee.ExitCode() > 0 {
-		return ee.ExitCode()
+	if errors.As(err, &ee) {
+		if ee.ExitCode() > 0 {
+			return ee.ExitCode()
+		}
+		if n := signalOf(ee); n > 0 {
+			return 128 + n
+		}
 	}
 	return 1
 }
