@@ -119,9 +119,9 @@ func LocalRank() int {
 // Program. Its methods are safe for concurrent use, but every member must
 // make the same collective calls in the same order (on one stream, or on
 // streams ordered by events), and each pair's Sends and Recvs must pair
-// up in order, as with NCCL; a member whose calls go out of step breaks
-// the group on the CPU backend (ErrCommBroken, saying how) and hangs
-// NCCL until the peer timeout.
+// up in order, as with NCCL. Calls pair in the order each member issues
+// them. A member whose calls differ from its partners' breaks the group
+// on the CPU backend (ErrCommBroken, saying how); NCCL waits for it.
 type Comm struct {
 	c *commCore
 	b *commBatch // the batch of a Group's function; nil outside Group

@@ -27,7 +27,8 @@ type Config struct {
 	// its connections, which breaks the group at once.
 	Heartbeat, PeerTimeout time.Duration
 	// OpTimeout bounds each wait for a peer's data in the CPU transport
-	// (a peer alive but never making the matching call); 0 is no bound.
+	// (a peer alive but never making the matching call); 0 is
+	// DefaultOpTimeout, a negative one no bound.
 	OpTimeout time.Duration
 }
 
