@@ -633,8 +633,13 @@ func (g *gen) parallelTask(l *ir.ParallelFor, local int) {
 		for d := n - 1; d >= 0; d-- {
 			val := rest
 			if d > 0 {
-				val = f.Op(OpUMod, i64, rest, ext[d])
-				rest = f.Op(OpUDiv, i64, rest, ext[d])
+				// rest - (rest/ext)*ext, not OpUMod: with OpUMod, NVIDIA's
+				// driver (580) gave the last index + 1 as 1 in every
+				// invocation of a 3-D loop (in[i][j][k+1] read
+				// in[i][j][1]; TestNDRangeAccesses).
+				q := f.Op(OpUDiv, i64, rest, ext[d])
+				val = f.Op(OpISub, i64, rest, f.Op(OpIMul, i64, q, ext[d]))
+				rest = q
 			}
 			if t := l.Vars[d].Type; t.Bits() != 64 {
 				val = g.norm(t, f.Op(OpUConvert, g.typ(t), val))
