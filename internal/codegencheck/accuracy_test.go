@@ -186,9 +186,19 @@ func accSamples() int {
 
 // archs runs the accuracy test on the backends of the behaviour suite,
 // with its rule: with QD_GPU_RUN=1 a missing CUDA fails it.
-var archs = testarchs.New(func(a qd.Arch) (*qd.Program, error) { return qd.Init(qd.WithArch(a)) }, qd.CPU, qd.CUDA, qd.AMDGPU)
+// On a Vulkan device that runs on the CPU (lavapipe, whose fma is not
+// fused) the results are measured and logged, not held to the GPUs'
+// bounds.
+var archs = testarchs.New(func(a qd.Arch) (*qd.Program, error) { return qd.Init(qd.WithArch(a)) }, qd.CPU, qd.CUDA, qd.AMDGPU, qd.Vulkan)
 
 func TestMain(m *testing.M) { archs.Main(m) }
+
+// nvidiaVulkanOff are the float64 operations NVIDIA's Vulkan driver (580)
+// leaves off in a few cases that the generator's fma corrections do not
+// reach: quotients with subnormal results (1 ulp, and ±5e-324 as ±0) and
+// the square roots of the largest values below 1 and of MaxFloat64 (1
+// ulp). They are logged there, not failed (docs/accuracy.md).
+var nvidiaVulkanOff = map[string]bool{"div": true, "sqrt": true}
 
 func TestMathAccuracy(t *testing.T) {
 	list, missing := accFuncList()
@@ -240,11 +250,18 @@ func TestMathAccuracy(t *testing.T) {
 							accCompareExact(f, f32, xs, ys, got, res)
 						}
 						res.n = len(xs)
+						report := t.Error
+						switch {
+						case p.Arch() == qd.Vulkan && p.Device().Software:
+							report = t.Log // measured, not bounded (above)
+						case p.Arch() == qd.Vulkan && strings.Contains(p.Device().Name, "NVIDIA") && typ == ir.F64 && nvidiaVulkanOff[f.name]:
+							report = t.Log // the driver's known defect (docs/accuracy.md)
+						}
 						for _, m := range res.bad {
-							t.Error(m)
+							report(m)
 						}
 						if res.nBad > len(res.bad) {
-							t.Errorf("... %d failures in all", res.nBad)
+							report(fmt.Sprintf("... %d failures in all", res.nBad))
 						}
 					})
 				}
