@@ -428,11 +428,14 @@ func (c *commCore) enqueue(s *Stream, what string, calls []comm.Call, ops []oper
 		}
 		c.colls.Add(k)
 	}
-	if s != nil && s.c != nil && s.c.cap.Load() != nil {
-		c.captured.Store(true)
-	}
 	n := c.calls.Add(uint64(len(calls)))
-	err := c.p.enqueueOn(s, what, ops, func(bs backend.Stream) error { return c.run(bs, calls) }, zs...)
+	err := c.p.enqueueOn(s, what, ops, func(bs backend.Stream) error {
+		// Under s's gate (enqueueGated): its capture state holds.
+		if s.c.cap.Load() != nil {
+			c.captured.Store(true)
+		}
+		return c.run(bs, calls)
+	}, zs...)
 	if err != nil {
 		if terr := c.t.Err(); terr != nil {
 			return fmt.Errorf("qd: %s: %w", what, c.brokenErr(terr))

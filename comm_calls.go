@@ -231,9 +231,6 @@ func (h *Comm) Group(f func(g *Comm) error) error {
 	if err != nil || len(items) == 0 {
 		return err
 	}
-	if h == nil || h.c == nil {
-		return errNilComm(what)
-	}
 	c := h.c
 	if err := c.p.enter(); err != nil {
 		return err

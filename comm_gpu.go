@@ -97,9 +97,9 @@ type ncclTransport struct {
 	once sync.Once
 }
 
-// watch breaks the group when NCCL reports a failure (a remote error,
-// an abort), so that the other members learn of it without waiting for
-// this one to synchronize.
+// watch breaks the group when the communicator has failed (its own
+// watch polls NCCL's asynchronous errors), so that the other members
+// learn of it without waiting for this one to synchronize.
 func (t *ncclTransport) watch() {
 	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()
@@ -110,7 +110,10 @@ func (t *ncclTransport) watch() {
 		case <-t.g.Broken():
 			return
 		case <-tick.C:
-			t.Err()
+			if err := t.nc.Failure(); err != nil {
+				t.g.Abort(err)
+				return
+			}
 		}
 	}
 }

@@ -627,3 +627,7 @@ func TestMeshOutlivesItsHandshake(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Exec numbers calls and runs them as one group: Number then
+// ExecNumbered, as HostTransport does across its enqueue and its task.
+func (m *Mesh) Exec(calls []HostCall) error { return m.ExecNumbered(calls, m.Number(calls), 0) }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"sync"
 	"sync/atomic"
 	"unsafe"
 
@@ -21,8 +20,6 @@ type HostTransport struct {
 	mesh  *Mesh
 	tasks backend.HostTasker
 
-	mu       sync.Mutex
-	closed   bool
 	inflight atomic.Int64 // batches enqueued or running
 }
 
@@ -112,13 +109,5 @@ func (t *HostTransport) Abort(cause error) {
 	t.mesh.fail(&brokenError{msg: cause.Error()})
 }
 
-// Close closes the connections to the peers.
-func (t *HostTransport) Close() error {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.closed {
-		return nil
-	}
-	t.closed = true
-	return t.mesh.Close()
-}
+// Close closes the connections to the peers; it is idempotent.
+func (t *HostTransport) Close() error { return t.mesh.Close() }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -596,15 +595,4 @@ func (g *Group) Close() error {
 		l.c.Close()
 	}
 	return nil
-}
-
-// peersOf is every rank but r, for messages.
-func peersOf(size, r int) []int {
-	var out []int
-	for i := range size {
-		if i != r {
-			out = append(out, i)
-		}
-	}
-	return slices.Clip(out)
 }

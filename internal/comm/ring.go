@@ -52,9 +52,6 @@ func (m *Mesh) Number(calls []HostCall) []uint64 {
 	return seqs
 }
 
-// Exec numbers calls and runs them as one group.
-func (m *Mesh) Exec(calls []HostCall) error { return m.ExecNumbered(calls, m.Number(calls), 0) }
-
 // ExecNumbered runs calls, numbered by Number, as one group: all at once.
 // gen counts the earlier executions of the same numbered calls (a graph's
 // replays): every member replays its graph as often, so the members agree

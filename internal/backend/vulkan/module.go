@@ -246,7 +246,7 @@ func (m *module) Begin(bs backend.Stream, args *backend.Args) (backend.Launch, e
 		}
 	}
 	for ti := range m.tasks {
-		ti, t := ti, &m.tasks[ti]
+		t := &m.tasks[ti]
 		en := &t.entry
 		if t.deferred {
 			size := t.info.BlockSize(args.Scalars, shapes)

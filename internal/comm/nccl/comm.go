@@ -173,6 +173,15 @@ func (c *Comm) Size() int { return c.size }
 // Lib is the library the communicator runs on.
 func (c *Comm) Lib() *Lib { return c.lib }
 
+// Failure is the error that broke the Comm as recorded so far (by Abort,
+// a failed call or the watch's poll), without polling NCCL itself.
+func (c *Comm) Failure() error {
+	if f := c.failure.Load(); f != nil {
+		return f.err
+	}
+	return nil
+}
+
 // Err is the error that broke the Comm, or nil while it works. It polls
 // ncclCommGetAsyncError, so a fault NCCL has seen is reported at once, not
 // at the watch's next poll.
