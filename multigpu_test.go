@@ -147,7 +147,7 @@ func pingPong(t *testing.T, p0, p1 *Program, order func(t *testing.T, from, to *
 			hist:  newNdarray[float32](t, p, rounds, n),
 			s:     newStream(t, p),
 			e:     newEvent(t, p),
-			spin:  200000, description: p.Device().String(),
+			spin:  slowSteps(p, 200000), description: p.Device().String(),
 		}
 	}
 	d0, d1 := mk(p0), mk(p1)

@@ -136,12 +136,8 @@ func TestCopyFromAndFill(t *testing.T) {
 		qs := newStream(t, q)
 		qa := newNdarray[int32](t, q, 4)
 		qh := newHostArray[int32](t, q, 4)
-		if p.Arch() == Vulkan { // no copies between Programs (needPeers)
-			wantErr(t, c.CopyFromOn(s, qa), ErrUnsupported)
-		} else {
-			check(t, c.CopyFromOn(s, qa))
-			allEqual(t, "copy from another Program", toSlice(t, c), 0)
-		}
+		check(t, c.CopyFromOn(s, qa))
+		allEqual(t, "copy from another Program", toSlice(t, c), 0)
 		wantErr(t, c.CopyFromHostOn(s, qh), ErrForeign)
 		wantErr(t, c.FillOn(qs, 1), ErrForeign)
 		// Closed objects.

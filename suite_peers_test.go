@@ -144,7 +144,7 @@ func crossOrder(t *testing.T, from, to *Program, order func(t *testing.T, from, 
 	e := newEvent(t, from)
 	for r := range rounds {
 		v := float32(r + 1)
-		check(t, slow.LaunchOn(sf, x, v, state, int64(300000)))
+		check(t, slow.LaunchOn(sf, x, v, state, slowSteps(from, 300000)))
 		check(t, order(t, sf, st, e))
 		check(t, y.CopyFromOn(st, x))
 		allEqual(t, fmt.Sprintf("round %d: y", r), toSlice(t, y), v)
@@ -311,14 +311,14 @@ func crossTracking(t *testing.T, p, q *Program) {
 		// read waits for q's stream.
 		xq := newNdarray[float32](t, q, 1024)
 		yp := newNdarray[float32](t, p, 1024)
-		check(t, slowQ.LaunchOn(qs, xq, v, stateQ, int64(300000)))
+		check(t, slowQ.LaunchOn(qs, xq, v, stateQ, slowSteps(q, 300000)))
 		check(t, yp.CopyFromOn(qs, xq))
 		allEqual(t, "read after a copy on the other Program's stream", toSlice(t, yp), v)
 		// A copy queued on p's stream behind slow work; the source is
 		// closed at once: its memory outlives the copy.
 		zp := newNdarray[float32](t, p, 1024)
 		dummy := newNdarray[float32](t, p, 8)
-		check(t, slowP.LaunchOn(ps, dummy, v, stateP, int64(300000)))
+		check(t, slowP.LaunchOn(ps, dummy, v, stateP, slowSteps(p, 300000)))
 		check(t, zp.CopyFromOn(ps, xq))
 		check(t, xq.Close())
 		allEqual(t, "copy of a source closed after the enqueue", toSlice(t, zp), v)
@@ -327,7 +327,7 @@ func crossTracking(t *testing.T, p, q *Program) {
 	xq := filled[float32](t, q, 1, 4096)
 	yp := newNdarray[float32](t, p, 4096)
 	dummy := newNdarray[float32](t, p, 8)
-	check(t, slowP.LaunchOn(ps, dummy, float32(1), stateP, int64(300000)))
+	check(t, slowP.LaunchOn(ps, dummy, float32(1), stateP, slowSteps(p, 300000)))
 	check(t, yp.CopyFromOn(ps, xq))
 	eq := newEvent(t, q)
 	check(t, q.Close())
@@ -398,7 +398,8 @@ func crossConcurrency(t *testing.T, open func() (*Program, *Program)) {
 // relay's copies are plain memory reads racing the kernels' atomics.
 func TestCrossProgramRendezvous(t *testing.T) {
 	forEachArch(t, func(t *testing.T, p *Program) {
-		needs(t, p, needPeers)
+		// The relay streams' copies run beside the spinning kernels.
+		needs(t, p, needPeers, needLongLoops, needConcurrentStreams)
 		if p.Arch() == CPU && raceEnabled {
 			t.Skip("the CPU's copies race the kernels' atomics, which the race detector reports")
 		}

@@ -316,6 +316,7 @@ type graphExec struct {
 	cb     uintptr
 	mu     sync.Mutex
 	last   vk.Wait // the last replay's signal; zero before the first
+	lastOn *Stream // the stream of the last replay
 	closed bool
 }
 
@@ -332,14 +333,21 @@ func (x *graphExec) Launch(bs backend.Stream) error {
 		return backend.ClosedError("vulkan: Launch of a closed graph exec")
 	}
 	var extra []vk.Wait
-	if x.last.Value > 0 && x.last.Semaphore != s.sem {
-		extra = append(extra, x.last)
+	if last := x.last; last.Value > 0 && last.Semaphore != s.sem {
+		if x.lastOn.submitted.Load() < last.Value {
+			// The last replay is held behind a relay of its stream (peer.go).
+			if _, err := s.d.relay(s, nil, func() error { return s.d.waitValue(last.Semaphore, last.Value) }); err != nil {
+				return err
+			}
+		} else {
+			extra = append(extra, last)
+		}
 	}
 	v, err := s.submitRecorded(x.cb, extra)
 	if err != nil {
 		return err
 	}
-	x.last = vk.Wait{Semaphore: s.sem, Value: v}
+	x.last, x.lastOn = vk.Wait{Semaphore: s.sem, Value: v}, s
 	return nil
 }
 

@@ -43,6 +43,8 @@ type Device struct {
 	hosts     hostRegistry             // live host buffers by address (own lock)
 	staging   stagingPool              // (own lock)
 	pool      memPool                  // freed AllocOn blocks (pool.go; own lock)
+
+	helperState // relays of work between devices (peer.go)
 }
 
 var (
@@ -220,6 +222,17 @@ func (d *Device) Close() error {
 			errs = append(errs, d.wrap(err))
 		}
 	}
+	// Relays that hold d (peer.go) finish before anything they name is
+	// destroyed; none starts once closing is set (enter reads it under mu).
+	d.mu.Lock()
+	d.mu.Unlock()
+	d.relays.Wait()
+	if d.lost.Load() == nil {
+		// What the relays made of held submits.
+		if err := d.vd.WaitIdle(); err != nil {
+			errs = append(errs, d.wrap(err))
+		}
+	}
 	d.mu.Lock()
 	streams, events, bufs := mapKeys(d.streams), mapKeys(d.events), mapKeys(d.buffers)
 	hosts := d.hosts.all()
@@ -227,6 +240,7 @@ func (d *Device) Close() error {
 	for _, s := range streams {
 		errs = append(errs, s.release())
 	}
+	errs = append(errs, d.releaseHelper())
 	for _, e := range events {
 		e.release()
 	}

@@ -65,7 +65,16 @@
 //
 // Kernels (Compile, Module, Launch) are module.go's, over the SPIR-V of
 // internal/codegen/spirv; they record dispatches through Stream.submit
-// and hang launch ends on Stream.onComplete. Not here yet: graphs,
-// tracing (backend.Tracing), peer copies between devices (backend.Peer),
-// stream priorities and wrapped streams.
+// and hang launch ends on Stream.onComplete. Graphs are capture.go's.
+//
+// # Between devices
+//
+// Waits for another device's events and copies between two devices'
+// buffers (backend.Peer) are peer.go's relays: a goroutine does the host's
+// part (a wait for the other device's semaphore, a copy through staging
+// memory of both devices) while the stream's later submits are held on
+// the host, so that no queue waits for a signal not submitted yet.
+//
+// Not here yet: tracing (backend.Tracing), stream priorities and wrapped
+// streams.
 package vulkan

@@ -22,9 +22,11 @@ type Event struct {
 	qpool  uint64 // timing events: the timestamp's query pool
 	closed atomic.Bool
 
-	mu      sync.Mutex
-	sem     uint64
-	value   uint64
+	mu    sync.Mutex
+	sem   uint64
+	value uint64
+	src   *Stream // the stream of the recorded point; nil for a capture's
+
 	stamped bool // the recorded point carries a timestamp
 	// captured: the last Record was on a capturing stream: it marks
 	// point of capture cap (capture.go).
@@ -70,6 +72,14 @@ func (e *Event) point() (sem, value uint64) {
 	return e.sem, e.value
 }
 
+// pointOf is point with the stream it was recorded on (nil when never
+// recorded, or in a capture).
+func (e *Event) pointOf() (sem, value uint64, src *Stream) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.sem, e.value, e.src
+}
+
 // Record captures the work enqueued on bs so far, replacing the point
 // recorded before. A timing event submits its timestamp's write; other
 // events submit nothing (only the event waits bs has pending, which come
@@ -92,7 +102,7 @@ func (e *Event) Record(bs backend.Stream) error {
 		p := c.point(s)
 		c.mu.Unlock()
 		e.mu.Lock()
-		e.sem, e.value, e.stamped, e.captured, e.cap, e.capPoint = s.sem, 0, false, true, c, p
+		e.sem, e.value, e.src, e.stamped, e.captured, e.cap, e.capPoint = s.sem, 0, nil, false, true, c, p
 		e.mu.Unlock()
 		return nil
 	}
@@ -109,7 +119,7 @@ func (e *Event) Record(bs backend.Stream) error {
 		return err
 	}
 	e.mu.Lock()
-	e.sem, e.value, e.stamped, e.captured, e.cap, e.capPoint = s.sem, v, e.timing, false, nil, nil
+	e.sem, e.value, e.src, e.stamped, e.captured, e.cap, e.capPoint = s.sem, v, s, e.timing, false, nil, nil
 	e.mu.Unlock()
 	return nil
 }

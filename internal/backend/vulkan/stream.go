@@ -3,6 +3,7 @@ package vulkan
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -41,6 +42,18 @@ type Stream struct {
 	err      error      // the first error a hook returned since Synchronize
 	released bool       // the pool is destroyed, the semaphore given back
 	capture  *capture   // the capture in progress (capture.go); nil when none
+
+	// Relays (peer.go) gate the stream: a submit made while a relay
+	// registered before it is pending is held, in order, and made by the
+	// relay that lifts its last gate, so that no queue ever waits for a
+	// value not submitted yet. gates counts the relays registered,
+	// gatesDone those done in registration order, doneAhead those done
+	// out of it.
+	gates, gatesDone uint64
+	doneAhead        []uint64
+	held             []heldSubmit
+	// submitted is the value of the last submit made to the queue.
+	submitted atomic.Uint64
 
 	// hmu serialises the running of hooks, so that a Synchronize returns
 	// only after every hook up to its value has run, also one that
@@ -160,29 +173,18 @@ func (s *Stream) submit(record func(cb uintptr)) (uint64, error) {
 	return s.submitLocked(cb)
 }
 
-// submitLocked submits cb (0: no command buffer) with the stream's waits.
-// The caller holds mu, which keeps the stream's values in submit order.
+// submitLocked submits cb (0: no command buffer) with the stream's waits,
+// or holds it while a relay gates the stream. The caller holds mu, which
+// keeps the stream's values in submit order.
 func (s *Stream) submitLocked(cb uintptr) (uint64, error) {
-	w := s.waitBuf[:0]
-	if s.last > 0 {
-		w = append(w, vk.Wait{Semaphore: s.sem, Value: s.last})
-	}
-	w = append(w, s.waits...)
-	s.waitBuf = w[:0]
-	var cbs []uintptr
-	if cb != 0 {
-		s.cbs[0] = cb
-		cbs = s.cbs[:]
-	}
 	value := s.last + 1
-	s.q.mu.Lock()
-	err := s.d.vd.Submit(s.q.h, cbs, w, s.sem, value)
-	s.q.mu.Unlock()
-	if err != nil {
+	if s.gates > s.gatesDone {
+		s.held = append(s.held, heldSubmit{cb: cb, waits: slices.Clone(s.waits), value: value, gate: s.gates})
+	} else if err := s.queueSubmitLocked(cb, s.waits, value); err != nil {
 		if cb != 0 {
 			s.free = append(s.free, cb) // Begin resets it
 		}
-		return 0, s.d.wrap(err)
+		return 0, err
 	}
 	s.last = value
 	clear(s.waits)
@@ -191,6 +193,80 @@ func (s *Stream) submitLocked(cb uintptr) (uint64, error) {
 		s.inflight = append(s.inflight, inFlight{cb, value})
 	}
 	return value, nil
+}
+
+// queueSubmitLocked submits cb to the queue, signalling value after the
+// stream's previous value and waits.
+func (s *Stream) queueSubmitLocked(cb uintptr, waits []vk.Wait, value uint64) error {
+	w := s.waitBuf[:0]
+	if value > 1 {
+		w = append(w, vk.Wait{Semaphore: s.sem, Value: value - 1})
+	}
+	w = append(w, waits...)
+	s.waitBuf = w[:0]
+	var cbs []uintptr
+	if cb != 0 {
+		s.cbs[0] = cb
+		cbs = s.cbs[:]
+	}
+	s.q.mu.Lock()
+	err := s.d.vd.Submit(s.q.h, cbs, w, s.sem, value)
+	s.q.mu.Unlock()
+	if err != nil {
+		return s.d.wrap(err)
+	}
+	s.submitted.Store(value)
+	return nil
+}
+
+// heldSubmit is a submit held while relays gate the stream: it waits for
+// the relays numbered up to gate.
+type heldSubmit struct {
+	cb    uintptr
+	waits []vk.Wait
+	value uint64
+	gate  uint64
+}
+
+// gateLocked registers a relay that gates the stream's later submits and
+// returns its number, for liftGate.
+func (s *Stream) gateLocked() uint64 {
+	s.gates++
+	return s.gates
+}
+
+// liftGate marks relay g done and makes the held submits it was the last
+// gate of. A submit that fails then (the device lost, out of memory) is
+// the stream's error, and the semaphore is raised past every held value
+// from the host, so that nothing waits for them forever.
+func (s *Stream) liftGate(g uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.doneAhead = append(s.doneAhead, g)
+	for {
+		i := slices.Index(s.doneAhead, s.gatesDone+1)
+		if i < 0 {
+			break
+		}
+		s.doneAhead = slices.Delete(s.doneAhead, i, i+1)
+		s.gatesDone++
+	}
+	n := 0
+	for n < len(s.held) && s.held[n].gate <= s.gatesDone {
+		h := &s.held[n]
+		if err := s.queueSubmitLocked(h.cb, h.waits, h.value); err != nil {
+			if s.err == nil {
+				s.err = err
+			}
+			last := s.held[len(s.held)-1].value
+			_ = s.d.vd.SignalSemaphore(s.sem, last) // fails only on a lost device, whose waits end
+			n = len(s.held)
+			break
+		}
+		n++
+	}
+	clear(s.held[:n])
+	s.held = slices.Delete(s.held, 0, n)
 }
 
 // submitRecorded submits cb, recorded by its owner (a graph exec), with
@@ -459,7 +535,7 @@ func (s *Stream) WaitEvent(be backend.Event) error {
 		s.capture = c
 		return nil
 	}
-	sem, value := e.point()
+	sem, value, src := e.pointOf()
 	if value == 0 || sem == s.sem {
 		return nil
 	}
@@ -467,6 +543,12 @@ func (s *Stream) WaitEvent(be backend.Event) error {
 		return s.d.wrap(err)
 	} else if v >= value {
 		return nil
+	}
+	if src != nil && src.submitted.Load() < value {
+		// Held behind a relay of its stream: a wait for it in a submit
+		// would wait for a value not submitted yet (see Stream).
+		_, err := s.d.relay(s, nil, func() error { return s.d.waitValue(sem, value) })
+		return err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
