@@ -348,7 +348,6 @@ func needs(t testing.TB, p *Program, ns ...need) {
 		switch n {
 		case needPeers:
 		case needTrace:
-			t.Skipf("vulkan: no runtime trace on Vulkan yet (%s)", desc)
 		case needConcurrentStreams:
 			needsQueues(t, p, 2)
 		case needLongLoops:

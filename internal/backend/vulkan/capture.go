@@ -49,7 +49,9 @@ type capture struct {
 	order  []*Stream // the lanes in joining order
 	nodes  []*node
 	hooks  []func() error
-	ended  bool // EndCapture ran: no stream joins any more
+	ended  bool     // EndCapture ran: no stream joins any more
+	marks  int      // trace marks among the nodes (trace.go)
+	spans  [][2]int // the traced spans' start and end marks, in End order
 }
 
 // lane is one stream's part: its nodes, and the nodes the next one
@@ -63,6 +65,7 @@ type lane struct {
 type node struct {
 	record func(cb uintptr)
 	deps   []*node // the nodes it must follow (its lane's previous one included)
+	mark   int     // a trace mark's number + 1 (trace.go); 0 for other nodes
 }
 
 // point is the node an event recorded on a capturing stream stands for:
@@ -88,10 +91,15 @@ func (c *capture) point(s *Stream) *node {
 
 // add appends a command to s's lane.
 func (c *capture) add(s *Stream, record func(cb uintptr)) {
+	c.addNode(s, &node{record: record})
+}
+
+// addNode appends n, which holds a command, to s's lane.
+func (c *capture) addNode(s *Stream, n *node) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	l := c.lanes[s]
-	n := &node{record: record, deps: l.pending}
+	n.deps = l.pending
 	if k := len(l.nodes); k > 0 {
 		n.deps = append(n.deps, l.nodes[k-1])
 	}
@@ -180,7 +188,7 @@ func (d *Device) EndCapture(bs backend.Stream) (backend.Graph, error) {
 			return nil, errUnjoined
 		}
 	}
-	g := &graph{d: d, nodes: c.nodes, hooks: c.hooks}
+	g := &graph{d: d, nodes: c.nodes, hooks: c.hooks, marks: c.marks, spans: c.spans}
 	g.refs.Store(1)
 	return g, nil
 }
@@ -238,6 +246,8 @@ type graph struct {
 	d      *Device
 	nodes  []*node
 	hooks  []func() error
+	marks  int          // trace marks among the nodes
+	spans  [][2]int     // the traced spans' marks
 	refs   atomic.Int32 // the graph and its execs
 	closed atomic.Bool
 }
@@ -286,27 +296,44 @@ func (g *graph) Instantiate() (backend.GraphExec, error) {
 	}
 	cb, err := vd.AllocateCommandBuffer(pool)
 	if err == nil {
-		err = vd.Begin(cb, vk.CommandBufferUsageSimultaneous)
+		err = g.record(cb, 0)
 	}
 	if err != nil {
 		vd.DestroyCommandPool(pool)
 		return nil, g.d.wrap(err)
+	}
+	ok = true
+	return &graphExec{g: g, pool: pool, cb: cb}, nil
+}
+
+// record records the graph's commands into cb: for the exec's own replays
+// (marks 0: the trace marks write nothing), or for one traced replay,
+// whose marks write their timestamps into query pool marks (trace.go).
+func (g *graph) record(cb uintptr, marks uint64) error {
+	vd := g.d.vd
+	flags := uint32(vk.CommandBufferUsageSimultaneous)
+	if marks != 0 {
+		flags = vk.CommandBufferUsageOneTimeSubmit
+	}
+	if err := vd.Begin(cb, flags); err != nil {
+		return err
 	}
 	for i, lv := range levels(g.nodes) {
 		if i > 0 {
 			vd.CmdBarrier(cb)
 		}
 		for _, n := range lv {
+			if n.mark > 0 {
+				if marks != 0 {
+					vd.CmdTimestamp(cb, marks, n.mark-1)
+				}
+				continue
+			}
 			n.record(cb)
 		}
 	}
 	vd.CmdHostReadBarrier(cb)
-	if err := vd.End(cb); err != nil {
-		vd.DestroyCommandPool(pool)
-		return nil, g.d.wrap(err)
-	}
-	ok = true
-	return &graphExec{g: g, pool: pool, cb: cb}, nil
+	return vd.End(cb)
 }
 
 // graphExec is an instantiated graph.
@@ -318,6 +345,14 @@ type graphExec struct {
 	last   vk.Wait // the last replay's signal; zero before the first
 	lastOn *Stream // the stream of the last replay
 	closed bool
+	// traced are the command buffers of traced replays (trace.go), freed
+	// once their stream passes them.
+	traced []tracedReplay
+}
+
+type tracedReplay struct {
+	cb         uintptr
+	sem, value uint64
 }
 
 // Launch submits one replay on s, after s's work and the exec's last
@@ -332,23 +367,41 @@ func (x *graphExec) Launch(bs backend.Stream) error {
 	if x.closed {
 		return backend.ClosedError("vulkan: Launch of a closed graph exec")
 	}
+	_, err = x.launchLocked(s, x.cb)
+	return err
+}
+
+// launchLocked submits cb, a replay of the exec, on s after s's work and
+// the exec's last replay, and frees the traced replays' command buffers
+// that are done.
+func (x *graphExec) launchLocked(s *Stream, cb uintptr) (uint64, error) {
+	kept := x.traced[:0]
+	for _, r := range x.traced {
+		if v, err := x.g.d.vd.SemaphoreValue(r.sem); err == nil && v >= r.value {
+			x.g.d.vd.FreeCommandBuffer(x.pool, r.cb)
+		} else {
+			kept = append(kept, r)
+		}
+	}
+	clear(x.traced[len(kept):])
+	x.traced = kept
 	var extra []vk.Wait
 	if last := x.last; last.Value > 0 && last.Semaphore != s.sem {
 		if x.lastOn.submitted.Load() < last.Value {
 			// The last replay is held behind a relay of its stream (peer.go).
 			if _, err := s.d.relay(s, nil, func() error { return s.d.waitValue(last.Semaphore, last.Value) }); err != nil {
-				return err
+				return 0, err
 			}
 		} else {
 			extra = append(extra, last)
 		}
 	}
-	v, err := s.submitRecorded(x.cb, extra)
+	v, err := s.submitRecorded(cb, extra)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	x.last, x.lastOn = vk.Wait{Semaphore: s.sem, Value: v}, s
-	return nil
+	return v, nil
 }
 
 // Update reports false: the caller instantiates the new capture.

@@ -75,6 +75,11 @@
 // memory of both devices) while the stream's later submits are held on
 // the host, so that no queue waits for a signal not submitted yet.
 //
-// Not here yet: tracing (backend.Tracing), stream priorities and wrapped
-// streams.
+// # Tracing
+//
+// The trace timer (backend.Tracing, trace.go) writes a timestamp query
+// per mark; in a capture a mark is a node of the graph, whose traced
+// replays are recorded afresh with a query pool of their own.
+//
+// Not here yet: stream priorities and wrapped streams.
 package vulkan
