@@ -444,5 +444,5 @@ func (x *graphExec) RawLaunchCost(bs backend.Stream, n, syncEvery int) (time.Dur
 			return 0, err
 		}
 	}
-	return x.g.d.submitLoop(s.q, []uintptr{x.cb}, n, syncEvery)
+	return x.g.d.submitLoop(s.main.q, []uintptr{x.cb}, n, syncEvery)
 }

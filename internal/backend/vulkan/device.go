@@ -18,7 +18,10 @@ type Device struct {
 	info   backend.DeviceInfo
 	desc   string
 	queues []*queue
-	lim    limits
+	// copyQueues are the transfer family's queues (xfer.go); none where
+	// the device has no such family.
+	copyQueues []*queue
+	lim        limits
 
 	// hostWant and hostFallback are the memory properties of host buffers
 	// and staging memory: host-visible, coherent (which Vulkan promises
@@ -26,6 +29,7 @@ type Device struct {
 	hostWant, hostFallback uint32
 
 	nextQueue atomic.Uint32 // round-robin counter of NewStream
+	nextCopy  atomic.Uint32 // round-robin counter of the streams' transfer queues
 	closing   atomic.Bool   // set by the first Close: calls fail from then on
 	lost      atomic.Pointer[lostError]
 
@@ -100,11 +104,17 @@ func newDevice(vd *vk.Device, info backend.DeviceInfo, p *vk.PhysicalDeviceInfo)
 	for _, h := range vd.Queues {
 		d.queues = append(d.queues, &queue{h: h})
 	}
+	for _, h := range vd.CopyQueues {
+		d.copyQueues = append(d.copyQueues, &queue{h: h})
+	}
 	d.staging.d = d
 	d.pool.limit = int(min(p.DeviceLocalBytes()/8, 1<<30))
 	queues := "1 compute queue"
 	if n := len(d.queues); n != 1 {
 		queues = fmt.Sprintf("%d compute queues", n)
+	}
+	if n := len(d.copyQueues); n > 0 {
+		queues += fmt.Sprintf(", %d transfer", n)
 	}
 	d.desc = fmt.Sprintf("%s (%s, Vulkan %s, %s)", p.Name, vk.TypeName(p.Type), vk.APIVersionString(p.APIVersion), queues)
 	return d

@@ -494,7 +494,7 @@ func (d *Device) rawSubmits(s *Stream, n, syncEvery int, record func(cb uintptr)
 	if err := vd.End(cb); err != nil {
 		return 0, d.wrap(err)
 	}
-	return d.submitLoop(s.q, []uintptr{cb}, n, syncEvery)
+	return d.submitLoop(s.main.q, []uintptr{cb}, n, syncEvery)
 }
 
 // submitLoop submits cbs n times to q, chained by a timeline semaphore of

@@ -21,7 +21,6 @@ import (
 // a wait for a signal queued behind it would deadlock the queue.
 type Stream struct {
 	d      *Device
-	q      *queue
 	id     uint64
 	sem    uint64 // the timeline semaphore
 	closed atomic.Bool
@@ -31,13 +30,12 @@ type Stream struct {
 	nhooks  atomic.Int32 // len(hooks), read without mu by submit
 
 	mu       sync.Mutex
-	pool     uint64    // the command pool: not thread-safe, used under mu
+	main     cmdPool   // the compute queue's command buffers
+	xfer     *cmdPool  // a transfer queue's, for host copies (xfer.go); nil until the first
 	last     uint64    // the value of the last submit
 	waits    []vk.Wait // event waits for the next submit
 	waitBuf  []vk.Wait // the wait list of a submit, reused
 	cbs      [1]uintptr
-	free     []uintptr  // recorded and completed command buffers, for reuse
-	inflight []inFlight // submitted command buffers, by value
 	hooks    []hook     // host work after a value, by value
 	err      error      // the first error a hook returned since Synchronize
 	released bool       // the pool is destroyed, the semaphore given back
@@ -63,6 +61,16 @@ type Stream struct {
 }
 
 var _ backend.Stream = (*Stream)(nil)
+
+// cmdPool is a stream's command buffers for one queue: its pool (not
+// thread-safe: used under the stream's mu), the completed buffers kept for
+// reuse and the submitted ones, by value.
+type cmdPool struct {
+	q        *queue
+	pool     uint64
+	free     []uintptr
+	inflight []inFlight
+}
 
 type inFlight struct {
 	cb    uintptr
@@ -109,7 +117,7 @@ func (d *Device) newStream() (*Stream, error) {
 		return nil, d.wrap(err)
 	}
 	q := d.queues[int((d.nextQueue.Add(1)-1)%uint32(len(d.queues)))]
-	s := &Stream{d: d, q: q, id: streamIDs.Add(1), sem: sem, pool: pool, last: value}
+	s := &Stream{d: d, id: streamIDs.Add(1), sem: sem, main: cmdPool{q: q, pool: pool}, last: value}
 	s.reached.Store(value)
 	d.mu.Lock()
 	if d.closing.Load() {
@@ -134,6 +142,12 @@ func (s *Stream) Handle() uintptr { return uintptr(s.id) }
 // value; for host reads of them, record vk.Device.CmdHostReadBarrier
 // last. Command buffers are reused once the semaphore shows them done.
 func (s *Stream) submit(record func(cb uintptr)) (uint64, error) {
+	return s.submitTo(false, record)
+}
+
+// submitTo is submit, on the stream's transfer queue where xfer is set and
+// the device has one (xfer.go).
+func (s *Stream) submitTo(xfer bool, record func(cb uintptr)) (uint64, error) {
 	if err := s.d.usable(); err != nil {
 		return 0, err
 	}
@@ -154,35 +168,45 @@ func (s *Stream) submit(record func(cb uintptr)) (uint64, error) {
 		}
 		return s.last, nil
 	}
+	c := &s.main
+	if xfer && record != nil {
+		var err error
+		if c, err = s.xferLocked(); err != nil {
+			return 0, err
+		}
+	}
 	var cb uintptr
 	if record != nil {
 		var err error
-		if cb, err = s.commandBufferLocked(); err != nil {
+		if cb, err = s.commandBufferLocked(c); err != nil {
 			return 0, err
 		}
 		if err := s.d.vd.Begin(cb, vk.CommandBufferUsageOneTimeSubmit); err != nil {
-			s.free = append(s.free, cb)
+			c.free = append(c.free, cb)
 			return 0, s.d.wrap(err)
 		}
 		record(cb)
 		if err := s.d.vd.End(cb); err != nil {
-			s.free = append(s.free, cb)
+			c.free = append(c.free, cb)
 			return 0, s.d.wrap(err)
 		}
 	}
-	return s.submitLocked(cb)
+	return s.submitOnLocked(c, cb)
 }
 
 // submitLocked submits cb (0: no command buffer) with the stream's waits,
 // or holds it while a relay gates the stream. The caller holds mu, which
 // keeps the stream's values in submit order.
-func (s *Stream) submitLocked(cb uintptr) (uint64, error) {
+func (s *Stream) submitLocked(cb uintptr) (uint64, error) { return s.submitOnLocked(&s.main, cb) }
+
+// submitOnLocked is submitLocked for a command buffer of c, on c's queue.
+func (s *Stream) submitOnLocked(c *cmdPool, cb uintptr) (uint64, error) {
 	value := s.last + 1
 	if s.gates > s.gatesDone {
-		s.held = append(s.held, heldSubmit{cb: cb, waits: slices.Clone(s.waits), value: value, gate: s.gates})
-	} else if err := s.queueSubmitLocked(cb, s.waits, value); err != nil {
+		s.held = append(s.held, heldSubmit{c: c, cb: cb, waits: slices.Clone(s.waits), value: value, gate: s.gates})
+	} else if err := s.queueSubmitLocked(c.q, cb, s.waits, value); err != nil {
 		if cb != 0 {
-			s.free = append(s.free, cb) // Begin resets it
+			c.free = append(c.free, cb) // Begin resets it
 		}
 		return 0, err
 	}
@@ -190,14 +214,14 @@ func (s *Stream) submitLocked(cb uintptr) (uint64, error) {
 	clear(s.waits)
 	s.waits = s.waits[:0]
 	if cb != 0 {
-		s.inflight = append(s.inflight, inFlight{cb, value})
+		c.inflight = append(c.inflight, inFlight{cb, value})
 	}
 	return value, nil
 }
 
 // queueSubmitLocked submits cb to the queue, signalling value after the
 // stream's previous value and waits.
-func (s *Stream) queueSubmitLocked(cb uintptr, waits []vk.Wait, value uint64) error {
+func (s *Stream) queueSubmitLocked(q *queue, cb uintptr, waits []vk.Wait, value uint64) error {
 	w := s.waitBuf[:0]
 	if value > 1 {
 		w = append(w, vk.Wait{Semaphore: s.sem, Value: value - 1})
@@ -209,9 +233,9 @@ func (s *Stream) queueSubmitLocked(cb uintptr, waits []vk.Wait, value uint64) er
 		s.cbs[0] = cb
 		cbs = s.cbs[:]
 	}
-	s.q.mu.Lock()
-	err := s.d.vd.Submit(s.q.h, cbs, w, s.sem, value)
-	s.q.mu.Unlock()
+	q.mu.Lock()
+	err := s.d.vd.Submit(q.h, cbs, w, s.sem, value)
+	q.mu.Unlock()
 	if err != nil {
 		return s.d.wrap(err)
 	}
@@ -222,6 +246,7 @@ func (s *Stream) queueSubmitLocked(cb uintptr, waits []vk.Wait, value uint64) er
 // heldSubmit is a submit held while relays gate the stream: it waits for
 // the relays numbered up to gate.
 type heldSubmit struct {
+	c     *cmdPool
 	cb    uintptr
 	waits []vk.Wait
 	value uint64
@@ -254,7 +279,7 @@ func (s *Stream) liftGate(g uint64) {
 	n := 0
 	for n < len(s.held) && s.held[n].gate <= s.gatesDone {
 		h := &s.held[n]
-		if err := s.queueSubmitLocked(h.cb, h.waits, h.value); err != nil {
+		if err := s.queueSubmitLocked(h.c.q, h.cb, h.waits, h.value); err != nil {
 			if s.err == nil {
 				s.err = err
 			}
@@ -286,45 +311,52 @@ func (s *Stream) submitRecorded(cb uintptr, extra []vk.Wait) (uint64, error) {
 	s.waits = append(s.waits, extra...)
 	v, err := s.submitLocked(cb)
 	if err == nil {
-		s.inflight = s.inflight[:len(s.inflight)-1] // the exec's, not the stream's
+		s.main.inflight = s.main.inflight[:len(s.main.inflight)-1] // the exec's, not the stream's
 	}
 	return v, err
 }
 
 // commandBufferLocked returns a command buffer to record: a completed one
 // when there is one, else a new one from the pool.
-func (s *Stream) commandBufferLocked() (uintptr, error) {
-	if len(s.free) == 0 && len(s.inflight) > 0 && s.inflight[0].value <= s.reached.Load() {
+func (s *Stream) commandBufferLocked(c *cmdPool) (uintptr, error) {
+	if len(c.free) == 0 && len(c.inflight) > 0 && c.inflight[0].value <= s.reached.Load() {
 		s.recycleLocked(s.reached.Load())
 	}
-	if len(s.free) == 0 && len(s.inflight) > 0 {
+	if len(c.free) == 0 && len(c.inflight) > 0 {
 		if v, err := s.value(); err == nil {
 			s.recycleLocked(v)
 		}
 	}
-	if n := len(s.free); n > 0 {
-		cb := s.free[n-1]
-		s.free = s.free[:n-1]
+	if n := len(c.free); n > 0 {
+		cb := c.free[n-1]
+		c.free = c.free[:n-1]
 		return cb, nil
 	}
-	cb, err := s.d.vd.AllocateCommandBuffer(s.pool)
+	cb, err := s.d.vd.AllocateCommandBuffer(c.pool)
 	return cb, s.d.wrap(err)
 }
 
 // recycleLocked moves the command buffers of values up to v to the free
 // list (or back to the pool beyond maxFreeBuffers).
 func (s *Stream) recycleLocked(v uint64) {
+	s.main.recycle(s.d.vd, v)
+	if s.xfer != nil {
+		s.xfer.recycle(s.d.vd, v)
+	}
+}
+
+func (c *cmdPool) recycle(vd *vk.Device, v uint64) {
 	i := 0
-	for ; i < len(s.inflight) && s.inflight[i].value <= v; i++ {
-		if cb := s.inflight[i].cb; len(s.free) < maxFreeBuffers {
-			s.free = append(s.free, cb)
+	for ; i < len(c.inflight) && c.inflight[i].value <= v; i++ {
+		if cb := c.inflight[i].cb; len(c.free) < maxFreeBuffers {
+			c.free = append(c.free, cb)
 		} else {
-			s.d.vd.FreeCommandBuffer(s.pool, cb)
+			vd.FreeCommandBuffer(c.pool, cb)
 		}
 	}
 	if i > 0 {
-		n := copy(s.inflight, s.inflight[i:])
-		s.inflight = s.inflight[:n]
+		n := copy(c.inflight, c.inflight[i:])
+		c.inflight = c.inflight[:n]
 	}
 }
 
@@ -615,12 +647,17 @@ func (s *Stream) release() error {
 	s.nhooks.Store(0)
 	err := s.err
 	s.err = nil
-	pool := s.pool
-	s.pool, s.free, s.inflight = 0, nil, nil
+	pools := []uint64{s.main.pool}
+	if s.xfer != nil {
+		pools = append(pools, s.xfer.pool)
+	}
+	s.main, s.xfer = cmdPool{}, nil
 	s.mu.Unlock()
 	err = errors.Join(err, runAll(hooks))
 	d := s.d
-	d.vd.DestroyCommandPool(pool)
+	for _, p := range pools {
+		d.vd.DestroyCommandPool(p)
+	}
 	d.mu.Lock()
 	delete(d.streams, s)
 	d.timelines = append(d.timelines, s.sem)

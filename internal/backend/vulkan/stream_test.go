@@ -40,8 +40,8 @@ func TestStreamOrder(t *testing.T) {
 	if s.last < 2*k {
 		t.Errorf("%d submits for %d operations", s.last, 2*k)
 	}
-	if len(s.free)+len(s.inflight) > 2*k {
-		t.Errorf("%d command buffers for %d operations", len(s.free)+len(s.inflight), 2*k)
+	if len(s.main.free)+len(s.main.inflight) > 2*k {
+		t.Errorf("%d command buffers for %d operations", len(s.main.free)+len(s.main.inflight), 2*k)
 	}
 }
 
@@ -57,7 +57,7 @@ func TestCommandBufferReuse(t *testing.T) {
 		}
 		syncStream(t, s)
 	}
-	if n := len(s.free) + len(s.inflight); n != 1 {
+	if n := len(s.main.free) + len(s.main.inflight); n != 1 {
 		t.Errorf("%d command buffers for 20 operations one at a time, want 1", n)
 	}
 }
@@ -168,7 +168,7 @@ func TestManyStreams(t *testing.T) {
 		streams[i] = newStream(t, d)
 	}
 	for i, s := range streams {
-		if want := streams[i%nq].q; s.q != want {
+		if want := streams[i%nq].main.q; s.main.q != want {
 			t.Errorf("stream %d is on another queue than stream %d", i, i%nq)
 		}
 	}

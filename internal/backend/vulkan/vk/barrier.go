@@ -15,3 +15,15 @@ func (d *Device) CmdHostReadBarrier(cb uintptr) {
 	}
 	call(d.cmdPipelineBarrier, cb, PipelineStageAllCommands, PipelineStageHost, 0, 1, uintptr(unsafe.Pointer(b)), 0, 0, 0, 0)
 }
+
+// CmdHostReadBarrierAfterCopy makes the transfers recorded before it
+// available to host reads: CmdHostReadBarrier for a command buffer of a
+// transfer queue, whose stages have no shader writes.
+func (d *Device) CmdHostReadBarrierAfterCopy(cb uintptr) {
+	b := &MemoryBarrier{
+		SType:         StructureTypeMemoryBarrier,
+		SrcAccessMask: AccessTransferWrite,
+		DstAccessMask: AccessHostRead,
+	}
+	call(d.cmdPipelineBarrier, cb, PipelineStageTransfer, PipelineStageHost, 0, 1, uintptr(unsafe.Pointer(b)), 0, 0, 0, 0)
+}

@@ -7,11 +7,15 @@ import (
 
 // CreateCommandPool makes a pool for command buffers of the device's
 // compute family whose buffers can be reset one by one.
-func (d *Device) CreateCommandPool() (uint64, error) {
+func (d *Device) CreateCommandPool() (uint64, error) { return d.CreateCommandPoolFor(d.Family) }
+
+// CreateCommandPoolFor creates a command pool for queue family family
+// (CopyFamily: for CopyQueues).
+func (d *Device) CreateCommandPoolFor(family int) (uint64, error) {
 	info := &CommandPoolCreateInfo{
 		SType:            StructureTypeCommandPoolCreateInfo,
 		Flags:            CommandPoolCreateResetBuffer,
-		QueueFamilyIndex: uint32(d.Family),
+		QueueFamilyIndex: uint32(family),
 	}
 	var pool uint64
 	_, err := callResult("vkCreateCommandPool", d.createCommandPool, d.Handle, uintptr(unsafe.Pointer(info)), 0, uintptr(unsafe.Pointer(&pool)))

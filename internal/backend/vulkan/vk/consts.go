@@ -63,6 +63,7 @@ const (
 	BufferUsageStorageBuffer        = 0x20
 	BufferUsageShaderDeviceAddress  = 0x20000
 	SharingModeExclusive            = 0
+	SharingModeConcurrent           = 1
 	ShaderStageCompute              = 0x20
 	PipelineBindPointCompute        = 1
 	CommandBufferLevelPrimary       = 0

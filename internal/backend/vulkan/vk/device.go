@@ -14,6 +14,10 @@ type Device struct {
 	Physical *PhysicalDeviceInfo
 	Family   int       // the queue family of Queues
 	Queues   []uintptr // every queue of Family
+	// CopyFamily is the transfer-only family of CopyQueues (-1: none);
+	// buffers are then shared by both families (SharingModeConcurrent).
+	CopyFamily int
+	CopyQueues []uintptr
 
 	destroyDevice                uintptr
 	getDeviceQueue               uintptr
@@ -82,11 +86,21 @@ func (in *Instance) CreateDevice(p *PhysicalDeviceInfo) (*Device, error) {
 	for i := range prio {
 		prio[i] = 1
 	}
-	qinfo := &DeviceQueueCreateInfo{
+	qinfos := []DeviceQueueCreateInfo{{
 		SType:            StructureTypeDeviceQueueCreateInfo,
 		QueueFamilyIndex: uint32(family),
 		QueueCount:       uint32(count),
 		PQueuePriorities: unsafe.Pointer(&prio[0]),
+	}}
+	copyFamily, copyCount := p.TransferFamily(), 0
+	if copyFamily >= 0 {
+		copyCount = min(p.QueueFamilies[copyFamily].Count, len(prio))
+		qinfos = append(qinfos, DeviceQueueCreateInfo{
+			SType:            StructureTypeDeviceQueueCreateInfo,
+			QueueFamilyIndex: uint32(copyFamily),
+			QueueCount:       uint32(copyCount),
+			PQueuePriorities: unsafe.Pointer(&prio[0]),
+		})
 	}
 	var exts []string
 	for _, e := range optionalExtensions {
@@ -99,8 +113,8 @@ func (in *Instance) CreateDevice(p *PhysicalDeviceInfo) (*Device, error) {
 	info := &DeviceCreateInfo{
 		SType:                   StructureTypeDeviceCreateInfo,
 		PNext:                   unsafe.Pointer(&en.f2),
-		QueueCreateInfoCount:    1,
-		PQueueCreateInfos:       unsafe.Pointer(qinfo),
+		QueueCreateInfoCount:    uint32(len(qinfos)),
+		PQueueCreateInfos:       unsafe.Pointer(&qinfos[0]),
 		EnabledExtensionCount:   uint32(len(exts)),
 		PpEnabledExtensionNames: ptrOf(ptrs),
 	}
@@ -108,11 +122,12 @@ func (in *Instance) CreateDevice(p *PhysicalDeviceInfo) (*Device, error) {
 	_, err := callResult("vkCreateDevice", in.createDevice, p.Handle, uintptr(unsafe.Pointer(info)), 0, uintptr(unsafe.Pointer(&h)))
 	runtime.KeepAlive(strs)
 	runtime.KeepAlive(prio)
+	runtime.KeepAlive(qinfos)
 	runtime.KeepAlive(en)
 	if err != nil {
 		return nil, err
 	}
-	d := &Device{Handle: h, Physical: p, Family: family}
+	d := &Device{Handle: h, Physical: p, Family: family, CopyFamily: copyFamily}
 	for _, b := range d.bindings() {
 		s := append([]byte(b.name), 0)
 		if *b.fn = call(in.getDeviceProcAddr, h, uintptr(unsafe.Pointer(&s[0]))); *b.fn == 0 {
@@ -125,6 +140,10 @@ func (in *Instance) CreateDevice(p *PhysicalDeviceInfo) (*Device, error) {
 	d.Queues = make([]uintptr, count)
 	for i := range d.Queues {
 		call(d.getDeviceQueue, h, uintptr(family), uintptr(i), uintptr(unsafe.Pointer(&d.Queues[i])))
+	}
+	d.CopyQueues = make([]uintptr, copyCount)
+	for i := range d.CopyQueues {
+		call(d.getDeviceQueue, h, uintptr(copyFamily), uintptr(i), uintptr(unsafe.Pointer(&d.CopyQueues[i])))
 	}
 	return d, nil
 }

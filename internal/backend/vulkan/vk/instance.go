@@ -300,6 +300,22 @@ func (in *Instance) Describe(pd uintptr) (*PhysicalDeviceInfo, error) {
 // without graphics (an asynchronous compute family) if there is one, else
 // one with graphics; the one with the most queues among those; -1 when
 // there is none.
+const queueSparseBinding = 0x8 // VK_QUEUE_SPARSE_BINDING_BIT
+
+// TransferFamily is the index of a queue family for transfers alone (no
+// graphics, no compute): a GPU's copy engines, which move data between
+// host and device memory while the compute queues run kernels; -1 when
+// the device has none (lavapipe).
+func (p *PhysicalDeviceInfo) TransferFamily() int {
+	for _, q := range p.QueueFamilies {
+		// Transfer alone (sparse binding aside): not a video family.
+		if q.Flags&QueueTransfer != 0 && q.Flags&^(QueueTransfer|queueSparseBinding) == 0 && q.Count > 0 {
+			return q.Index
+		}
+	}
+	return -1
+}
+
 func (p *PhysicalDeviceInfo) ComputeFamily() int {
 	// A family without graphics is the device's asynchronous compute:
 	// on NVIDIA's driver the queues of the graphics family share one

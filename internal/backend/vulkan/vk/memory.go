@@ -2,6 +2,7 @@ package vk
 
 import (
 	"fmt"
+	"runtime"
 	"unsafe"
 )
 
@@ -53,9 +54,15 @@ func (d *Device) Allocate(bytes int, want, fallback uint32) (*Memory, error) {
 		Usage:       BufferUsageStorageBuffer | BufferUsageTransferSrc | BufferUsageTransferDst | BufferUsageShaderDeviceAddress,
 		SharingMode: SharingModeExclusive,
 	}
+	families := [2]uint32{uint32(d.Family), uint32(d.CopyFamily)}
+	if d.CopyFamily >= 0 {
+		// Copies run on the transfer queues, kernels on the compute ones.
+		binfo.SharingMode, binfo.QueueFamilyIndexCount, binfo.PQueueFamilyIndices = SharingModeConcurrent, 2, unsafe.Pointer(&families[0])
+	}
 	if _, err := callResult("vkCreateBuffer", d.createBuffer, d.Handle, uintptr(unsafe.Pointer(binfo)), 0, uintptr(unsafe.Pointer(&m.Buffer))); err != nil {
 		return nil, err
 	}
+	runtime.KeepAlive(&families)
 	var req MemoryRequirements
 	call(d.getBufferMemoryRequirements, d.Handle, uintptr(m.Buffer), uintptr(unsafe.Pointer(&req)))
 	m.Type = d.Physical.MemoryTypeFor(req.MemoryTypeBits, want, fallback)
