@@ -382,7 +382,7 @@ func needsQueues(t testing.TB, p *Program, n int) {
 		return
 	}
 	desc := p.dev.Describe()
-	m := regexp.MustCompile(`(\d+) compute queues?\)`).FindStringSubmatch(desc)
+	m := regexp.MustCompile(`(\d+) compute queues?[,)]`).FindStringSubmatch(desc)
 	if m == nil {
 		t.Fatalf("vulkan: no queue count in %q", desc)
 	}

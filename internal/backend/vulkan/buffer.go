@@ -152,7 +152,7 @@ func (b *Buffer) CopyFromHost(bs backend.Stream, src unsafe.Pointer, n int) erro
 		if err := d.vd.Flush(h.mem); err != nil {
 			return d.wrap(err)
 		}
-		_, err := s.submitTo(true, func(cb uintptr) { d.vd.CmdCopy(cb, dst.Buffer, b.off, h.mem.Buffer, off, n) })
+		_, err := s.submitTo(copyIn, func(cb uintptr) { d.vd.CmdCopy(cb, dst.Buffer, b.off, h.mem.Buffer, off, n) })
 		return err
 	}
 	chunk := d.staging.chunk()
@@ -160,7 +160,7 @@ func (b *Buffer) CopyFromHost(bs backend.Stream, src unsafe.Pointer, n int) erro
 		c := min(chunk, n-done)
 		from := hostBytes(unsafe.Add(src, done), c)
 		at := b.off + done
-		err := d.staging.stage(s, true, c,
+		err := d.staging.stage(s, copyIn, c,
 			func(p []byte) { copy(p, from) },
 			func(cb uintptr, m *vk.Memory, off int) { d.vd.CmdCopy(cb, dst.Buffer, at, m.Buffer, off, c) })
 		if err != nil {
@@ -184,9 +184,9 @@ func (b *Buffer) CopyToHost(bs backend.Stream, dst unsafe.Pointer, n int) error 
 	if h, off := d.hosts.find(dst, n); h != nil {
 		// The barrier makes the copy's writes available to the host that
 		// waits for the stream; a coherent mapping needs nothing more.
-		_, err := s.submitTo(true, func(cb uintptr) {
+		_, err := s.submitTo(copyOut, func(cb uintptr) {
 			d.vd.CmdCopy(cb, h.mem.Buffer, off, src.Buffer, b.off, n)
-			d.hostReadBarrier(cb, true)
+			d.hostReadBarrier(cb, copyOut)
 		})
 		return err
 	}
@@ -216,9 +216,9 @@ func (b *Buffer) readStaged(s *Stream, dst unsafe.Pointer, at, c int) error {
 	}
 	defer d.staging.put(st)
 	src := b.a.mem
-	v, err := s.submitTo(true, func(cb uintptr) {
+	v, err := s.submitTo(copyOut, func(cb uintptr) {
 		d.vd.CmdCopy(cb, st.m.Buffer, st.off, src.Buffer, at, c)
-		d.hostReadBarrier(cb, true)
+		d.hostReadBarrier(cb, copyOut)
 	})
 	if err != nil {
 		return err
@@ -288,7 +288,7 @@ func (b *Buffer) fill(s *Stream, pattern uint32, n int) error {
 	}
 	// The staged bytes: the head at 0, the tail at 8.
 	byteAt := func(x int) byte { return byte(pattern >> (8 * ((x - start) & 3))) }
-	return d.staging.stage(s, false, 16, func(p []byte) {
+	return d.staging.stage(s, onCompute, 16, func(p []byte) {
 		for i := range head {
 			p[i] = byteAt(start + i)
 		}

@@ -29,7 +29,6 @@ type Device struct {
 	hostWant, hostFallback uint32
 
 	nextQueue atomic.Uint32 // round-robin counter of NewStream
-	nextCopy  atomic.Uint32 // round-robin counter of the streams' transfer queues
 	closing   atomic.Bool   // set by the first Close: calls fail from then on
 	lost      atomic.Pointer[lostError]
 

@@ -164,6 +164,13 @@ func Open(ordinal int) (*Device, error) {
 	return newDevice(vd, p.deviceInfo(ordinal), p.info), nil
 }
 
+// Queue family flags beyond vk's: named in qd devices' listing.
+const (
+	queueVideoDecode = 0x20  // VK_QUEUE_VIDEO_DECODE_BIT_KHR
+	queueVideoEncode = 0x40  // VK_QUEUE_VIDEO_ENCODE_BIT_KHR
+	queueOpticalFlow = 0x100 // VK_QUEUE_OPTICAL_FLOW_BIT_NV
+)
+
 // details are the lines `qd devices` prints under the device: its type,
 // queue families, features and the limits kernels meet.
 func (p *physical) details() []string {
@@ -174,7 +181,8 @@ func (p *physical) details() []string {
 		for _, c := range []struct {
 			bit  uint32
 			name string
-		}{{vk.QueueGraphics, "graphics"}, {vk.QueueCompute, "compute"}, {vk.QueueTransfer, "transfer"}} {
+		}{{vk.QueueGraphics, "graphics"}, {vk.QueueCompute, "compute"}, {vk.QueueTransfer, "transfer"},
+			{queueVideoDecode, "video decode"}, {queueVideoEncode, "video encode"}, {queueOpticalFlow, "optical flow"}} {
 			if q.Flags&c.bit != 0 {
 				caps = append(caps, c.name)
 			}

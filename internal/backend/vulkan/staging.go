@@ -188,10 +188,10 @@ func (p *stagingPool) release() {
 }
 
 // stage writes a piece of n bytes with fill, then submits record's
-// commands, which read it, on s (a transfer queue of s, with xfer: record
-// must then hold transfers alone); the piece goes back once s reaches the
+// commands, which read it, on s (on the queue r picks: record must hold
+// transfers alone for a transfer queue); the piece goes back once s reaches the
 // submit (at once if the submit fails).
-func (p *stagingPool) stage(s *Stream, xfer bool, n int, fill func(b []byte), record func(cb uintptr, m *vk.Memory, off int)) error {
+func (p *stagingPool) stage(s *Stream, r route, n int, fill func(b []byte), record func(cb uintptr, m *vk.Memory, off int)) error {
 	st, err := p.get(n)
 	if err != nil {
 		return err
@@ -201,7 +201,7 @@ func (p *stagingPool) stage(s *Stream, xfer bool, n int, fill func(b []byte), re
 		p.put(st)
 		return p.d.wrap(err)
 	}
-	v, err := s.submitTo(xfer, func(cb uintptr) { record(cb, st.m, st.off) })
+	v, err := s.submitTo(r, func(cb uintptr) { record(cb, st.m, st.off) })
 	if err != nil {
 		p.put(st)
 		return err

@@ -31,7 +31,7 @@ type Stream struct {
 
 	mu       sync.Mutex
 	main     cmdPool   // the compute queue's command buffers
-	xfer     *cmdPool  // a transfer queue's, for host copies (xfer.go); nil until the first
+	xfer     [2]*cmdPool // transfer queues', for copies in and out (xfer.go); nil until the first
 	last     uint64    // the value of the last submit
 	waits    []vk.Wait // event waits for the next submit
 	waitBuf  []vk.Wait // the wait list of a submit, reused
@@ -142,12 +142,11 @@ func (s *Stream) Handle() uintptr { return uintptr(s.id) }
 // value; for host reads of them, record vk.Device.CmdHostReadBarrier
 // last. Command buffers are reused once the semaphore shows them done.
 func (s *Stream) submit(record func(cb uintptr)) (uint64, error) {
-	return s.submitTo(false, record)
+	return s.submitTo(onCompute, record)
 }
 
-// submitTo is submit, on the stream's transfer queue where xfer is set and
-// the device has one (xfer.go).
-func (s *Stream) submitTo(xfer bool, record func(cb uintptr)) (uint64, error) {
+// submitTo is submit, on the queue route picks (xfer.go).
+func (s *Stream) submitTo(r route, record func(cb uintptr)) (uint64, error) {
 	if err := s.d.usable(); err != nil {
 		return 0, err
 	}
@@ -169,9 +168,9 @@ func (s *Stream) submitTo(xfer bool, record func(cb uintptr)) (uint64, error) {
 		return s.last, nil
 	}
 	c := &s.main
-	if xfer && record != nil {
+	if r != onCompute && record != nil {
 		var err error
-		if c, err = s.xferLocked(); err != nil {
+		if c, err = s.xferLocked(r); err != nil {
 			return 0, err
 		}
 	}
@@ -340,8 +339,10 @@ func (s *Stream) commandBufferLocked(c *cmdPool) (uintptr, error) {
 // list (or back to the pool beyond maxFreeBuffers).
 func (s *Stream) recycleLocked(v uint64) {
 	s.main.recycle(s.d.vd, v)
-	if s.xfer != nil {
-		s.xfer.recycle(s.d.vd, v)
+	for _, c := range s.xfer {
+		if c != nil {
+			c.recycle(s.d.vd, v)
+		}
 	}
 }
 
@@ -648,10 +649,12 @@ func (s *Stream) release() error {
 	err := s.err
 	s.err = nil
 	pools := []uint64{s.main.pool}
-	if s.xfer != nil {
-		pools = append(pools, s.xfer.pool)
+	for _, c := range s.xfer {
+		if c != nil {
+			pools = append(pools, c.pool)
+		}
 	}
-	s.main, s.xfer = cmdPool{}, nil
+	s.main, s.xfer = cmdPool{}, [2]*cmdPool{}
 	s.mu.Unlock()
 	err = errors.Join(err, runAll(hooks))
 	d := s.d
