@@ -30,16 +30,16 @@ type Stream struct {
 	nhooks  atomic.Int32 // len(hooks), read without mu by submit
 
 	mu       sync.Mutex
-	main     cmdPool   // the compute queue's command buffers
+	main     cmdPool     // the compute queue's command buffers
 	xfer     [2]*cmdPool // transfer queues', for copies in and out (xfer.go); nil until the first
-	last     uint64    // the value of the last submit
-	waits    []vk.Wait // event waits for the next submit
-	waitBuf  []vk.Wait // the wait list of a submit, reused
+	last     uint64      // the value of the last submit
+	waits    []vk.Wait   // event waits for the next submit
+	waitBuf  []vk.Wait   // the wait list of a submit, reused
 	cbs      [1]uintptr
-	hooks    []hook     // host work after a value, by value
-	err      error      // the first error a hook returned since Synchronize
-	released bool       // the pool is destroyed, the semaphore given back
-	capture  *capture   // the capture in progress (capture.go); nil when none
+	hooks    []hook   // host work after a value, by value
+	err      error    // the first error a hook returned since Synchronize
+	released bool     // the pool is destroyed, the semaphore given back
+	capture  *capture // the capture in progress (capture.go); nil when none
 
 	// Relays (peer.go) gate the stream: a submit made while a relay
 	// registered before it is pending is held, in order, and made by the
