@@ -331,6 +331,13 @@ func (b *Buffer) FreeOn(bs backend.Stream) error {
 		return errBufferClosed
 	}
 	a := b.a
+	if !s.capturing() && (v <= s.reached.Load() || s.valueReached(v)) {
+		// Nothing enqueued since is left to wait for: back to the pool
+		// now, for the next AllocOn (a hook would run only at the
+		// stream's next submit or wait).
+		a.free()
+		return nil
+	}
 	s.onComplete(v, func() error { a.free(); return nil })
 	return nil
 }

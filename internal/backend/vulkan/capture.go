@@ -320,7 +320,7 @@ func (g *graph) record(cb uintptr, marks uint64) error {
 	}
 	for i, lv := range levels(g.nodes) {
 		if i > 0 {
-			vd.CmdBarrier(cb)
+			vd.CmdDeviceBarrier(cb)
 		}
 		for _, n := range lv {
 			if n.mark > 0 {

@@ -269,11 +269,24 @@ func (d *Device) Close() error {
 	}
 	d.timelines = nil
 	d.mu.Unlock()
-	d.vd.Destroy()
+	if d.lost.Load() == nil && allNil(errs) {
+		idle.keep(d.info.Ordinal, d.vd) // register.go
+	} else {
+		d.vd.Destroy()
+	}
 	if l := d.lost.Load(); l != nil {
 		errs = append(errs, l)
 	}
 	return errors.Join(errs...)
+}
+
+func allNil(errs []error) bool {
+	for _, err := range errs {
+		if err != nil {
+			return false
+		}
+	}
+	return true
 }
 
 func mapKeys[K comparable](m map[K]struct{}) []K {

@@ -205,3 +205,36 @@ func TestAutoSkipsCPUDevices(t *testing.T) {
 		}
 	}
 }
+
+// TestIdleDeviceReuse: a closed Device leaves its logical device for the
+// next Open of the ordinal; two Devices open at once have their own.
+func TestIdleDeviceReuse(t *testing.T) {
+	a := openOrSkip(t)
+	vd := a.vd
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b := openOrSkip(t)
+	c := openOrSkip(t)
+	if b.vd != vd {
+		t.Error("Open after a Close made a new logical device instead of taking the idle one")
+	}
+	if c.vd == b.vd {
+		t.Error("two Devices open at once share a logical device")
+	}
+	// The reused device works: a stream, a buffer, a copy.
+	s := newStream(t, b)
+	buf := alloc(t, b, 64)
+	want := pattern(64, 5)
+	write(t, s, buf, want)
+	if got := read(t, s, buf, 64); firstDiff(got, want) >= 0 {
+		t.Error("a copy on the reused device lost data")
+	}
+	s.Close()
+	buf.Close()
+	for _, d := range []*Device{b, c} {
+		if err := d.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

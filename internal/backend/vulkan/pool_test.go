@@ -53,6 +53,22 @@ func TestPoolReuse(t *testing.T) {
 		t.Fatal("a block of another class was reused")
 	}
 	b3.Close()
+	// On a stream whose work is all done, FreeOn returns the block at
+	// once: the next AllocOn reuses it with no Synchronize between.
+	syncStream(t, s)
+	for i := range 3 {
+		b4, err := d.AllocOn(s, 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i > 0 && b4.(*Buffer).a.mem != mem {
+			t.Fatalf("round %d: AllocOn after FreeOn on an idle stream took new memory", i)
+		}
+		mem = b4.(*Buffer).a.mem
+		if err := b4.FreeOn(s); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // BenchmarkAllocOnFree is NewNdarrayOn's backend part: AllocOn and FreeOn

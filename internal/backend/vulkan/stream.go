@@ -371,6 +371,12 @@ func (s *Stream) value() (uint64, error) {
 	return v, nil
 }
 
+// valueReached reads the semaphore and reports whether it reached v.
+func (s *Stream) valueReached(v uint64) bool {
+	got, err := s.value()
+	return err == nil && got >= v
+}
+
 func (s *Stream) noteReached(v uint64) {
 	for {
 		old := s.reached.Load()

@@ -27,3 +27,19 @@ func (d *Device) CmdHostReadBarrierAfterCopy(cb uintptr) {
 	}
 	call(d.cmdPipelineBarrier, cb, PipelineStageTransfer, PipelineStageHost, 0, 1, uintptr(unsafe.Pointer(b)), 0, 0, 0, 0)
 }
+
+// CmdDeviceBarrier records a memory barrier between the device's own
+// work: the shader and transfer writes of the earlier commands are
+// visible to the shader and transfer accesses of the later ones. It is
+// CmdBarrier without the host's accesses and the other stages, for
+// commands recorded back to back (a graph's levels), which the host
+// neither writes nor reads between.
+func (d *Device) CmdDeviceBarrier(cb uintptr) {
+	b := &MemoryBarrier{
+		SType:         StructureTypeMemoryBarrier,
+		SrcAccessMask: AccessShaderWrite | AccessTransferWrite,
+		DstAccessMask: AccessShaderRead | AccessShaderWrite | AccessTransferRead | AccessTransferWrite,
+	}
+	stages := uintptr(PipelineStageComputeShader | PipelineStageTransfer)
+	call(d.cmdPipelineBarrier, cb, stages, stages, 0, 1, uintptr(unsafe.Pointer(b)), 0, 0, 0, 0)
+}
