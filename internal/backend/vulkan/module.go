@@ -203,6 +203,18 @@ type launch struct {
 	groups []uint32             // per task; 0: nothing to run
 	temps  *Buffer              // nil when the kernel needs none
 	args   []backend.HostBuffer // the arguments buffers of tasks with many slots
+	// records are the tasks' recording functions, made by Begin, so that
+	// a launch enqueued again (Reusable) allocates nothing.
+	records []func(cb uintptr)
+}
+
+var _ backend.Reusable = (*launch)(nil)
+
+// Reusable reports whether the launch holds nothing but its packed
+// arguments (no temporaries, no arguments buffers, no index checks), so
+// package qd may run it again while the arguments repeat.
+func (l *launch) Reusable() bool {
+	return l.temps == nil && len(l.args) == 0 && !l.m.layout.Bounds
 }
 
 // Begin packs the launch's arguments and takes its temporaries in the
@@ -222,7 +234,8 @@ func (m *module) Begin(bs backend.Stream, args *backend.Args) (backend.Launch, e
 		// can no longer run, not at each replay.
 		return nil, fmt.Errorf("vulkan: kernel %s was built WithDebug: its index checks are reported through the host at Synchronize, which a graph's replay never reaches, so it cannot be captured (capture without WithDebug, or launch it outside the capture): %w", m.kernel, backend.ErrUnsupported)
 	}
-	l := &launch{m: m, push: make([][]byte, len(m.tasks)), pipes: make([]*vk.Pipeline, len(m.tasks)), groups: make([]uint32, len(m.tasks))}
+	l := &launch{m: m, push: make([][]byte, len(m.tasks)), pipes: make([]*vk.Pipeline, len(m.tasks)), groups: make([]uint32, len(m.tasks)),
+		records: make([]func(cb uintptr), len(m.tasks))}
 	if m.layout.NumTemps > 0 || m.layout.Bounds {
 		size := 8 * m.layout.NumTemps
 		if m.layout.Bounds {
@@ -280,6 +293,8 @@ func (m *module) Begin(bs backend.Stream, args *backend.Args) (backend.Launch, e
 			p = binary.LittleEndian.AppendUint64(nil, hb.(*HostBuffer).mem.Address)
 		}
 		l.push[ti] = p
+		pipe, vd := en.pipe, d.vd
+		l.records[ti] = func(cb uintptr) { vd.CmdDispatch(cb, pipe, p, l.groups[ti], 1, 1) }
 		switch {
 		case t.info.Kind == lower.Serial:
 			l.groups[ti] = 1
@@ -324,11 +339,7 @@ func (l *launch) Run(ti int, bs backend.Stream) error {
 	if err != nil {
 		return err
 	}
-	pipe := l.pipes[ti]
-	vd := l.m.d.vd
-	_, err = s.submit(func(cb uintptr) {
-		vd.CmdDispatch(cb, pipe, l.push[ti], l.groups[ti], 1, 1)
-	})
+	_, err = s.submit(l.records[ti])
 	return err
 }
 

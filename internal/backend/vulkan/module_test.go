@@ -131,3 +131,42 @@ func TestLongSerialLoop(t *testing.T) {
 		}
 	}
 }
+
+// TestLaunchRunAllocatesNothing: enqueuing a launch's task again (what
+// package qd does while a kernel's arguments repeat, backend.Reusable)
+// and waiting for the stream allocate nothing: frames for the Vulkan
+// calls come from a pool, command buffers are reused.
+func TestLaunchRunAllocatesNothing(t *testing.T) {
+	if raceEnabled {
+		t.Skip("sync.Pool drops items at random under the race detector")
+	}
+	d := openTestDevice(t)
+	const n = 1024
+	mod := compileFor(t, d, mustLower(t, suitekernels.Saxpy()))
+	s := newStream(t, d)
+	x, y := alloc(t, d, 4*n), alloc(t, d, 4*n)
+	args := &backend.Args{Scalars: []uint64{uint64(math.Float32bits(0.5)), 0, 0},
+		Arrays: []backend.ArrayArg{{}, {Buf: x, Shape: [4]int{n, 1, 1, 1}}, {Buf: y, Shape: [4]int{n, 1, 1, 1}}}}
+	l, err := mod.Begin(s, args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, ok := l.(backend.Reusable); !ok || !r.Reusable() {
+		t.Fatal("a launch with no temporaries is not Reusable")
+	}
+	burst := func() {
+		for range 32 {
+			if err := l.Run(0, s); err != nil {
+				t.Fatal(err)
+			}
+		}
+		syncStream(t, s)
+	}
+	burst() // the command buffers
+	if a := testing.AllocsPerRun(20, burst); a != 0 {
+		t.Errorf("%v allocations per burst of 32 runs and a wait, want 0", a)
+	}
+	if err := l.End(s); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -33,47 +33,57 @@ func (d *Device) DestroyCommandPool(pool uint64) {
 // Pools are not thread-safe: the caller serialises use of a pool and its
 // buffers.
 func (d *Device) AllocateCommandBuffer(pool uint64) (uintptr, error) {
-	info := &CommandBufferAllocateInfo{
+	f := getFrame()
+	defer putFrame(f)
+	f.alloc = CommandBufferAllocateInfo{
 		SType:              StructureTypeCommandBufferAllocateInfo,
 		CommandPool:        pool,
 		Level:              CommandBufferLevelPrimary,
 		CommandBufferCount: 1,
 	}
-	var cb uintptr
-	_, err := callResult("vkAllocateCommandBuffers", d.allocateCommandBuffers, d.Handle, uintptr(unsafe.Pointer(info)), uintptr(unsafe.Pointer(&cb)))
-	return cb, err
+	err := check("vkAllocateCommandBuffers", f.result(d.allocateCommandBuffers, d.Handle, uintptr(unsafe.Pointer(&f.alloc)), uintptr(unsafe.Pointer(&f.out))))
+	return uintptr(f.out), err
 }
 
 // FreeCommandBuffer returns cb to pool.
 func (d *Device) FreeCommandBuffer(pool uint64, cb uintptr) {
-	call(d.freeCommandBuffers, d.Handle, uintptr(pool), 1, uintptr(unsafe.Pointer(&cb)))
+	f := getFrame()
+	f.out = uint64(cb)
+	f.call(d.freeCommandBuffers, d.Handle, uintptr(pool), 1, uintptr(unsafe.Pointer(&f.out)))
+	putFrame(f)
 }
 
 // Begin starts recording cb (resetting it); flags are
 // CommandBufferUsage* bits.
 func (d *Device) Begin(cb uintptr, flags uint32) error {
-	if _, err := callResult("vkResetCommandBuffer", d.resetCommandBuffer, cb, 0); err != nil {
+	f := getFrame()
+	defer putFrame(f)
+	if err := check("vkResetCommandBuffer", f.result(d.resetCommandBuffer, cb, 0)); err != nil {
 		return err
 	}
-	info := &CommandBufferBeginInfo{SType: StructureTypeCommandBufferBeginInfo, Flags: flags}
-	_, err := callResult("vkBeginCommandBuffer", d.beginCommandBuffer, cb, uintptr(unsafe.Pointer(info)))
-	return err
+	f.begin = CommandBufferBeginInfo{SType: StructureTypeCommandBufferBeginInfo, Flags: flags}
+	return check("vkBeginCommandBuffer", f.result(d.beginCommandBuffer, cb, uintptr(unsafe.Pointer(&f.begin))))
 }
 
 // End ends recording cb.
 func (d *Device) End(cb uintptr) error {
-	_, err := callResult("vkEndCommandBuffer", d.endCommandBuffer, cb)
-	return err
+	f := getFrame()
+	defer putFrame(f)
+	return check("vkEndCommandBuffer", f.result(d.endCommandBuffer, cb))
 }
 
 // CmdDispatch records a dispatch of p with the push constants push (at
 // most p.PushBytes bytes) over groups x × y × z workgroups.
+//
+// push must be heap memory (it is passed by address without escaping).
 func (d *Device) CmdDispatch(cb uintptr, p *Pipeline, push []byte, x, y, z uint32) {
-	call(d.cmdBindPipeline, cb, PipelineBindPointCompute, uintptr(p.Pipeline))
+	f := getFrame()
+	f.call(d.cmdBindPipeline, cb, PipelineBindPointCompute, uintptr(p.Pipeline))
 	if len(push) > 0 {
-		call(d.cmdPushConstants, cb, uintptr(p.Layout), ShaderStageCompute, 0, uintptr(len(push)), uintptr(unsafe.Pointer(&push[0])))
+		f.call(d.cmdPushConstants, cb, uintptr(p.Layout), ShaderStageCompute, 0, uintptr(len(push)), uintptr(unsafe.Pointer(unsafe.SliceData(push))))
 	}
-	call(d.cmdDispatch, cb, uintptr(x), uintptr(y), uintptr(z))
+	f.call(d.cmdDispatch, cb, uintptr(x), uintptr(y), uintptr(z))
+	putFrame(f)
 }
 
 // CmdBarrier records a global memory barrier: every write of the earlier
@@ -110,33 +120,38 @@ type Wait struct {
 // Submit submits cbs (possibly none) to queue, waiting for waits first and
 // then signalling the timeline semaphore signal to value. Submits to one
 // queue are not thread-safe: the caller serialises them per queue.
+//
+// cbs must be heap memory. The submit's structures are a pooled frame's,
+// so that a submit allocates nothing.
 func (d *Device) Submit(queue uintptr, cbs []uintptr, waits []Wait, signal, value uint64) error {
-	sems := make([]uint64, len(waits))
-	vals := make([]uint64, len(waits))
-	stages := make([]uint32, len(waits))
-	for i, w := range waits {
-		sems[i], vals[i], stages[i] = w.Semaphore, w.Value, PipelineStageAllCommands
+	f := getFrame()
+	defer putFrame(f)
+	f.sems, f.vals, f.stages = f.sems[:0], f.vals[:0], f.stages[:0]
+	for _, w := range waits {
+		f.sems = append(f.sems, w.Semaphore)
+		f.vals = append(f.vals, w.Value)
+		f.stages = append(f.stages, PipelineStageAllCommands)
 	}
-	tl := &TimelineSemaphoreSubmitInfo{
+	f.signal, f.value = signal, value
+	f.tl = TimelineSemaphoreSubmitInfo{
 		SType:                     StructureTypeTimelineSemaphoreSubmitInfo,
 		WaitSemaphoreValueCount:   uint32(len(waits)),
-		PWaitSemaphoreValues:      ptrOf(vals),
+		PWaitSemaphoreValues:      ptrOf(f.vals),
 		SignalSemaphoreValueCount: 1,
-		PSignalSemaphoreValues:    unsafe.Pointer(&value),
+		PSignalSemaphoreValues:    unsafe.Pointer(&f.value),
 	}
-	info := &SubmitInfo{
+	f.submit = SubmitInfo{
 		SType:                StructureTypeSubmitInfo,
-		PNext:                unsafe.Pointer(tl),
+		PNext:                unsafe.Pointer(&f.tl),
 		WaitSemaphoreCount:   uint32(len(waits)),
-		PWaitSemaphores:      ptrOf(sems),
-		PWaitDstStageMask:    ptrOf(stages),
+		PWaitSemaphores:      ptrOf(f.sems),
+		PWaitDstStageMask:    ptrOf(f.stages),
 		CommandBufferCount:   uint32(len(cbs)),
 		PCommandBuffers:      ptrOf(cbs),
 		SignalSemaphoreCount: 1,
-		PSignalSemaphores:    unsafe.Pointer(&signal),
+		PSignalSemaphores:    unsafe.Pointer(&f.signal),
 	}
-	_, err := callResult("vkQueueSubmit", d.queueSubmit, queue, 1, uintptr(unsafe.Pointer(info)), 0)
-	return err
+	return check("vkQueueSubmit", f.result(d.queueSubmit, queue, 1, uintptr(unsafe.Pointer(&f.submit)), 0))
 }
 
 // CreateTimeline makes a timeline semaphore starting at 0.
@@ -157,22 +172,26 @@ func (d *Device) DestroySemaphore(s uint64) {
 
 // SemaphoreValue is the current value of timeline semaphore s.
 func (d *Device) SemaphoreValue(s uint64) (uint64, error) {
-	var v uint64
-	_, err := callResult("vkGetSemaphoreCounterValue", d.getSemaphoreCounterValue, d.Handle, uintptr(s), uintptr(unsafe.Pointer(&v)))
-	return v, err
+	f := getFrame()
+	defer putFrame(f)
+	err := check("vkGetSemaphoreCounterValue", f.result(d.getSemaphoreCounterValue, d.Handle, uintptr(s), uintptr(unsafe.Pointer(&f.out))))
+	return f.out, err
 }
 
 // WaitSemaphore waits until s reaches value or timeout passes; it reports
 // whether it did (false on timeout).
 func (d *Device) WaitSemaphore(s, value uint64, timeout time.Duration) (bool, error) {
-	info := &SemaphoreWaitInfo{
+	f := getFrame()
+	defer putFrame(f)
+	f.signal, f.value = s, value
+	f.wait = SemaphoreWaitInfo{
 		SType:          StructureTypeSemaphoreWaitInfo,
 		SemaphoreCount: 1,
-		PSemaphores:    unsafe.Pointer(&s),
-		PValues:        unsafe.Pointer(&value),
+		PSemaphores:    unsafe.Pointer(&f.signal),
+		PValues:        unsafe.Pointer(&f.value),
 	}
-	r, err := callResult("vkWaitSemaphores", d.waitSemaphores, d.Handle, uintptr(unsafe.Pointer(info)), uintptr(timeout.Nanoseconds()))
-	if err != nil {
+	r := f.result(d.waitSemaphores, d.Handle, uintptr(unsafe.Pointer(&f.wait)), uintptr(timeout.Nanoseconds()))
+	if err := check("vkWaitSemaphores", r); err != nil {
 		return false, err
 	}
 	return r == Success, nil

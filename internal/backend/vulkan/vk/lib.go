@@ -34,6 +34,48 @@ func call(fn uintptr, args ...uintptr) uintptr {
 	return r
 }
 
+// frame is argument and structure storage for calls on hot paths
+// (recording a launch, submitting): passing a slice that already exists
+// to the variadic purego.SyscallN allocates nothing, where one built in
+// the call expression is moved to the heap. Frames are pooled, so that
+// concurrent calls never share one; as heap objects they never move, so
+// their addresses may be passed as uintptr.
+type frame struct {
+	a      [8]uintptr
+	begin  CommandBufferBeginInfo
+	alloc  CommandBufferAllocateInfo
+	wait   SemaphoreWaitInfo
+	tl     TimelineSemaphoreSubmitInfo
+	submit SubmitInfo
+	sems   []uint64
+	vals   []uint64
+	stages []uint32
+	signal uint64
+	value  uint64
+	out    uint64 // an out-parameter
+}
+
+var frames = sync.Pool{New: func() any { return new(frame) }}
+
+func getFrame() *frame { return frames.Get().(*frame) }
+
+func putFrame(f *frame) {
+	f.tl, f.submit, f.wait = TimelineSemaphoreSubmitInfo{}, SubmitInfo{}, SemaphoreWaitInfo{} // no pointers kept
+	frames.Put(f)
+}
+
+// call calls fn with args, through the frame's argument storage.
+func (f *frame) call(fn uintptr, args ...uintptr) uintptr {
+	n := copy(f.a[:], args)
+	r, _, _ := purego.SyscallN(fn, f.a[:n]...)
+	return r
+}
+
+// result is call for a function that returns a VkResult.
+func (f *frame) result(fn uintptr, args ...uintptr) Result {
+	return Result(int32(uint32(f.call(fn, args...))))
+}
+
 // callResult calls fn and turns its VkResult into an error naming name.
 //
 //go:uintptrescapes
