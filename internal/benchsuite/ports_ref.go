@@ -185,9 +185,14 @@ func hotspotRef(temp, power []float32, n, steps int, p hotspotParams) []float32 
 
 // checkHotspot compares within a relative 1e-4: fast math contracts the
 // update into fused multiply-adds (exact float semantics give the
-// reference's bits).
+// reference's bits). A NaN matches a NaN: with 60 steps on a 4096² grid
+// the update is unstable (its step grows with the grid) and the
+// reference's cells become NaN too.
 func checkHotspot(got, want []float32, n int) error {
 	for i := range want {
+		if g, w := float64(got[i]), float64(want[i]); math.IsNaN(g) && math.IsNaN(w) {
+			continue
+		}
 		if d := math.Abs(float64(got[i]) - float64(want[i])); !(d <= 1e-4*math.Abs(float64(want[i]))) {
 			return fmt.Errorf("hotspot: temp[%d][%d] = %v, want %v", i/n, i%n, got[i], want[i])
 		}
