@@ -50,9 +50,10 @@ func (d *Device) enter() bool {
 func (d *Device) leave() { d.relays.Done() }
 
 // relay gates the later submits of s (Stream.gateLocked) until run, on a
-// goroutine, has returned; done is closed after that. run uses the
-// devices of others (and s's device, held as well) only.
-func (d *Device) relay(s *Stream, others []*Device, run func() error) (done <-chan struct{}, err error) {
+// goroutine, has returned; point is the value of s that stands for that
+// (reached once run has returned and s's work before it is done). run
+// uses the devices of others (and s's device, held as well) only.
+func (d *Device) relay(s *Stream, others []*Device, run func() error) (point uint64, err error) {
 	held := make([]*Device, 0, len(others)+1)
 	release := func() {
 		for _, h := range held {
@@ -62,7 +63,7 @@ func (d *Device) relay(s *Stream, others []*Device, run func() error) (done <-ch
 	for _, o := range append([]*Device{d}, others...) {
 		if !o.enter() {
 			release()
-			return nil, errDeviceClosed
+			return 0, errDeviceClosed
 		}
 		held = append(held, o)
 	}
@@ -76,21 +77,20 @@ func (d *Device) relay(s *Stream, others []*Device, run func() error) (done <-ch
 	if err != nil {
 		s.mu.Unlock()
 		release()
-		return nil, err
+		return 0, err
 	}
 	g := s.gateLocked()
 	// The stream's point after the relay: held until it is done, so that
 	// a Synchronize, a Record or Close after this waits for it.
-	if _, err := s.submitLocked(0); err != nil {
+	point, err = s.submitLocked(0)
+	if err != nil {
 		s.mu.Unlock()
 		s.liftGate(g)
 		release()
-		return nil, err
+		return 0, err
 	}
 	s.mu.Unlock()
-	ch := make(chan struct{})
 	go func() {
-		defer close(ch)
 		defer release()
 		if err := run(); err != nil {
 			s.mu.Lock()
@@ -101,7 +101,7 @@ func (d *Device) relay(s *Stream, others []*Device, run func() error) (done <-ch
 		}
 		s.liftGate(g)
 	}()
-	return ch, nil
+	return point, nil
 }
 
 // WaitPeerEvent makes work enqueued later on bs wait for the last Record
@@ -262,11 +262,11 @@ func (d *Device) copyPiece(s *Stream, db, sb *Buffer, at, c int) error {
 		}
 		return to.helperCopy(func(cb uintptr) { to.vd.CmdCopy(cb, dstm.Buffer, dstOff, st.m.Buffer, st.off, c) })
 	}
-	done, err := d.relay(s, others, run)
+	point, err := d.relay(s, others, run)
 	if err != nil {
 		if from == d { // after the copy into it, which is enqueued
 			s.onComplete(after, func() error { d.staging.put(mine); return nil })
-		} else {
+		} else if to == d {
 			d.staging.put(mine)
 		}
 		return err
@@ -276,7 +276,9 @@ func (d *Device) copyPiece(s *Stream, db, sb *Buffer, at, c int) error {
 	}
 	v, err := s.submit(func(cb uintptr) { d.vd.CmdCopy(cb, dstm.Buffer, dstOff, mine.m.Buffer, mine.off, c) })
 	if err != nil {
-		go func() { <-done; d.staging.put(mine) }() // run writes it until then
+		// run writes mine until the relay's point, which Close of s (or
+		// of the device) passes before the stream's hooks run.
+		s.onComplete(point, func() error { d.staging.put(mine); return nil })
 		return err
 	}
 	s.onComplete(v, func() error { d.staging.put(mine); return nil })

@@ -277,6 +277,13 @@ func (s *Stream) liftGate(g uint64) {
 		s.doneAhead = slices.Delete(s.doneAhead, i, i+1)
 		s.gatesDone++
 	}
+	if s.released {
+		// Closed on a lost device while the relay ran: nothing can be
+		// submitted, and the command pools are gone.
+		clear(s.held)
+		s.held = nil
+		return
+	}
 	n := 0
 	for n < len(s.held) && s.held[n].gate <= s.gatesDone {
 		h := &s.held[n]
@@ -284,10 +291,14 @@ func (s *Stream) liftGate(g uint64) {
 			if s.err == nil {
 				s.err = err
 			}
-			last := s.held[len(s.held)-1].value
-			_ = s.d.vd.SignalSemaphore(s.sem, last) // fails only on a lost device, whose waits end
-			n = len(s.held)
-			break
+			// The value from the host instead, once the one before is
+			// reached (a host signal must stay below the pending ones),
+			// so that nothing waits for it forever; the later held
+			// submits go on. Both fail only on a lost device, whose
+			// waits end by themselves.
+			if s.d.waitValue(s.sem, h.value-1) == nil {
+				_ = s.d.vd.SignalSemaphore(s.sem, h.value)
+			}
 		}
 		n++
 	}

@@ -186,14 +186,15 @@ func (t *traceTimer) End(bs backend.Stream, m backend.TraceMark, span trace.Span
 	if !ok {
 		return fmt.Errorf("vulkan: trace End with a foreign mark %T", m)
 	}
+	// On a failure start stays out of the free list: Begin's submit may
+	// still write it (the timer's pools go at Close).
 	end, err := t.get()
 	if err != nil {
-		t.put(start)
 		return err
 	}
 	v, err := s.submit(func(cb uintptr) { t.d.vd.CmdTimestamp(cb, end.pool, end.q) })
 	if err != nil {
-		t.put(start, end)
+		t.put(end)
 		return err
 	}
 	return t.pend(traceSet{sem: s.sem, value: v, spans: []tracedSpan{{start, end, span}}})
@@ -205,6 +206,10 @@ func (t *traceTimer) pend(set traceSet) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.closed {
+		// Its submit still writes the queries: release them after it.
+		if t.d.lost.Load() == nil {
+			_ = t.d.waitValue(set.sem, set.value)
+		}
 		t.releaseLocked(set)
 		return errors.New("vulkan: trace timer closed")
 	}

@@ -1,6 +1,7 @@
 package vk
 
 import (
+	"runtime"
 	"time"
 	"unsafe"
 )
@@ -41,7 +42,7 @@ func (d *Device) AllocateCommandBuffer(pool uint64) (uintptr, error) {
 		Level:              CommandBufferLevelPrimary,
 		CommandBufferCount: 1,
 	}
-	err := check("vkAllocateCommandBuffers", f.result(d.allocateCommandBuffers, d.Handle, uintptr(unsafe.Pointer(&f.alloc)), uintptr(unsafe.Pointer(&f.out))))
+	err := check("vkAllocateCommandBuffers", f.result(d.allocateCommandBuffers, 3, [8]uintptr{d.Handle, uintptr(unsafe.Pointer(&f.alloc)), uintptr(unsafe.Pointer(&f.out))}))
 	return uintptr(f.out), err
 }
 
@@ -49,7 +50,7 @@ func (d *Device) AllocateCommandBuffer(pool uint64) (uintptr, error) {
 func (d *Device) FreeCommandBuffer(pool uint64, cb uintptr) {
 	f := getFrame()
 	f.out = uint64(cb)
-	f.call(d.freeCommandBuffers, d.Handle, uintptr(pool), 1, uintptr(unsafe.Pointer(&f.out)))
+	f.call(d.freeCommandBuffers, 4, [8]uintptr{d.Handle, uintptr(pool), 1, uintptr(unsafe.Pointer(&f.out))})
 	putFrame(f)
 }
 
@@ -58,31 +59,30 @@ func (d *Device) FreeCommandBuffer(pool uint64, cb uintptr) {
 func (d *Device) Begin(cb uintptr, flags uint32) error {
 	f := getFrame()
 	defer putFrame(f)
-	if err := check("vkResetCommandBuffer", f.result(d.resetCommandBuffer, cb, 0)); err != nil {
+	if err := check("vkResetCommandBuffer", f.result(d.resetCommandBuffer, 2, [8]uintptr{cb, 0})); err != nil {
 		return err
 	}
 	f.begin = CommandBufferBeginInfo{SType: StructureTypeCommandBufferBeginInfo, Flags: flags}
-	return check("vkBeginCommandBuffer", f.result(d.beginCommandBuffer, cb, uintptr(unsafe.Pointer(&f.begin))))
+	return check("vkBeginCommandBuffer", f.result(d.beginCommandBuffer, 2, [8]uintptr{cb, uintptr(unsafe.Pointer(&f.begin))}))
 }
 
 // End ends recording cb.
 func (d *Device) End(cb uintptr) error {
 	f := getFrame()
 	defer putFrame(f)
-	return check("vkEndCommandBuffer", f.result(d.endCommandBuffer, cb))
+	return check("vkEndCommandBuffer", f.result(d.endCommandBuffer, 1, [8]uintptr{cb}))
 }
 
 // CmdDispatch records a dispatch of p with the push constants push (at
 // most p.PushBytes bytes) over groups x × y × z workgroups.
-//
-// push must be heap memory (it is passed by address without escaping).
 func (d *Device) CmdDispatch(cb uintptr, p *Pipeline, push []byte, x, y, z uint32) {
 	f := getFrame()
-	f.call(d.cmdBindPipeline, cb, PipelineBindPointCompute, uintptr(p.Pipeline))
+	f.call(d.cmdBindPipeline, 3, [8]uintptr{cb, PipelineBindPointCompute, uintptr(p.Pipeline)})
 	if len(push) > 0 {
-		f.call(d.cmdPushConstants, cb, uintptr(p.Layout), ShaderStageCompute, 0, uintptr(len(push)), uintptr(unsafe.Pointer(unsafe.SliceData(push))))
+		f.call(d.cmdPushConstants, 6, [8]uintptr{cb, uintptr(p.Layout), ShaderStageCompute, 0, uintptr(len(push)), uintptr(unsafe.Pointer(unsafe.SliceData(push)))})
 	}
-	f.call(d.cmdDispatch, cb, uintptr(x), uintptr(y), uintptr(z))
+	f.call(d.cmdDispatch, 4, [8]uintptr{cb, uintptr(x), uintptr(y), uintptr(z)})
+	runtime.KeepAlive(push)
 	putFrame(f)
 }
 
@@ -121,7 +121,7 @@ type Wait struct {
 // then signalling the timeline semaphore signal to value. Submits to one
 // queue are not thread-safe: the caller serialises them per queue.
 //
-// cbs must be heap memory. The submit's structures are a pooled frame's,
+// The submit's structures are a pooled frame's,
 // so that a submit allocates nothing.
 func (d *Device) Submit(queue uintptr, cbs []uintptr, waits []Wait, signal, value uint64) error {
 	f := getFrame()
@@ -151,7 +151,9 @@ func (d *Device) Submit(queue uintptr, cbs []uintptr, waits []Wait, signal, valu
 		SignalSemaphoreCount: 1,
 		PSignalSemaphores:    unsafe.Pointer(&f.signal),
 	}
-	return check("vkQueueSubmit", f.result(d.queueSubmit, queue, 1, uintptr(unsafe.Pointer(&f.submit)), 0))
+	err := check("vkQueueSubmit", f.result(d.queueSubmit, 4, [8]uintptr{queue, 1, uintptr(unsafe.Pointer(&f.submit)), 0}))
+	runtime.KeepAlive(cbs)
+	return err
 }
 
 // CreateTimeline makes a timeline semaphore starting at 0.
@@ -174,7 +176,7 @@ func (d *Device) DestroySemaphore(s uint64) {
 func (d *Device) SemaphoreValue(s uint64) (uint64, error) {
 	f := getFrame()
 	defer putFrame(f)
-	err := check("vkGetSemaphoreCounterValue", f.result(d.getSemaphoreCounterValue, d.Handle, uintptr(s), uintptr(unsafe.Pointer(&f.out))))
+	err := check("vkGetSemaphoreCounterValue", f.result(d.getSemaphoreCounterValue, 3, [8]uintptr{d.Handle, uintptr(s), uintptr(unsafe.Pointer(&f.out))}))
 	return f.out, err
 }
 
@@ -190,7 +192,7 @@ func (d *Device) WaitSemaphore(s, value uint64, timeout time.Duration) (bool, er
 		PSemaphores:    unsafe.Pointer(&f.signal),
 		PValues:        unsafe.Pointer(&f.value),
 	}
-	r := f.result(d.waitSemaphores, d.Handle, uintptr(unsafe.Pointer(&f.wait)), uintptr(timeout.Nanoseconds()))
+	r := f.result(d.waitSemaphores, 3, [8]uintptr{d.Handle, uintptr(unsafe.Pointer(&f.wait)), uintptr(timeout.Nanoseconds())})
 	if err := check("vkWaitSemaphores", r); err != nil {
 		return false, err
 	}

@@ -64,16 +64,19 @@ func putFrame(f *frame) {
 	frames.Put(f)
 }
 
-// call calls fn with args, through the frame's argument storage.
-func (f *frame) call(fn uintptr, args ...uintptr) uintptr {
-	n := copy(f.a[:], args)
+// call calls fn with the first n of args, through the frame's argument
+// storage (an array, not a variadic list: see frame). Go memory passed in
+// args must be heap memory the caller keeps alive across the call (the
+// frame's own fields, or runtime.KeepAlive).
+func (f *frame) call(fn uintptr, n int, args [8]uintptr) uintptr {
+	f.a = args
 	r, _, _ := purego.SyscallN(fn, f.a[:n]...)
 	return r
 }
 
 // result is call for a function that returns a VkResult.
-func (f *frame) result(fn uintptr, args ...uintptr) Result {
-	return Result(int32(uint32(f.call(fn, args...))))
+func (f *frame) result(fn uintptr, n int, args [8]uintptr) Result {
+	return Result(int32(uint32(f.call(fn, n, args))))
 }
 
 // callResult calls fn and turns its VkResult into an error naming name.
