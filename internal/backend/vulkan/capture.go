@@ -389,7 +389,7 @@ func (x *graphExec) launchLocked(s *Stream, cb uintptr) (uint64, error) {
 	if last := x.last; last.Value > 0 && last.Semaphore != s.sem {
 		if x.lastOn.submitted.Load() < last.Value {
 			// The last replay is held behind a relay of its stream (peer.go).
-			if _, err := s.d.relay(s, nil, func() error { return s.d.waitValue(last.Semaphore, last.Value) }); err != nil {
+			if err := s.d.relayWait(s, s.d, last.Semaphore, last.Value); err != nil {
 				return 0, err
 			}
 		} else {

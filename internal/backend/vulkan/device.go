@@ -226,18 +226,15 @@ func (d *Device) Close() error {
 		return nil
 	}
 	var errs []error
-	if d.lost.Load() == nil {
-		if err := d.vd.WaitIdle(); err != nil {
-			errs = append(errs, d.wrap(err))
-		}
-	}
-	// Relays that hold d (peer.go) finish before anything they name is
-	// destroyed; none starts once closing is set (enter reads it under mu).
+	// Relays that hold d (peer.go) finish, making the submits they held,
+	// before the device is waited for and anything they name destroyed;
+	// none starts once closing is set (enter reads it under mu). Waiting
+	// for the device before them would race their submits, which
+	// vkDeviceWaitIdle forbids.
 	d.mu.Lock()
 	d.mu.Unlock()
 	d.relays.Wait()
 	if d.lost.Load() == nil {
-		// What the relays made of held submits.
 		if err := d.vd.WaitIdle(); err != nil {
 			errs = append(errs, d.wrap(err))
 		}
@@ -269,7 +266,7 @@ func (d *Device) Close() error {
 	}
 	d.timelines = nil
 	d.mu.Unlock()
-	if d.lost.Load() == nil && allNil(errs) {
+	if d.lost.Load() == nil && errors.Join(errs...) == nil {
 		idle.keep(d.info.Ordinal, d.vd) // register.go
 	} else {
 		d.vd.Destroy()
@@ -278,15 +275,6 @@ func (d *Device) Close() error {
 		errs = append(errs, l)
 	}
 	return errors.Join(errs...)
-}
-
-func allNil(errs []error) bool {
-	for _, err := range errs {
-		if err != nil {
-			return false
-		}
-	}
-	return true
 }
 
 func mapKeys[K comparable](m map[K]struct{}) []K {

@@ -135,7 +135,18 @@ func (d *Device) WaitPeerEvent(bs backend.Stream, be backend.Event) error {
 	} else if got >= value {
 		return nil
 	}
-	_, err = d.relay(s, []*Device{o}, func() error { return o.waitValue(sem, value) })
+	return d.relayWait(s, o, sem, value)
+}
+
+// relayWait makes the later submits of s wait, through a relay, for
+// semaphore sem of device o (d itself, for a value held behind a relay of
+// its stream) to reach value.
+func (d *Device) relayWait(s *Stream, o *Device, sem, value uint64) error {
+	var others []*Device
+	if o != d {
+		others = []*Device{o}
+	}
+	_, err := d.relay(s, others, func() error { return o.waitValue(sem, value) })
 	return err
 }
 

@@ -599,8 +599,7 @@ func (s *Stream) WaitEvent(be backend.Event) error {
 	if src != nil && src.submitted.Load() < value {
 		// Held behind a relay of its stream: a wait for it in a submit
 		// would wait for a value not submitted yet (see Stream).
-		_, err := s.d.relay(s, nil, func() error { return s.d.waitValue(sem, value) })
-		return err
+		return s.d.relayWait(s, s.d, sem, value)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
